@@ -1,0 +1,47 @@
+# The two commands: `make run` and `make test`. Each sets up everything it needs itself.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+HOST   ?= localhost
+PORT   ?= 8501
+PYTEST_ARGS ?=
+
+# Nothing may reach a model hub at run time (design.md, "Models offline").
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: run test install migrate seed lint bench clean
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -r requirements.txt
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(PY) cli.py migrate
+
+seed: migrate
+	$(PY) cli.py seed-demo --if-empty
+	$(PY) cli.py admin-password --if-unset
+
+run: seed
+	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
+
+test: seed
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+bench: install
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

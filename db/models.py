@@ -1,0 +1,295 @@
+"""SQLAlchemy 2.0 typed ORM models: the whole data model of a Tandem installation.
+
+Annotations are append-only: an undo or a correction is a new row whose ``supersedes_id``
+points at the row it replaces; nothing is updated in place. The current judgments are the
+rows no later row supersedes (see :func:`db.repository.current_annotations`).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Stable constraint names so Alembic migrations (and SQLite batch mode) can refer to them.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class CampaignMode(enum.StrEnum):
+    BINARY = "binary"
+    POST_EDIT = "post_edit"
+    BOTH = "both"
+
+
+class Campaign(Base):
+    __tablename__ = "campaigns"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    mode: Mapped[str] = mapped_column(String(20), default=CampaignMode.BINARY.value)
+    show_metrics: Mapped[bool] = mapped_column(Boolean, default=True)
+    show_reference: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: Share of outputs that get 2 judgments (for agreement); 0 = single judgment each.
+    overlap: Mapped[float] = mapped_column(Float, default=0.0)
+    #: Share of queue positions that are attention checks.
+    attention_rate: Mapped[float] = mapped_column(Float, default=0.0)
+    claim_timeout_s: Mapped[int] = mapped_column(Integer, default=900)
+    source_lang: Mapped[str | None] = mapped_column(String(20))
+    target_lang: Mapped[str | None] = mapped_column(String(20))
+    #: Seed of the campaign's random item order (recorded so the order can be audited).
+    queue_seed: Mapped[int | None] = mapped_column(Integer)
+    meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    items: Mapped[list[Item]] = relationship(back_populates="campaign", cascade="all, delete")
+    systems: Mapped[list[System]] = relationship(
+        back_populates="campaign", cascade="all, delete"
+    )
+
+
+class Item(Base):
+    __tablename__ = "items"
+    __table_args__ = (UniqueConstraint("campaign_id", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(300))
+    source: Mapped[str] = mapped_column(Text, default="")
+    reference: Mapped[str | None] = mapped_column(Text)
+    doc_id: Mapped[str | None] = mapped_column(String(300))
+    meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="items")
+    outputs: Mapped[list[Output]] = relationship(back_populates="item", cascade="all, delete")
+
+
+class System(Base):
+    __tablename__ = "systems"
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(300))
+    is_human: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="systems")
+
+
+class Output(Base):
+    __tablename__ = "outputs"
+    __table_args__ = (UniqueConstraint("item_id", "system_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    system_id: Mapped[int] = mapped_column(
+        ForeignKey("systems.id", ondelete="CASCADE"), index=True
+    )
+    text: Mapped[str] = mapped_column(Text)
+
+    item: Mapped[Item] = relationship(back_populates="outputs")
+    system: Mapped[System] = relationship()
+
+
+class Annotator(Base):
+    __tablename__ = "annotators"
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    #: SHA-256 of the invite token; the token itself is never stored. NULL for annotators
+    #: that only exist because an imported file named them.
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    #: "annotator" (invited) or "import" (judgments that came with a campaign file).
+    role: Mapped[str] = mapped_column(String(20), default="annotator")
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Assignment(Base):
+    """One queue slot: an output shown to an annotator at a recorded random position."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (
+        Index("ix_assignments_campaign_state", "campaign_id", "state"),
+        Index("ix_assignments_output", "output_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int | None] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
+    )
+    #: Draw order within the campaign (0-based); the estimators' arrival order.
+    position: Mapped[int] = mapped_column(Integer)
+    #: Probability that this output was included in the human-labelled sample by the draw.
+    inclusion_prob: Mapped[float] = mapped_column(Float)
+    #: open | claimed | done | skipped
+    state: Mapped[str] = mapped_column(String(20), default="open")
+    #: "regular" or "attention" (attention checks are never counted in estimates).
+    kind: Mapped[str] = mapped_column(String(20), default="regular")
+    attention_check_id: Mapped[int | None] = mapped_column(
+        ForeignKey("attention_checks.id", ondelete="CASCADE")
+    )
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Claim token: the annotator's pass number that claimed it (guards double claims).
+    claim_version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Annotation(Base):
+    """Append-only judgment log. Undo/correction rows point at what they supersede."""
+
+    __tablename__ = "annotations"
+    __table_args__ = (Index("ix_annotations_output", "output_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
+    )
+    assignment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("assignments.id", ondelete="SET NULL")
+    )
+    #: "label" (a judgment), "skip" (no judgment, with a reason) or "undo".
+    kind: Mapped[str] = mapped_column(String(10), default="label")
+    label: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[float | None] = mapped_column(Float)
+    post_edit: Mapped[str | None] = mapped_column(Text)
+    hter: Mapped[float | None] = mapped_column(Float)
+    skip_reason: Mapped[str | None] = mapped_column(Text)
+    seconds: Mapped[float | None] = mapped_column(Float)
+    supersedes_id: Mapped[int | None] = mapped_column(
+        ForeignKey("annotations.id", ondelete="SET NULL"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MetricScore(Base):
+    __tablename__ = "metric_scores"
+    __table_args__ = (
+        UniqueConstraint("output_id", "signature"),
+        Index("ix_metric_scores_signature", "signature"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    #: Short name ("bleu", "chrf", "ter", "bertscore_f", …) for display and lookup.
+    metric: Mapped[str] = mapped_column(String(50))
+    #: Full reproducibility signature (sacrebleu-style ``key:value|…``).
+    signature: Mapped[str] = mapped_column(String(500))
+    value: Mapped[float | None] = mapped_column(Float)
+
+
+class MetricBaseline(Base):
+    """A campaign's BERTScore rescale baseline (random mismatched pairs), part of signatures."""
+
+    __tablename__ = "metric_baselines"
+    __table_args__ = (UniqueConstraint("campaign_id", "model_signature"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    model_signature: Mapped[str] = mapped_column(String(500))
+    precision: Mapped[float] = mapped_column(Float)
+    recall: Mapped[float] = mapped_column(Float)
+    f1: Mapped[float] = mapped_column(Float)
+    n_pairs: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Threshold(Base):
+    """The binary-metric threshold chosen for one metric signature in one campaign."""
+
+    __tablename__ = "thresholds"
+    __table_args__ = (UniqueConstraint("campaign_id", "signature"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    signature: Mapped[str] = mapped_column(String(500))
+    threshold: Mapped[float] = mapped_column(Float)
+    #: True when higher metric values mean better (BLEU, chrF); False for TER.
+    higher_is_better: Mapped[bool] = mapped_column(Boolean, default=True)
+    method: Mapped[str] = mapped_column(String(30), default="youden")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CalibrationSet(Base):
+    """A ρ/η calibration set: counts of a binary metric's agreement with humans."""
+
+    __tablename__ = "calibration_sets"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    signature: Mapped[str] = mapped_column(String(500))
+    threshold: Mapped[float] = mapped_column(Float)
+    higher_is_better: Mapped[bool] = mapped_column(Boolean, default=True)
+    tp: Mapped[int] = mapped_column(Integer)
+    fn: Mapped[int] = mapped_column(Integer)
+    tn: Mapped[int] = mapped_column(Integer)
+    fp: Mapped[int] = mapped_column(Integer)
+    per_system: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    source_campaign_id: Mapped[int | None] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="SET NULL")
+    )
+    #: Campaign that uses this set as its "ρ, η provided" prior (imported sets).
+    applied_campaign_id: Mapped[int | None] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE")
+    )
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AttentionCheck(Base):
+    """A degraded copy of a real output with the severity its edit implies (MQM-style)."""
+
+    __tablename__ = "attention_checks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    degraded_text: Mapped[str] = mapped_column(Text)
+    #: −1 (minor) or −5 (major).
+    severity: Mapped[int] = mapped_column(Integer)
+    #: The edits applied, e.g. [{"op": "delete", "span": "…"}].
+    operations: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: The label a careful annotator gives (0 for a major error).
+    expected_label: Mapped[int] = mapped_column(Integer)
+
+
+class AppSetting(Base):
+    """Installation-wide key/value settings (e.g. the hashed admin password)."""
+
+    __tablename__ = "app_settings"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

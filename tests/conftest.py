@@ -1,0 +1,115 @@
+"""Shared fixtures: real migrated databases (SQLite and PostgreSQL) and the shared data.
+
+Each test gets its own fresh database: SQLite by copying a file migrated once per session,
+PostgreSQL by ``CREATE DATABASE … TEMPLATE`` of a database migrated once per session.
+PostgreSQL tests skip with a reason when no server answers, unless
+``TANDEM_REQUIRE_POSTGRES=1`` (CI), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import make_url
+
+from db.engine import make_engine
+from db.migrate import upgrade
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+PG_ADMIN_URL = os.environ.get(
+    "TANDEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REQUIRE_PG = os.environ.get("TANDEM_REQUIRE_POSTGRES") == "1"
+
+
+def shared_file(relative: str) -> Path:
+    """A file under ../shared/data, or skip the test saying why."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(
+            f"needs the shared evaluation data at {path} "
+            "(present on the project's machines; not shipped with the repository)"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    engine = make_engine(f"sqlite:///{path}")
+    upgrade(engine)
+    engine.dispose()
+    return path
+
+
+@pytest.fixture
+def sqlite_engine(sqlite_template: Path, tmp_path: Path) -> Iterator[Engine]:
+    path = tmp_path / "tandem.db"
+    shutil.copy(sqlite_template, path)
+    engine = make_engine(f"sqlite:///{path}")
+    yield engine
+    engine.dispose()
+
+
+def _pg_admin() -> Engine | None:
+    engine = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("select 1"))
+    except Exception as exc:  # noqa: BLE001 - any connection failure means "no server"
+        engine.dispose()
+        if REQUIRE_PG:
+            pytest.fail(f"TANDEM_REQUIRE_POSTGRES=1 but PostgreSQL at {PG_ADMIN_URL} failed: {exc}")
+        return None
+    return engine
+
+
+@pytest.fixture(scope="session")
+def pg_template() -> Iterator[str]:
+    admin = _pg_admin()
+    if admin is None:
+        pytest.skip(
+            f"no PostgreSQL server at {PG_ADMIN_URL}; set TANDEM_TEST_POSTGRES_URL "
+            "or start one (CI sets TANDEM_REQUIRE_POSTGRES=1 and runs these for real)"
+        )
+    name = f"tandem_tmpl_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    yield name
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def pg_engine(pg_template: str) -> Iterator[Engine]:
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = f"tandem_t_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"'))
+    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    engine = make_engine(url)
+    yield engine
+    engine.dispose()
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    """A fresh migrated database; every test using it runs on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_engine")
+    return request.getfixturevalue("pg_engine")
