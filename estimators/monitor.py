@@ -1,0 +1,454 @@
+"""Live campaign monitor: anytime-valid intervals and verdicts after every label.
+
+statistics.md §4–§5. Built from plain arrays — per system the metric scores of every output
+in the fixed pool, and the human labels in the order the annotation queue assigned them —
+the monitor returns for each system its confidence sequence and rank set, and for each pair
+its confidence sequence, anytime p-value (Holm-adjusted across pairs), verdict and a forecast
+of the labels still needed.
+
+Validity rests on the random order (statistics.md, Notation): the items that get labels must
+be drawn at random by the queue, which records each assignment's position and inclusion
+probability. The monitor refuses labels without them, with positions out of order, or with
+unequal inclusion probabilities within a system (the sequential increments assume a
+uniformly random draw; weighted designs are not supported here).
+
+Paired differences use the items labelled for both systems, in the order the pair was
+completed (the later of the two positions). Per-system intervals are Bonferroni-simultaneous
+over the k systems, pair intervals over the k(k−1)/2 pairs; pair verdicts come from Holm on
+the anytime p-values, which is valid at whatever moment the dashboard is read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from estimators import sequential as seq
+from estimators.multiple import RankSet, bonferroni_alpha, holm, pairs, rank_sets
+from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
+
+Verdict = str  # "A better" | "B better" | "not yet" | "no difference larger than x"
+
+
+@dataclass(frozen=True)
+class SystemStatus:
+    name: str
+    result: EstimateResult
+    rank: RankSet
+
+
+@dataclass(frozen=True)
+class PairStatus:
+    a: str
+    b: str
+    result: EstimateResult
+    p_value: float
+    p_holm: float
+    verdict: Verdict
+    #: More items to label for both systems before the interval is forecast to exclude 0
+    #: (at the current Δ̂ and σ̂); 0 when decided, ``None`` when the pool cannot get there.
+    labels_needed: int | None
+    forecast_method: str = "cs_width"
+
+    @property
+    def verdict_text(self) -> str:
+        return self.verdict.replace("A better", f"{self.a} better").replace(
+            "B better", f"{self.b} better"
+        )
+
+
+@dataclass(frozen=True)
+class MonitorReport:
+    systems: list[SystemStatus]
+    pairs: list[PairStatus]
+    alpha: float
+    mode: str
+    notes: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[dict]:
+        """One flat dict per pair, for tables and exports."""
+        out = []
+        for p in self.pairs:
+            r = p.result
+            out.append(
+                {
+                    "a": p.a,
+                    "b": p.b,
+                    "estimate": r.estimate,
+                    "low": r.low,
+                    "high": r.high,
+                    "n": r.n_human,
+                    "p_value": p.p_value,
+                    "p_holm": p.p_holm,
+                    "verdict": p.verdict_text,
+                    "labels_needed": p.labels_needed,
+                }
+            )
+        return out
+
+
+def _require(values: np.ndarray | None, name: str, n: int) -> np.ndarray:
+    if values is None:
+        raise ValueError(
+            f"labels without {name}: the monitor is valid only for labels drawn in a random "
+            f"order recorded by the annotation queue (assignment position and inclusion "
+            f"probability); refusing to compute anytime-valid verdicts"
+        )
+    arr = np.asarray(values, dtype=float)
+    if arr.shape != (n,):
+        raise ValueError(f"{name} has shape {arr.shape}, expected ({n},)")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.sum(~np.isfinite(arr)))
+        raise ValueError(
+            f"{bad} label(s) have a missing {name}: they were not drawn by the recorded random "
+            f"order, so no valid sequential verdict can use them"
+        )
+    return arr
+
+
+class CampaignMonitor:
+    """Anytime-valid monitor of one campaign (statistics.md §4–§5).
+
+    Parameters
+    ----------
+    pool_metrics: per system, metric scores of all N outputs of the fixed pool, shape (N,) or
+        (N, k) (k metrics used together as controls); ``None`` for a human-only system. All
+        systems answer the same N inputs (paired design).
+    item, system, label, position, inclusion_prob: one entry per human label, in arrival
+        order: the item index (0..N−1), system index, label y, the assignment's position in
+        the queue's random order (strictly increasing) and its inclusion probability.
+    names: system names (default "S0", "S1", …).
+    alpha: family-wise level.
+    mode: ``"asymptotic"`` (default; Waudby-Smith et al. 2024 AsympCS) or ``"strict"``
+        (empirical Bernstein on bounded increments; needs ``label_range``).
+    t_star: planned number of labels per system/pair (default: the pool size N).
+    equivalence_margin: report "no difference larger than x" when the pair's simultaneous
+        interval contains 0 and lies within ±margin (x = its largest absolute endpoint).
+    higher_is_better: ``False`` for HTER-like labels (then Δ̂ < 0 means A is better).
+    pair_controls: ``"difference"`` (g_A − g_B) or ``"both"`` ((g_A, g_B)).
+    label_range: known (low, high) of the labels (e.g. (0, 1)); required in strict mode.
+    """
+
+    def __init__(
+        self,
+        pool_metrics: Sequence[np.ndarray | None],
+        item: Sequence[int] | np.ndarray,
+        system: Sequence[int] | np.ndarray,
+        label: Sequence[float] | np.ndarray,
+        position: Sequence[float] | np.ndarray | None,
+        inclusion_prob: Sequence[float] | np.ndarray | None,
+        *,
+        names: Sequence[str] | None = None,
+        alpha: float = 0.05,
+        mode: Literal["asymptotic", "strict"] = "asymptotic",
+        t_star: float | None = None,
+        equivalence_margin: float = 0.05,
+        higher_is_better: bool = True,
+        pair_controls: Literal["difference", "both"] = "difference",
+        label_range: tuple[float, float] | None = (0.0, 1.0),
+    ) -> None:
+        self.k = len(pool_metrics)
+        if self.k < 1:
+            raise ValueError("need at least one system")
+        self.metrics = [None if m is None else _as_2d(m) for m in pool_metrics]
+        sizes = {m.shape[0] for m in self.metrics if m is not None}
+        if len(sizes) > 1:
+            raise ValueError(f"systems have pools of different sizes {sorted(sizes)}")
+        self.n_items = sizes.pop() if sizes else int(np.max(item)) + 1 if len(item) else 0
+        self.names = list(names) if names is not None else [f"S{i}" for i in range(self.k)]
+        if len(self.names) != self.k:
+            raise ValueError("one name per system")
+        if mode not in ("asymptotic", "strict"):
+            raise ValueError(f"mode must be 'asymptotic' or 'strict', not {mode!r}")
+        if mode == "strict" and label_range is None:
+            raise ValueError("strict mode needs the known label_range")
+        self.alpha, self.mode, self.t_star = alpha, mode, t_star
+        self.margin, self.higher_is_better = equivalence_margin, higher_is_better
+        self.pair_controls, self.label_range = pair_controls, label_range
+
+        n = len(label)
+        self.item = np.asarray(item, dtype=int).reshape(n)
+        self.system = np.asarray(system, dtype=int).reshape(n)
+        self.label = np.asarray(label, dtype=float).reshape(n)
+        self.position = _require(position, "assignment position", n)
+        self.inclusion_prob = _require(inclusion_prob, "inclusion probability", n)
+        self._validate()
+
+    # ---------------------------------------------------------------- validation
+    def _validate(self) -> None:
+        if np.any(np.diff(self.position) <= 0):
+            i = int(np.argmax(np.diff(self.position) <= 0)) + 1
+            raise ValueError(
+                f"assignment positions must be strictly increasing in arrival order "
+                f"(label {i} has position {self.position[i]} after {self.position[i - 1]})"
+            )
+        if np.any((self.inclusion_prob <= 0) | (self.inclusion_prob > 1)):
+            raise ValueError("inclusion probabilities must lie in (0, 1]")
+        if np.any((self.system < 0) | (self.system >= self.k)):
+            raise ValueError("system index out of range")
+        if np.any((self.item < 0) | (self.item >= self.n_items)):
+            raise ValueError(f"item index out of range 0..{self.n_items - 1}")
+        if not np.all(np.isfinite(self.label)):
+            raise ValueError("labels must be finite numbers (drop skipped items upstream)")
+        if self.label_range is not None:
+            lo, hi = self.label_range
+            if np.any((self.label < lo) | (self.label > hi)):
+                raise ValueError(f"labels outside the declared range {self.label_range}")
+        for s in range(self.k):
+            pi = self.inclusion_prob[self.system == s]
+            if pi.size and not np.allclose(pi, pi[0], rtol=1e-9, atol=0):
+                raise ValueError(
+                    f"system {self.names[s]!r}: unequal inclusion probabilities "
+                    f"({pi.min():.4g}..{pi.max():.4g}); the sequential monitor needs a "
+                    f"uniformly random draw — use a fixed-n weighted estimator instead"
+                )
+
+    # ---------------------------------------------------------------- per-system streams
+    def _stream(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Labels of system s in arrival order (first label per output), positions, repeats."""
+        mask = self.system == s
+        items, y, pos = self.item[mask], self.label[mask], self.position[mask]
+        _, first = np.unique(items, return_index=True)
+        keep = np.sort(first)
+        return items[keep], y[keep], pos[keep], int(mask.sum() - keep.size)
+
+    def _analyse(self, y, g, g_all, alpha_cs, *, pair: bool, theta0: float | None):
+        """Increments, CS at ``alpha_cs``, and anytime p-value (tuned at α) vs ``theta0``."""
+        n = y.shape[-1]
+        t_star = self.t_star if self.t_star is not None else max(self.n_items, n)
+        gbar = None if g_all is None else g_all.mean(axis=0)
+        if self.mode == "asymptotic":
+            inc = seq.cv_increments(y, g, gbar)
+            cs = seq.asymptotic_cs(inc.z, alpha_cs, t_star=t_star, running_intersection=True)
+            p = (
+                None
+                if theta0 is None
+                else seq.anytime_pvalue(inc.z, theta0, t_star=t_star, alpha_tuning=self.alpha)
+            )
+        else:
+            lo, hi = self.label_range
+            span = hi - lo
+            yr = (lo - hi, hi - lo) if pair else (lo, hi)
+            if g is None:
+                inc = seq.cv_increments(y, None, label_range=yr)
+            else:
+                sd = g_all.std(axis=0)
+                sd = np.where(sd > 0, sd, 1.0)
+                clip = (span if pair else 0.5 * span) / sd
+                inc = seq.cv_increments(
+                    y,
+                    g,
+                    gbar,
+                    lam_clip=clip,
+                    label_range=yr,
+                    g_range=(g_all.min(axis=0), g_all.max(axis=0)),
+                )
+            cs = seq.empirical_bernstein_cs(inc.z, alpha_cs, bounds=inc.bounds)
+            p = (
+                None
+                if theta0 is None
+                else seq.empirical_bernstein_pvalue(
+                    inc.z, theta0, bounds=inc.bounds, alpha_tuning=self.alpha
+                )
+            )
+        return inc, cs, p, t_star
+
+    def _pair_controls(self, a: int, b: int, items: np.ndarray):
+        ma, mb = self.metrics[a], self.metrics[b]
+        if ma is None or mb is None:
+            return None, None
+        if self.pair_controls == "difference":
+            g_all = ma - mb
+        elif self.pair_controls == "both":
+            g_all = np.concatenate([ma, mb], axis=1)
+        else:
+            raise ValueError(
+                f"pair_controls must be 'difference' or 'both', not {self.pair_controls!r}"
+            )
+        return g_all[items], g_all
+
+    # ---------------------------------------------------------------- report
+    def report(self) -> MonitorReport:
+        alpha = self.alpha
+        notes: list[str] = []
+        plist = pairs(self.k)
+        a_sys = bonferroni_alpha(alpha, self.k)
+        a_pair = bonferroni_alpha(alpha, len(plist)) if plist else alpha
+        method = "asympcs" if self.mode == "asymptotic" else "eb_strict"
+
+        sys_results: list[EstimateResult] = []
+        streams = []
+        for s in range(self.k):
+            items, y, pos, repeats = self._stream(s)
+            streams.append((items, y, pos))
+            if repeats:
+                notes.append(f"{self.names[s]}: {repeats} repeat label(s) of an output ignored")
+            g_all = self.metrics[s]
+            g = None if g_all is None else g_all[items]
+            sys_results.append(
+                self._result(y, g, g_all, a_sys, pair=False, method=f"{method}+cv")[0]
+            )
+
+        pair_results, pvals, forecasts_inputs = [], [], []
+        for a, b in plist:
+            ia, ya, pa = streams[a]
+            ib, yb, pb = streams[b]
+            common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
+            done = np.maximum(pa[xa], pb[xb])
+            order = np.argsort(done, kind="stable")
+            items = common[order]
+            d = ya[xa][order] - yb[xb][order]
+            g, g_all = self._pair_controls(a, b, items)
+            res, p_last, sigma, t_star = self._result(
+                d, g, g_all, a_pair, pair=True, method=f"{method}+cv paired", theta0=0.0
+            )
+            pair_results.append(res)
+            pvals.append(p_last)
+            forecasts_inputs.append((sigma, t_star))
+        adj = holm(np.asarray(pvals), alpha).adjusted if plist else np.array([])
+
+        pair_status = []
+        for idx, ((a, b), res) in enumerate(zip(plist, pair_results, strict=True)):
+            verdict = self._verdict(res, float(adj[idx]))
+            sigma, t_star = forecasts_inputs[idx]
+            needed = (
+                0
+                if verdict.endswith("better")
+                else forecast_labels_needed(
+                    res.estimate,
+                    sigma,
+                    res.n_human,
+                    alpha=a_pair,
+                    t_star=t_star,
+                    max_labels=self.n_items,
+                )
+            )
+            pair_status.append(
+                PairStatus(
+                    a=self.names[a],
+                    b=self.names[b],
+                    result=res,
+                    p_value=float(pvals[idx]),
+                    p_holm=float(adj[idx]),
+                    verdict=verdict,
+                    labels_needed=needed,
+                )
+            )
+        sig = np.array([p.verdict.endswith("better") for p in pair_status], dtype=bool).reshape(
+            len(plist)
+        )
+        est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
+        if not self.higher_is_better:
+            est = -est
+        ranks = rank_sets(self.k, sig, np.nan_to_num(est))
+        systems = [
+            SystemStatus(name=self.names[s], result=sys_results[s], rank=ranks[s])
+            for s in range(self.k)
+        ]
+        return MonitorReport(
+            systems=systems, pairs=pair_status, alpha=alpha, mode=self.mode, notes=notes
+        )
+
+    def _result(self, y, g, g_all, alpha_cs, *, pair: bool, method: str, theta0=None):
+        n = int(y.shape[-1])
+        n_metric = 0 if g_all is None else int(g_all.shape[0])
+        if n == 0:
+            res = EstimateResult(
+                estimate=float("nan"),
+                ci=(-math.inf, math.inf),
+                se=float("nan"),
+                n_human=0,
+                n_metric=n_metric,
+                method=method,
+                level=1 - alpha_cs,
+                valid_for_verdict=False,
+            )
+            return res, 1.0, float("nan"), float(self.t_star or self.n_items)
+        inc, cs, p, t_star = self._analyse(y, g, g_all, alpha_cs, pair=pair, theta0=theta0)
+        sigma = float(cs.sigma[-1])
+        p_last = 1.0 if p is None else float(p[-1])
+        diagnostics = {
+            "lam": inc.lam[-1].tolist() if inc.lam.shape[-1] > 1 else float(inc.lam[-1, 0]),
+            "sigma": sigma,
+            "t_star": t_star,
+            "simultaneous_alpha": alpha_cs,
+            "p_value": p_last,
+            "mode": self.mode,
+        }
+        res = EstimateResult(
+            estimate=float(np.mean(inc.z)),
+            ci=(float(cs.lower[-1]), float(cs.upper[-1])),
+            se=sigma / math.sqrt(n),
+            n_human=n,
+            n_metric=n_metric,
+            method=method,
+            level=1 - alpha_cs,
+            diagnostics=diagnostics,
+            valid_for_verdict=n >= MIN_LABELS_FOR_VERDICT,
+        )
+        return res, p_last, sigma, t_star
+
+    def _verdict(self, res: EstimateResult, p_holm: float) -> Verdict:
+        if res.n_human < MIN_LABELS_FOR_VERDICT:
+            return "not yet"
+        if p_holm <= self.alpha:
+            a_wins = (res.estimate > 0) == self.higher_is_better
+            return "A better" if a_wins else "B better"
+        lo, hi = res.ci
+        x = max(abs(lo), abs(hi))
+        if lo <= 0 <= hi and x <= self.margin:
+            return f"no difference larger than {x:.3g}"
+        return "not yet"
+
+
+def _as_2d(m: np.ndarray) -> np.ndarray:
+    arr = np.asarray(m, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or not np.all(np.isfinite(arr)):
+        raise ValueError("pool metric scores must be finite, shape (N,) or (N, k)")
+    return arr
+
+
+def forecast_labels_needed(
+    delta_hat: float,
+    sigma: float,
+    n_now: int,
+    *,
+    alpha: float = 0.05,
+    t_star: float | None = None,
+    max_labels: int | None = None,
+) -> int | None:
+    """More labels until the asymptotic CS half-width falls below |Δ̂| (statistics.md §4).
+
+    Assumes Δ̂ and σ̂ stay at their current values and solves
+    σ̂·sqrt(2(t r²+1)/(t² r²)·log(sqrt(t r²+1)/α)) < |Δ̂| for the smallest t ≥ max(n_now, 30)
+    (the half-width decreases in t). Returns t − n_now, or ``None`` when Δ̂ = 0, σ̂ is
+    unknown, or t would exceed ``max_labels`` (the pool cannot settle the pair).
+    """
+    if not (math.isfinite(delta_hat) and math.isfinite(sigma)) or delta_hat == 0:
+        return None
+    t0 = max(int(n_now), MIN_LABELS_FOR_VERDICT)
+    hi = int(max_labels) if max_labels is not None else 10**7
+    if hi < t0:
+        return None
+
+    def ok(t: int) -> bool:
+        return bool(seq.asymptotic_half_width(sigma, t, alpha, t_star) < abs(delta_hat))
+
+    if ok(t0):
+        return t0 - int(n_now)
+    if not ok(hi):
+        return None
+    lo = t0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi - int(n_now)
