@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -42,7 +42,7 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+    type_annotation_map: ClassVar = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
 class CampaignMode(enum.StrEnum):
@@ -72,9 +72,7 @@ class Campaign(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     items: Mapped[list[Item]] = relationship(back_populates="campaign", cascade="all, delete")
-    systems: Mapped[list[System]] = relationship(
-        back_populates="campaign", cascade="all, delete"
-    )
+    systems: Mapped[list[System]] = relationship(back_populates="campaign", cascade="all, delete")
 
 
 class Item(Base):
@@ -111,10 +109,10 @@ class Output(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
-    system_id: Mapped[int] = mapped_column(
-        ForeignKey("systems.id", ondelete="CASCADE"), index=True
-    )
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), index=True)
     text: Mapped[str] = mapped_column(Text)
+    #: Extra columns of the campaign file's row (kept verbatim for export round-trips).
+    meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
     item: Mapped[Item] = relationship(back_populates="outputs")
     system: Mapped[System] = relationship()

@@ -177,6 +177,7 @@ def upgrade() -> None:
         sa.Column("item_id", sa.Integer(), nullable=False),
         sa.Column("system_id", sa.Integer(), nullable=False),
         sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("meta", sa.JSON(), nullable=False),
         sa.ForeignKeyConstraint(
             ["item_id"], ["items.id"], name=op.f("fk_outputs_item_id_items"), ondelete="CASCADE"
         ),

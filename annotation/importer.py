@@ -1,0 +1,305 @@
+"""Import a campaign file into the database: validate everything, then write in one transaction.
+
+Used by the admin page and by ``python cli.py import``. Judgments already in the file
+(``human_label``, ``human_score``, ``post_edit``) become annotations by their ``annotator``
+(or an annotator named ``imported``). They also get assignment rows, because the estimators
+need an arrival order and inclusion probabilities for every label: the order is a seeded
+random permutation of the labelled items (recorded in the campaign's metadata), and the
+inclusion probability of an output is the share of its system's outputs that are labelled.
+That is valid when the labelled rows are the whole pool (a census) or a random sample of it;
+the report says which it is.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine
+
+from annotation.campaign_file import (
+    DEFAULT_MAX_MB,
+    CampaignFile,
+    CampaignFileError,
+    Problem,
+    parse_campaign_file,
+)
+from db import campaigns as repo
+from db.engine import session_scope
+from db.models import Annotation, Assignment, Item, Output, System
+
+IMPORT_ANNOTATOR = "imported"
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    campaign: str
+    campaign_id: int
+    rows: int
+    items_added: int
+    systems_added: int
+    outputs_added: int
+    judgments_added: int
+    annotators: int
+    census: bool  # every output of the campaign has a judgment
+    seconds: float
+
+    def summary(self) -> str:
+        text = (
+            f"Imported {self.rows:,} rows into '{self.campaign}': {self.items_added:,} new items, "
+            f"{self.systems_added} new systems, {self.outputs_added:,} new outputs, "
+            f"{self.judgments_added:,} judgments by {self.annotators} annotator(s) "
+            f"in {self.seconds:.2f} s."
+        )
+        if self.judgments_added and not self.census:
+            text += (
+                " Not every output is judged: estimates from these labels assume the judged "
+                "outputs were a random sample."
+            )
+        return text
+
+
+def import_campaign(
+    engine: Engine,
+    source: Path | bytes,
+    campaign: str,
+    *,
+    filename: str | None = None,
+    column_map: Mapping[str, str] | None = None,
+    append: bool = False,
+    settings: Mapping[str, Any] | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Validate ``source`` completely, then write it as one transaction.
+
+    Raises :class:`CampaignFileError` (nothing written) for any problem in the file, for a
+    campaign name that exists when ``append`` is false, and for appended rows that clash
+    with the campaign's existing items.
+    """
+    started = time.perf_counter()
+    if isinstance(source, Path):
+        filename = filename or source.name
+        data = source.read_bytes()
+    else:
+        data = source
+    if not filename:
+        raise ValueError("filename is needed to tell the file type of raw bytes")
+    tick = progress or (lambda done, total: None)
+    parsed = parse_campaign_file(data, filename, column_map, max_mb)
+    tick(1, 4)
+
+    with session_scope(engine) as s:
+        existing = repo.get_campaign(s, campaign)
+        if existing is not None and not append:
+            raise CampaignFileError(
+                [
+                    Problem(
+                        filename,
+                        f"a campaign named '{campaign}' already exists",
+                        "Append these rows to it (--append, or 'Append' in the app), "
+                        "or choose a new campaign name.",
+                    )
+                ]
+            )
+        if existing is None:
+            camp = repo.create_campaign(
+                s,
+                campaign,
+                queue_seed=secrets.randbelow(2**31),
+                meta={"source_file": filename},
+                **dict(settings or {}),
+            )
+        else:
+            camp = existing
+        report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
+    return ImportReport(
+        campaign=campaign,
+        campaign_id=camp.id,
+        rows=len(parsed.rows),
+        seconds=time.perf_counter() - started,
+        **report,
+    )
+
+
+def _write(
+    s: Any, campaign_id: int, seed: int, parsed: CampaignFile, tick: Progress
+) -> dict[str, Any]:
+    filename = parsed.filename
+    items = repo.existing_items(s, campaign_id)
+    systems = repo.existing_systems(s, campaign_id)
+    outputs = repo.existing_output_keys(s, campaign_id)
+
+    problems: list[Problem] = []
+    new_items: dict[str, dict[str, Any]] = {}
+    new_systems: dict[str, bool] = {}
+    for row in parsed.rows:
+        if row.item_id in items:
+            _, src, ref = items[row.item_id]
+            if (src, ref) != (row.source, row.reference):
+                problems.append(
+                    Problem(
+                        filename,
+                        f"item '{row.item_id}' is already in the campaign with a different "
+                        "source or reference",
+                        "Use the campaign's text for this item, or a new item id.",
+                        row=row.number,
+                        column="source" if src != row.source else "reference",
+                    )
+                )
+        elif row.item_id not in new_items:
+            new_items[row.item_id] = {
+                "campaign_id": campaign_id,
+                "external_id": row.item_id,
+                "source": row.source,
+                "reference": row.reference,
+                "doc_id": row.doc_id,
+                "meta": {},
+            }
+        if (row.item_id, row.system) in outputs:
+            problems.append(
+                Problem(
+                    filename,
+                    f"('{row.item_id}', '{row.system}') is already in the campaign",
+                    "Remove the row: appending adds new outputs only.",
+                    row=row.number,
+                    column="system",
+                )
+            )
+        if row.system not in systems:
+            new_systems[row.system] = new_systems.get(row.system, False) or row.is_human
+    if problems:
+        raise CampaignFileError(problems[:50], truncated=len(problems) > 50)
+
+    names = list(new_systems)
+    ids = repo.insert_returning_ids(
+        s,
+        System,
+        [{"campaign_id": campaign_id, "name": n, "is_human": new_systems[n]} for n in names],
+    )
+    systems.update(zip(names, ids, strict=True))
+    ext_ids = list(new_items)
+    ids = repo.insert_returning_ids(s, Item, [new_items[e] for e in ext_ids])
+    item_ids = {ext: v[0] for ext, v in items.items()} | dict(zip(ext_ids, ids, strict=True))
+    tick(2, 4)
+
+    output_rows: list[dict[str, Any]] = []
+    output_keys: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for row in parsed.rows:
+        key = (row.item_id, row.system)
+        if key in outputs or key in seen:  # later rows of a pair are further judgments
+            continue
+        seen.add(key)
+        output_keys.append(key)
+        output_rows.append(
+            {
+                "item_id": item_ids[row.item_id],
+                "system_id": systems[row.system],
+                "text": row.output,
+                "meta": _json_safe(row.extras),
+            }
+        )
+    ids = repo.insert_returning_ids(s, Output, output_rows)
+    outputs.update(zip(output_keys, ids, strict=True))
+    tick(3, 4)
+
+    judged = [r for r in parsed.rows if r.has_judgment]
+    n_annotators = 0
+    if judged:
+        annotators = repo.ensure_annotators(
+            s, campaign_id, {r.annotator or IMPORT_ANNOTATOR for r in judged}
+        )
+        n_annotators = len(annotators)
+        _write_judgments(s, campaign_id, seed, judged, outputs, systems, annotators)
+    tick(4, 4)
+
+    n_outputs_total = len(outputs)
+    n_judged_outputs = len({(r.item_id, r.system) for r in judged})
+    return {
+        "items_added": len(new_items),
+        "systems_added": len(new_systems),
+        "outputs_added": len(output_rows),
+        "judgments_added": len(judged),
+        "annotators": n_annotators,
+        "census": bool(judged) and n_judged_outputs == n_outputs_total,
+    }
+
+
+def _write_judgments(
+    s: Any,
+    campaign_id: int,
+    seed: int,
+    judged: list[Any],
+    outputs: dict[tuple[str, str], int],
+    systems: dict[str, int],
+    annotators: dict[str, int],
+) -> None:
+    # Arrival order: a seeded random permutation of the labelled items; all judgments of one
+    # item are consecutive (paired design), in a random system order.
+    rng = np.random.default_rng(seed)
+    item_order = {
+        ext: i for i, ext in enumerate(rng.permutation(sorted({r.item_id for r in judged})))
+    }
+    tie = rng.random(len(judged))
+    order = sorted(range(len(judged)), key=lambda k: (item_order[judged[k].item_id], tie[k]))
+
+    per_system_total: dict[str, int] = {}
+    for _, sysname in outputs:
+        per_system_total[sysname] = per_system_total.get(sysname, 0) + 1
+    per_system_judged: dict[str, set[str]] = {}
+    for r in judged:
+        per_system_judged.setdefault(r.system, set()).add(r.item_id)
+
+    start = repo.next_assignment_position(s, campaign_id)
+    assignment_rows = []
+    for pos, k in enumerate(order, start=start):
+        r = judged[k]
+        assignment_rows.append(
+            {
+                "campaign_id": campaign_id,
+                "output_id": outputs[(r.item_id, r.system)],
+                "annotator_id": annotators[r.annotator or IMPORT_ANNOTATOR],
+                "position": pos,
+                "inclusion_prob": len(per_system_judged[r.system]) / per_system_total[r.system],
+                "state": "done",
+                "kind": "regular",
+            }
+        )
+    assignment_ids = repo.insert_returning_ids(s, Assignment, assignment_rows)
+    if any(r.post_edit is not None for r in judged):
+        from metrics.hter import hter  # sacrebleu is only needed when there are post-edits
+    annotation_rows = []
+    for k, assignment_id, arow in zip(order, assignment_ids, assignment_rows, strict=True):
+        r = judged[k]
+        annotation_rows.append(
+            {
+                "output_id": arow["output_id"],
+                "annotator_id": arow["annotator_id"],
+                "assignment_id": assignment_id,
+                "kind": "label",
+                "label": r.human_label,
+                "score": r.human_score,
+                "post_edit": r.post_edit,
+                "hter": hter(r.output, r.post_edit) if r.post_edit is not None else None,
+            }
+        )
+    repo.insert_returning_ids(s, Annotation, annotation_rows)
+
+
+def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
+    """Metadata values as JSON can store them (NaN → None, numpy scalars → Python)."""
+    out: dict[str, Any] = {}
+    for k, v in values.items():
+        if isinstance(v, float) and v != v:
+            v = None
+        elif hasattr(v, "item") and not isinstance(v, list | dict | str):
+            v = v.item()
+        out[k] = v
+    return out

@@ -1,0 +1,237 @@
+"""Tandem's command line, for headless work: migrate, import, export, score, serve.
+
+Run ``.venv/bin/python cli.py --help``. The database is the one DATABASE_URL names
+(default: the SQLite file data/tandem.db).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at run time
+
+import typer
+from tqdm import tqdm
+
+app = typer.Typer(
+    help="Tandem: human evaluation campaigns with valid live significance.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _engine():  # type: ignore[no-untyped-def]
+    from db.engine import get_engine
+    from db.migrate import DatabaseNotMigrated, ensure_migrated
+
+    engine = get_engine()
+    try:
+        ensure_migrated(engine)
+    except DatabaseNotMigrated as exc:
+        typer.secho(str(exc), fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from None
+    return engine
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.secho(message, fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+class _Bar:
+    """A tqdm bar driven by the (done, total) progress callbacks the packages take."""
+
+    def __init__(self, desc: str) -> None:
+        self.bar = tqdm(desc=desc, unit="step", leave=False, file=sys.stderr)
+
+    def __call__(self, done: int, total: int) -> None:
+        self.bar.total = total
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+@app.command()
+def migrate() -> None:
+    """Apply database migrations (idempotent)."""
+    from db.engine import get_engine
+    from db.migrate import upgrade
+
+    engine = get_engine()
+    upgrade(engine)
+    typer.echo(f"Database {engine.url.render_as_string(hide_password=True)} is up to date.")
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="CSV, TSV, JSONL or Parquet campaign file.")],
+    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    map_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--map",
+            help="Map a file column to a Tandem column: TANDEM=FILE, "
+            "e.g. --map human_label=human_label_binary (repeatable).",
+        ),
+    ] = None,
+    append: Annotated[bool, typer.Option(help="Add the rows to an existing campaign.")] = False,
+    mode: Annotated[
+        str, typer.Option(help="binary, post_edit or both (new campaigns).")
+    ] = "binary",
+    target_lang: Annotated[
+        str | None, typer.Option(help="Target language code (chooses metric tokenizers).")
+    ] = None,
+    max_mb: Annotated[float | None, typer.Option(help="Import size limit in MB.")] = None,
+) -> None:
+    """Import a campaign file (validated completely first; nothing is written on error)."""
+    from annotation.campaign_file import DEFAULT_MAX_MB, CampaignFileError, parse_column_map
+    from annotation.importer import import_campaign
+
+    if not file.exists():
+        _fail(f"{file}: no such file.")
+    try:
+        column_map = parse_column_map(map_ or [])
+    except ValueError as exc:
+        _fail(str(exc))
+    if mode not in ("binary", "post_edit", "both"):
+        _fail(f"--mode {mode!r}: use binary, post_edit or both.")
+    engine = _engine()
+    bar = _Bar("import")
+    try:
+        report = import_campaign(
+            engine,
+            file,
+            campaign,
+            column_map=column_map,
+            append=append,
+            settings={"mode": mode, "target_lang": target_lang},
+            max_mb=max_mb or DEFAULT_MAX_MB,
+            progress=bar,
+        )
+    except CampaignFileError as exc:
+        bar.close()
+        _fail(f"Nothing was imported.\n{exc}")
+    bar.close()
+    typer.echo(report.summary())
+
+
+@app.command()
+def export(
+    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    out: Annotated[Path, typer.Option(help="Output file; its suffix picks the format.")],
+) -> None:
+    """Export a campaign in the import format (csv, tsv, jsonl, parquet)."""
+    from annotation.campaign_file import file_type
+    from annotation.exporter import export_campaign
+    from db.campaigns import campaign_exists
+
+    fmt = file_type(out.name)
+    if fmt is None:
+        _fail(f"{out}: use a .csv, .tsv, .jsonl or .parquet file name.")
+    engine = _engine()
+    if not campaign_exists(engine, campaign):
+        _fail(f"No campaign named {campaign!r}; `cli.py campaigns` lists them.")
+    out.write_bytes(export_campaign(engine, campaign, fmt))
+    typer.echo(f"Wrote {out}.")
+
+
+@app.command()
+def campaigns() -> None:
+    """List campaigns with their counts."""
+    from db.campaigns import list_campaigns
+
+    rows = list_campaigns(_engine())
+    if not rows:
+        typer.echo("No campaigns yet. Import one with `cli.py import FILE --campaign NAME`.")
+    for c in rows:
+        typer.echo(
+            f"{c.name}: {c.n_items:,} items, {c.n_systems} systems, {c.n_outputs:,} outputs, "
+            f"{c.n_judgments:,} judgments ({c.mode})"
+        )
+
+
+@app.command("seed-demo")
+def seed_demo(
+    if_empty: Annotated[bool, typer.Option(help="Only when the database has no campaign.")] = True,
+) -> None:
+    """Create the generated demo campaign."""
+    from annotation.demo import DEMO_NAME, demo_campaign_csv, seed_demo_if_empty
+    from annotation.importer import import_campaign
+
+    engine = _engine()
+    if if_empty:
+        report = seed_demo_if_empty(engine)
+        if report is None:
+            typer.echo("Campaigns exist already; demo not added.")
+            return
+    else:
+        report = import_campaign(
+            engine,
+            demo_campaign_csv(),
+            DEMO_NAME,
+            filename="demo.csv",
+            settings={"source_lang": "en", "target_lang": "de", "mode": "both"},
+        )
+    typer.echo(report.summary())
+
+
+@app.command("admin-password")
+def admin_password(
+    if_unset: Annotated[
+        bool, typer.Option(help="Only generate one when none is configured yet.")
+    ] = False,
+) -> None:
+    """Generate (and print once) the admin password, or set a new random one."""
+    import secrets
+
+    from annotation.auth import ensure_admin_password, set_admin_password
+
+    engine = _engine()
+    if if_unset:
+        password = ensure_admin_password(engine)
+        if password is None:
+            return
+    else:
+        if os.environ.get("TANDEM_ADMIN_PASSWORD"):
+            _fail("TANDEM_ADMIN_PASSWORD is set in the environment; it wins over a stored one.")
+        password = secrets.token_urlsafe(12)
+        set_admin_password(engine, password)
+    typer.secho(
+        f"Admin password (shown once; only its hash is stored): {password}",
+        fg=typer.colors.YELLOW,
+    )
+
+
+@app.command()
+def serve(host: str = "localhost", port: int = 8501) -> None:
+    """Start the app (same as `make run` without the set-up)."""
+    _engine()
+    raise typer.Exit(
+        subprocess.call(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(Path(__file__).with_name("app.py")),
+                "--server.address",
+                host,
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ]
+        )
+    )
+
+
+if __name__ == "__main__":
+    app()

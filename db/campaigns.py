@@ -1,0 +1,213 @@
+"""Repository functions for campaigns: create, bulk-load, list, read back for export.
+
+Every write here runs inside the caller's transaction (pass the ``Session`` of a
+``session_scope``), so an import either lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select
+from sqlalchemy.orm import Session
+
+from db.engine import session_scope
+from db.models import (
+    Annotation,
+    Annotator,
+    Assignment,
+    Campaign,
+    Item,
+    Output,
+    System,
+)
+
+
+@dataclass(frozen=True)
+class CampaignSummary:
+    id: int
+    name: str
+    mode: str
+    n_items: int
+    n_systems: int
+    n_outputs: int
+    n_judgments: int
+    created_at: Any
+
+
+def get_campaign(session: Session, name: str) -> Campaign | None:
+    return session.scalar(select(Campaign).where(Campaign.name == name))
+
+
+def campaign_exists(engine: Engine, name: str) -> bool:
+    with session_scope(engine) as s:
+        return get_campaign(s, name) is not None
+
+
+def create_campaign(session: Session, name: str, **settings: Any) -> Campaign:
+    campaign = Campaign(name=name, **settings)
+    session.add(campaign)
+    session.flush()
+    return campaign
+
+
+def existing_items(session: Session, campaign_id: int) -> dict[str, tuple[int, str, str | None]]:
+    """external_id → (item id, source, reference) for a campaign."""
+    rows = session.execute(
+        select(Item.external_id, Item.id, Item.source, Item.reference).where(
+            Item.campaign_id == campaign_id
+        )
+    )
+    return {ext: (iid, src, ref) for ext, iid, src, ref in rows}
+
+
+def existing_systems(session: Session, campaign_id: int) -> dict[str, int]:
+    rows = session.execute(select(System.name, System.id).where(System.campaign_id == campaign_id))
+    return {name: sid for name, sid in rows}
+
+
+def existing_output_keys(session: Session, campaign_id: int) -> dict[tuple[str, str], int]:
+    """(item external_id, system name) → output id."""
+    rows = session.execute(
+        select(Item.external_id, System.name, Output.id)
+        .join(Output, Output.item_id == Item.id)
+        .join(System, System.id == Output.system_id)
+        .where(Item.campaign_id == campaign_id)
+    )
+    return {(ext, sysname): oid for ext, sysname, oid in rows}
+
+
+def insert_returning_ids(
+    session: Session, model: type, rows: Sequence[dict[str, Any]]
+) -> list[int]:
+    """Bulk INSERT ``rows`` and return their new ids in the same order."""
+    if not rows:
+        return []
+    result = session.execute(
+        insert(model).returning(model.id, sort_by_parameter_order=True), list(rows)
+    )
+    return [r[0] for r in result]
+
+
+def ensure_annotators(
+    session: Session, campaign_id: int, names: Iterable[str], role: str = "import"
+) -> dict[str, int]:
+    """Ids of the named annotators of a campaign, creating the missing ones."""
+    wanted = set(names)
+    rows = session.execute(
+        select(Annotator.name, Annotator.id).where(Annotator.campaign_id == campaign_id)
+    )
+    have = {n: i for n, i in rows if n in wanted}
+    missing = sorted(wanted - have.keys())
+    ids = insert_returning_ids(
+        session, Annotator, [{"campaign_id": campaign_id, "name": n, "role": role} for n in missing]
+    )
+    have.update(zip(missing, ids, strict=True))
+    return have
+
+
+def next_assignment_position(session: Session, campaign_id: int) -> int:
+    last = session.scalar(
+        select(func.max(Assignment.position)).where(Assignment.campaign_id == campaign_id)
+    )
+    return 0 if last is None else last + 1
+
+
+def list_campaigns(engine: Engine) -> list[CampaignSummary]:
+    with session_scope(engine) as s:
+        items = (
+            select(Item.campaign_id, func.count().label("n")).group_by(Item.campaign_id).subquery()
+        )
+        systems = (
+            select(System.campaign_id, func.count().label("n"))
+            .group_by(System.campaign_id)
+            .subquery()
+        )
+        outputs = (
+            select(System.campaign_id, func.count().label("n"))
+            .join(Output, Output.system_id == System.id)
+            .group_by(System.campaign_id)
+            .subquery()
+        )
+        judged = (
+            select(System.campaign_id, func.count().label("n"))
+            .join(Output, Output.system_id == System.id)
+            .join(Annotation, Annotation.output_id == Output.id)
+            .where(Annotation.kind == "label")
+            .group_by(System.campaign_id)
+            .subquery()
+        )
+        rows = s.execute(
+            select(
+                Campaign,
+                func.coalesce(items.c.n, 0),
+                func.coalesce(systems.c.n, 0),
+                func.coalesce(outputs.c.n, 0),
+                func.coalesce(judged.c.n, 0),
+            )
+            .outerjoin(items, items.c.campaign_id == Campaign.id)
+            .outerjoin(systems, systems.c.campaign_id == Campaign.id)
+            .outerjoin(outputs, outputs.c.campaign_id == Campaign.id)
+            .outerjoin(judged, judged.c.campaign_id == Campaign.id)
+            .order_by(Campaign.created_at.desc(), Campaign.id.desc())
+        )
+        return [
+            CampaignSummary(c.id, c.name, c.mode, ni, ns, no, nj, c.created_at)
+            for c, ni, ns, no, nj in rows
+        ]
+
+
+def campaign_rows(engine: Engine, name: str) -> list[dict[str, Any]]:
+    """The campaign in long format: one row per current judgment, or per unjudged output.
+
+    Current judgments are label/skip rows that no later row supersedes; rows are ordered by
+    output then annotation id, so an export is deterministic.
+    """
+    with session_scope(engine) as s:
+        campaign = get_campaign(s, name)
+        if campaign is None:
+            raise KeyError(f"no campaign named {name!r}")
+        superseded = select(Annotation.supersedes_id).where(Annotation.supersedes_id.is_not(None))
+        judgments: dict[int, list[tuple[Annotation, str]]] = {}
+        for ann, annotator in s.execute(
+            select(Annotation, Annotator.name)
+            .join(Annotator, Annotator.id == Annotation.annotator_id)
+            .where(
+                Annotator.campaign_id == campaign.id,
+                Annotation.kind == "label",
+                Annotation.id.not_in(superseded),
+            )
+            .order_by(Annotation.id)
+        ):
+            judgments.setdefault(ann.output_id, []).append((ann, annotator))
+        out: list[dict[str, Any]] = []
+        for item, system, output in s.execute(
+            select(Item, System, Output)
+            .join(Output, Output.item_id == Item.id)
+            .join(System, System.id == Output.system_id)
+            .where(Item.campaign_id == campaign.id)
+            .order_by(Output.id)
+        ):
+            base = {
+                "item_id": item.external_id,
+                "source": item.source,
+                "reference": item.reference,
+                "system": system.name,
+                "output": output.text,
+                "doc_id": item.doc_id,
+                "is_human": system.is_human,
+                "meta": output.meta or {},
+            }
+            for ann, annotator in judgments.get(output.id, [(None, None)]):
+                out.append(
+                    {
+                        **base,
+                        "human_label": None if ann is None else ann.label,
+                        "human_score": None if ann is None else ann.score,
+                        "post_edit": None if ann is None else ann.post_edit,
+                        "annotator": annotator,
+                    }
+                )
+        return out

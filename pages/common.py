@@ -1,0 +1,41 @@
+"""What every page needs: the cached engine and the role checks. No SQL, no formulas."""
+
+from __future__ import annotations
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from db.engine import database_url, get_engine
+
+
+@st.cache_resource
+def _engine_for(url: str) -> Engine:
+    return get_engine(url)
+
+
+def engine() -> Engine:
+    """One engine (and connection pool) per server process and DATABASE_URL."""
+    return _engine_for(database_url())
+
+
+def is_admin() -> bool:
+    return st.session_state.get("role") == "admin"
+
+
+def require_admin() -> None:
+    """Stop drawing the page unless the session is an admin's."""
+    if not is_admin():
+        st.error("This page is for the campaign's administrators.")
+        st.stop()
+
+
+def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
+    """A campaign selector shared by the admin pages (remembers the choice)."""
+    if not names:
+        st.info("No campaigns yet: import one on the **Import** page.")
+        return None
+    current = st.session_state.get("current_campaign")
+    index = names.index(current) if current in names else 0
+    choice = st.selectbox("Campaign", names, index=index, key=key)
+    st.session_state["current_campaign"] = choice
+    return choice

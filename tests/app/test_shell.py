@@ -1,0 +1,61 @@
+"""The app shell: sign-in gate, navigation, campaign list and the import page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from annotation.importer import import_campaign
+from db.campaigns import list_campaigns
+from tests.app.conftest import ADMIN_PASSWORD, APP
+
+CSV = (
+    b"item_id,source,reference,system,output,human_label\n1,Hi,Hallo,A,Hallo,1\n1,Hi,Hallo,B,Hi,0\n"
+)
+
+
+def _admin(app_engine) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.session_state["role"] = "admin"
+    return at
+
+
+def test_signed_out_visitor_sees_only_sign_in(app_engine) -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert at.title[0].value == "Tandem"
+    assert [b.label for b in at.button] == ["Sign in"]
+    at.text_input[0].input("wrong")
+    at.button[0].click().run()
+    assert at.error[0].value == "Wrong password."
+    assert "role" not in at.session_state
+
+
+def test_sign_in_with_admin_password(app_engine) -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.text_input[0].input(ADMIN_PASSWORD)
+    at.button[0].click().run()
+    assert not at.error, at.error
+    assert at.session_state["role"] == "admin"
+
+
+def test_campaign_list_shows_counts(app_engine) -> None:
+    import_campaign(app_engine, CSV, "tiny", filename="tiny.csv")
+    at = _admin(app_engine).run()
+    assert not at.exception
+    frame = at.dataframe[0].value
+    assert list(frame["campaign"]) == ["tiny"]
+    assert int(frame["outputs"][0]) == 2 and int(frame["judgments"][0]) == 2
+
+
+def test_empty_campaign_list_says_what_to_do(app_engine) -> None:
+    at = _admin(app_engine).run()
+    assert "Import" in at.info[0].value
+    assert list_campaigns(app_engine) == []
+
+
+def test_unmigrated_database_is_refused_with_the_command(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert "make migrate" in at.error[0].value
