@@ -23,6 +23,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -64,6 +66,8 @@ class Campaign(Base):
     #: Share of queue positions that are attention checks.
     attention_rate: Mapped[float] = mapped_column(Float, default=0.0)
     claim_timeout_s: Mapped[int] = mapped_column(Integer, default=900)
+    #: Paired design: all systems' outputs of an item are queued (and claimed) together.
+    paired: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     source_lang: Mapped[str | None] = mapped_column(String(20))
     target_lang: Mapped[str | None] = mapped_column(String(20))
     #: Seed of the campaign's random item order (recorded so the order can be audited).
@@ -141,6 +145,8 @@ class Assignment(Base):
     __table_args__ = (
         Index("ix_assignments_campaign_state", "campaign_id", "state"),
         Index("ix_assignments_output", "output_id"),
+        # The claim path: next open slot of a campaign in queue order.
+        Index("ix_assignments_queue", "campaign_id", "state", "position"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -163,6 +169,10 @@ class Assignment(Base):
     claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: Claim token: the annotator's pass number that claimed it (guards double claims).
     claim_version: Mapped[int] = mapped_column(Integer, default=0)
+    #: The output's item (denormalised so a paired group is claimed with one indexed query).
+    item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    #: 0 = the output's first judgment; 1 = its overlap (second-annotator) slot.
+    slot: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
 
 class Annotation(Base):
