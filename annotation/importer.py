@@ -275,8 +275,13 @@ def _write_judgments(
     assignment_ids = repo.insert_returning_ids(s, Assignment, assignment_rows)
     if any(r.post_edit is not None for r in judged):
         from metrics.hter import hter  # sacrebleu is only needed when there are post-edits
+    # Annotations are written in file order (so exports reproduce it); the random arrival
+    # order lives in the assignments' positions.
+    by_file_row = sorted(
+        zip(order, assignment_ids, assignment_rows, strict=True), key=lambda t: judged[t[0]].number
+    )
     annotation_rows = []
-    for k, assignment_id, arow in zip(order, assignment_ids, assignment_rows, strict=True):
+    for k, assignment_id, arow in by_file_row:
         r = judged[k]
         annotation_rows.append(
             {
