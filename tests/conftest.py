@@ -63,7 +63,7 @@ def _pg_admin() -> Engine | None:
     try:
         with engine.connect() as conn:
             conn.execute(text("select 1"))
-    except Exception as exc:  # noqa: BLE001 - any connection failure means "no server"
+    except Exception as exc:
         engine.dispose()
         if REQUIRE_PG:
             pytest.fail(f"TANDEM_REQUIRE_POSTGRES=1 but PostgreSQL at {PG_ADMIN_URL} failed: {exc}")
