@@ -89,7 +89,8 @@ def main() -> None:
             continue
         t = statistics.median(times)
         print(
-            f"{name}: import 6,877 rows in {t:.2f} s (median of {len(times)}) = {t / baseline:.1f}x read_csv"
+            f"{name}: import 6,877 rows in {t:.2f} s (median of {len(times)}) "
+            f"= {t / baseline:.1f}x read_csv"
         )
 
 
