@@ -5,14 +5,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 HOST   ?= localhost
 PORT   ?= 8501
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n 2
 
 # Nothing may reach a model hub at run time (design.md, "Models offline").
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test install migrate seed lint bench clean
+.PHONY: run test install migrate setup lint bench clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,15 +26,15 @@ install: $(STAMP)
 migrate: install
 	$(PY) cli.py migrate
 
-seed: migrate
+setup: migrate
 	$(PY) cli.py seed-demo --if-empty
-	$(PY) cli.py admin-password --if-unset
 
-run: seed
+run: setup
+	$(PY) cli.py admin-password --if-unset
 	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
-test: seed
+test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install
