@@ -16,7 +16,6 @@ export TOKENIZERS_PARALLELISM := false
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -r requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
