@@ -1,0 +1,492 @@
+"""Read a campaign into plain arrays for the estimators (dashboard → db.reads → estimators).
+
+Everything the dashboard, the calibration page and the exports need in a handful of bulk
+queries per refresh, never one query per system:
+
+- :func:`read_campaign` — per system the metric scores of ALL outputs of the pool (a
+  systems × items grid per metric signature), the stored thresholds, the current human
+  judgments (label / score / HTER) in arrival order with their assignment position and
+  inclusion probability, and the attention-check answers kept apart (they are never
+  counted in estimates).
+- :func:`fingerprint` — one cheap query that changes whenever anything the dashboard shows
+  changes (a label, an undo, new metric scores, a threshold, an imported calibration set):
+  the cache key of the live dashboard.
+- :func:`annotation_log` — the append-only annotation log with annotator, time and
+  assignment position, for exports.
+
+"Current" judgments are ``kind="label"`` rows that no later row supersedes (annotations are
+append-only: an undo or a correction points at the row it replaces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import aliased
+
+from db.annotations import ATTENTION, JUDGMENT_KINDS, attention_passed
+from db.engine import session_scope
+from db.models import (
+    Annotation,
+    Annotator,
+    Assignment,
+    AttentionCheck,
+    CalibrationSet,
+    Campaign,
+    Item,
+    MetricScore,
+    Output,
+    System,
+    Threshold,
+)
+
+__all__ = [
+    "AnnotatorStats",
+    "CampaignData",
+    "Judgments",
+    "MetricInfo",
+    "annotation_log",
+    "campaign_id",
+    "fingerprint",
+    "read_campaign",
+]
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One stored metric signature of a campaign and its chosen threshold (if any)."""
+
+    signature: str
+    metric: str
+    n_scores: int
+    threshold: float | None = None
+    higher_is_better: bool | None = None
+    threshold_method: str | None = None
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Current judgments, one entry per annotation row, sorted by arrival order.
+
+    Arrival order is the assignment position (the queue's recorded random order); rows
+    without an assignment come last (``position`` NaN) and cannot drive sequential
+    verdicts. All arrays have the same length.
+    """
+
+    annotation_id: np.ndarray  # int
+    item: np.ndarray  # int, index into CampaignData.item_ids
+    system: np.ndarray  # int, index into CampaignData.systems
+    annotator: np.ndarray  # int, index into CampaignData.annotators
+    label: np.ndarray  # float: 0/1, NaN when the judgment has no binary label
+    score: np.ndarray  # float, NaN when absent
+    hter: np.ndarray  # float, NaN when absent
+    seconds: np.ndarray  # float, NaN when not timed
+    position: np.ndarray  # float, NaN without an assignment
+    inclusion_prob: np.ndarray  # float, NaN without an assignment
+    created_at: np.ndarray  # datetime64[us] (UTC)
+
+    def __len__(self) -> int:
+        return int(self.annotation_id.size)
+
+    @staticmethod
+    def empty() -> Judgments:
+        i, f = np.zeros(0, dtype=int), np.zeros(0, dtype=float)
+        return Judgments(i, i, i, i, f, f, f, f, f, f, np.zeros(0, dtype="datetime64[us]"))
+
+
+@dataclass(frozen=True)
+class AnnotatorStats:
+    """Work of one annotator: judgments, skips, time, attention checks."""
+
+    name: str
+    role: str
+    n_labels: int
+    n_skips: int
+    median_seconds: float | None
+    total_seconds: float | None
+    first_at: datetime | None
+    last_at: datetime | None
+    attention_checks: int
+    attention_passed: int
+
+
+@dataclass(frozen=True)
+class CampaignData:
+    """A campaign as arrays: the fixed pool, metric scores and the human judgments."""
+
+    campaign_id: int
+    name: str
+    mode: str
+    systems: list[str]
+    is_human: np.ndarray  # bool per system
+    item_ids: list[str]  # external ids; column j of every grid
+    output_ids: np.ndarray  # (k, N) int, −1 where a system has no output for an item
+    metrics: list[MetricInfo]
+    #: signature → (k, N) float grid of metric scores, NaN where missing.
+    scores: dict[str, np.ndarray]
+    judgments: Judgments
+    annotators: list[str]
+    annotator_stats: list[AnnotatorStats]
+    #: Calibration sets imported into this campaign as the "ρ, η provided" prior.
+    provided_calibration: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    def metric(self, signature: str) -> MetricInfo | None:
+        return next((m for m in self.metrics if m.signature == signature), None)
+
+
+def campaign_id(engine: Engine, name: str) -> int | None:
+    with session_scope(engine) as s:
+        return s.scalar(select(Campaign.id).where(Campaign.name == name))
+
+
+def _current_rows(cid: int):  # type: ignore[no-untyped-def]
+    """Annotation rows of a campaign that no later row supersedes."""
+    later = aliased(Annotation)
+    return (
+        select(
+            Annotation.id,
+            Annotation.output_id,
+            Annotation.annotator_id,
+            Annotation.kind,
+            Annotation.label,
+            Annotation.score,
+            Annotation.hter,
+            Annotation.seconds,
+            Annotation.created_at,
+            Assignment.position,
+            Assignment.inclusion_prob,
+            Assignment.kind.label("assignment_kind"),
+            AttentionCheck.expected_label,
+            Annotation.post_edit,
+            AttentionCheck.degraded_text,
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
+        .outerjoin(AttentionCheck, AttentionCheck.id == Assignment.attention_check_id)
+        .where(Annotator.campaign_id == cid, later.id.is_(None))
+    )
+
+
+def fingerprint(engine: Engine, cid: int) -> tuple[int, ...]:
+    """Counts and last ids of everything the dashboard reads, in one query.
+
+    Any new annotation (label, skip, undo), metric score, threshold or imported calibration
+    set changes the tuple, so it keys the dashboard's cache.
+    """
+
+    def both(q):  # type: ignore[no-untyped-def]
+        return [q.with_only_columns(f).scalar_subquery() for f in q.selected_columns]
+
+    ann = (
+        select(func.count(Annotation.id), func.coalesce(func.max(Annotation.id), 0))
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(Annotator.campaign_id == cid)
+    )
+    scores = (
+        select(func.count(MetricScore.id), func.coalesce(func.max(MetricScore.id), 0))
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .where(Item.campaign_id == cid)
+    )
+    thr = select(func.count(Threshold.id), func.coalesce(func.max(Threshold.id), 0)).where(
+        Threshold.campaign_id == cid
+    )
+    cal = select(
+        func.count(CalibrationSet.id), func.coalesce(func.max(CalibrationSet.id), 0)
+    ).where(CalibrationSet.applied_campaign_id == cid)
+    with session_scope(engine) as s:
+        row = s.execute(select(*both(ann), *both(scores), *both(thr), *both(cal))).one()
+    return tuple(int(v) for v in row)
+
+
+def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None) -> CampaignData:
+    """The campaign ``cid`` as arrays (see :class:`CampaignData`).
+
+    ``signatures`` restricts the metric grids to those signatures (default: all stored).
+    Six queries whatever the number of systems.
+    """
+    with session_scope(engine) as s:
+        camp = s.get(Campaign, cid)
+        if camp is None:
+            raise KeyError(f"no campaign with id {cid}")
+        sys_rows = s.execute(
+            select(System.id, System.name, System.is_human)
+            .where(System.campaign_id == cid)
+            .order_by(System.id)
+        ).all()
+        out_rows = s.execute(
+            select(Output.id, Output.system_id, Item.id, Item.external_id)
+            .join(Item, Item.id == Output.item_id)
+            .where(Item.campaign_id == cid)
+            .order_by(Item.id, Output.system_id)
+        ).all()
+        score_q = (
+            select(
+                MetricScore.output_id, MetricScore.signature, MetricScore.metric, MetricScore.value
+            )
+            .join(Output, Output.id == MetricScore.output_id)
+            .join(Item, Item.id == Output.item_id)
+            .where(Item.campaign_id == cid)
+        )
+        if signatures is not None:
+            score_q = score_q.where(MetricScore.signature.in_(signatures))
+        score_rows = s.execute(score_q).all()
+        thresholds = {
+            t.signature: t
+            for t in s.scalars(select(Threshold).where(Threshold.campaign_id == cid)).all()
+        }
+        ann_rows = s.execute(_current_rows(cid)).all()
+        annotators = s.execute(
+            select(Annotator.id, Annotator.name, Annotator.role)
+            .where(Annotator.campaign_id == cid)
+            .order_by(Annotator.id)
+        ).all()
+        cal_sets = s.scalars(
+            select(CalibrationSet)
+            .where(CalibrationSet.applied_campaign_id == cid)
+            .order_by(CalibrationSet.id)
+        ).all()
+        provided = [
+            {
+                "id": c.id,
+                "name": c.name,
+                "signature": c.signature,
+                "threshold": c.threshold,
+                "higher_is_better": c.higher_is_better,
+                "counts": (c.tp, c.fn, c.tn, c.fp),
+                "created_at": c.created_at,
+            }
+            for c in cal_sets
+        ]
+        name, mode = camp.name, camp.mode
+
+    sys_index = {sid: i for i, (sid, _, _) in enumerate(sys_rows)}
+    item_index: dict[int, int] = {}
+    item_ids: list[str] = []
+    for _, _, iid, ext in out_rows:
+        if iid not in item_index:
+            item_index[iid] = len(item_ids)
+            item_ids.append(ext)
+    k, n = len(sys_rows), len(item_ids)
+    output_ids = np.full((k, n), -1, dtype=np.int64)
+    out_pos: dict[int, tuple[int, int]] = {}
+    for oid, sid, iid, _ in out_rows:
+        r, c = sys_index[sid], item_index[iid]
+        output_ids[r, c] = oid
+        out_pos[oid] = (r, c)
+
+    grids: dict[str, np.ndarray] = {}
+    names: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for oid, sig, metric, value in score_rows:
+        grid = grids.get(sig)
+        if grid is None:
+            grid = grids[sig] = np.full((k, n), np.nan)
+            names[sig], counts[sig] = metric, 0
+        if value is not None:
+            r, c = out_pos[oid]
+            grid[r, c] = value
+            counts[sig] += 1
+    metrics = []
+    for sig in sorted(grids, key=lambda x: (names[x], x)):
+        t = thresholds.get(sig)
+        metrics.append(
+            MetricInfo(
+                signature=sig,
+                metric=names[sig],
+                n_scores=counts[sig],
+                threshold=None if t is None else float(t.threshold),
+                higher_is_better=None if t is None else bool(t.higher_is_better),
+                threshold_method=None if t is None else t.method,
+            )
+        )
+
+    ann_index = {aid: i for i, (aid, _, _) in enumerate(annotators)}
+    judged, stats = _split_annotations(ann_rows, out_pos, ann_index)
+    annotator_stats = [
+        AnnotatorStats(name=aname, role=role, **stats.get(aid, _EMPTY_STATS))
+        for aid, aname, role in annotators
+    ]
+    return CampaignData(
+        campaign_id=cid,
+        name=name,
+        mode=mode,
+        systems=[nm for _, nm, _ in sys_rows],
+        is_human=np.array([bool(h) for _, _, h in sys_rows], dtype=bool),
+        item_ids=item_ids,
+        output_ids=output_ids,
+        metrics=metrics,
+        scores=grids,
+        judgments=judged,
+        annotators=[aname for _, aname, _ in annotators],
+        annotator_stats=annotator_stats,
+        provided_calibration=provided,
+    )
+
+
+_EMPTY_STATS: dict[str, Any] = {
+    "n_labels": 0,
+    "n_skips": 0,
+    "median_seconds": None,
+    "total_seconds": None,
+    "first_at": None,
+    "last_at": None,
+    "attention_checks": 0,
+    "attention_passed": 0,
+}
+
+
+def _naive_utc(t: datetime | None) -> datetime:
+    if t is None:
+        return datetime(1970, 1, 1)
+    return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo else t
+
+
+def _split_annotations(rows, out_pos, ann_index):  # type: ignore[no-untyped-def]
+    """Regular current labels as :class:`Judgments`; per-annotator work and attention."""
+    regular = []
+    per: dict[int, dict[str, Any]] = {}
+    seconds: dict[int, list[float]] = {}
+    times: dict[int, list[datetime]] = {}
+    for row in rows:
+        (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
+         position, incl, akind, expected, post_edit, shown) = row  # fmt: skip
+        if kind not in JUDGMENT_KINDS:
+            continue  # undo markers
+        st = per.get(annotator_id)
+        if st is None:
+            st = per[annotator_id] = dict(_EMPTY_STATS)
+        if created is not None:
+            times.setdefault(annotator_id, []).append(created)
+        if secs is not None:
+            seconds.setdefault(annotator_id, []).append(float(secs))
+        if kind == "skip":
+            st["n_skips"] += 1
+            continue
+        if kind == ATTENTION or akind == "attention":
+            if expected is not None:
+                st["attention_checks"] += 1
+                st["attention_passed"] += int(
+                    attention_passed(label, post_edit, expected, shown or "")
+                )
+            continue
+        st["n_labels"] += 1
+        regular.append(
+            (
+                position is None,
+                position if position is not None else 0,
+                aid_,
+                *out_pos[oid],
+                ann_index[annotator_id],
+                label,
+                score,
+                hter,
+                secs,
+                incl,
+                created,
+            )
+        )
+    for aid, secs in seconds.items():
+        per[aid]["median_seconds"] = float(np.median(secs))
+        per[aid]["total_seconds"] = float(np.sum(secs))
+    for aid, ts in times.items():
+        per[aid]["first_at"], per[aid]["last_at"] = min(ts), max(ts)
+
+    if not regular:
+        return Judgments.empty(), per
+    regular.sort(key=lambda r: r[:3])
+    cols = list(zip(*regular, strict=True))
+    no_pos = np.array(cols[0], dtype=bool)
+
+    def floats(values: tuple) -> np.ndarray:  # type: ignore[type-arg]
+        return np.array(values, dtype=float)  # None → nan
+
+    position = floats(cols[1])
+    position[no_pos] = np.nan
+    judged = Judgments(
+        annotation_id=np.array(cols[2], dtype=np.int64),
+        item=np.array(cols[4], dtype=np.int64),
+        system=np.array(cols[3], dtype=np.int64),
+        annotator=np.array(cols[5], dtype=np.int64),
+        label=floats(cols[6]),
+        score=floats(cols[7]),
+        hter=floats(cols[8]),
+        seconds=floats(cols[9]),
+        position=position,
+        inclusion_prob=floats(cols[10]),
+        created_at=np.array([_naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
+    )
+    return judged, per
+
+
+def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> list[dict[str, Any]]:
+    """The annotation log of a campaign as plain rows, in id order, for exports.
+
+    With ``current_only`` (the default) the current labels, skips and attention-check
+    answers (not superseded);
+    otherwise every row of the append-only log, with a ``current`` flag. Columns: annotation
+    id, item id, system, annotator, kind, label, score, HTER, post-edit, skip reason,
+    seconds, created_at, assignment position, inclusion probability, assignment kind,
+    supersedes id, current.
+    """
+    later = aliased(Annotation)
+    q = (
+        select(
+            Annotation,
+            Item.external_id,
+            System.name,
+            Annotator.name,
+            Assignment.position,
+            Assignment.inclusion_prob,
+            Assignment.kind,
+            later.id,
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .join(Output, Output.id == Annotation.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .join(System, System.id == Output.system_id)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
+        .where(Annotator.campaign_id == cid)
+        .order_by(Annotation.id)
+    )
+    if current_only:
+        q = q.where(later.id.is_(None), Annotation.kind.in_(JUDGMENT_KINDS))
+    out: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    with session_scope(engine) as s:
+        for ann, ext, system, annotator, position, incl, akind, later_id in s.execute(q):
+            if ann.id in seen:  # two rows superseding one (should not happen): list it once
+                continue
+            seen.add(ann.id)
+            out.append(
+                {
+                    "annotation_id": ann.id,
+                    "item_id": ext,
+                    "system": system,
+                    "annotator": annotator,
+                    "kind": ann.kind,
+                    "label": ann.label,
+                    "score": ann.score,
+                    "hter": ann.hter,
+                    "post_edit": ann.post_edit,
+                    "skip_reason": ann.skip_reason,
+                    "seconds": ann.seconds,
+                    "created_at": ann.created_at.isoformat() if ann.created_at else None,
+                    "assignment_position": position,
+                    "inclusion_prob": incl,
+                    "assignment_kind": akind,
+                    "supersedes_id": ann.supersedes_id,
+                    "current": later_id is None,
+                }
+            )
+    return out
