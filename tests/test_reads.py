@@ -35,6 +35,7 @@ def seed_csv(
     rng = np.random.default_rng(seed)
     pool = make_pool(rng, n_items, list(deltas), r=0.7)
     chosen = set(rng.permutation(n_items)[:labelled].tolist())
+    twice = set(sorted(chosen)[:overlap])
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["item_id", "source", "reference", "system", "output", "human_label", "annotator"])
@@ -45,7 +46,7 @@ def seed_csv(
             if j in chosen:
                 y = int(rng.random() < pool.f[s, j])
                 w.writerow([*row, y, f"ann{(j + s) % 2}"])
-                if j < overlap:  # a second judgment by the other annotator
+                if j in twice:  # a second judgment by the other annotator
                     w.writerow([*row, y if rng.random() < 0.8 else 1 - y, f"ann{(j + s + 1) % 2}"])
             else:
                 w.writerow([*row, "", ""])

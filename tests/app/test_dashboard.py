@@ -1,0 +1,91 @@
+"""Dashboard page (AppTest): estimates, verdicts, empty states, exports, caching."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from annotation.importer import import_campaign
+from tests.app.conftest import APP
+from tests.test_reads import seed_campaign
+
+PAGE = "pages/dashboard.py"
+
+
+def _dashboard(campaign: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["role"] = "admin"
+    if campaign:
+        at.session_state["current_campaign"] = campaign
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _texts(at: AppTest) -> str:
+    parts = (
+        [c.value for c in at.caption] + [i.value for i in at.info] + [m.value for m in at.markdown]
+    )
+    return "\n".join(str(p) for p in parts)
+
+
+def test_dashboard_on_a_labelled_scored_campaign(app_engine) -> None:
+    seed_campaign(app_engine, "demo", n_items=80, labelled=60, overlap=6)
+    at = _dashboard("demo")
+    assert at.title[0].value == "Dashboard"
+    table = at.dataframe[0].value
+    assert list(table["system"]) == ["sys0", "sys1", "sys2"]
+    for column in ("Human only", "von Däniken mixed (per-system)", "Double sampling (per-system)",
+                   "Control variates / PPI++", "Anytime-valid (live)"):  # fmt: skip
+        assert column in table.columns, column
+        assert table[column].str.match(r"^0\.\d{3} \[").all(), table[column]
+    ranks = list(table["rank set"])  # sys0 has δ = +0.8, sys2 δ = −0.8
+    assert ranks[0].startswith("1") and ranks[2].endswith("3") and ranks[0] != ranks[2]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Human judgments"] == "198"  # 3 × 60 + 3 × 6 overlap
+    assert metrics["Labelled outputs"] == "180"
+    texts = _texts(at)
+    assert "Control variates / PPI++**: chrf" in texts
+    assert "Krippendorff" in "\n".join(m.label for m in at.metric) or "Krippendorff" in texts
+    assert len(at.get("vega_lite_chart")) >= 2  # verdict matrix and width chart
+    labels = [b.label for b in at.get("download_button")]
+    for wanted in ("Results (CSV)", "Results (LaTeX)", "Annotations (CSV)", "Annotations (JSONL)",
+                   "Annotations (Parquet)"):  # fmt: skip
+        assert wanted in labels
+
+
+def test_switching_metrics_off_leaves_human_only(app_engine) -> None:
+    seed_campaign(app_engine, "demo", n_items=40, labelled=40, overlap=0)
+    at = _dashboard("demo")
+    at.multiselect(key="dash-metrics").set_value([]).run()
+    assert not at.exception
+    columns = list(at.dataframe[0].value.columns)
+    assert columns == ["system", "rank set", "Human only", "Anytime-valid (live)"]
+    assert "no metric chosen" in _texts(at)
+
+
+def test_campaign_without_labels_explains_what_to_do(app_engine) -> None:
+    csv = b"item_id,source,reference,system,output\n1,a,b,A,x\n1,a,b,B,y\n2,c,d,A,z\n2,c,d,B,w\n"
+    import_campaign(app_engine, csv, "fresh", filename="fresh.csv")
+    at = _dashboard("fresh")
+    texts = _texts(at)
+    assert "No human labels yet" in texts
+    assert "No metric scores yet" in texts
+    assert not at.error
+
+
+def test_single_system_without_scores(app_engine) -> None:
+    rows = "".join(f"{j},s{j},r{j},only,o{j},{j % 2},ann\n" for j in range(40))
+    csv = ("item_id,source,reference,system,output,human_label,annotator\n" + rows).encode()
+    import_campaign(app_engine, csv, "solo", filename="solo.csv")
+    at = _dashboard("solo")
+    texts = _texts(at)
+    assert "Only one system" in texts
+    assert "No metric scores yet" in texts
+    assert list(at.dataframe[0].value["system"]) == ["only"]
+    assert not at.error
+
+
+def test_no_campaigns(app_engine) -> None:
+    at = _dashboard()
+    assert "No campaigns yet" in at.info[0].value
