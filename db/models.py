@@ -147,6 +147,7 @@ class Assignment(Base):
         Index("ix_assignments_output", "output_id"),
         # The claim path: next open slot of a campaign in queue order.
         Index("ix_assignments_queue", "campaign_id", "state", "position"),
+        Index("ix_assignments_item", "item_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

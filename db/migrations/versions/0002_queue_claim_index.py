@@ -26,6 +26,7 @@ def upgrade() -> None:
         batch_op.create_index(
             "ix_assignments_queue", ["campaign_id", "state", "position"], unique=False
         )
+        batch_op.create_index("ix_assignments_item", ["item_id"], unique=False)
         batch_op.create_foreign_key(
             batch_op.f("fk_assignments_item_id_items"),
             "items",
@@ -49,6 +50,7 @@ def downgrade() -> None:
 
     with op.batch_alter_table("assignments", schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f("fk_assignments_item_id_items"), type_="foreignkey")
+        batch_op.drop_index("ix_assignments_item")
         batch_op.drop_index("ix_assignments_queue")
         batch_op.drop_column("slot")
         batch_op.drop_column("item_id")

@@ -1,0 +1,311 @@
+"""The append-only annotation log and the annotators: the SQL the annotate flow needs.
+
+Annotation kinds:
+
+- ``label``     a judgment of a regular slot: ``label`` (1 adequate / 0 inadequate) and/or
+                ``post_edit`` with its ``hter``; ``seconds`` spent on the item.
+- ``skip``      no judgment, with a ``skip_reason``.
+- ``attention`` an answer to an attention check (same fields as a label). A separate kind so
+                that every reader of ``kind == "label"`` (exports, estimators) leaves them out;
+                the real output is ``output_id`` but the annotator saw a degraded copy.
+- ``undo``      supersedes (``supersedes_id``) the row it takes back; nothing is updated.
+
+"Current" rows are those no later row supersedes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from statistics import median
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session, aliased
+
+from db.models import (
+    Annotation,
+    Annotator,
+    Assignment,
+    AttentionCheck,
+    Campaign,
+    Output,
+)
+
+LABEL, SKIP, ATTENTION, UNDO = "label", "skip", "attention", "undo"
+JUDGMENT_KINDS = (LABEL, SKIP, ATTENTION)
+#: The row that supersedes another (module level: keeps SQLAlchemy's statement cache warm).
+_LATER = aliased(Annotation, name="later")
+
+
+# ---------------------------------------------------------------- annotators
+
+
+@dataclass(frozen=True)
+class AnnotatorRow:
+    id: int
+    name: str
+    campaign_id: int
+    campaign_name: str
+    role: str
+    revoked_at: datetime | None
+    created_at: datetime | None
+
+
+def _annotator_select():  # type: ignore[no-untyped-def]
+    return select(
+        Annotator.id,
+        Annotator.name,
+        Annotator.campaign_id,
+        Campaign.name,
+        Annotator.role,
+        Annotator.revoked_at,
+        Annotator.created_at,
+    ).join(Campaign, Campaign.id == Annotator.campaign_id)
+
+
+def insert_annotator(s: Session, campaign_id: int, name: str, token_hash: str) -> int:
+    return s.execute(
+        insert(Annotator)
+        .values(campaign_id=campaign_id, name=name, token_hash=token_hash, role="annotator")
+        .returning(Annotator.id)
+    ).scalar_one()
+
+
+def annotator_by_token_hash(s: Session, token_hash: str) -> AnnotatorRow | None:
+    row = s.execute(_annotator_select().where(Annotator.token_hash == token_hash)).one_or_none()
+    return None if row is None else AnnotatorRow(*row)
+
+
+def annotator_by_id(s: Session, annotator_id: int) -> AnnotatorRow | None:
+    row = s.execute(_annotator_select().where(Annotator.id == annotator_id)).one_or_none()
+    return None if row is None else AnnotatorRow(*row)
+
+
+def list_annotators(s: Session, campaign_id: int) -> list[AnnotatorRow]:
+    rows = s.execute(
+        _annotator_select().where(Annotator.campaign_id == campaign_id).order_by(Annotator.id)
+    )
+    return [AnnotatorRow(*r) for r in rows]
+
+
+def revoke_annotator(s: Session, annotator_id: int, now: datetime) -> None:
+    """Revoke an invite; the annotator's claimed slots go back to the queue."""
+    s.execute(
+        update(Annotator)
+        .where(Annotator.id == annotator_id, Annotator.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+    s.execute(
+        update(Assignment)
+        .where(Assignment.annotator_id == annotator_id, Assignment.state == "claimed")
+        .values(
+            state="open",
+            annotator_id=None,
+            claimed_at=None,
+            claim_version=Assignment.claim_version + 1,
+        )
+    )
+
+
+# ---------------------------------------------------------------- the log
+
+
+def append(s: Session, **row: Any) -> int:
+    """Append one annotation row; its id."""
+    return s.execute(insert(Annotation).values(**row).returning(Annotation.id)).scalar_one()
+
+
+def last_current_judgment(s: Session, annotator_id: int) -> tuple[int, int, int | None] | None:
+    """(annotation id, output id, assignment id) of the annotator's newest
+    label/skip/attention row that no later row supersedes, or None."""
+    later = _LATER
+    row = s.execute(
+        select(Annotation.id, Annotation.output_id, Annotation.assignment_id)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .where(
+            Annotation.annotator_id == annotator_id,
+            Annotation.kind.in_(JUDGMENT_KINDS),
+            later.id.is_(None),
+        )
+        .order_by(Annotation.id.desc())
+        .limit(1)
+    ).one_or_none()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+@dataclass(frozen=True)
+class CurrentJudgment:
+    """A current regular judgment with the queue's record of how it was drawn."""
+
+    annotation_id: int
+    output_id: int
+    item_id: int
+    system_id: int
+    annotator_id: int
+    label: int | None
+    score: float | None
+    post_edit: str | None
+    hter: float | None
+    seconds: float | None
+    created_at: datetime | None
+    assignment_id: int | None
+    position: int | None  # arrival order (the queue's random order); None: no assignment
+    inclusion_prob: float | None
+    slot: int | None  # 0 first judgment, 1 overlap judgment
+
+
+def current_judgments(
+    s: Session, campaign_id: int, annotator_id: int | None = None
+) -> list[CurrentJudgment]:
+    """Current ``label`` rows of a campaign (attention answers and skips excluded), in
+    arrival order (assignment position, then annotation id)."""
+    later = _LATER
+    q = (
+        select(
+            Annotation.id,
+            Annotation.output_id,
+            Output.item_id,
+            Output.system_id,
+            Annotation.annotator_id,
+            Annotation.label,
+            Annotation.score,
+            Annotation.post_edit,
+            Annotation.hter,
+            Annotation.seconds,
+            Annotation.created_at,
+            Annotation.assignment_id,
+            Assignment.position,
+            Assignment.inclusion_prob,
+            Assignment.slot,
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .join(Output, Output.id == Annotation.output_id)
+        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .where(Annotator.campaign_id == campaign_id, Annotation.kind == LABEL, later.id.is_(None))
+        .order_by(Assignment.position, Annotation.id)
+    )
+    if annotator_id is not None:
+        q = q.where(Annotation.annotator_id == annotator_id)
+    return [CurrentJudgment(*r) for r in s.execute(q)]
+
+
+# ---------------------------------------------------------------- per-annotator work
+
+
+@dataclass(frozen=True)
+class AnnotatorWork:
+    """What an admin (and the dashboard) shows per annotator."""
+
+    annotator_id: int
+    name: str
+    role: str
+    revoked: bool
+    n_labels: int  # current regular judgments
+    n_skips: int
+    n_undos: int
+    median_seconds: float | None
+    total_seconds: float
+    attention_answered: int
+    attention_passed: int
+    claimed_now: int
+
+    @property
+    def attention_pass_rate(self) -> float | None:
+        if not self.attention_answered:
+            return None
+        return self.attention_passed / self.attention_answered
+
+
+def attention_passed(label: int | None, post_edit: str | None, expected: int, shown: str) -> bool:
+    """An answer passes when its label is the expected one; in post-edit-only answers
+    (no label) when the degraded text was changed."""
+    if label is not None:
+        return label == expected
+    return post_edit is not None and post_edit.split() != shown.split()
+
+
+def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
+    later = _LATER
+    rows = s.execute(
+        select(
+            Annotation.annotator_id,
+            Annotation.kind,
+            Annotation.label,
+            Annotation.post_edit,
+            Annotation.seconds,
+            later.id,
+            AttentionCheck.expected_label,
+            AttentionCheck.degraded_text,
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
+        .outerjoin(AttentionCheck, AttentionCheck.id == Assignment.attention_check_id)
+        .where(Annotator.campaign_id == campaign_id)
+    )
+    acc: dict[int, dict[str, Any]] = {}
+    for aid, kind, label, post_edit, secs, superseded, expected, shown in rows:
+        a = acc.setdefault(
+            aid, {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0}
+        )
+        if kind == UNDO:
+            a["undos"] += 1
+            continue
+        if superseded is not None:
+            continue
+        if secs is not None:
+            a["secs"].append(float(secs))
+        if kind == LABEL:
+            a["labels"] += 1
+        elif kind == SKIP:
+            a["skips"] += 1
+        elif kind == ATTENTION and expected is not None:
+            a["att"] += 1
+            a["passed"] += attention_passed(label, post_edit, expected, shown or "")
+    claimed = dict(
+        s.execute(
+            select(Assignment.annotator_id, func.count())
+            .where(Assignment.campaign_id == campaign_id, Assignment.state == "claimed")
+            .group_by(Assignment.annotator_id)
+        ).all()
+    )
+    out = []
+    for r in list_annotators(s, campaign_id):
+        a = acc.get(r.id, {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0})
+        out.append(
+            AnnotatorWork(
+                annotator_id=r.id,
+                name=r.name,
+                role=r.role,
+                revoked=r.revoked_at is not None,
+                n_labels=a["labels"],
+                n_skips=a["skips"],
+                n_undos=a["undos"],
+                median_seconds=median(a["secs"]) if a["secs"] else None,
+                total_seconds=float(sum(a["secs"])),
+                attention_answered=a["att"],
+                attention_passed=a["passed"],
+                claimed_now=int(claimed.get(r.id, 0)),
+            )
+        )
+    return out
+
+
+def annotator_judgment_counts(s: Session, annotator_id: int) -> tuple[int, int]:
+    """(current judgments incl. attention answers, current skips) of one annotator: the
+    page's own counter, one indexed query."""
+    later = _LATER
+    rows = s.execute(
+        select(Annotation.kind, func.count())
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .where(
+            Annotation.annotator_id == annotator_id,
+            Annotation.kind.in_(JUDGMENT_KINDS),
+            later.id.is_(None),
+        )
+        .group_by(Annotation.kind)
+    )
+    counts = dict(rows.all())
+    return counts.get(LABEL, 0) + counts.get(ATTENTION, 0), counts.get(SKIP, 0)

@@ -1,0 +1,327 @@
+"""The assignment queue on real SQLite and PostgreSQL: order, inclusion probabilities,
+overlap, claiming, expiry, the append-only log, undo, skips and invite links."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from sqlalchemy import Engine, func, select
+
+from annotation import queue
+from annotation.auth import (
+    active_annotator,
+    annotator_for_token,
+    create_annotator,
+    revoke_annotator,
+    token_hash,
+)
+from annotation.importer import import_campaign
+from db import annotations as log
+from db.engine import session_scope
+from db.models import Annotation, Annotator, Assignment, Campaign, Item, Output, System
+
+
+def make_campaign(engine: Engine, n_items: int, n_systems: int, name: str = "c", **settings) -> int:
+    """A campaign of n_items × n_systems outputs (8-word texts), written in bulk."""
+    with session_scope(engine) as s:
+        camp = Campaign(name=name, **settings)
+        s.add(camp)
+        s.flush()
+        systems = [System(campaign_id=camp.id, name=f"sys{k}") for k in range(n_systems)]
+        s.add_all(systems)
+        items = [
+            Item(
+                campaign_id=camp.id, external_id=f"i{j}", source=f"source {j}", reference=f"ref {j}"
+            )
+            for j in range(n_items)
+        ]
+        s.add_all(items)
+        s.flush()
+        s.execute(
+            Output.__table__.insert(),
+            [
+                {
+                    "item_id": it.id,
+                    "system_id": sy.id,
+                    "text": f"output of system {k} for item {j} with eight words",
+                    "meta": {},
+                }
+                for j, it in enumerate(items)
+                for k, sy in enumerate(systems)
+            ],
+        )
+        return camp.id
+
+
+def slots(engine: Engine, cid: int) -> list[Assignment]:
+    with session_scope(engine) as s:
+        return list(
+            s.scalars(
+                select(Assignment)
+                .where(Assignment.campaign_id == cid)
+                .order_by(Assignment.position)
+            )
+        )
+
+
+def test_build_queue_paired_random_order_and_inclusion(engine: Engine) -> None:
+    cid = make_campaign(engine, 30, 4)
+    report = queue.build_queue(engine, cid, seed=7)
+    assert (report.items, report.regular_slots, report.attention_slots) == (30, 120, 0)
+    rows = slots(engine, cid)
+    assert [r.position for r in rows] == list(range(120))
+    assert Counter(r.output_id for r in rows) == Counter({r.output_id: 1 for r in rows})
+    assert all(r.inclusion_prob == 1.0 and r.state == "open" and r.slot == 0 for r in rows)
+    # Paired: each item's 4 outputs are consecutive.
+    items_in_order = [r.item_id for r in rows]
+    blocks = [items_in_order[k : k + 4] for k in range(0, 120, 4)]
+    assert all(len(set(b)) == 1 for b in blocks)
+    order = [b[0] for b in blocks]
+    assert order != sorted(order)  # a permutation, not the import order
+    with session_scope(engine) as s:
+        assert s.get(Campaign, cid).queue_seed == 7
+        sys_order = [
+            s.scalar(select(Output.system_id).where(Output.id == r.output_id)) for r in rows[:40]
+        ]
+    # Systems are shuffled within items (not always the same order).
+    assert len({tuple(sys_order[k : k + 4]) for k in range(0, 40, 4)}) > 1
+    # Same seed → same order on a fresh campaign; another seed → another order.
+    cid2 = make_campaign(engine, 30, 4, name="c2")
+    queue.build_queue(engine, cid2, seed=7)
+    cid3 = make_campaign(engine, 30, 4, name="c3")
+    queue.build_queue(engine, cid3, seed=8)
+    ext = {c: _external_order(engine, c) for c in (cid, cid2, cid3)}
+    assert ext[cid] == ext[cid2] != ext[cid3]
+
+
+def _external_order(engine: Engine, cid: int) -> list[str]:
+    with session_scope(engine) as s:
+        rows = s.execute(
+            select(Item.external_id)
+            .join(Assignment, Assignment.item_id == Item.id)
+            .where(Assignment.campaign_id == cid)
+            .order_by(Assignment.position)
+        )
+        out: list[str] = []
+        for (ext,) in rows:
+            if not out or out[-1] != ext:
+                out.append(ext)
+        return out
+
+
+def test_draw_is_uniform_over_seeds() -> None:
+    """Every item is first, and every system first within its item, equally often."""
+    by_item = {i: [(10 * i + k, i) for k in range(3)] for i in range(5)}
+    first_item, first_sys = Counter(), Counter()
+    for seed in range(3000):
+        units = queue.draw_units(by_item, True, np.random.default_rng([seed, 0]))
+        assert sorted(o for u in units for o in u) == sorted(o for v in by_item.values() for o in v)
+        first_item[units[0][0][1]] += 1
+        first_sys[units[0][0][0] % 10] += 1
+    # Expected 600 per item and 1000 per system; 5 SDs ≈ 110 and 130.
+    assert all(abs(n - 600) < 110 for n in first_item.values()), first_item
+    assert all(abs(n - 1000) < 130 for n in first_sys.values()), first_sys
+    flat = queue.draw_units(by_item, False, np.random.default_rng(1))
+    assert all(len(u) == 1 for u in flat) and len(flat) == 15
+
+
+def test_unpaired_queue_permutes_outputs(engine: Engine) -> None:
+    cid = make_campaign(engine, 20, 3, paired=False)
+    queue.build_queue(engine, cid, seed=1)
+    items_in_order = [r.item_id for r in slots(engine, cid)]
+    assert any(a != b for a, b in zip(items_in_order[::3], items_in_order[1::3], strict=False))
+
+
+def test_overlap_slots_are_random_recorded_and_go_to_another_annotator(engine: Engine) -> None:
+    cid = make_campaign(engine, 40, 2, overlap=0.25)
+    report = queue.build_queue(engine, cid, seed=3)
+    assert report.overlap_slots == 20  # 10 of 40 items × 2 systems
+    rows = slots(engine, cid)
+    second = [r for r in rows if r.slot == 1]
+    assert len(second) == 20 and all(r.inclusion_prob == pytest.approx(0.25) for r in second)
+    first_pos = {r.output_id: r.position for r in rows if r.slot == 0}
+    assert all(r.position > first_pos[r.output_id] for r in second)
+    # One annotator alone never gets an output twice: they get exactly the 80 first slots.
+    a = create_annotator(engine, cid, "alone").annotator_id
+    seen = _label_all(engine, a)
+    assert len(seen) == len(set(seen)) == 80
+
+
+def _label_all(engine: Engine, annotator_id: int, limit: int = 10_000) -> list[int]:
+    seen = []
+    view = queue.next_view(engine, annotator_id)
+    while view.slot is not None and len(seen) < limit:
+        seen.append(view.slot.output_id)
+        view = queue.submit(
+            engine, annotator_id, view.slot.assignment_id, view.slot.claim_version, label=1
+        )
+    return seen
+
+
+def test_imported_judgments_are_not_queued_again_and_build_is_idempotent(engine: Engine) -> None:
+    csv = b"item_id,source,reference,system,output,human_label\n" + b"".join(
+        f"{j},src {j},ref,{s},out {j} {s},{'1' if j < 3 and s == 'A' else ''}\n".encode()
+        for j in range(6)
+        for s in "AB"
+    )
+    rep = import_campaign(engine, csv, "imp", filename="f.csv")
+    before = len(slots(engine, rep.campaign_id))
+    assert before == 3
+    report = queue.build_queue(engine, rep.campaign_id)
+    assert report.regular_slots == 9
+    rows = slots(engine, rep.campaign_id)
+    assert len({r.output_id for r in rows}) == 12 == len(rows)
+    assert min(r.position for r in rows if r.state == "open") >= 3
+    again = queue.build_queue(engine, rep.campaign_id)
+    assert again.regular_slots == 0 and len(slots(engine, rep.campaign_id)) == 12
+
+
+def test_paired_claim_takes_the_whole_item_and_resumes(engine: Engine) -> None:
+    cid = make_campaign(engine, 5, 3)
+    queue.build_queue(engine, cid, seed=2)
+    a = create_annotator(engine, cid, "a").annotator_id
+    b = create_annotator(engine, cid, "b").annotator_id
+    va = queue.next_view(engine, a)
+    held = [r for r in slots(engine, cid) if r.annotator_id == a]
+    assert len(held) == 3 and len({r.item_id for r in held}) == 1
+    assert all(r.state == "claimed" for r in held)
+    assert queue.next_view(engine, a).slot.assignment_id == va.slot.assignment_id  # resume
+    vb = queue.next_view(engine, b)
+    assert vb.slot.output_id not in {r.output_id for r in held}
+    assert va.progress.queue_total == 15 and va.slot.scores == {}  # shown, none yet
+
+
+def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine: Engine) -> None:
+    cid = make_campaign(engine, 1, 1, claim_timeout_s=60)
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    b = create_annotator(engine, cid, "b").annotator_id
+    t0 = queue.utcnow()
+    va = queue.next_view(engine, a, now=t0)
+    assert queue.next_view(engine, b, now=t0 + timedelta(seconds=30)).slot is None
+    vb = queue.next_view(engine, b, now=t0 + timedelta(seconds=61))
+    assert vb.slot.assignment_id == va.slot.assignment_id
+    late = queue.submit(engine, a, va.slot.assignment_id, va.slot.claim_version, label=1)
+    assert late.notice == queue.LOST_CLAIM and late.slot is None
+    queue.submit(engine, b, vb.slot.assignment_id, vb.slot.claim_version, label=0)
+    with session_scope(engine) as s:
+        anns = s.execute(select(Annotation.annotator_id, Annotation.label)).all()
+    assert anns == [(b, 0)]
+
+
+def test_label_undo_relabel_is_append_only(engine: Engine) -> None:
+    cid = make_campaign(engine, 3, 1)
+    queue.build_queue(engine, cid, seed=5)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v1 = queue.next_view(engine, a)
+    v2 = queue.submit(engine, a, v1.slot.assignment_id, v1.slot.claim_version, label=1, seconds=2.5)
+    assert v2.slot.output_id != v1.slot.output_id and v2.progress.mine_judged == 1
+    v3 = queue.undo(engine, a)
+    assert v3.slot.output_id == v1.slot.output_id  # the undone item comes back first
+    assert v3.progress.mine_judged == 0
+    v4 = queue.submit(engine, a, v3.slot.assignment_id, v3.slot.claim_version, label=0)
+    assert v4.slot.output_id == v2.slot.output_id
+    with session_scope(engine) as s:
+        rows = s.execute(
+            select(Annotation.kind, Annotation.label, Annotation.supersedes_id).order_by(
+                Annotation.id
+            )
+        ).all()
+        current = log.current_judgments(s, cid)
+    assert [(k, lab) for k, lab, _ in rows] == [("label", 1), ("undo", None), ("label", 0)]
+    assert rows[1][2] is not None
+    assert [(c.output_id, c.label, c.seconds) for c in current] == [(v1.slot.output_id, 0, None)]
+    assert current[0].position is not None and current[0].inclusion_prob == 1.0
+
+
+def test_undo_with_nothing_to_undo_and_mode_rules(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 1, mode="post_edit")
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    assert queue.undo(engine, a).notice == "Nothing to undo."
+    v = queue.next_view(engine, a)
+    with pytest.raises(queue.InvalidJudgment):
+        queue.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+    text = v.slot.text
+    edited = text.replace("output", "result")
+    queue.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=edited)
+    with session_scope(engine) as s:
+        ann = s.scalar(select(Annotation))
+    assert ann.post_edit == edited and ann.hter == pytest.approx(1 / 10) and ann.label is None
+
+
+def test_skip_needs_a_reason_and_is_recorded(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 1)
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = queue.next_view(engine, a)
+    with pytest.raises(queue.InvalidJudgment):
+        queue.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "  ")
+    v2 = queue.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, queue.SKIP_REASONS[1])
+    assert v2.progress.mine_skipped == 1 and v2.slot.output_id != v.slot.output_id
+    with session_scope(engine) as s:
+        skipped = s.scalar(select(Assignment).where(Assignment.id == v.slot.assignment_id))
+        assert skipped.state == "skipped"
+        assert s.scalar(select(Annotation.skip_reason)) == queue.SKIP_REASONS[1]
+        assert log.current_judgments(s, cid) == []
+
+
+def test_invite_tokens_are_hashed_and_revocable(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 2)
+    queue.build_queue(engine, cid)
+    inv = create_annotator(engine, cid, "Ana")
+    assert inv.query == f"?token={inv.token}" and len(inv.token) >= 32
+    with session_scope(engine) as s:
+        stored = s.scalar(select(Annotator.token_hash).where(Annotator.id == inv.annotator_id))
+    assert stored == token_hash(inv.token) and inv.token not in stored
+    who = annotator_for_token(engine, inv.token)
+    assert who is not None and (who.name, who.campaign_id, who.campaign_name) == ("Ana", cid, "c")
+    assert annotator_for_token(engine, inv.token + "x") is None
+    assert annotator_for_token(engine, "") is None
+    queue.next_view(engine, inv.annotator_id)  # holds an item
+    revoke_annotator(engine, inv.annotator_id)
+    assert annotator_for_token(engine, inv.token) is None
+    assert active_annotator(engine, inv.annotator_id) is None
+    with pytest.raises(queue.AccessDenied):
+        queue.next_view(engine, inv.annotator_id)
+    with session_scope(engine) as s:
+        held = s.scalar(
+            select(func.count()).where(
+                Assignment.annotator_id == inv.annotator_id, Assignment.state == "claimed"
+            )
+        )
+    assert held == 0
+
+
+def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
+    cid = make_campaign(engine, 40, 2, attention_rate=0.2)
+    report = queue.build_queue(engine, cid, seed=11)
+    assert report.attention_slots == 20  # 20 % of 100 positions
+    rows = slots(engine, cid)
+    att = [r for r in rows if r.kind == "attention"]
+    assert len(att) == 20 and all(r.attention_check_id and r.inclusion_prob == 0.0 for r in att)
+    assert min(r.position for r in att) < 80 < max(r.position for r in att)  # interleaved
+    a = create_annotator(engine, cid, "careful").annotator_id
+    b = create_annotator(engine, cid, "careless").annotator_id
+    counts = {a: 0, b: 0}
+    for who, limit in ((a, 50), (b, 100), (a, 100)):  # a comes back for the item it holds
+        v = queue.next_view(engine, who)
+        while v.slot is not None and counts[who] < limit:
+            counts[who] += 1
+            label = 0 if (who == a and v.slot.kind == "attention") else 1
+            v = queue.submit(engine, who, v.slot.assignment_id, v.slot.claim_version, label=label)
+    with session_scope(engine) as s:
+        work = {w.name: w for w in log.annotator_work(s, cid)}
+        current = log.current_judgments(s, cid)
+        kinds = Counter(s.scalars(select(Annotation.kind)))
+    assert (
+        kinds["attention"]
+        == work["careful"].attention_answered + work["careless"].attention_answered
+    )
+    assert work["careful"].attention_pass_rate == 1.0
+    assert work["careless"].attention_answered > 0 and work["careless"].attention_pass_rate == 0.0
+    assert len(current) == kinds["label"] == 100 - kinds["attention"]
+    assert work["careful"].n_labels + work["careless"].n_labels == len(current)
