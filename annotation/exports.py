@@ -8,6 +8,10 @@
   verdicts, from an :class:`estimators.report.CampaignReport`.
 - :func:`campaign_results` — read a campaign and build its report (the CLI's path; the
   dashboard does the same with caching).
+- :func:`calibration_export` / :func:`import_calibration` — ρ/η calibration sets as JSON
+  (schema in :mod:`metrics.calibration_sets`) plus the item-level CSV behind them; an
+  import into another campaign becomes its "ρ, η provided" von Däniken prior, and is
+  refused when the metric signature differs.
 
 Every CSV cell goes through :func:`annotation.spreadsheet.neutralise` (formula injection:
 cells starting with =, +, -, @ get a leading quote). JSONL and Parquet keep values as they
@@ -21,13 +25,17 @@ import io
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine
 
 from annotation.spreadsheet import neutralise
-from db.reads import annotation_log, campaign_id, read_campaign
+from db.calibration import store_set
+from db.reads import CampaignData, annotation_log, campaign_id, read_campaign
 from estimators.report import METHODS, CampaignReport, campaign_report, default_signatures
+from metrics import calibration_sets as cs
+from metrics.calibration import Calibration, calibrate
 
 ANNOTATION_FORMATS = ("csv", "jsonl", "parquet")
 ANNOTATION_COLUMNS = [
@@ -283,3 +291,138 @@ def results_latex(report: CampaignReport, digits: int = 3) -> str:
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------ calibration sets
+
+
+@dataclass(frozen=True)
+class CalibrationExport:
+    """A calibration set of one campaign: the ρ/η calibration, its JSON and item CSV."""
+
+    calibration: Calibration
+    payload: dict[str, Any]
+    json: bytes
+    items_csv: bytes
+    items: list[dict[str, Any]]
+
+
+def campaign_calibration(
+    data: CampaignData,
+    signature: str,
+    *,
+    threshold: float | None = None,
+    method: str = "youden",
+    level: float = 0.95,
+) -> tuple[Calibration, cs.CalibrationArrays]:
+    """ρ/η of ``signature`` on the campaign's binary labels (metrics.calibration).
+
+    ``threshold`` None: the campaign's stored threshold, else the ``method``-optimal one
+    (Youden); a given threshold is recorded as method "manual".
+    Raises :class:`metrics.calibration_sets.CalibrationSetError` when the campaign lacks the
+    labels or scores a calibration needs.
+    """
+    info = data.metric(signature)
+    if info is None:
+        raise cs.CalibrationSetError(f"campaign '{data.name}' has no scores for '{signature}'")
+    arrays = cs.calibration_arrays(data, signature)
+    if len(arrays) == 0:
+        raise cs.CalibrationSetError(
+            "no output has both a binary human label and this metric's score yet"
+        )
+    higher = info.higher_is_better
+    if higher is None:
+        from metrics.registry import HIGHER_IS_BETTER
+
+        higher = HIGHER_IS_BETTER.get(info.metric, True)
+    if threshold is None and info.threshold is not None:
+        threshold, method = info.threshold, info.threshold_method or method
+    elif threshold is not None:
+        method = "manual"
+    try:
+        cal = calibrate(
+            arrays.scores,
+            arrays.labels,
+            systems=arrays.systems,
+            higher_is_better=higher,
+            method=method,
+            level=level,
+            threshold=threshold,
+        )
+    except ValueError as exc:
+        raise cs.CalibrationSetError(str(exc)) from None
+    return cal, arrays
+
+
+def calibration_export(
+    engine: Engine,
+    campaign: str,
+    signature: str,
+    *,
+    threshold: float | None = None,
+    method: str = "youden",
+    name: str | None = None,
+    record: bool = True,
+    data: CampaignData | None = None,
+) -> CalibrationExport:
+    """The campaign's calibration set for ``signature`` as JSON and item-level CSV.
+
+    With ``record`` the exported set is also stored (source campaign = this one).
+    """
+    data = data or read_campaign(engine, _cid(engine, campaign))
+    cal, arrays = campaign_calibration(data, signature, threshold=threshold, method=method)
+    metric = data.metric(signature).metric
+    payload = cs.build_payload(
+        name=name
+        or f"{campaign}: {metric} {'≥' if cal.higher_is_better else '≤'} {cal.threshold:.4g}",
+        metric=metric,
+        signature=signature,
+        calibration=cal,
+        arrays=arrays,
+        source_campaign=campaign,
+    )
+    items = cs.calibration_items(arrays, cal.threshold, cal.higher_is_better)
+    if record:
+        o = cal.overall
+        store_set(
+            engine,
+            name=payload["name"],
+            signature=signature,
+            threshold=cal.threshold,
+            higher_is_better=cal.higher_is_better,
+            counts=(o.tp, o.fn, o.tn, o.fp),
+            per_system=payload["per_system"],
+            payload=payload,
+            source_campaign_id=data.campaign_id,
+        )
+    return CalibrationExport(
+        calibration=cal,
+        payload=payload,
+        json=cs.dumps(payload),
+        items_csv=to_csv(cs.ITEM_COLUMNS, items),
+        items=items,
+    )
+
+
+def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
+    """Use a calibration-set file as ``campaign``'s "ρ, η provided" prior; the stored id.
+
+    Raises :class:`metrics.calibration_sets.CalibrationSetError` for an invalid file and
+    :class:`metrics.calibration_sets.SignatureMismatch` when the campaign's scores do not
+    carry the set's metric signature (the message names both).
+    """
+    cid = _cid(engine, campaign)
+    cal = cs.parse(raw)
+    data = read_campaign(engine, cid)
+    cs.check_signature(cal, [(m.metric, m.signature) for m in data.metrics])
+    return store_set(
+        engine,
+        name=cal.name,
+        signature=cal.signature,
+        threshold=cal.threshold,
+        higher_is_better=cal.higher_is_better,
+        counts=cal.counts,
+        per_system=cal.per_system,
+        payload=cal.payload,
+        applied_campaign_id=cid,
+    )

@@ -54,7 +54,13 @@ def seed_csv(
 
 
 def seed_campaign(
-    engine, name: str = "demo", *, scores: bool = True, threshold: bool = True, **kw
+    engine,
+    name: str = "demo",
+    *,
+    scores: bool = True,
+    threshold: bool = True,
+    chrf_signature: str = SIG,
+    **kw,
 ) -> int:
     """Import a simulated campaign (3 systems, labels by 2 annotators) with chrF-like scores."""
     data, pool = seed_csv(**kw)
@@ -66,11 +72,11 @@ def seed_campaign(
             ScoreRow(int(grid[s, j]), metric, sig, float(pool.g[s, j] * scale + 50))
             for s in range(grid.shape[0])
             for j in range(grid.shape[1])
-            for metric, sig, scale in (("chrf", SIG, 10.0), ("bleu", SIG_BLEU, 7.0))
+            for metric, sig, scale in (("chrf", chrf_signature, 10.0), ("bleu", SIG_BLEU, 7.0))
         ]
         insert_scores(engine, rows)
         if threshold:
-            save_threshold(engine, cid, SIG, 50.0, True, "youden")
+            save_threshold(engine, cid, chrf_signature, 50.0, True, "youden")
     return cid
 
 

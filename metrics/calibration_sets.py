@@ -1,0 +1,356 @@
+"""ρ/η calibration sets as portable JSON: build, validate, and check a metric signature.
+
+A calibration set records how well one binary metric (a metric signature and a threshold)
+agrees with human binary labels: the confusion counts TP/FN/TN/FP, the Beta posteriors
+ρ ~ Beta(TP+1, FN+1) and η ~ Beta(TN+1, FP+1) (von Däniken et al. 2022, §3.2; statistics.md
+§1), per-system counts (ρ, η differ between systems, statistics.md §1.6) with the drift
+test, and where it came from. Another campaign can use it as the "ρ, η provided" prior of
+the von Däniken estimator — only if its scores carry the same signature: ρ and η of one
+metric configuration say nothing about another, so :func:`check_signature` refuses.
+
+Format (``schema_version`` 1)::
+
+    {"schema": "tandem.calibration_set", "schema_version": 1,
+     "name": ..., "metric": "chrf", "signature": "chrf|nrefs:1|…",
+     "threshold": 52.3, "higher_is_better": true, "threshold_method": "youden",
+     "counts": {"tp": 80, "fn": 20, "tn": 30, "fp": 10},
+     "posteriors": {"rho": {"distribution": "beta", "a": 81, "b": 21, "mean": …,
+                            "interval": [lo, hi], "level": 0.95},
+                    "eta": {…}},
+     "per_system": {"sysA": {"tp": …, "fn": …, "tn": …, "fp": …,
+                             "rho": [est, lo, hi], "eta": [est, lo, hi]}, …},
+     "drift_test": {"p_rho": …, "p_eta": …, "p_value": …},
+     "source": {"campaign": "…", "n_items": 160, "created_at": "…", "tandem": "…"}}
+
+The item-level rows behind it (item, system, metric value, metric verdict, human label,
+cell) are a separate CSV (see :func:`calibration_items` and annotation.exports).
+Pure Python/numpy: no database, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from estimators.vondaniken import drift_test
+from metrics.calibration import Calibration, Rate, metric_positive
+
+SCHEMA = "tandem.calibration_set"
+SCHEMA_VERSION = 1
+COUNT_KEYS = ("tp", "fn", "tn", "fp")
+ITEM_COLUMNS = ["item_id", "system", "metric_value", "metric_positive", "human_label", "cell"]
+
+__all__ = [
+    "COUNT_KEYS",
+    "ITEM_COLUMNS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "CalibrationArrays",
+    "CalibrationSet",
+    "CalibrationSetError",
+    "SignatureMismatch",
+    "build_payload",
+    "calibration_arrays",
+    "calibration_items",
+    "check_signature",
+    "dumps",
+    "parse",
+]
+
+
+class CalibrationSetError(ValueError):
+    """A calibration-set file that cannot be used, with the reason in plain words."""
+
+
+class SignatureMismatch(CalibrationSetError):
+    """The set's metric signature is not one the target campaign's scores carry."""
+
+
+@dataclass(frozen=True)
+class CalibrationArrays:
+    """Labelled outputs of a campaign with one metric's scores (first judgment per output)."""
+
+    item_ids: list[str]
+    systems: list[str]
+    scores: np.ndarray
+    labels: np.ndarray  # 0/1 ints
+
+    def __len__(self) -> int:
+        return int(self.scores.size)
+
+
+@dataclass(frozen=True)
+class CalibrationSet:
+    """A validated calibration set (what :func:`parse` returns)."""
+
+    name: str
+    metric: str
+    signature: str
+    threshold: float
+    higher_is_better: bool
+    tp: int
+    fn: int
+    tn: int
+    fp: int
+    per_system: dict[str, dict[str, int]]
+    payload: dict[str, Any]
+
+    @property
+    def counts(self) -> tuple[int, int, int, int]:
+        return (self.tp, self.fn, self.tn, self.fp)
+
+
+# ------------------------------------------------------------------------ building
+
+
+def calibration_arrays(data: Any, signature: str) -> CalibrationArrays:
+    """The campaign's binary-labelled outputs that have a ``signature`` score.
+
+    ``data`` has the attributes of :class:`db.reads.CampaignData`. One row per output: its
+    first current binary judgment in arrival order (the one the estimators use).
+    """
+    j = data.judgments
+    grid = data.scores.get(signature)
+    if grid is None:
+        return CalibrationArrays([], [], np.zeros(0), np.zeros(0, dtype=int))
+    ok = np.isfinite(j.label)
+    idx = np.flatnonzero(ok)
+    key = j.system[idx].astype(np.int64) * max(data.n_items, 1) + j.item[idx]
+    _, first = np.unique(key, return_index=True)
+    idx = idx[np.sort(first)]
+    values = grid[j.system[idx], j.item[idx]]
+    keep = np.isfinite(values)
+    idx, values = idx[keep], values[keep]
+    return CalibrationArrays(
+        item_ids=[data.item_ids[i] for i in j.item[idx]],
+        systems=[data.systems[s] for s in j.system[idx]],
+        scores=np.asarray(values, dtype=float),
+        labels=j.label[idx].astype(int),
+    )
+
+
+def calibration_items(arrays: CalibrationArrays, threshold: float, higher_is_better: bool):
+    """Item-level rows behind the confusion matrix (one dict per labelled output)."""
+    m = metric_positive(arrays.scores, threshold, higher_is_better)
+    cells = np.where(arrays.labels == 1, np.where(m, "TP", "FN"), np.where(m, "FP", "TN")).tolist()
+    return [
+        {
+            "item_id": item,
+            "system": system,
+            "metric_value": float(value),
+            "metric_positive": int(pos),
+            "human_label": int(label),
+            "cell": cell,
+        }
+        for item, system, value, pos, label, cell in zip(
+            arrays.item_ids, arrays.systems, arrays.scores, m, arrays.labels, cells, strict=True
+        )
+    ]
+
+
+def _posterior(rate: Rate) -> dict[str, Any]:
+    k, n = rate.successes, rate.trials
+    return {
+        "distribution": "beta",
+        "a": k + 1,
+        "b": n - k + 1,
+        "mean": rate.posterior_mean,
+        "interval": [rate.lower, rate.upper],
+        "level": rate.level,
+    }
+
+
+def _drift(arrays: CalibrationArrays, cal: Calibration) -> dict[str, float]:
+    names = sorted(set(arrays.systems))
+    if len(names) < 2:
+        return {}
+    sys_arr = np.asarray(arrays.systems, dtype=object)
+    m = metric_positive(arrays.scores, cal.threshold, cal.higher_is_better)
+    res = drift_test([arrays.labels[sys_arr == n] for n in names], [m[sys_arr == n] for n in names])
+    return {k: float(res[k]) for k in ("p_rho", "p_eta", "p_value")}
+
+
+def build_payload(
+    *,
+    name: str,
+    metric: str,
+    signature: str,
+    calibration: Calibration,
+    arrays: CalibrationArrays,
+    source_campaign: str | None,
+    created_at: datetime | None = None,
+) -> dict[str, Any]:
+    """The JSON-ready calibration set of ``calibration`` (from metrics.calibration)."""
+    o = calibration.overall
+    per_system = {
+        sysname: {
+            "tp": a.tp,
+            "fn": a.fn,
+            "tn": a.tn,
+            "fp": a.fp,
+            "rho": [a.rho.estimate, a.rho.lower, a.rho.upper],
+            "eta": [a.eta.estimate, a.eta.lower, a.eta.upper],
+        }
+        for sysname, a in calibration.per_system.items()
+    }
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "name": name,
+        "metric": metric,
+        "signature": signature,
+        "threshold": float(calibration.threshold),
+        "higher_is_better": bool(calibration.higher_is_better),
+        "threshold_method": calibration.method,
+        "counts": {"tp": o.tp, "fn": o.fn, "tn": o.tn, "fp": o.fp},
+        "posteriors": {"rho": _posterior(o.rho), "eta": _posterior(o.eta)},
+        "per_system": per_system,
+        "drift_test": _drift(arrays, calibration),
+        "source": {
+            "campaign": source_campaign,
+            "n_items": o.n,
+            "created_at": (created_at or datetime.now(UTC)).isoformat(),
+        },
+    }
+
+
+def dumps(payload: dict[str, Any]) -> bytes:
+    """The payload as UTF-8 JSON (NaN written as null: strict JSON readers reject NaN)."""
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [clean(x) for x in v]
+        return v
+
+    return (json.dumps(clean(payload), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise CalibrationSetError(f"{where} must be a non-negative whole number, not {value!r}")
+    return value
+
+
+def _counts(obj: Any, where: str) -> dict[str, int]:
+    if not isinstance(obj, dict):
+        raise CalibrationSetError(f"{where} must be an object with {', '.join(COUNT_KEYS)}")
+    missing = [k for k in COUNT_KEYS if k not in obj]
+    if missing:
+        raise CalibrationSetError(f"{where} lacks {', '.join(missing)}")
+    return {k: _count(obj[k], f"{where}.{k}") for k in COUNT_KEYS}
+
+
+def parse(data: bytes | str | dict[str, Any]) -> CalibrationSet:
+    """Read and validate a calibration set; :class:`CalibrationSetError` says what is wrong.
+
+    Checks the schema name and version, types, non-negative counts, that per-system counts
+    add up to the overall counts, and that the stated Beta posteriors are the ones the
+    counts imply (a hand-edited count would otherwise silently disagree with its ρ, η).
+    """
+    if isinstance(data, dict):
+        payload = data
+    else:
+        try:
+            payload = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CalibrationSetError(f"not a JSON file: {exc}") from None
+    if not isinstance(payload, dict) or payload.get("schema") != SCHEMA:
+        raise CalibrationSetError(f'not a Tandem calibration set (expected "schema": "{SCHEMA}")')
+    version = payload.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise CalibrationSetError("schema_version is missing or not a whole number")
+    if version > SCHEMA_VERSION:
+        raise CalibrationSetError(
+            f"schema_version {version} was written by a newer Tandem; this one reads up to "
+            f"{SCHEMA_VERSION}"
+        )
+    if version < 1:
+        raise CalibrationSetError(f"unknown schema_version {version}")
+    for key in ("metric", "signature"):
+        if not isinstance(payload.get(key), str) or not payload[key]:
+            raise CalibrationSetError(f"{key} must be a non-empty string")
+    threshold = payload.get("threshold")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not math.isfinite(threshold)
+    ):
+        raise CalibrationSetError(f"threshold must be a finite number, not {threshold!r}")
+    higher = payload.get("higher_is_better")
+    if not isinstance(higher, bool):
+        raise CalibrationSetError("higher_is_better must be true or false")
+    counts = _counts(payload.get("counts"), "counts")
+    if sum(counts.values()) == 0:
+        raise CalibrationSetError("counts are all zero: the set has no labelled items")
+    per_raw = payload.get("per_system", {})
+    if not isinstance(per_raw, dict):
+        raise CalibrationSetError("per_system must be an object keyed by system name")
+    per_system = {str(k): _counts(v, f"per_system[{k!r}]") for k, v in per_raw.items()}
+    if per_system:
+        sums = {k: sum(v[k] for v in per_system.values()) for k in COUNT_KEYS}
+        if sums != counts:
+            raise CalibrationSetError(
+                f"per-system counts add up to {sums}, but the overall counts are {counts}"
+            )
+    post = payload.get("posteriors")
+    if post is not None:
+        expect = {
+            "rho": (counts["tp"] + 1, counts["fn"] + 1),
+            "eta": (counts["tn"] + 1, counts["fp"] + 1),
+        }
+        for rate, (a, b) in expect.items():
+            p = post.get(rate) if isinstance(post, dict) else None
+            if not isinstance(p, dict) or (p.get("a"), p.get("b")) != (a, b):
+                raise CalibrationSetError(
+                    f"posteriors.{rate} should be Beta({a}, {b}) for these counts; the file "
+                    "was edited or is damaged"
+                )
+    name = payload.get("name") or f"{payload['metric']} ≥ {threshold:g}"
+    return CalibrationSet(
+        name=str(name),
+        metric=payload["metric"],
+        signature=payload["signature"],
+        threshold=float(threshold),
+        higher_is_better=higher,
+        per_system=per_system,
+        payload=payload,
+        **counts,
+    )
+
+
+def check_signature(cal: CalibrationSet, campaign_signatures: list[tuple[str, str]]) -> None:
+    """Refuse a set whose metric signature the campaign's scores do not carry.
+
+    ``campaign_signatures``: the campaign's (metric, signature) pairs. Raises
+    :class:`SignatureMismatch` naming the set's signature and the campaign's.
+    """
+    sigs = [sig for _, sig in campaign_signatures]
+    if cal.signature in sigs:
+        return
+    same_metric = [sig for metric, sig in campaign_signatures if metric == cal.metric]
+    if same_metric:
+        theirs = "; ".join(same_metric)
+        raise SignatureMismatch(
+            f"Refused: the calibration set was measured with metric signature "
+            f"'{cal.signature}', but this campaign's {cal.metric} scores have signature "
+            f"'{theirs}'. ρ and η of one metric configuration do not carry over to another. "
+            "Score this campaign with the same configuration, or calibrate on its own labels."
+        )
+    listed = "; ".join(sigs) if sigs else "none (the campaign has no metric scores yet)"
+    raise SignatureMismatch(
+        f"Refused: the calibration set was measured with metric signature '{cal.signature}', "
+        f"but this campaign has no scores with that signature (its signatures: {listed}). "
+        "Score the campaign with the same metric configuration first."
+    )
