@@ -25,6 +25,7 @@ if st.session_state.get("role") == "admin":
         ],
         "Analysis": [
             st.Page("pages/dashboard.py", title="Dashboard", icon="📈"),
+            st.Page("pages/calibration.py", title="Calibration", icon="🎯"),
         ],
         "Annotation": [
             st.Page("pages/annotate.py", title="Annotate", icon="✍️"),

@@ -58,6 +58,7 @@ __all__ = [
     "calibration_arrays",
     "calibration_items",
     "check_signature",
+    "drift",
     "dumps",
     "parse",
 ]
@@ -165,7 +166,8 @@ def _posterior(rate: Rate) -> dict[str, Any]:
     }
 
 
-def _drift(arrays: CalibrationArrays, cal: Calibration) -> dict[str, float]:
+def drift(arrays: CalibrationArrays, cal: Calibration) -> dict[str, float]:
+    """Do ρ, η differ between systems? (estimators.vondaniken.drift_test; {} for one system)"""
     names = sorted(set(arrays.systems))
     if len(names) < 2:
         return {}
@@ -210,7 +212,7 @@ def build_payload(
         "counts": {"tp": o.tp, "fn": o.fn, "tn": o.tn, "fp": o.fp},
         "posteriors": {"rho": _posterior(o.rho), "eta": _posterior(o.eta)},
         "per_system": per_system,
-        "drift_test": _drift(arrays, calibration),
+        "drift_test": drift(arrays, calibration),
         "source": {
             "campaign": source_campaign,
             "n_items": o.n,

@@ -1,0 +1,184 @@
+"""Calibration: how well each metric's binary verdict agrees with the human labels.
+
+For a metric and threshold: ρ (true-positive rate) and η (true-negative rate) with Beta
+credible intervals, overall and per system with the drift test, the confusion matrix, the
+ROC curve, and the items behind each cell. Exports and imports ρ/η calibration sets.
+Numbers from metrics.calibration / metrics.calibration_sets; this page only draws.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotation.exports import MIME, calibration_export, campaign_calibration, import_calibration
+from db.calibration import applied_sets, remove_set
+from db.campaigns import list_campaigns
+from db.reads import campaign_id, fingerprint, read_campaign
+from db.scores import save_threshold
+from estimators.report import default_signatures
+from metrics.calibration_sets import CalibrationSetError, drift
+from metrics.charts import roc_chart
+from pages.common import campaign_picker, engine, require_admin
+
+require_admin()
+st.title("Calibration")
+st.caption(
+    "ρ = P(metric says adequate | human says adequate), η = P(metric says inadequate | human "
+    "says inadequate), with 95% Beta credible intervals. They usually differ between "
+    "systems, which is why the dashboard's von Däniken estimators calibrate per system."
+)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def campaign_data(cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    return read_campaign(engine(), cid)
+
+
+def rate(r) -> str:  # type: ignore[no-untyped-def]
+    if r.trials == 0:
+        return "— (no items)"
+    return f"{r.estimate:.3f} [{r.lower:.3f}, {r.upper:.3f}]"
+
+
+def import_section(name: str, cid: int) -> None:
+    st.subheader("Use a calibration set from another campaign")
+    st.caption(
+        'An imported set becomes this campaign\'s "ρ, η provided" prior for the von Däniken '
+        "estimator (shown on the dashboard, never used for verdicts). It must come from the "
+        "same metric signature as this campaign's scores."
+    )
+    upload = st.file_uploader("Calibration set (JSON)", type=["json"], key="cal-upload")
+    if upload is not None and st.button("Import calibration set", key="cal-import"):
+        try:
+            import_calibration(engine(), name, upload.getvalue())
+        except CalibrationSetError as exc:
+            st.error(str(exc))
+        else:
+            st.success(f"Imported '{upload.name}': the dashboard now shows it as a prior.")
+    for stored in applied_sets(engine(), cid):
+        tp, fn, tn, fp = stored.counts
+        cols = st.columns([4, 1])
+        cols[0].write(
+            f"**{stored.name}** — `{stored.signature}`, threshold {stored.threshold:.4g}; "
+            f"TP {tp}, FN {fn}, TN {tn}, FP {fp}"
+        )
+        if cols[1].button("Stop using", key=f"cal-remove-{stored.id}"):
+            remove_set(engine(), stored.id, cid)
+            st.rerun()
+
+
+summaries = list_campaigns(engine())
+name = campaign_picker([c.name for c in summaries], key="cal-campaign")
+if not name:
+    st.stop()
+cid = campaign_id(engine(), name)
+data = campaign_data(cid, fingerprint(engine(), cid))
+
+if not data.metrics:
+    st.info(
+        "No metric scores yet. Score the campaign first "
+        f'(`python cli.py score --campaign "{name}"`); then each metric\'s agreement with '
+        "the human labels appears here."
+    )
+    import_section(name, cid)
+    st.stop()
+
+labels = {m.signature: f"{m.metric} ({m.signature})" for m in data.metrics}
+default = default_signatures(data)[0]
+signature = st.selectbox("Metric", list(labels), index=list(labels).index(default),
+                         format_func=labels.get, key="cal-metric")  # fmt: skip
+try:
+    stored_cal, arrays = campaign_calibration(data, signature)
+except CalibrationSetError as exc:
+    st.info(
+        f"Cannot calibrate yet: {exc}. ρ and η need outputs with a binary human label "
+        "(adequate / inadequate) of both kinds; they appear as annotators label."
+    )
+    import_section(name, cid)
+    st.stop()
+
+info = data.metric(signature)
+source = "stored for this campaign" if info.threshold is not None else "Youden-optimal"
+threshold = st.number_input(
+    f"Threshold ({'≥' if stored_cal.higher_is_better else '≤'} counts as adequate; default "
+    f"{stored_cal.threshold:.4g}, {source})",
+    value=float(stored_cal.threshold),
+    format="%.4f",
+    key=f"cal-threshold-{signature}",
+)
+cal = (
+    stored_cal
+    if threshold == stored_cal.threshold
+    else campaign_calibration(data, signature, threshold=threshold)[0]
+)
+if st.button("Save this threshold for the campaign", key="cal-save",
+             disabled=info.threshold == cal.threshold):  # fmt: skip
+    save_threshold(engine(), cid, signature, cal.threshold, cal.higher_is_better, cal.method)
+    st.success(f"Threshold {cal.threshold:.4g} saved; the dashboard uses it now.")
+
+o = cal.overall
+cols = st.columns(4)
+cols[0].metric("ρ (true-positive rate)", f"{o.rho.estimate:.3f}",
+               help=f"95% credible interval {rate(o.rho)}")  # fmt: skip
+cols[1].metric("η (true-negative rate)", f"{o.eta.estimate:.3f}",
+               help=f"95% credible interval {rate(o.eta)}")  # fmt: skip
+cols[2].metric("Accuracy", f"{o.accuracy:.3f}")
+cols[3].metric("Labelled outputs", f"{o.n:,}")
+st.caption(f"Overall: ρ = {rate(o.rho)}, η = {rate(o.eta)} (estimate [95% interval]).")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Confusion matrix")
+    st.dataframe(
+        pd.DataFrame(
+            {"metric: adequate": [o.tp, o.fp], "metric: inadequate": [o.fn, o.tn]},
+            index=["human: adequate", "human: inadequate"],
+        ),
+        width="stretch",
+    )
+    cell = st.radio("Items behind the cell", ["TP", "FN", "TN", "FP"], horizontal=True,
+                    key="cal-cell",
+                    captions=["both adequate", "metric misses", "both inadequate",
+                              "metric too lenient"])  # fmt: skip
+    exported = calibration_export(engine(), name, signature, threshold=cal.threshold,
+                                  record=False, data=data)  # fmt: skip
+    rows = [r for r in exported.items if r["cell"] == cell]
+    st.dataframe(pd.DataFrame(rows, columns=["item_id", "system", "metric_value", "human_label"]),
+                 hide_index=True, width="stretch", height=240)  # fmt: skip
+with right:
+    st.subheader("ROC curve")
+    st.altair_chart(roc_chart(cal), width="stretch")
+
+st.subheader("Per system")
+test = drift(arrays, cal)
+st.dataframe(
+    pd.DataFrame(
+        [
+            {"system": sysname, "TP": a.tp, "FN": a.fn, "TN": a.tn, "FP": a.fp,
+             "ρ [95% CrI]": rate(a.rho), "η [95% CrI]": rate(a.eta)}
+            for sysname, a in cal.per_system.items()
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
+)  # fmt: skip
+if test:
+    verdict = "differ between systems" if test["p_value"] < 0.05 else "no evidence they differ"
+    st.caption(
+        f"Drift test (do ρ, η differ between systems?): p(ρ) = {test['p_rho']:.3g}, "
+        f"p(η) = {test['p_eta']:.3g}, combined p = {test['p_value']:.3g} — {verdict}. "
+        "A pooled ρ/η would bias the von Däniken estimate when they differ."
+    )
+else:
+    st.caption("One system only: no drift test between systems.")
+
+st.subheader("Export this calibration set")
+c1, c2 = st.columns(2)
+c1.download_button("Calibration set (JSON)", exported.json,
+                   f"{name}-{info.metric}-calibration.json", MIME["json"],
+                   key="cal-dl-json")  # fmt: skip
+c2.download_button("Items behind it (CSV)", exported.items_csv,
+                   f"{name}-{info.metric}-calibration-items.csv", MIME["csv"],
+                   key="cal-dl-csv")  # fmt: skip
+import_section(name, cid)
