@@ -208,6 +208,125 @@ def admin_password(
     )
 
 
+@app.command("export-annotations")
+def export_annotations_cmd(
+    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    out: Annotated[Path, typer.Option(help="Output file: .csv, .jsonl or .parquet.")],
+    all_rows: Annotated[
+        bool, typer.Option("--all", help="Every row of the append-only log, not only current.")
+    ] = False,
+) -> None:
+    """Export annotations with annotator, time and assignment position."""
+    from annotation.exports import ANNOTATION_FORMATS, UnknownCampaign, export_annotations
+
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in ANNOTATION_FORMATS:
+        _fail(f"{out}: use a .csv, .jsonl or .parquet file name.")
+    try:
+        data = export_annotations(_engine(), campaign, fmt, current_only=not all_rows)
+    except UnknownCampaign as exc:
+        _fail(f"{exc}; `cli.py campaigns` lists them.")
+    out.write_bytes(data)
+    typer.echo(f"Wrote {out}.")
+
+
+@app.command("export-results")
+def export_results_cmd(
+    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    out: Annotated[Path, typer.Option(help=".csv (per-system estimates) or .tex (LaTeX).")],
+    pairs_out: Annotated[
+        Path | None, typer.Option(help="Also write the pairwise verdicts as CSV here.")
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Metric signature used as control (repeatable; default: the dashboard's default)."
+        ),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Family-wise error level.")] = 0.05,
+) -> None:
+    """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
+    from annotation.exports import (
+        UnknownCampaign,
+        campaign_results,
+        pairs_csv,
+        results_csv,
+        results_latex,
+    )
+
+    if out.suffix.lower() not in (".csv", ".tex"):
+        _fail(f"{out}: use a .csv or .tex file name.")
+    try:
+        report = campaign_results(_engine(), campaign, signatures=metric, alpha=alpha)
+    except UnknownCampaign as exc:
+        _fail(f"{exc}; `cli.py campaigns` lists them.")
+    if out.suffix.lower() == ".csv":
+        out.write_bytes(results_csv(report))
+    else:
+        out.write_text(results_latex(report), encoding="utf-8")
+    typer.echo(f"Wrote {out}.")
+    if pairs_out is not None:
+        pairs_out.write_bytes(pairs_csv(report))
+        typer.echo(f"Wrote {pairs_out}.")
+    for note in report.notes:
+        typer.echo(f"Note: {note}", err=True)
+
+
+@app.command("export-calibration")
+def export_calibration_cmd(
+    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    metric: Annotated[str, typer.Option(help="Metric signature, or a metric name (chrf).")],
+    out: Annotated[Path, typer.Option(help="Calibration set JSON file.")],
+    items_out: Annotated[
+        Path | None, typer.Option(help="Also write the item-level CSV behind it here.")
+    ] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="Threshold (default: stored, else Youden).")
+    ] = None,
+) -> None:
+    """Export a rho/eta calibration set (JSON) and the items behind it (CSV)."""
+    from annotation.exports import UnknownCampaign, calibration_export
+    from db.reads import campaign_id, read_campaign
+    from metrics.calibration_sets import CalibrationSetError
+
+    engine = _engine()
+    cid = campaign_id(engine, campaign)
+    if cid is None:
+        _fail(f"No campaign named {campaign!r}; `cli.py campaigns` lists them.")
+    data = read_campaign(engine, cid)
+    matches = [m.signature for m in data.metrics if metric in (m.signature, m.metric)]
+    if len(matches) != 1:
+        known = ", ".join(f"{m.metric} ({m.signature})" for m in data.metrics) or "none"
+        _fail(f"--metric {metric!r} matches {len(matches)} stored signatures; known: {known}.")
+    try:
+        exported = calibration_export(engine, campaign, matches[0], threshold=threshold, data=data)
+    except (UnknownCampaign, CalibrationSetError) as exc:
+        _fail(str(exc))
+    out.write_bytes(exported.json)
+    typer.echo(f"Wrote {out}.")
+    if items_out is not None:
+        items_out.write_bytes(exported.items_csv)
+        typer.echo(f"Wrote {items_out}.")
+
+
+@app.command("import-calibration")
+def import_calibration_cmd(
+    file: Annotated[Path, typer.Argument(help="Calibration set JSON file.")],
+    campaign: Annotated[str, typer.Option(help="Campaign that uses it as its prior.")],
+) -> None:
+    """Use a calibration set as a campaign's "rho, eta provided" von Daeniken prior."""
+    from annotation.exports import UnknownCampaign, import_calibration
+    from metrics.calibration_sets import CalibrationSetError
+
+    if not file.exists():
+        _fail(f"{file}: no such file.")
+    try:
+        set_id = import_calibration(_engine(), campaign, file.read_bytes())
+    except (UnknownCampaign, CalibrationSetError) as exc:
+        _fail(str(exc))
+    typer.echo(f"Imported {file} into {campaign!r} as calibration set {set_id}.")
+
+
 @app.command()
 def serve(host: str = "localhost", port: int = 8501) -> None:
     """Start the app (same as `make run` without the set-up)."""

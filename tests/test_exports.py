@@ -179,3 +179,48 @@ def test_not_json_is_refused() -> None:
 def test_dumps_writes_strict_json() -> None:
     text = cs.dumps({"x": float("nan"), "y": [1.0, float("inf")]}).decode()
     assert json.loads(text) == {"x": None, "y": [1.0, None]}
+
+
+def test_cli_exports_and_calibration_round_trip(sqlite_engine, tmp_path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    import cli
+    from db.engine import get_engine
+
+    seed_campaign(sqlite_engine, "source", n_items=30, labelled=30, overlap=0)
+    seed_campaign(sqlite_engine, "target", n_items=20, labelled=10, overlap=0)
+    seed_campaign(sqlite_engine, "foreign", n_items=20, labelled=10, overlap=0,
+                  chrf_signature=SIG.replace("test", "other"))  # fmt: skip
+    monkeypatch.setenv("DATABASE_URL", str(sqlite_engine.url))
+    get_engine.cache_clear()
+    runner = CliRunner()
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        result = runner.invoke(cli.app, list(args))
+        return result.exit_code, result.output
+
+    try:
+        code, _ = run(
+            "export-annotations", "--campaign", "source", "--out", str(tmp_path / "a.jsonl")
+        )
+        assert code == 0 and len((tmp_path / "a.jsonl").read_text().splitlines()) == 90
+        code, _ = run("export-results", "--campaign", "source", "--out", str(tmp_path / "r.tex"),
+                      "--pairs-out", str(tmp_path / "p.csv"))  # fmt: skip
+        assert code == 0 and "\\toprule" in (tmp_path / "r.tex").read_text()
+        assert len(_rows((tmp_path / "p.csv").read_bytes())) == 3
+        json_out, csv_out = str(tmp_path / "c.json"), str(tmp_path / "c.csv")
+        code, out = run("export-calibration", "--campaign", "source", "--metric", "chrf",
+                        "--out", json_out, "--items-out", csv_out)  # fmt: skip
+        assert code == 0, out
+        assert cs.parse((tmp_path / "c.json").read_bytes()).signature == SIG
+        assert len(_rows((tmp_path / "c.csv").read_bytes())) == 90
+        code, out = run("import-calibration", str(tmp_path / "c.json"), "--campaign", "target")
+        assert code == 0, out
+        code, out = run("import-calibration", str(tmp_path / "c.json"), "--campaign", "foreign")
+        assert code == 1 and "Refused" in out and SIG in out
+        code, out = run(
+            "export-annotations", "--campaign", "nope", "--out", str(tmp_path / "x.csv")
+        )
+        assert code == 1 and "no campaign named 'nope'" in out
+    finally:
+        get_engine.cache_clear()
