@@ -1,0 +1,341 @@
+"""Storage of automatic metric scores, BERTScore baselines, thresholds and calibration data.
+
+The repository functions :mod:`metrics.scoring` and the pages call; the only module of the
+metrics feature that imports SQLAlchemy. A score is stored once per (output, signature)
+(unique constraint); inserting an existing pair is a no-op, so two concurrent scoring runs
+cannot duplicate or overwrite scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import aliased
+
+from db.engine import session_scope
+from db.models import (
+    Annotation,
+    Annotator,
+    Assignment,
+    Campaign,
+    Item,
+    MetricBaseline,
+    MetricScore,
+    Output,
+    System,
+    Threshold,
+)
+
+__all__ = [
+    "CampaignInfo",
+    "LabelledScore",
+    "OutputText",
+    "ScoreRow",
+    "StoredBaseline",
+    "StoredThreshold",
+    "campaign_info",
+    "campaign_signatures",
+    "get_baseline",
+    "get_threshold",
+    "insert_scores",
+    "item_references",
+    "labelled_scores",
+    "output_scores",
+    "outputs_with_references",
+    "save_baseline",
+    "save_threshold",
+    "scored_output_ids",
+]
+
+_INSERT_CHUNK = 5000
+
+
+@dataclass(frozen=True)
+class CampaignInfo:
+    id: int
+    name: str
+    target_lang: str | None
+
+
+@dataclass(frozen=True)
+class OutputText:
+    """An output with what reference-based metrics need."""
+
+    output_id: int
+    item_id: int
+    system: str
+    text: str
+    reference: str | None
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    output_id: int
+    metric: str
+    signature: str
+    value: float | None
+
+
+@dataclass(frozen=True)
+class StoredBaseline:
+    precision: float
+    recall: float
+    f1: float
+    n_pairs: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class StoredThreshold:
+    signature: str
+    threshold: float
+    higher_is_better: bool
+    method: str
+
+
+@dataclass(frozen=True)
+class LabelledScore:
+    """One current human binary judgment of an output joined with its metric score."""
+
+    annotation_id: int
+    output_id: int
+    system: str
+    label: int
+    value: float
+
+
+def campaign_info(engine: Engine, campaign: int | str) -> CampaignInfo | None:
+    """A campaign by id or by name (None when there is none)."""
+    cond = Campaign.id == campaign if isinstance(campaign, int) else Campaign.name == campaign
+    with session_scope(engine) as s:
+        q = select(Campaign.id, Campaign.name, Campaign.target_lang).where(cond)
+        row = s.execute(q).first()
+    return None if row is None else CampaignInfo(*row)
+
+
+def outputs_with_references(
+    engine: Engine, campaign_id: int, output_ids: Iterable[int] | None = None
+) -> list[OutputText]:
+    """Outputs of a campaign (all, or ``output_ids``) with their item's reference.
+
+    Ordered by item then system, so the outputs that share a reference are adjacent.
+    """
+    q = (
+        select(Output.id, Output.item_id, System.name, Output.text, Item.reference)
+        .join(Item, Item.id == Output.item_id)
+        .join(System, System.id == Output.system_id)
+        .where(Item.campaign_id == campaign_id)
+        .order_by(Output.item_id, Output.system_id)
+    )
+    wanted = None if output_ids is None else set(output_ids)
+    with session_scope(engine) as s:
+        rows = [OutputText(*r) for r in s.execute(q)]
+    return rows if wanted is None else [r for r in rows if r.output_id in wanted]
+
+
+def item_references(engine: Engine, campaign_id: int) -> list[str | None]:
+    """Every item's reference (None where an item has none), in item order."""
+    with session_scope(engine) as s:
+        return list(
+            s.scalars(
+                select(Item.reference).where(Item.campaign_id == campaign_id).order_by(Item.id)
+            )
+        )
+
+
+def scored_output_ids(engine: Engine, campaign_id: int, signature: str) -> set[int]:
+    """Ids of the campaign's outputs that already have a score for ``signature``."""
+    q = (
+        select(MetricScore.output_id)
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .where(Item.campaign_id == campaign_id, MetricScore.signature == signature)
+    )
+    with session_scope(engine) as s:
+        return set(s.scalars(q))
+
+
+def insert_scores(engine: Engine, rows: Sequence[ScoreRow]) -> int:
+    """Store scores; pairs (output, signature) that exist already are left as they are.
+
+    Returns the number of rows offered (not necessarily new).
+    """
+    if not rows:
+        return 0
+    dialect = engine.dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    if dialect not in ("postgresql", "sqlite"):  # pragma: no cover - only these two are used
+        raise NotImplementedError(f"insert_scores supports SQLite and PostgreSQL, not {dialect}")
+    stmt = insert(MetricScore).on_conflict_do_nothing(index_elements=["output_id", "signature"])
+    with session_scope(engine) as s:
+        for start in range(0, len(rows), _INSERT_CHUNK):
+            s.execute(
+                stmt,
+                [
+                    {
+                        "output_id": r.output_id,
+                        "metric": r.metric,
+                        "signature": r.signature,
+                        "value": r.value,
+                    }
+                    for r in rows[start : start + _INSERT_CHUNK]
+                ],
+            )
+    return len(rows)
+
+
+def output_scores(engine: Engine, output_ids: Iterable[int]) -> dict[int, list[ScoreRow]]:
+    """All stored scores of some outputs (what the annotation page shows beside an item)."""
+    ids = list(set(output_ids))
+    out: dict[int, list[ScoreRow]] = {i: [] for i in ids}
+    if not ids:
+        return out
+    with session_scope(engine) as s:
+        for start in range(0, len(ids), 1000):
+            q = (
+                select(
+                    MetricScore.output_id,
+                    MetricScore.metric,
+                    MetricScore.signature,
+                    MetricScore.value,
+                )
+                .where(MetricScore.output_id.in_(ids[start : start + 1000]))
+                .order_by(MetricScore.metric, MetricScore.id)
+            )
+            for r in s.execute(q):
+                out[r[0]].append(ScoreRow(*r))
+    return out
+
+
+def campaign_signatures(engine: Engine, campaign_id: int) -> list[tuple[str, str, int]]:
+    """(metric, signature, number of scores) of every signature scored in a campaign."""
+    q = (
+        select(MetricScore.metric, MetricScore.signature, func.count())
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .where(Item.campaign_id == campaign_id)
+        .group_by(MetricScore.metric, MetricScore.signature)
+        .order_by(MetricScore.metric, MetricScore.signature)
+    )
+    with session_scope(engine) as s:
+        return [(m, sig, int(n)) for m, sig, n in s.execute(q)]
+
+
+def get_baseline(engine: Engine, campaign_id: int, model_signature: str) -> StoredBaseline | None:
+    """The campaign's stored BERTScore rescale baseline for a model signature."""
+    q = select(
+        MetricBaseline.precision,
+        MetricBaseline.recall,
+        MetricBaseline.f1,
+        MetricBaseline.n_pairs,
+        MetricBaseline.seed,
+    ).where(
+        MetricBaseline.campaign_id == campaign_id,
+        MetricBaseline.model_signature == model_signature,
+    )
+    with session_scope(engine) as s:
+        row = s.execute(q).first()
+    return None if row is None else StoredBaseline(*row)
+
+
+def save_baseline(
+    engine: Engine, campaign_id: int, model_signature: str, baseline: StoredBaseline
+) -> StoredBaseline:
+    """Store a baseline unless one exists; returns the stored one (first writer wins)."""
+    dialect = engine.dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(MetricBaseline).on_conflict_do_nothing(
+        index_elements=["campaign_id", "model_signature"]
+    )
+    with session_scope(engine) as s:
+        s.execute(
+            stmt,
+            {
+                "campaign_id": campaign_id,
+                "model_signature": model_signature,
+                "precision": baseline.precision,
+                "recall": baseline.recall,
+                "f1": baseline.f1,
+                "n_pairs": baseline.n_pairs,
+                "seed": baseline.seed,
+            },
+        )
+    stored = get_baseline(engine, campaign_id, model_signature)
+    assert stored is not None
+    return stored
+
+
+def get_threshold(engine: Engine, campaign_id: int, signature: str) -> StoredThreshold | None:
+    q = select(
+        Threshold.signature, Threshold.threshold, Threshold.higher_is_better, Threshold.method
+    ).where(Threshold.campaign_id == campaign_id, Threshold.signature == signature)
+    with session_scope(engine) as s:
+        row = s.execute(q).first()
+    return None if row is None else StoredThreshold(*row)
+
+
+def save_threshold(
+    engine: Engine,
+    campaign_id: int,
+    signature: str,
+    threshold: float,
+    higher_is_better: bool,
+    method: str,
+) -> StoredThreshold:
+    """Set the binary-metric threshold of a signature in a campaign (replaces the old one).
+
+    A threshold is a setting, not a judgment, so it is updated in place.
+    """
+    with session_scope(engine) as s:
+        row = s.scalars(
+            select(Threshold).where(
+                Threshold.campaign_id == campaign_id, Threshold.signature == signature
+            )
+        ).first()
+        if row is None:
+            row = Threshold(campaign_id=campaign_id, signature=signature)
+            s.add(row)
+        row.threshold = float(threshold)
+        row.higher_is_better = bool(higher_is_better)
+        row.method = method
+    return StoredThreshold(signature, float(threshold), bool(higher_is_better), method)
+
+
+def labelled_scores(engine: Engine, campaign_id: int, signature: str) -> list[LabelledScore]:
+    """Current binary human judgments joined with the outputs' scores for ``signature``.
+
+    One row per current judgment (``kind="label"`` with a 0/1 label that no later row
+    supersedes; attention-check answers excluded); outputs without a score are left out.
+    """
+    later = aliased(Annotation)
+    q = (
+        select(
+            Annotation.id, Annotation.output_id, System.name, Annotation.label, MetricScore.value
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .join(Output, Output.id == Annotation.output_id)
+        .join(System, System.id == Output.system_id)
+        .join(
+            MetricScore,
+            (MetricScore.output_id == Annotation.output_id) & (MetricScore.signature == signature),
+        )
+        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .where(
+            Annotator.campaign_id == campaign_id,
+            Annotation.kind == "label",
+            Annotation.label.is_not(None),
+            MetricScore.value.is_not(None),
+            later.id.is_(None),
+            (Assignment.id.is_(None)) | (Assignment.kind != "attention"),
+        )
+        .order_by(Annotation.id)
+    )
+    with session_scope(engine) as s:
+        return [
+            LabelledScore(int(a), int(o), str(sysname), int(lab), float(v))
+            for a, o, sysname, lab, v in s.execute(q)
+        ]

