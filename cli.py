@@ -328,6 +328,48 @@ def import_calibration_cmd(
 
 
 @app.command()
+def score(
+    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    metrics: Annotated[
+        str, typer.Option(help="Comma-separated: bleu, chrf, chrf++, ter, bertscore.")
+    ] = "bleu,chrf,ter,bertscore",
+    bertscore_model: Annotated[
+        str | None,
+        typer.Option(
+            help="BERTScore model directory or cached hub name "
+            "(default: TANDEM_BERTSCORE_MODEL, else the packaged all-MiniLM-L6-v2)."
+        ),
+    ] = None,
+    bertscore_layers: Annotated[
+        int | None, typer.Option(help="BERTScore layer (default: TANDEM_BERTSCORE_LAYERS).")
+    ] = None,
+    idf: Annotated[
+        bool, typer.Option(help="BERTScore idf weights from the campaign's references.")
+    ] = False,
+    rescale: Annotated[
+        bool, typer.Option(help="Rescale BERTScore with a baseline from mismatched pairs.")
+    ] = False,
+) -> None:
+    """Score the outputs that have no score yet (a re-run scores only new outputs)."""
+    from metrics.base import MetricConfigError
+    from metrics.bertscore import BertScoreConfig
+    from metrics.scoring import score_campaign
+
+    engine = _engine()
+    config = BertScoreConfig(
+        model=bertscore_model, num_layers=bertscore_layers, idf=idf, rescale=rescale
+    )
+    bar = _Bar("score")
+    try:
+        report = score_campaign(engine, campaign, metrics, progress=bar, bertscore=config)
+    except MetricConfigError as exc:
+        bar.close()
+        _fail(str(exc))
+    bar.close()
+    typer.echo(report.summary())
+
+
+@app.command()
 def serve(host: str = "localhost", port: int = 8501) -> None:
     """Start the app (same as `make run` without the set-up)."""
     _engine()

@@ -61,7 +61,7 @@ BERTSCORE_KEYS = ("bertscore_p", "bertscore_r", "bertscore_f")
 _KEY_LETTER = {"bertscore_p": "P", "bertscore_r": "R", "bertscore_f": "F"}
 #: Bumped when Tandem's own handling (empty pairs, idf documents, baseline) changes.
 TANDEM_BERTSCORE_VERSION = "1"
-_MODEL_OPTION = f"the BERTScore `model` option / {MODEL_ENV}"
+_MODEL_OPTION = f"the BERTScore `model` option (cli.py --bertscore-model) / {MODEL_ENV}"
 
 
 def _pkg_version(name: str) -> str:

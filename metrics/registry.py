@@ -64,7 +64,8 @@ def parse_metric_names(names: str | Iterable[str] | None) -> list[str]:
         key = _ALIASES.get(key, key)
         if key not in METRIC_NAMES:
             raise MetricConfigError(
-                f"unknown metric {name.strip()!r} in the `metrics` option; known metrics: "
+                f"unknown metric {name.strip()!r} in the `metrics` option (cli.py --metrics); "
+                "known metrics: "
                 f"{', '.join(METRIC_NAMES)} (BERTScore keys {', '.join(BERTSCORE_KEYS)} "
                 "select bertscore)"
             )
