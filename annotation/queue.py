@@ -34,12 +34,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam, select
 
 from annotation.attention import MAJOR, degrade
 from db import annotations as log
 from db import queue as dbq
-from db.engine import session_scope
 from db.models import Annotator, AttentionCheck, Campaign
 
 Progress = Callable[[int, int], None]
@@ -91,7 +90,7 @@ def build_queue(
     Idempotent: a second call only queues outputs added since (an appended campaign file).
     """
     tick = progress or (lambda done, total: None)
-    with session_scope(engine) as s:
+    with dbq.queue_transaction(engine) as s:
         camp = dbq.campaign_for_update(s, campaign_id)
         if camp.queue_seed is None:
             camp.queue_seed = seed if seed is not None else secrets.randbelow(2**31)
@@ -299,14 +298,41 @@ class View:
     notice: str | None = None
 
 
-def _annotator_and_campaign(s: Any, annotator_id: int) -> tuple[Annotator, Campaign]:
-    annotator = s.get(Annotator, annotator_id)
-    if annotator is None or annotator.revoked_at is not None:
+_ANNOTATOR_CAMPAIGN = (
+    select(
+        Annotator.revoked_at,
+        Campaign.id,
+        Campaign.name,
+        Campaign.mode,
+        Campaign.show_metrics,
+        Campaign.show_reference,
+        Campaign.claim_timeout_s,
+        Campaign.paired,
+    )
+    .join(Campaign, Campaign.id == Annotator.campaign_id)
+    .where(Annotator.id == bindparam("annotator_id"))
+)
+
+
+@dataclass(frozen=True)
+class _CampaignRow:
+    id: int
+    name: str
+    mode: str
+    show_metrics: bool
+    show_reference: bool
+    claim_timeout_s: int
+    paired: bool
+
+
+def _annotator_and_campaign(s: Any, annotator_id: int) -> tuple[None, _CampaignRow]:
+    row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
+    if row is None or row[0] is not None:
         raise AccessDenied("this invite link is not valid (unknown or revoked)")
-    return annotator, s.get(Campaign, annotator.campaign_id)
+    return None, _CampaignRow(*row[1:])
 
 
-def _view(s: Any, annotator_id: int, camp: Campaign, now: datetime, notice: str | None) -> View:
+def _view(s: Any, annotator_id: int, camp: _CampaignRow, now: datetime, notice: str | None) -> View:
     cutoff = now - timedelta(seconds=camp.claim_timeout_s)
     ids = dbq.claim_next(s, camp.id, annotator_id, now, cutoff, camp.paired)
     slot = None
@@ -345,7 +371,7 @@ def _view(s: Any, annotator_id: int, camp: Campaign, now: datetime, notice: str 
 def next_view(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
     """The annotator's current item (claiming the next one when they hold none)."""
     now = now or utcnow()
-    with session_scope(engine) as s:
+    with dbq.queue_transaction(engine) as s:
         _, camp = _annotator_and_campaign(s, annotator_id)
         return _view(s, annotator_id, camp, now, None)
 
@@ -373,7 +399,7 @@ def submit(
     shown text is stored); both: ``label`` required, ``post_edit`` stored when given.
     """
     now = now or utcnow()
-    with session_scope(engine) as s:
+    with dbq.queue_transaction(engine) as s:
         _, camp = _annotator_and_campaign(s, annotator_id)
         _check_mode(camp.mode, label, post_edit)
         row = dbq.slot_row(s, assignment_id)
@@ -423,7 +449,7 @@ def skip(
     now = now or utcnow()
     if not reason.strip():
         raise InvalidJudgment("a skip needs a reason")
-    with session_scope(engine) as s:
+    with dbq.queue_transaction(engine) as s:
         _, camp = _annotator_and_campaign(s, annotator_id)
         row = dbq.slot_row(s, assignment_id)
         if row is None or not dbq.finish(
@@ -447,7 +473,7 @@ def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View
     """Take back the annotator's newest judgment or skip by appending an ``undo`` row; the
     item is theirs again and shown next. Repeated undos walk further back."""
     now = now or utcnow()
-    with session_scope(engine) as s:
+    with dbq.queue_transaction(engine) as s:
         _, camp = _annotator_and_campaign(s, annotator_id)
         last = log.last_current_judgment(s, annotator_id)
         if last is None:

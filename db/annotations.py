@@ -20,7 +20,7 @@ from datetime import datetime
 from statistics import median
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, aliased
 
 from db.models import (
@@ -30,6 +30,7 @@ from db.models import (
     AttentionCheck,
     Campaign,
     Output,
+    utcnow,
 )
 
 LABEL, SKIP, ATTENTION, UNDO = "label", "skip", "attention", "undo"
@@ -111,9 +112,33 @@ def revoke_annotator(s: Session, annotator_id: int, now: datetime) -> None:
 # ---------------------------------------------------------------- the log
 
 
+_LOG_COLUMNS = (
+    "output_id",
+    "annotator_id",
+    "assignment_id",
+    "kind",
+    "label",
+    "score",
+    "post_edit",
+    "hter",
+    "skip_reason",
+    "seconds",
+    "supersedes_id",
+    "created_at",
+)
+_APPEND = insert(Annotation.__table__).returning(Annotation.__table__.c.id)
+
+
 def append(s: Session, **row: Any) -> int:
-    """Append one annotation row; its id."""
-    return s.execute(insert(Annotation).values(**row).returning(Annotation.id)).scalar_one()
+    """Append one annotation row; its id. ``created_at`` defaults to now."""
+    unknown = set(row) - set(_LOG_COLUMNS)
+    if unknown:
+        raise TypeError(f"unknown annotation fields {sorted(unknown)}")
+    params = dict.fromkeys(_LOG_COLUMNS)
+    params.update(row)
+    if params["created_at"] is None:
+        params["created_at"] = utcnow()
+    return s.connection().execute(_APPEND, params).scalar_one()
 
 
 def last_current_judgment(s: Session, annotator_id: int) -> tuple[int, int, int | None] | None:
@@ -293,19 +318,22 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
     return out
 
 
+_AN = Annotation.__table__
+_LATER_T = Annotation.__table__.alias("later_t")
+_JUDGMENT_COUNTS = (
+    select(_AN.c.kind, func.count())
+    .select_from(_AN.outerjoin(_LATER_T, _LATER_T.c.supersedes_id == _AN.c.id))
+    .where(
+        _AN.c.annotator_id == bindparam("annotator_id"),
+        _AN.c.kind.in_(JUDGMENT_KINDS),
+        _LATER_T.c.id.is_(None),
+    )
+    .group_by(_AN.c.kind)
+)
+
+
 def annotator_judgment_counts(s: Session, annotator_id: int) -> tuple[int, int]:
     """(current judgments incl. attention answers, current skips) of one annotator: the
     page's own counter, one indexed query."""
-    later = _LATER
-    rows = s.execute(
-        select(Annotation.kind, func.count())
-        .outerjoin(later, later.supersedes_id == Annotation.id)
-        .where(
-            Annotation.annotator_id == annotator_id,
-            Annotation.kind.in_(JUDGMENT_KINDS),
-            later.id.is_(None),
-        )
-        .group_by(Annotation.kind)
-    )
-    counts = dict(rows.all())
+    counts = dict(s.connection().execute(_JUDGMENT_COUNTS, {"annotator_id": annotator_id}).all())
     return counts.get(LABEL, 0) + counts.get(ATTENTION, 0), counts.get(SKIP, 0)

@@ -16,14 +16,18 @@ Concurrency:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import and_, exists, func, insert, or_, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import Engine, and_, bindparam, exists, func, insert, or_, select, update
+from sqlalchemy.orm import Session
 
+from db.engine import session_scope
 from db.models import (
     Annotator,
     Assignment,
@@ -56,6 +60,30 @@ class SlotRow:
     text: str  # the output, or the degraded copy for an attention check
     source: str
     reference: str | None
+
+
+_SQLITE_WRITERS: WeakKeyDictionary[Engine, threading.Lock] = WeakKeyDictionary()
+_GUARD = threading.Lock()
+
+
+@contextmanager
+def queue_transaction(engine: Engine) -> Iterator[Session]:
+    """A write transaction of the queue.
+
+    On SQLite, the threads of one server process (one per browser session) also queue on a
+    per-engine lock before ``BEGIN IMMEDIATE``: SQLite's busy handler polls with growing
+    sleeps and is not fair, so under 20 concurrent annotators a writer could starve past the
+    busy timeout ("database is locked"); a Python lock hands the database over in turn.
+    Other processes (the CLI) still meet the busy timeout. PostgreSQL needs no lock.
+    """
+    if engine.dialect.name != "sqlite":
+        with session_scope(engine) as s:
+            yield s
+        return
+    with _GUARD:
+        lock = _SQLITE_WRITERS.setdefault(engine, threading.Lock())
+    with lock, session_scope(engine) as s:
+        yield s
 
 
 # ---------------------------------------------------------------- building the queue
@@ -108,52 +136,99 @@ def insert_rows(s: Session, model: type, rows: Sequence[dict[str, Any]]) -> list
 # ---------------------------------------------------------------- claiming
 
 
-def _lock_annotator(s: Session, annotator_id: int) -> None:
-    s.execute(select(Annotator.id).where(Annotator.id == annotator_id).with_for_update())
+# The claim path runs on every label, so its statements are built once, here, with bind
+# parameters (SQLAlchemy then reuses their cache keys and compiled forms) and executed on
+# the session's connection without the ORM.
+_A = Assignment.__table__
+_MINE = Assignment.__table__.alias("mine")
+_NOT_JUDGED_BY_ME = or_(
+    _A.c.kind == ATTENTION,
+    ~exists().where(
+        _MINE.c.output_id == _A.c.output_id,
+        _MINE.c.annotator_id == bindparam("annotator_id"),
+        _MINE.c.kind == REGULAR,
+    ),
+)
+_LOCK_ANNOTATOR = (
+    select(Annotator.__table__.c.id)
+    .where(Annotator.__table__.c.id == bindparam("annotator_id"))
+    .with_for_update()
+)
+_MY_CLAIMS = (
+    select(_A.c.id, _A.c.claimed_at)
+    .where(
+        _A.c.annotator_id == bindparam("annotator_id"),
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.state == CLAIMED,
+    )
+    .order_by(_A.c.position)
+)
+_CANDIDATE_COLUMNS = (_A.c.id, _A.c.position, _A.c.kind, _A.c.item_id, _A.c.slot)
+_FIRST_OPEN = (
+    select(*_CANDIDATE_COLUMNS)
+    .where(_A.c.campaign_id == bindparam("campaign_id"), _A.c.state == OPEN, _NOT_JUDGED_BY_ME)
+    .order_by(_A.c.position)
+    .limit(1)
+    .with_for_update(skip_locked=True, of=_A)
+)
+_FIRST_EXPIRED = (
+    select(*_CANDIDATE_COLUMNS)
+    .where(
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.state == CLAIMED,
+        _A.c.claimed_at < bindparam("cutoff"),
+        _NOT_JUDGED_BY_ME,
+    )
+    .order_by(_A.c.position)
+    .limit(1)
+    .with_for_update(skip_locked=True, of=_A)
+)
+_REST_OF_GROUP = (
+    select(_A.c.id)
+    .where(
+        _A.c.item_id == bindparam("item_id"),
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.slot == bindparam("slot"),
+        _A.c.kind == REGULAR,
+        _A.c.id != bindparam("first_id"),
+        or_(_A.c.state == OPEN, and_(_A.c.state == CLAIMED, _A.c.claimed_at < bindparam("cutoff"))),
+        _NOT_JUDGED_BY_ME,
+    )
+    .with_for_update(skip_locked=True, of=_A)
+)
+_CLAIM = (
+    update(_A)
+    .where(_A.c.id.in_(bindparam("ids", expanding=True)))
+    .values(
+        state=CLAIMED,
+        annotator_id=bindparam("claimer"),
+        claimed_at=bindparam("now"),
+        claim_version=_A.c.claim_version + 1,
+    )
+)
+_TOUCH = (
+    update(_A)
+    .where(_A.c.id.in_(bindparam("ids", expanding=True)))
+    .values(claimed_at=bindparam("now"))
+)
+_FINISH = (
+    update(_A)
+    .where(
+        _A.c.id == bindparam("assignment_id"),
+        _A.c.annotator_id == bindparam("holder"),
+        _A.c.claim_version == bindparam("held_version"),
+        _A.c.state == CLAIMED,
+    )
+    .values(state=bindparam("new_state"))
+)
 
 
 def my_claims(s: Session, campaign_id: int, annotator_id: int) -> list[int]:
     """Ids of the slots the annotator holds, in queue order."""
-    return list(
-        s.scalars(
-            select(Assignment.id)
-            .where(
-                Assignment.annotator_id == annotator_id,
-                Assignment.campaign_id == campaign_id,
-                Assignment.state == CLAIMED,
-            )
-            .order_by(Assignment.position)
-        )
+    rows = s.connection().execute(
+        _MY_CLAIMS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
     )
-
-
-_MINE = aliased(Assignment, name="mine")  # module level: keeps SQLAlchemy's statement cache warm
-
-
-def _not_judged_by(annotator_id: int, a: Any) -> Any:
-    """SQL condition: ``a`` is an attention slot, or its output never had a regular slot
-    of this annotator (an annotator never gets the same output twice)."""
-    mine = _MINE
-    return or_(
-        a.kind == ATTENTION,
-        ~exists().where(
-            mine.output_id == a.output_id,
-            mine.annotator_id == annotator_id,
-            mine.kind == REGULAR,
-        ),
-    )
-
-
-def _first_candidate(
-    s: Session, campaign_id: int, annotator_id: int, state: str, cutoff: datetime | None
-) -> Assignment | None:
-    a = Assignment
-    cond = [a.campaign_id == campaign_id, a.state == state, _not_judged_by(annotator_id, a)]
-    if cutoff is not None:
-        cond.append(a.claimed_at < cutoff)
-    return s.scalar(
-        select(a).where(*cond).order_by(a.position).limit(1).with_for_update(skip_locked=True, of=a)
-    )
+    return [r[0] for r in rows]
 
 
 def claim_next(
@@ -166,73 +241,66 @@ def claim_next(
 ) -> list[int]:
     """Claim the next open (or expired) slot(s) for an annotator; their ids in queue order.
 
-    Resumes the annotator's own claims first (and refreshes their ``claimed_at``). A new
-    claim takes the lowest-position slot the annotator may judge and, for a paired campaign,
-    every other claimable slot of the same item and overlap slot. Returns [] when nothing is
-    left for this annotator.
+    Resumes the annotator's own claims first (refreshing ``claimed_at`` once it is older than
+    half the timeout). A new claim takes the lowest-position slot the annotator may judge
+    (open, or claimed by someone before ``cutoff``) and, for a paired campaign, every other
+    claimable slot of the same item and overlap slot. [] when nothing is left for them.
     """
-    _lock_annotator(s, annotator_id)
-    held = my_claims(s, campaign_id, annotator_id)
+    conn = s.connection()
+    if conn.dialect.name != "sqlite":  # SQLite: the transaction holds the write lock already
+        conn.execute(_LOCK_ANNOTATOR, {"annotator_id": annotator_id})
+    held = conn.execute(
+        _MY_CLAIMS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
+    ).all()
     if held:
-        s.execute(update(Assignment).where(Assignment.id.in_(held)).values(claimed_at=now))
-        return held
+        ids = [r[0] for r in held]
+        half = cutoff + (now - cutoff) / 2
+        if any(_naive(r[1]) < _naive(half) for r in held):
+            conn.execute(_TOUCH, {"ids": ids, "now": now})
+        return ids
+    params = {"annotator_id": annotator_id, "campaign_id": campaign_id, "cutoff": cutoff}
     candidates = [
-        c
-        for c in (
-            _first_candidate(s, campaign_id, annotator_id, OPEN, None),
-            _first_candidate(s, campaign_id, annotator_id, CLAIMED, cutoff),
+        row
+        for row in (
+            conn.execute(_FIRST_OPEN, params).first(),
+            conn.execute(_FIRST_EXPIRED, params).first(),
         )
-        if c is not None
+        if row is not None
     ]
     if not candidates:
         return []
-    first = min(candidates, key=lambda c: c.position)
-    ids = [first.id]
-    if paired and first.kind == REGULAR and first.item_id is not None:
-        a = Assignment
-        ids += list(
-            s.scalars(
-                select(a.id)
-                .where(
-                    a.item_id == first.item_id,
-                    a.campaign_id == campaign_id,
-                    a.slot == first.slot,
-                    a.kind == REGULAR,
-                    a.id != first.id,
-                    or_(a.state == OPEN, and_(a.state == CLAIMED, a.claimed_at < cutoff)),
-                    _not_judged_by(annotator_id, a),
-                )
-                .with_for_update(skip_locked=True, of=a)
+    first_id, _pos, kind, item_id, slot = min(candidates, key=lambda r: r[1])
+    ids = [first_id]
+    if paired and kind == REGULAR and item_id is not None:
+        ids += [
+            r[0]
+            for r in conn.execute(
+                _REST_OF_GROUP, {**params, "item_id": item_id, "slot": slot, "first_id": first_id}
             )
-        )
-    s.execute(
-        update(Assignment)
-        .where(Assignment.id.in_(ids))
-        .values(
-            state=CLAIMED,
-            annotator_id=annotator_id,
-            claimed_at=now,
-            claim_version=Assignment.claim_version + 1,
-        )
-    )
-    return list(
-        s.scalars(select(Assignment.id).where(Assignment.id.in_(ids)).order_by(Assignment.position))
-    )
+        ]
+    conn.execute(_CLAIM, {"ids": ids, "claimer": annotator_id, "now": now})
+    return [r[0] for r in conn.execute(_MY_CLAIMS, params)]
+
+
+def _naive(t: datetime | None) -> datetime:
+    """Comparable datetimes (SQLite returns naive UTC, PostgreSQL aware)."""
+    if t is None:
+        return datetime.min
+    return t.replace(tzinfo=None) if t.tzinfo else t
 
 
 def finish(
     s: Session, assignment_id: int, annotator_id: int, claim_version: int, state: str
 ) -> bool:
     """Compare-and-set a held claim to ``state``; False when the claim was lost meanwhile."""
-    result = s.execute(
-        update(Assignment)
-        .where(
-            Assignment.id == assignment_id,
-            Assignment.annotator_id == annotator_id,
-            Assignment.claim_version == claim_version,
-            Assignment.state == CLAIMED,
-        )
-        .values(state=state)
+    result = s.connection().execute(
+        _FINISH,
+        {
+            "assignment_id": assignment_id,
+            "holder": annotator_id,
+            "held_version": claim_version,
+            "new_state": state,
+        },
     )
     return result.rowcount == 1
 
@@ -249,28 +317,48 @@ def reclaim_for_undo(s: Session, assignment_id: int, annotator_id: int, now: dat
 # ---------------------------------------------------------------- reading for display
 
 
+_O, _I, _C = Output.__table__, Item.__table__, AttentionCheck.__table__
+_SLOT_ROW = (
+    select(
+        _A.c.id,
+        _A.c.claim_version,
+        _A.c.campaign_id,
+        _A.c.annotator_id,
+        _A.c.output_id,
+        _O.c.item_id,
+        _A.c.kind,
+        _A.c.position,
+        _O.c.text,
+        _C.c.degraded_text,
+        _I.c.source,
+        _I.c.reference,
+    )
+    .select_from(_A)
+    .join(_O, _O.c.id == _A.c.output_id)
+    .join(_I, _I.c.id == _O.c.item_id)
+    .outerjoin(_C, _C.c.id == _A.c.attention_check_id)
+    .where(_A.c.id == bindparam("assignment_id"))
+)
+_S = MetricScore.__table__
+_SCORES = (
+    select(_S.c.metric, _S.c.value)
+    .where(_S.c.output_id == bindparam("output_id"), _S.c.metric.in_(SHOWN_METRICS))
+    .order_by(_S.c.id)
+)
+_COUNTS = (
+    select(_A.c.state, func.count())
+    .where(_A.c.campaign_id == bindparam("campaign_id"))
+    .group_by(_A.c.state)
+)
+_COUNTS_REGULAR = (
+    select(_A.c.state, func.count())
+    .where(_A.c.campaign_id == bindparam("campaign_id"), _A.c.kind == REGULAR)
+    .group_by(_A.c.state)
+)
+
+
 def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
-    a = Assignment
-    row = s.execute(
-        select(
-            a.id,
-            a.claim_version,
-            a.campaign_id,
-            a.annotator_id,
-            a.output_id,
-            Output.item_id,
-            a.kind,
-            a.position,
-            Output.text,
-            AttentionCheck.degraded_text,
-            Item.source,
-            Item.reference,
-        )
-        .join(Output, Output.id == a.output_id)
-        .join(Item, Item.id == Output.item_id)
-        .outerjoin(AttentionCheck, AttentionCheck.id == a.attention_check_id)
-        .where(a.id == assignment_id)
-    ).one_or_none()
+    row = s.connection().execute(_SLOT_ROW, {"assignment_id": assignment_id}).first()
     if row is None:
         return None
     (aid, version, cid, annotator, oid, item, kind, pos, text, degraded, src, ref) = row
@@ -291,11 +379,7 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
 
 def output_scores(s: Session, output_id: int) -> dict[str, float | None]:
     """metric key → value for the shown metrics of one output (newest signature wins)."""
-    rows = s.execute(
-        select(MetricScore.metric, MetricScore.value)
-        .where(MetricScore.output_id == output_id, MetricScore.metric.in_(SHOWN_METRICS))
-        .order_by(MetricScore.id)
-    )
+    rows = s.connection().execute(_SCORES, {"output_id": output_id})
     return {metric: value for metric, value in rows}
 
 
@@ -305,22 +389,9 @@ def queue_counts(s: Session, campaign_id: int, regular_only: bool = False) -> di
     All slots by default (answered from the claim index alone: the page's progress bar);
     ``regular_only`` leaves out attention checks.
     """
-    cond = [Assignment.campaign_id == campaign_id]
-    if regular_only:
-        cond.append(Assignment.kind == REGULAR)
-    rows = s.execute(select(Assignment.state, func.count()).where(*cond).group_by(Assignment.state))
+    stmt = _COUNTS_REGULAR if regular_only else _COUNTS
     counts = {OPEN: 0, CLAIMED: 0, DONE: 0, SKIPPED: 0}
-    counts.update({state: n for state, n in rows})
-    return counts
-
-
-def annotator_slot_counts(s: Session, annotator_id: int) -> dict[str, int]:
-    """This annotator's slots by state (regular and attention alike; the page hides which)."""
-    rows = s.execute(
-        select(Assignment.state, func.count())
-        .where(Assignment.annotator_id == annotator_id)
-        .group_by(Assignment.state)
+    counts.update(
+        {state: n for state, n in s.connection().execute(stmt, {"campaign_id": campaign_id})}
     )
-    counts = {CLAIMED: 0, DONE: 0, SKIPPED: 0}
-    counts.update({state: n for state, n in rows})
     return counts
