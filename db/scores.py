@@ -31,12 +31,14 @@ from db.models import (
 
 __all__ = [
     "CampaignInfo",
+    "KeyedScore",
     "LabelledScore",
     "OutputText",
     "ScoreRow",
     "StoredBaseline",
     "StoredThreshold",
     "campaign_info",
+    "campaign_scores",
     "campaign_signatures",
     "get_baseline",
     "get_threshold",
@@ -208,6 +210,30 @@ def output_scores(engine: Engine, output_ids: Iterable[int]) -> dict[int, list[S
             for r in s.execute(q):
                 out[r[0]].append(ScoreRow(*r))
     return out
+
+
+@dataclass(frozen=True)
+class KeyedScore:
+    """A stored score with the external keys of its output (item id in the file, system)."""
+
+    output_id: int
+    item: str
+    system: str
+    value: float | None
+
+
+def campaign_scores(engine: Engine, campaign_id: int, signature: str) -> list[KeyedScore]:
+    """Every stored score of a signature in a campaign, keyed by (external item id, system)."""
+    q = (
+        select(MetricScore.output_id, Item.external_id, System.name, MetricScore.value)
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .join(System, System.id == Output.system_id)
+        .where(Item.campaign_id == campaign_id, MetricScore.signature == signature)
+        .order_by(MetricScore.output_id)
+    )
+    with session_scope(engine) as s:
+        return [KeyedScore(*r) for r in s.execute(q)]
 
 
 def campaign_signatures(engine: Engine, campaign_id: int) -> list[tuple[str, str, int]]:

@@ -1,0 +1,179 @@
+"""Metric scoring throughput on WMT21 TED en-de, and how each metric agrees with MQM.
+
+Imports ../shared/data/wmt21-ted-mqm/wmt21_ted_ende.csv (6,877 outputs) into a fresh SQLite
+database, then in one process:
+
+1. a plain single-process loop over sacrebleu's ``sentence_bleu`` / ``sentence_chrf`` (chrF
+   and chrF++) / ``sentence_ter`` vs our :func:`metrics.scoring.score_campaign` for the same
+   four metrics (process pool over all cores, database reads and writes included);
+2. ``bert_score.score`` with the same model and layer vs our BERTScore batch scoring;
+3. a re-run of our scoring on the unchanged campaign (everything already stored);
+4. per metric: Pearson and Spearman correlation with ``human_score`` (−MQM), the Youden
+   threshold calibrated on ``human_label_binary`` (no Major error), and ρ (TPR) / η (TNR)
+   with 95% Beta credible intervals, overall and the range over the 13 systems.
+
+Goals: sacrebleu ≥ 1.5× the plain loop, BERTScore ≥ 1.0× bert_score.score, re-run ≥ 50×
+faster than the first run. Usage: ``python bench/metrics_bench.py [--limit N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"
+SACRE = ("bleu", "chrf", "chrf++", "ter")
+
+
+def plain_sacrebleu(hyps: list[str], refs: list[str]) -> dict[str, list[float]]:
+    import sacrebleu
+
+    pairs = list(zip(hyps, refs, strict=True))
+    return {
+        "bleu": [sacrebleu.sentence_bleu(h, [r]).score for h, r in pairs],
+        "chrf": [sacrebleu.sentence_chrf(h, [r]).score for h, r in pairs],
+        "chrf++": [sacrebleu.sentence_chrf(h, [r], word_order=2).score for h, r in pairs],
+        "ter": [sacrebleu.sentence_ter(h, [r]).score for h, r in pairs],
+    }
+
+
+def timed(fn):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=None, help="first N rows only")
+    args = parser.parse_args()
+    if not DATA.exists():
+        print(f"skipped: needs {DATA} (shared evaluation data, not in the repository)")
+        return 0
+
+    import numpy as np
+    from scipy import stats
+
+    from annotation.importer import import_campaign
+    from db import scores as store
+    from db.engine import make_engine
+    from db.migrate import upgrade
+    from metrics.bertscore import BertScoreMetric
+    from metrics.scoring import calibrate_campaign, score_campaign
+
+    with DATA.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    if args.limit:
+        rows = rows[: args.limit]
+    n = len(rows)
+    hyps = [r["output"] for r in rows]
+    refs = [r["reference"] for r in rows]
+    human = {(r["item_id"], r["system"]): float(r["human_score"]) for r in rows}
+
+    tmp = Path(tempfile.mkdtemp(prefix="metrics-bench-"))
+    engine = make_engine(f"sqlite:///{tmp / 'bench.db'}")
+    upgrade(engine)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    imported = import_campaign(
+        engine,
+        buf.getvalue().encode(),
+        "wmt21-ted-ende",
+        filename="wmt21_ted_ende.csv",
+        column_map={"human_label": "human_label_binary"},
+        settings={"target_lang": "de", "source_lang": "en"},
+    )
+    cid = imported.campaign_id
+    print(f"{n:,} outputs of WMT21 TED en-de imported; {os.cpu_count()} cores")
+
+    # --- sacrebleu -----------------------------------------------------------------------
+    plain, t_plain = timed(lambda: plain_sacrebleu(hyps, refs))
+    report_s, t_ours = timed(lambda: score_campaign(engine, cid, ",".join(SACRE)))
+    for key in SACRE:  # same values as the plain loop (spot check via the stored rows)
+        got = {
+            (k.item, k.system): k.value
+            for k in store.campaign_scores(engine, cid, report_s.run(key).signature)
+        }
+        exp = {(r["item_id"], r["system"]): v for r, v in zip(rows, plain[key], strict=True)}
+        assert got == exp, f"{key}: stored scores differ from sacrebleu's"
+    print("\nsacrebleu (bleu, chrf, chrf++, ter; 4 scores per output)")
+    print(f"  plain loop over sentence_*: {t_plain:7.2f} s  {n / t_plain:8.1f} outputs/s")
+    print(f"  ours (score_campaign):      {t_ours:7.2f} s  {n / t_ours:8.1f} outputs/s")
+    print(f"  ratio ours/plain: {t_plain / t_ours:.2f}x (goal >= 1.5x)")
+
+    # --- BERTScore -------------------------------------------------------------------------
+    import bert_score  # import (not model loading) kept out of both timings
+
+    model = BertScoreMetric().spec
+    (_, _, F), t_bs = timed(
+        lambda: bert_score.score(hyps, refs, model_type=model.path, num_layers=model.num_layers)
+    )
+    report_b, t_ob = timed(lambda: score_campaign(engine, cid, "bertscore"))
+    got_f = {
+        (k.item, k.system): k.value
+        for k in store.campaign_scores(engine, cid, report_b.run("bertscore_f").signature)
+    }
+    diff = max(
+        abs(got_f[(r["item_id"], r["system"])] - float(f)) for r, f in zip(rows, F, strict=True)
+    )
+    print(
+        f"\nBERTScore ({model.label}, layer {model.num_layers}; "
+        f"max |ours − bert_score| of F = {diff:.2e})"
+    )
+    print(f"  bert_score.score:           {t_bs:7.2f} s  {n / t_bs:8.1f} outputs/s")
+    print(f"  ours (score_campaign):      {t_ob:7.2f} s  {n / t_ob:8.1f} outputs/s")
+    print(f"  ratio ours/bert_score: {t_bs / t_ob:.2f}x (goal >= 1.0x)")
+
+    # --- re-run on unchanged data ----------------------------------------------------------
+    again, t_re = timed(lambda: score_campaign(engine, cid, "bleu,chrf,chrf++,ter,bertscore"))
+    assert again.n_scored == 0
+    first = t_ours + t_ob
+    print(
+        f"\nre-run, nothing new: {t_re:.3f} s vs first run {first:.1f} s: "
+        f"{first / t_re:.0f}x faster (goal >= 50x)"
+    )
+
+    # --- agreement with MQM ------------------------------------------------------------------
+    print("\nWMT21 TED en-de: correlation with human_score (−MQM) and ρ/η at the Youden threshold")
+    print(
+        "| metric | Pearson | Spearman | threshold | ρ (TPR) [95% CrI] | η (TNR) [95% CrI] "
+        "| ρ over systems | η over systems | AUC |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for run in report_s.runs + report_b.runs:
+        scores = store.campaign_scores(engine, cid, run.signature)
+        g = np.array([k.value for k in scores])
+        h = np.array([human[(k.item, k.system)] for k in scores])
+        pearson = stats.pearsonr(g, h).statistic
+        spearman = stats.spearmanr(g, h).statistic
+        cal = calibrate_campaign(engine, cid, run.signature)
+        o = cal.overall
+        rhos = [a.rho.estimate for a in cal.per_system.values()]
+        etas = [a.eta.estimate for a in cal.per_system.values()]
+        op = "≥" if cal.higher_is_better else "≤"
+        print(
+            f"| {run.key} | {pearson:.3f} | {spearman:.3f} | {op} {cal.threshold:.4g} | "
+            f"{o.rho.estimate:.3f} [{o.rho.lower:.3f}, {o.rho.upper:.3f}] | "
+            f"{o.eta.estimate:.3f} [{o.eta.lower:.3f}, {o.eta.upper:.3f}] | "
+            f"{min(rhos):.3f}–{max(rhos):.3f} | {min(etas):.3f}–{max(etas):.3f} | "
+            f"{cal.roc.auc:.3f} |"
+        )
+    print(f"(n = {o.n:,} labelled outputs; {o.tp + o.fn:,} adequate)")
+    engine.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
