@@ -1,0 +1,59 @@
+"""Real data: a slice of WMT21 TED en-de imported, scored and calibrated end to end."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import sacrebleu
+
+from db import scores as store
+from metrics.scoring import calibrate_campaign, score_campaign
+from tests.conftest import shared_file
+from tests.metrics.conftest import WMT_CSV, read_wmt
+
+
+def test_wmt_slice_scored_exactly_and_calibrated(sqlite_engine) -> None:  # type: ignore[no-untyped-def]
+    from annotation.importer import import_campaign
+
+    rows = read_wmt(shared_file(WMT_CSV), n_items=24, max_words=30)  # 312 outputs, 13 systems
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    imported = import_campaign(
+        sqlite_engine,
+        buf.getvalue().encode(),
+        "wmt-slice",
+        filename="wmt.csv",
+        column_map={"human_label": "human_label_binary"},
+        settings={"target_lang": "de"},
+    )
+    cid = imported.campaign_id
+    report = score_campaign(sqlite_engine, cid, "bleu,chrf,ter")
+    assert all(r.n_scored == len(rows) and r.n_no_reference == 0 for r in report.runs)
+
+    by_key = {(r["item_id"], r["system"]): r for r in rows}
+    for key, scorer in (
+        ("bleu", sacrebleu.sentence_bleu),
+        ("chrf", sacrebleu.sentence_chrf),
+        ("ter", sacrebleu.sentence_ter),
+    ):
+        stored = store.campaign_scores(sqlite_engine, cid, report.run(key).signature)
+        assert len(stored) == len(rows)
+        for s in stored:
+            row = by_key[(s.item, s.system)]
+            assert s.value == scorer(row["output"], [row["reference"]]).score
+
+    cal = calibrate_campaign(sqlite_engine, cid, report.run("chrf").signature)
+    labels = [int(r["human_label_binary"]) for r in rows]
+    assert cal.overall.n == len(rows)
+    assert cal.overall.tp + cal.overall.fn == sum(labels)
+    assert len(cal.per_system) == 13
+    assert 0 < cal.overall.rho.estimate < 1 and 0 < cal.overall.eta.estimate < 1
+    ter = calibrate_campaign(sqlite_engine, cid, report.run("ter").signature)
+    assert ter.higher_is_better is False
+    assert (
+        store.get_threshold(sqlite_engine, cid, report.run("ter").signature).threshold
+        == ter.threshold
+    )
