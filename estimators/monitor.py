@@ -131,6 +131,11 @@ class CampaignMonitor:
     higher_is_better: ``False`` for HTER-like labels (then Δ̂ < 0 means A is better).
     pair_controls: ``"difference"`` (g_A − g_B) or ``"both"`` ((g_A, g_B)).
     label_range: known (low, high) of the labels (e.g. (0, 1)); required in strict mode.
+    finite_pool: estimand = the mean of the labels the pool's outputs get, one label each,
+        taken without replacement (finite-population Des Raj increments: exact, and the
+        interval shrinks to a point when the whole pool is labelled). Default ``False``:
+        estimand = μ_s, the expected judgment over annotators (statistics.md, Notation),
+        with the with-replacement increments (conservative under without-replacement order).
     """
 
     def __init__(
@@ -150,6 +155,7 @@ class CampaignMonitor:
         higher_is_better: bool = True,
         pair_controls: Literal["difference", "both"] = "difference",
         label_range: tuple[float, float] | None = (0.0, 1.0),
+        finite_pool: bool = False,
     ) -> None:
         self.k = len(pool_metrics)
         if self.k < 1:
@@ -169,6 +175,7 @@ class CampaignMonitor:
         self.alpha, self.mode, self.t_star = alpha, mode, t_star
         self.margin, self.higher_is_better = equivalence_margin, higher_is_better
         self.pair_controls, self.label_range = pair_controls, label_range
+        self.finite_pool = finite_pool
 
         n = len(label)
         self.item = np.asarray(item, dtype=int).reshape(n)
@@ -221,8 +228,9 @@ class CampaignMonitor:
         n = y.shape[-1]
         t_star = self.t_star if self.t_star is not None else max(self.n_items, n)
         gbar = None if g_all is None else g_all.mean(axis=0)
+        pool_size = self.n_items if self.finite_pool else None
         if self.mode == "asymptotic":
-            inc = seq.cv_increments(y, g, gbar)
+            inc = seq.cv_increments(y, g, gbar, pool_size=pool_size)
             cs = seq.asymptotic_cs(inc.z, alpha_cs, t_star=t_star, running_intersection=True)
             p = (
                 None
@@ -234,7 +242,7 @@ class CampaignMonitor:
             span = hi - lo
             yr = (lo - hi, hi - lo) if pair else (lo, hi)
             if g is None:
-                inc = seq.cv_increments(y, None, label_range=yr)
+                inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
             else:
                 sd = g_all.std(axis=0)
                 sd = np.where(sd > 0, sd, 1.0)
@@ -246,6 +254,7 @@ class CampaignMonitor:
                     lam_clip=clip,
                     label_range=yr,
                     g_range=(g_all.min(axis=0), g_all.max(axis=0)),
+                    pool_size=pool_size,
                 )
             cs = seq.empirical_bernstein_cs(inc.z, alpha_cs, bounds=inc.bounds)
             p = (

@@ -274,3 +274,23 @@ def test_reading_the_dashboard_at_every_checkpoint_keeps_the_error_rate():
     )
     assert rate <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / n_campaigns)
     assert naive_alarm.mean() >= 0.2
+
+
+def test_finite_pool_mode_closes_on_the_pool_mean_of_the_labels():
+    """Each output labelled once, the whole pool in random order: the finite-pool interval
+    ends at the exact pool difference; the default (μ over annotators) stays open."""
+    rng = np.random.default_rng(10)
+    pool = make_pool(rng, 600, [0.1, 0.0], r=0.6)
+    items, systems, pos = item_queue(rng, 600, 2, 1200)
+    y = (rng.random(1200) < pool.f[systems, items]).astype(float)
+    labels = np.zeros((2, 600))
+    labels[systems, items] = y
+    args = (list(pool.g), items, systems, y, pos, np.ones(1200))
+    fin = CampaignMonitor(*args, finite_pool=True).report().pairs[0].result
+    sup = CampaignMonitor(*args).report().pairs[0].result
+    exact = labels[0].mean() - labels[1].mean()
+    assert fin.estimate == pytest.approx(exact, abs=0.02)
+    assert fin.low <= exact <= fin.high
+    assert fin.width < 0.8 * sup.width
+    strict = CampaignMonitor(*args, finite_pool=True, mode="strict").report().pairs[0].result
+    assert strict.low <= exact <= strict.high
