@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -403,7 +404,7 @@ def _split_annotations(rows, out_pos, ann_index):  # type: ignore[no-untyped-def
 
     if not regular:
         return Judgments.empty(), per
-    regular.sort(key=lambda r: r[:3])
+    regular.sort(key=itemgetter(0, 1, 2))
     cols = list(zip(*regular, strict=True))
     no_pos = np.array(cols[0], dtype=bool)
 

@@ -185,8 +185,8 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
         range=["#2e7d32", "#c62828", "#bdbdbd", "#90caf9"],
     )
     base = alt.Chart(frame).encode(
-        x=alt.X("column:N", sort=order, title=None),
-        y=alt.Y("row:N", sort=order, title=None),
+        x=alt.X("column:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False)),
+        y=alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False)),
     )
     heat = base.mark_rect().encode(
         color=alt.Color("verdict:N", scale=colors, legend=alt.Legend(orient="bottom")),
@@ -240,7 +240,11 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
             .mark_line(opacity=0.6)
             .encode(
                 x=alt.X("t:Q", title="labelled items (pair)"),
-                y=alt.Y("width:Q", title="confidence-sequence width"),
+                y=alt.Y(
+                    "width:Q",
+                    title="confidence-sequence width (log scale)",
+                    scale=alt.Scale(type="log"),
+                ),
                 color=alt.Color("pair:N", legend=None),
                 tooltip=["pair", "t", alt.Tooltip("width:Q", format=".3f")],
             )
