@@ -89,3 +89,46 @@ def test_single_system_without_scores(app_engine) -> None:
 def test_no_campaigns(app_engine) -> None:
     at = _dashboard()
     assert "No campaigns yet" in at.info[0].value
+
+
+def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> None:
+    import estimators.report as report_module
+    from db.annotations import append
+    from db.engine import session_scope
+    from db.reads import annotation_log, campaign_id
+
+    calls = []
+    original = report_module.campaign_report
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(report_module, "campaign_report", counting)
+    seed_campaign(app_engine, "demo", n_items=40, labelled=40, overlap=0)
+    at = _dashboard("demo")
+    first = len(calls)
+    assert first >= 1
+    at.run()
+    at.run()
+    assert len(calls) == first, "unchanged data must not be recomputed"
+    last = annotation_log(app_engine, campaign_id(app_engine, "demo"))[-1]
+    with session_scope(app_engine) as s:  # an annotator undoes their last label
+        append(s, output_id=_output_of(s, last["annotation_id"]),
+               annotator_id=_annotator_of(s, last["annotation_id"]), kind="undo",
+               supersedes_id=last["annotation_id"])  # fmt: skip
+    at.run()
+    assert len(calls) == first + 1
+    assert {m.label: m.value for m in at.metric}["Human judgments"] == "119"
+
+
+def _output_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
+    from db.models import Annotation
+
+    return s.get(Annotation, annotation_id).output_id
+
+
+def _annotator_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
+    from db.models import Annotation
+
+    return s.get(Annotation, annotation_id).annotator_id
