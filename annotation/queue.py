@@ -491,3 +491,80 @@ def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View
         if assignment_id is not None:
             dbq.reclaim_for_undo(s, assignment_id, annotator_id, now)
         return _view(s, annotator_id, camp, now, None)
+
+
+# ---------------------------------------------------------------- admin side
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    """A campaign's queue at a glance (all slots, attention checks included in ``total``)."""
+
+    open: int
+    claimed: int
+    done: int
+    skipped: int
+    regular: int
+    attention: int
+    builds: int
+    seed: int | None
+
+    @property
+    def total(self) -> int:
+        return self.regular + self.attention
+
+
+def queue_status(engine: Engine, campaign_id: int) -> QueueStatus:
+    with dbq.queue_transaction(engine) as s:
+        counts = dbq.queue_counts(s, campaign_id)
+        kinds = dbq.kind_counts(s, campaign_id)
+        settings = dbq.campaign_settings(s, campaign_id)
+    return QueueStatus(
+        open=counts[dbq.OPEN],
+        claimed=counts[dbq.CLAIMED],
+        done=counts[dbq.DONE],
+        skipped=counts[dbq.SKIPPED],
+        regular=kinds.get(dbq.REGULAR, 0),
+        attention=kinds.get(dbq.ATTENTION, 0),
+        builds=int((settings["meta"] or {}).get("queue_builds", 0)),
+        seed=settings["queue_seed"],
+    )
+
+
+def queue_settings(engine: Engine, campaign_id: int) -> dict[str, Any]:
+    """The campaign's annotation settings (mode, paired, overlap, attention_rate, …)."""
+    with dbq.queue_transaction(engine) as s:
+        values = dbq.campaign_settings(s, campaign_id)
+    return {k: values[k] for k in dbq.QUEUE_SETTINGS}
+
+
+def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> None:
+    """Change annotation settings. ``paired`` and ``overlap`` shape the next build only;
+    ``attention_rate`` is capped at 0.5; ``claim_timeout_s`` is at least 30 s."""
+    unknown = set(values) - set(dbq.QUEUE_SETTINGS)
+    if unknown:
+        raise ValueError(f"unknown settings {sorted(unknown)}")
+    if "mode" in values and values["mode"] not in ("binary", "post_edit", "both"):
+        raise ValueError("mode must be binary, post_edit or both")
+    for key, lo, hi in (("overlap", 0.0, 1.0), ("attention_rate", 0.0, 0.5)):
+        if key in values and not lo <= float(values[key]) <= hi:
+            raise ValueError(f"{key} must be between {lo} and {hi}")
+    if "claim_timeout_s" in values and int(values["claim_timeout_s"]) < 30:
+        raise ValueError("claim_timeout_s must be at least 30 seconds")
+    with dbq.queue_transaction(engine) as s:
+        dbq.update_campaign_settings(s, campaign_id, values)
+
+
+def annotator_overview(engine: Engine, campaign_id: int) -> list[log.AnnotatorWork]:
+    """Per annotator: current labels, skips, undos, seconds per item, attention-check pass
+    rate, items held now (the admin's Annotators page and the dashboard)."""
+    with dbq.queue_transaction(engine) as s:
+        return log.annotator_work(s, campaign_id)
+
+
+def current_judgments(
+    engine: Engine, campaign_id: int, annotator_id: int | None = None
+) -> list[log.CurrentJudgment]:
+    """Current regular judgments with assignment position and inclusion probability."""
+    with dbq.queue_transaction(engine) as s:
+        return log.current_judgments(s, campaign_id, annotator_id)

@@ -395,3 +395,36 @@ def queue_counts(s: Session, campaign_id: int, regular_only: bool = False) -> di
         {state: n for state, n in s.connection().execute(stmt, {"campaign_id": campaign_id})}
     )
     return counts
+
+
+# ---------------------------------------------------------------- admin side
+
+QUEUE_SETTINGS = (
+    "mode",
+    "paired",
+    "overlap",
+    "attention_rate",
+    "claim_timeout_s",
+    "show_metrics",
+    "show_reference",
+)
+
+
+def campaign_settings(s: Session, campaign_id: int) -> dict[str, Any]:
+    camp = s.get(Campaign, campaign_id)
+    if camp is None:
+        raise KeyError(f"no campaign with id {campaign_id}")
+    return {k: getattr(camp, k) for k in (*QUEUE_SETTINGS, "queue_seed", "meta", "name")}
+
+
+def update_campaign_settings(s: Session, campaign_id: int, values: dict[str, Any]) -> None:
+    s.execute(update(Campaign).where(Campaign.id == campaign_id).values(**values))
+
+
+def kind_counts(s: Session, campaign_id: int) -> dict[str, int]:
+    rows = s.execute(
+        select(Assignment.kind, func.count())
+        .where(Assignment.campaign_id == campaign_id)
+        .group_by(Assignment.kind)
+    )
+    return {kind: n for kind, n in rows}

@@ -1,9 +1,293 @@
-"""Annotation: not built yet (issue 6). Says so plainly instead of pretending."""
+"""The annotator's page: one output at a time, keyboard first, saved at once.
+
+It draws a :class:`annotation.queue.View` and sends clicks to annotation.queue (which decides
+and records); it never sees system names or which items are attention checks. Text is shown
+literally (escaped, ``dir="auto"``), never rendered as markdown or HTML.
+
+Keys: ``a``/``j`` adequate, ``i``/``k`` inadequate, ``s`` skip, ``u`` undo. They never fire
+while typing in the post-edit box (``Esc`` leaves it); ``Ctrl+Enter`` there saves. Our own
+small listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside text
+areas (it would turn typing an "a" into a label).
+"""
+
+from __future__ import annotations
+
+import json
+import time
 
 import streamlit as st
 
-st.title("Annotate")
-st.info(
-    "Not available yet. Invite links, the random assignment queue and keyboard labelling "
-    "are being built. Judgments can already be imported with a campaign file."
+from annotation import queue
+from annotation.diff import diff_html, literal_html
+from pages.common import engine
+
+KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
+KEYS |= {"s": "skip", "u": "undo"}
+METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "bertscore_f": "BERTScore-F"}
+
+
+def _deny() -> None:
+    st.session_state.clear()
+    st.error(
+        "This invite link is not valid any more: it was revoked. "
+        "Ask the campaign's administrator for a new one."
+    )
+    st.stop()
+
+
+if st.session_state.get("denied"):
+    _deny()
+
+if st.session_state.get("role") != "annotator":
+    st.title("Annotate")
+    st.info(
+        "This page is for annotators. Create annotators and their invite links on the "
+        "**Annotators** page; each annotator opens their own link to label."
+    )
+    st.stop()
+
+ANNOTATOR = int(st.session_state["annotator_id"])
+
+
+# ---------------------------------------------------------------- state and actions
+
+
+def _guarded(action):  # type: ignore[no-untyped-def]
+    """Run a queue call; a revoked invite ends the session instead of raising."""
+
+    def run(*args):  # type: ignore[no-untyped-def]
+        try:
+            action(*args)
+        except queue.AccessDenied:
+            st.session_state.clear()
+            st.session_state["denied"] = True
+
+    return run
+
+
+def _set_view(view: queue.View) -> None:
+    st.session_state["view"] = view
+    slot = view.slot
+    shown = st.session_state.get("shown")
+    if slot is not None and (shown is None or shown[0] != slot.assignment_id):
+        st.session_state["shown"] = (slot.assignment_id, time.monotonic())
+
+
+def _seconds() -> float | None:
+    shown = st.session_state.get("shown")
+    return None if shown is None else round(time.monotonic() - shown[1], 3)
+
+
+def _post_edit_key(slot: queue.Slot) -> str:
+    return f"post_edit_{slot.assignment_id}_{slot.claim_version}"
+
+
+@_guarded
+def _label(value: int | None) -> None:
+    view: queue.View = st.session_state["view"]
+    slot = view.slot
+    if slot is None:
+        return
+    post_edit = None
+    if view.campaign.mode in ("post_edit", "both"):
+        post_edit = st.session_state.get(_post_edit_key(slot), slot.text)
+        st.session_state["last_post_edit"] = (slot.text, post_edit)
+    _set_view(
+        queue.submit(
+            engine(),
+            ANNOTATOR,
+            slot.assignment_id,
+            slot.claim_version,
+            label=value,
+            post_edit=post_edit,
+            seconds=_seconds(),
+        )
+    )
+
+
+@_guarded
+def _skip() -> None:
+    slot = st.session_state["view"].slot
+    if slot is None:
+        return
+    reason = st.session_state.get("skip_reason") or queue.SKIP_REASONS[0]
+    _set_view(
+        queue.skip(engine(), ANNOTATOR, slot.assignment_id, slot.claim_version, reason, _seconds())
+    )
+
+
+@_guarded
+def _undo() -> None:
+    st.session_state.pop("last_post_edit", None)
+    _set_view(queue.undo(engine(), ANNOTATOR))
+
+
+if "view" not in st.session_state:
+    try:
+        _set_view(queue.next_view(engine(), ANNOTATOR))
+    except queue.AccessDenied:
+        _deny()
+
+
+# ---------------------------------------------------------------- keyboard
+
+
+def keyboard(focus_key: str | None) -> None:
+    """Install the key listener once per browser tab; focus the post-edit box when given."""
+    script = """<script>
+const w = window, doc = document;
+w.__tandemKeys = __KEYS__;
+if (!w.__tandemKeysInstalled) {
+  w.__tandemKeysInstalled = true;
+  doc.addEventListener("keydown", (e) => {
+    const t = e.target;
+    const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" ||
+                         t.isContentEditable);
+    if (typing) {
+      if (e.key === "Escape") t.blur();
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t.tagName === "TEXTAREA") {
+        const save = doc.querySelector(".st-key-save_post_edit button");
+        if (save) {
+          e.preventDefault(); e.stopPropagation();  // only our save, not a second submit
+          t.blur(); setTimeout(() => save.click(), 50);
+        }
+      }
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+    const target = w.__tandemKeys[e.key.toLowerCase()];
+    if (!target) return;
+    const el = doc.querySelector(".st-key-" + target + " button");
+    if (!el || el.disabled) return;
+    e.preventDefault();
+    el.click();
+  }, true);
+}
+const focusKey = __FOCUS__;
+if (focusKey) {
+  let tries = 0;
+  const focus = () => {
+    const ta = doc.querySelector(".st-key-" + focusKey + " textarea");
+    if (ta) { ta.focus(); ta.setSelectionRange(ta.value.length, ta.value.length); }
+    else if (tries++ < 40) setTimeout(focus, 50);
+  };
+  focus();
+}
+</script>"""
+    script = script.replace("__KEYS__", json.dumps(KEYS)).replace(
+        "__FOCUS__", json.dumps(focus_key)
+    )
+    # A trusted constant script (key names and an id only), run in the page itself.
+    st.html(script, unsafe_allow_javascript=True)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def _fmt(key: str, value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if key == "bertscore_f" else f"{value:.1f}"
+
+
+def scores_table(scores: dict[str, float | None] | None) -> None:
+    if scores is None:
+        return
+    st.markdown("**Metric scores**")
+    if not scores:
+        st.caption("not scored yet")
+        return
+    lines = []
+    for key, label in METRIC_LABELS.items():
+        lines.append(f"{label}: {_fmt(key, scores.get(key))}")
+    st.text("\n".join(lines))
+
+
+@st.fragment
+def item_panel() -> None:
+    if st.session_state.get("denied") or "view" not in st.session_state:
+        _deny()
+    view: queue.View = st.session_state["view"]
+    p = view.progress
+    st.progress(
+        p.fraction,
+        text=(
+            f"Campaign: {p.queue_finished:,} of {p.queue_total:,} done · "
+            f"You: {p.mine_judged:,} judged, {p.mine_skipped:,} skipped"
+        ),
+    )
+    if view.notice:
+        st.warning(view.notice)
+    last = st.session_state.get("last_post_edit")
+    if last is not None:
+        with st.expander("Your last post-edit (word diff)", expanded=False):
+            st.html(diff_html(*last))
+
+    slot = view.slot
+    if slot is None:
+        st.success("Nothing left for you in this campaign. Thank you!")
+        st.button("Undo last `u`", key="undo", on_click=_undo)
+        return
+
+    main, side = st.columns([3, 1])
+    with main:
+        st.markdown("**Source**")
+        st.html(literal_html(slot.source, "tandem-source"))
+        if slot.reference is not None:
+            st.markdown("**Reference**")
+            st.html(literal_html(slot.reference, "tandem-reference"))
+        st.markdown("**Output**")
+        st.html(literal_html(slot.text, "tandem-output"))
+    with side:
+        scores_table(slot.scores)
+
+    mode = view.campaign.mode
+    if mode in ("post_edit", "both"):
+        with st.form(f"post_edit_form_{slot.assignment_id}_{slot.claim_version}", border=False):
+            st.text_area(
+                "Post-edit (fix the output; Ctrl+Enter saves, Esc leaves the box)",
+                value=slot.text,
+                key=_post_edit_key(slot),
+                height=120,
+            )
+            if mode == "post_edit":
+                st.form_submit_button(
+                    "Save post-edit `Ctrl+Enter`",
+                    key="save_post_edit",
+                    type="primary",
+                    on_click=_label,
+                    args=(None,),
+                )
+            else:
+                c1, c2 = st.columns(2)
+                c1.form_submit_button(
+                    "Adequate `a`", key="adequate", type="primary", on_click=_label, args=(1,)
+                )
+                c2.form_submit_button(
+                    "Inadequate `i`", key="inadequate", on_click=_label, args=(0,)
+                )
+    else:
+        c1, c2 = st.columns(2)
+        c1.button(
+            "Adequate `a`",
+            key="adequate",
+            type="primary",
+            on_click=_label,
+            args=(1,),
+            width="stretch",
+        )
+        c2.button("Inadequate `i`", key="inadequate", on_click=_label, args=(0,), width="stretch")
+
+    c3, c4, c5 = st.columns([2, 1, 1])
+    c3.selectbox("Skip reason", queue.SKIP_REASONS, key="skip_reason", label_visibility="collapsed")
+    c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
+    c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
+    keyboard(_post_edit_key(slot) if mode in ("post_edit", "both") else None)
+
+
+st.title(st.session_state.get("campaign_name", "Annotate"))
+st.caption(
+    f"Signed in as {st.session_state.get('annotator_name', '')}. Is the output an adequate "
+    "rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · `u` undo."
 )
+item_panel()
