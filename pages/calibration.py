@@ -31,7 +31,7 @@ st.caption(
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def campaign_data(cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
+def campaign_data(db: str, cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
     return read_campaign(engine(), cid)
 
 
@@ -73,7 +73,7 @@ name = campaign_picker([c.name for c in summaries], key="cal-campaign")
 if not name:
     st.stop()
 cid = campaign_id(engine(), name)
-data = campaign_data(cid, fingerprint(engine(), cid))
+data = campaign_data(str(engine().url), cid, fingerprint(engine(), cid))
 
 if not data.metrics:
     st.info(

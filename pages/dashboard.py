@@ -32,18 +32,24 @@ st.title("Dashboard")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def campaign_data(cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
-    """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry."""
+def campaign_data(db: str, cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
+    (the database URL) keeps two databases served by one process apart."""
     return read_campaign(engine(), cid)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def campaign_results(  # type: ignore[no-untyped-def]
-    cid: int, key: tuple[int, ...], kind: str | None, signatures: tuple[str, ...], alpha: float
+    db: str,
+    cid: int,
+    key: tuple[int, ...],
+    kind: str | None,
+    signatures: tuple[str, ...],
+    alpha: float,
 ):
     started = time.perf_counter()
     report = campaign_report(
-        campaign_data(cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha
+        campaign_data(db, cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha
     )
     return report, time.perf_counter() - started
 
@@ -62,7 +68,8 @@ if not name:
     st.stop()
 cid = campaign_id(engine(), name)
 key = fingerprint(engine(), cid)
-data = campaign_data(cid, key)
+db_url = str(engine().url)
+data = campaign_data(db_url, cid, key)
 
 if not data.systems or not data.item_ids:
     st.info("This campaign has no outputs yet. Append a campaign file on the **Import** page.")
@@ -300,7 +307,7 @@ def draw_quality(report) -> None:  # type: ignore[no-untyped-def]
 
 def live_part() -> None:
     fp = fingerprint(engine(), cid)
-    report, seconds = campaign_results(cid, fp, kind, tuple(signatures), alpha)
+    report, seconds = campaign_results(db_url, cid, fp, kind, tuple(signatures), alpha)
     if report.n_judgments == 0:
         st.info(
             "No human labels yet. Invite annotators (they label randomly drawn outputs), or "
