@@ -1,0 +1,141 @@
+"""Real-browser fixtures: a `streamlit run app.py` server on a free localhost port over a
+fresh migrated SQLite file, and headless Debian chromium driven by Playwright.
+
+Reusable by any browser test (``server`` gives the URL and an engine on the same database;
+``page`` a fresh browser tab). Browser tests skip with the reason when /usr/bin/chromium is
+missing, unless ``TANDEM_REQUIRE_BROWSER=1`` (CI), where they fail instead. Never runs
+``playwright install``: the browser is the system's chromium.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from db.engine import make_engine
+from db.migrate import upgrade
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("TANDEM_CHROMIUM", "/usr/bin/chromium"))
+REQUIRE_BROWSER = os.environ.get("TANDEM_REQUIRE_BROWSER") == "1"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+STARTUP_TIMEOUT_S = 90
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"needs Debian chromium at {CHROMIUM} (apt-get install chromium; .ci/run installs it)"
+    if REQUIRE_BROWSER:
+        pytest.fail(f"TANDEM_REQUIRE_BROWSER=1 but {message}")
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    engine: Engine
+    log: Path
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """`streamlit run app.py` on localhost over a fresh migrated SQLite file."""
+    _require_chromium()
+    db_url = f"sqlite:///{tmp_path / 'tandem.db'}"
+    engine = make_engine(db_url)
+    upgrade(engine)
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TANDEM_ADMIN_PASSWORD": "browser-test-password",
+    }
+    log = tmp_path / "streamlit.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.address=127.0.0.1",
+                f"--server.port={port}",
+                "--server.headless=true",
+                "--server.fileWatcherType=none",
+                "--browser.gatherUsageStats=false",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer in {STARTUP_TIMEOUT_S}s:\n{log.read_text()}")
+            time.sleep(0.3)
+        yield Server(url, engine, log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        engine.dispose()
+
+
+@pytest.fixture
+def page(server: Server):  # type: ignore[no-untyped-def]
+    """A fresh tab of headless Debian chromium (Playwright, system browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        tab = context.new_page()
+        tab.set_default_timeout(30_000)
+        try:
+            yield tab
+        finally:
+            context.close()
+            browser.close()
