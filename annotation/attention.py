@@ -63,12 +63,15 @@ def apply_edit(
         out = words[:i] + words[j:]
         sev = MAJOR if (length >= 2 or length >= 0.2 * n) else MINOR
     elif op == "swap":
-        if major and n >= 4:
-            i = int(rng.integers(0, n - 3))
-            j = int(rng.integers(i + 3, n))
-        else:
-            i = int(rng.integers(0, n - 1))
-            j = i + 1
+        for _ in range(20):  # two different words, so the swap is visible
+            if major and n >= 4:
+                i = int(rng.integers(0, n - 3))
+                j = int(rng.integers(i + 3, n))
+            else:
+                i = int(rng.integers(0, n - 1))
+                j = i + 1
+            if words[i] != words[j]:
+                break
         out = list(words)
         out[i], out[j] = out[j], out[i]
         record = {"op": op, "at": i, "with": j, "span": f"{words[i]} ↔ {words[j]}"}
