@@ -439,13 +439,12 @@ def campaign_report(
 def width_paths(monitor: CampaignMonitor, points: int = 60) -> list[dict[str, Any]]:
     """Width of every pair's confidence sequence against the number of labels of the pair.
 
-    The same increments and Bonferroni level as :meth:`CampaignMonitor.report` (asymptotic
-    mode), evaluated along the whole path: entry t is the interval after the pair's t-th
+    The monitor's own increments and sequence at its Bonferroni level (so the last point is
+    the interval :meth:`CampaignMonitor.report` shows), evaluated along the whole path:
+    entry t is the interval after the pair's t-th
     completed item. Returned at up to ``points`` values of t from the burn-in to the last
     label (the last one always included), so the chart shows how fast each pair narrows.
     """
-    if monitor.mode != "asymptotic":
-        return []
     plist = pairs(monitor.k)
     if not plist:
         return []
@@ -463,10 +462,8 @@ def width_paths(monitor: CampaignMonitor, points: int = 60) -> list[dict[str, An
         items = common[order]
         d = ya[xa][order] - yb[xb][order]
         g, g_all = monitor._pair_controls(a, b, items)
-        gbar = None if g_all is None else g_all.mean(axis=0)
-        inc = seq.cv_increments(d, g, gbar)
-        t_star = monitor.t_star if monitor.t_star is not None else max(monitor.n_items, n)
-        cs = seq.asymptotic_cs(inc.z, a_pair, t_star=t_star, running_intersection=True)
+        # the monitor's own increments and sequence (mode, priors, finite pool as configured)
+        _, cs, _, _ = monitor._analyse(d, g, g_all, a_pair, pair=True, theta0=None)
         ts = np.unique(
             np.concatenate(
                 [np.linspace(seq.BURN_IN, n, min(points, n - seq.BURN_IN + 1)).astype(int), [n]]
