@@ -231,11 +231,22 @@ class CampaignMonitor:
         pool_size = self.n_items if self.finite_pool else None
         if self.mode == "asymptotic":
             inc = seq.cv_increments(y, g, gbar, pool_size=pool_size)
-            cs = seq.asymptotic_cs(inc.z, alpha_cs, t_star=t_star, running_intersection=True)
+            # one pseudo-observation of the largest variance the labels allow
+            prior = (
+                0.0
+                if self.label_range is None
+                else (self.label_range[1] - self.label_range[0]) ** 2 / 4
+            )
+            prior = 4 * prior if pair else prior
+            cs = seq.asymptotic_cs(
+                inc.z, alpha_cs, t_star=t_star, running_intersection=True, var_prior=prior
+            )
             p = (
                 None
                 if theta0 is None
-                else seq.anytime_pvalue(inc.z, theta0, t_star=t_star, alpha_tuning=self.alpha)
+                else seq.anytime_pvalue(
+                    inc.z, theta0, t_star=t_star, alpha_tuning=self.alpha, var_prior=prior
+                )
             )
         else:
             lo, hi = self.label_range

@@ -274,8 +274,11 @@ def _log_term(alpha: float) -> float:
     return two_log + math.log1p(two_log)
 
 
-def _running_mean_var(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Running mean and (biased, 1/t) variance of z along the last axis, stable enough."""
+def _running_mean_var(
+    z: np.ndarray, var_prior: float = 0.0, prior_weight: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Running mean and (1/t) variance of z along the last axis; with ``var_prior`` σ₀² the
+    variance is (t·s² + w·σ₀²)/(t + w), w = ``prior_weight``."""
     t = np.arange(1, z.shape[-1] + 1, dtype=float)
     shift = z[..., :1]  # centre on the first value to limit cancellation
     zc = z - shift
@@ -283,6 +286,8 @@ def _running_mean_var(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     s2 = np.cumsum(zc * zc, axis=-1)
     mean_c = s1 / t
     var = np.maximum(s2 / t - mean_c * mean_c, 0.0)
+    if var_prior > 0:
+        var = (t * var + prior_weight * var_prior) / (t + prior_weight)
     return mean_c + shift, var, t
 
 
@@ -293,6 +298,8 @@ def asymptotic_cs(
     t_star: float | None = None,
     burn_in: int = BURN_IN,
     running_intersection: bool = False,
+    var_prior: float = 0.0,
+    prior_weight: float = 10.0,
 ) -> ConfidenceSequence:
     """Asymptotic confidence sequence for the mean of the increments (statistics.md §4).
 
@@ -302,9 +309,15 @@ def asymptotic_cs(
     t* (the planned stopping size, default T) moves where the sequence is tightest; validity
     holds at every t. Intervals before ``burn_in`` labels are (−∞, ∞).
     ``running_intersection`` reports ∩_{s≤t} C_s (an empty intersection keeps C_t).
+    ``var_prior`` σ₀² > 0 adds w = ``prior_weight`` pseudo-observations of variance σ₀²:
+    σ̂²_t = (t·s²_t + w·σ₀²)/(t + w) (like WS & Ramdas' (1/4 + Σ)/(t+1)). Pass the largest
+    variance the labels allow, (range)²/4: it keeps the interval honest when the first labels
+    happen to be nearly identical (a 0.97 adequacy rate gives 30 ones in a row 40 % of the
+    time; measured P(ever miss) 0.43 without, 0.03 with w = 10) and changes nothing
+    asymptotically (at a 0.6 rate the widths at t = 300 are equal to 3 digits).
     """
     z = np.asarray(z, dtype=float)
-    mean, var, t = _running_mean_var(z)
+    mean, var, t = _running_mean_var(z, var_prior, prior_weight)
     t_star = float(t_star if t_star is not None else z.shape[-1])
     r2 = _log_term(alpha) / t_star
     tr = t * r2 + 1.0
@@ -355,6 +368,8 @@ def anytime_pvalue(
     t_star: float | None = None,
     alpha_tuning: float = 0.05,
     burn_in: int = BURN_IN,
+    var_prior: float = 0.0,
+    prior_weight: float = 10.0,
 ) -> np.ndarray:
     """Anytime-valid p-value path for H0: mean = θ0 (statistics.md §4).
 
@@ -362,13 +377,13 @@ def anytime_pvalue(
     V_s = s·σ̂_s², ρ_m = t*·σ̂_s²/(2 log(1/α) + log(1 + 2 log(1/α))) (α = ``alpha_tuning``),
     M_s = sqrt(ρ_m/(V_s + ρ_m))·exp(S_s²/(2(V_s + ρ_m))) and p_t = min(1, min_{s≤t} 1/M_s),
     taken over burn_in ≤ s ≤ t (p = 1 before). p_t ≤ α exactly when θ0 has left the
-    :func:`asymptotic_cs` at level α tuned the same way at some s ≤ t.
+    :func:`asymptotic_cs` at level α tuned the same way at some s ≤ t (same variance prior).
     """
     z = np.asarray(z, dtype=float)
     th = np.asarray(theta0, dtype=float)
     if th.ndim:
         th = th[..., None]
-    _, var, t = _running_mean_var(z)
+    _, var, t = _running_mean_var(z, var_prior, prior_weight)
     t_star = float(t_star if t_star is not None else z.shape[-1])
     s = np.cumsum(z - th, axis=-1)
     rho = t_star * var / _log_term(alpha_tuning)

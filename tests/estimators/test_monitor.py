@@ -150,9 +150,10 @@ def test_monitor_matches_the_sequential_functions():
         inc = paired_cv_increments(
             ya, yb, pool.g[a, common], pool.g[b, common], pool.g[a].mean(), pool.g[b].mean()
         )
-        cs = asymptotic_cs(inc.z, ALPHA / 3, t_star=3000, running_intersection=True)
+        # labels in [0, 1] ⇒ D in [−1, 1]: variance prior 1 (10 pseudo-observations)
+        cs = asymptotic_cs(inc.z, ALPHA / 3, t_star=3000, running_intersection=True, var_prior=1.0)
         assert pair.result.ci == pytest.approx((cs.lower[-1], cs.upper[-1]))
-        pvals.append(anytime_pvalue(inc.z, 0.0, t_star=3000)[-1])
+        pvals.append(anytime_pvalue(inc.z, 0.0, t_star=3000, var_prior=1.0)[-1])
         assert pair.p_value == pytest.approx(pvals[-1])
     np.testing.assert_allclose([p.p_holm for p in rep.pairs], holm(pvals).adjusted)
 

@@ -253,6 +253,23 @@ def test_ever_miss_500_streams_of_2000_labels(kind, r):
     assert cv_w < 0.95 * hu_w
 
 
+@pytest.mark.parametrize("rate", [0.9, 0.97, 0.99])
+def test_extreme_adequacy_rates_need_the_variance_prior(rate):
+    """Binary labels with a 0.97 rate: 30 ones in a row 40 % of the time, σ̂ = 0 and a point
+    interval. The variance prior (range²/4, 10 pseudo-observations) keeps the CS valid."""
+    rng = np.random.default_rng(14)
+    y = (rng.random((R, T)) < rate).astype(float)
+    plain = asymptotic_cs(y, ALPHA, t_star=300).ever_misses(rate).mean()
+    prior = asymptotic_cs(y, ALPHA, t_star=300, var_prior=0.25).ever_misses(rate).mean()
+    strict = empirical_bernstein_cs(y, ALPHA).ever_misses(rate).mean()
+    print(
+        f"\nrate {rate}: P(ever miss) no prior {plain:.3f}, prior {prior:.3f}, strict {strict:.3f}"
+    )
+    assert prior <= 0.07 and strict <= 0.05
+    if rate >= 0.97:
+        assert plain >= 0.2  # without the prior the CLT sequence fails visibly
+
+
 def _null_pair_streams(seed: int):
     """Two equal systems made exchangeable: each draw swaps A and B with probability 1/2,
     so the pool of (item, swap) has Δ = 0 and ḡ_A − ḡ_B = 0 exactly; the metric stays useful."""
