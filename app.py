@@ -56,6 +56,7 @@ elif st.session_state.get("role") == "admin":
         "Analysis": [
             st.Page("pages/dashboard.py", title="Dashboard", icon="📈"),
             st.Page("pages/calibration.py", title="Calibration", icon="🎯"),
+            st.Page("pages/planner.py", title="Planner", icon="🧮"),
         ],
         "Annotation": [
             st.Page("pages/annotate.py", title="Annotate", icon="✍️"),

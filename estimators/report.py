@@ -589,3 +589,55 @@ def _annotator_rows(data: Any) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+# ------------------------------------------------------------------------ planner inputs
+
+
+@dataclass(frozen=True)
+class PlanningInputs:
+    """What a campaign says about the planner's inputs (medians over systems).
+
+    ``calibration`` is (TP, FN, TN, FP) of the chosen binary metric when given.
+    """
+
+    n_human: int
+    n_metric: int
+    alpha_hat: float | None
+    n_systems: int
+    calibration: tuple[int, int, int, int] | None = None
+
+    @property
+    def rho(self) -> float | None:
+        if self.calibration is None or self.calibration[0] + self.calibration[1] == 0:
+            return None
+        return self.calibration[0] / (self.calibration[0] + self.calibration[1])
+
+    @property
+    def eta(self) -> float | None:
+        if self.calibration is None or self.calibration[2] + self.calibration[3] == 0:
+            return None
+        return self.calibration[2] / (self.calibration[2] + self.calibration[3])
+
+
+def planning_inputs(
+    data: Any, calibration: tuple[int, int, int, int] | None = None
+) -> PlanningInputs:
+    """Per-system median of labelled outputs (n_human) and metric-only outputs (n_metric),
+    and the campaign's adequacy rate (mean binary label), from ``data`` (CampaignData)."""
+    j = data.judgments
+    k = len(data.systems)
+    ok = np.flatnonzero(np.isfinite(j.label))
+    first = ok[_first_per_output(j.item[ok], j.system[ok])]
+    labelled = np.zeros((k, max(data.n_items, 1)), dtype=bool)
+    labelled[j.system[first], j.item[first]] = True
+    present = data.output_ids >= 0 if k else np.zeros((0, 0), dtype=bool)
+    n_h = [int(labelled[s].sum()) for s in range(k)]
+    n_m = [int((present[s] & ~labelled[s, : data.n_items]).sum()) for s in range(k)]
+    return PlanningInputs(
+        n_human=int(np.median(n_h)) if k else 0,
+        n_metric=int(np.median(n_m)) if k else 0,
+        alpha_hat=float(j.label[first].mean()) if first.size else None,
+        n_systems=k,
+        calibration=None if calibration is None else tuple(int(c) for c in calibration),
+    )
