@@ -19,7 +19,9 @@ with the sign of the true (whole-pool) difference. Methods:
                      (estimators.sequential; predictable CV increments, control g_A − g_B, in
                      the finite-pool form since the labels are fixed recorded judgments drawn
                      without replacement) excludes 0 with the right sign; t* = the PPI++ 1 n80
-                     (the planned size a planner would give) and, second column, t* = N.
+                     (the planned size a planner would give); second column t* = N; third
+                     column the with-replacement increments the monitor uses by default.
+                     Binary labels get the monitor's variance prior (D in [−1, 1]).
 
 Label savings = 1 − n80(method)/n80(human paired). Oracle bound (Chaganty et al. 2018, §3;
 statistics.md §2): with a metric whose population correlation with D is ρ, no unbiased
@@ -225,13 +227,16 @@ def n80(method, pair, orders, orders2, n_max) -> float:
     return float(hi)
 
 
-def sequential_median(pair, orders, t_star, n_max) -> float:
+def sequential_median(pair, orders, t_star, n_max, *, finite_pool=True, var_prior=0.0) -> float:
     ya, yb, ga, gb, _, _, sign = pair
     o = np.asarray(orders)[:, :n_max]
     # finite-pool (Des Raj) increments: the labels are the recorded judgments of a fixed pool,
     # taken without replacement, so the exact martingale is the finite-population one.
-    inc = paired_cv_increments(ya[o], yb[o], ga[o], gb[o], ga.mean(), gb.mean(), pool_size=ya.size)
-    cs = asymptotic_cs(inc.z, 1 - LEVEL, t_star=t_star)
+    inc = paired_cv_increments(
+        ya[o], yb[o], ga[o], gb[o], ga.mean(), gb.mean(),
+        pool_size=ya.size if finite_pool else None,
+    )  # fmt: skip
+    cs = asymptotic_cs(inc.z, 1 - LEVEL, t_star=t_star, var_prior=var_prior)
     hit = cs.lower > 0 if sign > 0 else cs.upper < 0
     first = np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, np.inf)
     return float(np.median(first))
@@ -269,8 +274,14 @@ def run_pair(task) -> list[dict]:
         row["R2_2"] = 1 - np.sum((d - x2 @ np.linalg.lstsq(x2, d, rcond=None)[0]) ** 2) / tss
         row["oracle"] = row["human paired"] * (1 - row["R2_2"])
         t_plan = row["PPI++ 1"] if math.isfinite(row["PPI++ 1"]) else n_items
-        row["sequential"] = sequential_median(pair, orders, t_plan, n_items)
-        row["sequential t*=N"] = sequential_median(pair, orders, n_items, n_items)
+        # the monitor's variance prior: labels in [0, 1] ⇒ D in [−1, 1], prior 1; HTER has no
+        # a-priori bound, so no prior
+        prior = 1.0 if set(np.unique(np.concatenate([ya, yb]))) <= {0.0, 1.0} else 0.0
+        row["sequential"] = sequential_median(pair, orders, t_plan, n_items, var_prior=prior)
+        row["sequential t*=N"] = sequential_median(pair, orders, n_items, n_items, var_prior=prior)
+        row["sequential w/r"] = sequential_median(
+            pair, orders, t_plan, n_items, finite_pool=False, var_prior=prior
+        )
         rows.append(row)
     return rows
 
@@ -340,8 +351,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(rows: list[dict]) -> None:
-    cols = [*METHODS, "oracle", "sequential", "sequential t*=N"]
-    short = ["hum-p", "hum-u", "vD", "CV", "PPI1", "PPI2", "oracle", "seq", "seqN"]
+    cols = [*METHODS, "oracle", "sequential", "sequential t*=N", "sequential w/r"]
+    short = ["hum-p", "hum-u", "vD", "CV", "PPI1", "PPI2", "oracle", "seq", "seqN", "seqWR"]
     print("\nn80 (labels per system for 80% of orders to exclude 0 with the right sign)")
     head = f"{'pool':20s} {'metric':9s} {'A vs B':32s} {'Δ':>7s} " + " ".join(
         f"{s:>5s}" for s in short
@@ -382,12 +393,14 @@ def report(rows: list[dict]) -> None:
     for c in ("PPI++ 1", "PPI++ 2"):
         worse = sum(r[c] > r["human paired"] for r in done)
         print(f"  {c} worse than human paired in {worse}/{len(done)} rows")
-    seq_ratio = [r["sequential"] / r["PPI++ 1"] for r in done if math.isfinite(r["PPI++ 1"])]
-    print(
-        f"  sequential median / PPI++ 1 n80: median {np.median(seq_ratio):.2f}, "
-        f"max {np.max(seq_ratio):.2f}; ≤ 1.1 in {sum(x <= 1.1 for x in seq_ratio)}/"
-        f"{len(seq_ratio)} rows"
-    )
+    for c in ("sequential", "sequential t*=N", "sequential w/r"):
+        ratio = [r[c] / r["PPI++ 1"] for r in done if math.isfinite(r["PPI++ 1"])]
+        print(
+            f"  {c} median / PPI++ 1 n80: median {np.median(ratio):.2f}, "
+            f"max {np.max(ratio):.2f}; ≤ 1.1 in {sum(x <= 1.1 for x in ratio)}/{len(ratio)} rows"
+        )
+    big = [r for r in done if r["human paired"] > MIN_N]
+    print(f"  rows with n80(human paired) > {MIN_N} (not at the floor): {len(big)}")
 
 
 if __name__ == "__main__":
