@@ -147,7 +147,8 @@ def _dir_hash(path: Path) -> str:
 
 
 def _looks_like_path(model: str) -> bool:
-    return model.startswith(("/", ".", "~")) or os.sep + os.sep in model or Path(model).exists()
+    # Hub names look like "name" or "org/name"; anything else is meant as a path.
+    return model.startswith(("/", ".", "~")) or model.count("/") >= 2 or Path(model).exists()
 
 
 def _hub_snapshot(name: str) -> Path | None:

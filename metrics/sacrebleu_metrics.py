@@ -185,10 +185,21 @@ def score_many(
     ``workers``: without an executor, None = a pool over all cores when
     :func:`worth_parallel`, else serial; 1 = serial. The parallel and serial results are
     identical (same code per chunk). ``progress(done, total)`` counts sentence × metric
-    evaluations.
+    evaluations of the distinct (hypothesis, reference) pairs.
     """
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+    # A sentence score is a function of its (hypothesis, reference) pair: score each distinct
+    # pair once (systems often agree: 41% of WMT21 TED en-de pairs are repeats).
+    index: dict[tuple[str, str], int] = {}
+    pairs = zip(hypotheses, references, strict=True)
+    position = [index.setdefault(pair, len(index)) for pair in pairs]
+    if len(index) < len(position):
+        unique = list(index)
+        scored = score_many(
+            metrics, [h for h, _ in unique], [r for _, r in unique], progress, workers, executor
+        )
+        return {key: [values[i] for i in position] for key, values in scored.items()}
     n = len(hypotheses)
     total = n * len(metrics)
     if executor is None and workers is None:

@@ -66,6 +66,7 @@ def test_equals_bert_score_with_idf_from_the_references(pairs) -> None:  # type:
     assert not np.allclose(plain["bertscore_f"], metric.score(hyps, refs)["bertscore_f"])
 
 
+@pytest.mark.filterwarnings("ignore:The given NumPy array is not writable")
 def test_rescaled_equals_bert_score_with_our_baseline_file(pairs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     hyps, refs = pairs
     metric = BertScoreMetric(BertScoreConfig(rescale=True, baseline_pairs=30, baseline_seed=3))
