@@ -325,3 +325,34 @@ def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
     assert work["careless"].attention_answered > 0 and work["careless"].attention_pass_rate == 0.0
     assert len(current) == kinds["label"] == 100 - kinds["attention"]
     assert work["careful"].n_labels + work["careless"].n_labels == len(current)
+
+
+def test_fast_progress_counts_equal_a_full_count(engine: Engine) -> None:
+    from db import queue as dbq
+
+    csv = b"item_id,source,reference,system,output,human_label\n" + b"".join(
+        f"{j},s{j},r,{s},o {j} {s},{'1' if j < 2 else ''}\n".encode()
+        for j in range(8)
+        for s in "AB"
+    )
+    cid = import_campaign(engine, csv, "fast", filename="f.csv").campaign_id
+    with session_scope(engine) as s:
+        s.get(Campaign, cid).attention_rate = 0.0
+        s.get(Campaign, cid).overlap = 0.5
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = queue.next_view(engine, a)
+    v = queue.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+    v = queue.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "Other")
+    queue.next_view(engine, create_annotator(engine, cid, "b").annotator_id)
+    with session_scope(engine) as s:
+        fast = dbq.queue_counts(s, cid)
+        full = dict(
+            s.execute(
+                select(Assignment.state, func.count())
+                .where(Assignment.campaign_id == cid)
+                .group_by(Assignment.state)
+            ).all()
+        )
+    assert fast == {k: full.get(k, 0) for k in ("open", "claimed", "done", "skipped")}
+    assert fast["done"] == 5 and fast["skipped"] == 1 and fast["claimed"] > 0
