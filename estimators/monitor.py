@@ -231,7 +231,8 @@ class CampaignMonitor:
         pool_size = self.n_items if self.finite_pool else None
         if self.mode == "asymptotic":
             inc = seq.cv_increments(y, g, gbar, pool_size=pool_size)
-            # one pseudo-observation of the largest variance the labels allow
+            # 10 pseudo-observations of the largest variance the labels allow: keeps the CLT
+            # sequence valid at extreme adequacy rates (see seq.asymptotic_cs)
             prior = (
                 0.0
                 if self.label_range is None
@@ -396,9 +397,10 @@ class CampaignMonitor:
             "sigma": sigma,
             "t_star": t_star,
             "simultaneous_alpha": alpha_cs,
-            "p_value": p_last,
             "mode": self.mode,
         }
+        if p is not None:
+            diagnostics["p_value"] = p_last
         res = EstimateResult(
             estimate=float(np.mean(inc.z)),
             ci=(float(cs.lower[-1]), float(cs.upper[-1])),
