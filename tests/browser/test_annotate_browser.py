@@ -166,3 +166,68 @@ def _label_ids(server: Server) -> list[int]:
 def _campaign_id(server: Server) -> int:
     with session_scope(server.engine) as s:
         return s.scalar(select(Campaign.id))
+
+
+def _seed_post_edit(server: Server, mode: str) -> str:
+    with session_scope(server.engine) as s:
+        camp = Campaign(name=f"post-edit {mode}", mode=mode, show_metrics=False)
+        s.add(camp)
+        s.flush()
+        sy = System(campaign_id=camp.id, name="sys-gamma")
+        s.add(sy)
+        for j in range(3):
+            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source {j}.")
+            s.add(item)
+            s.flush()
+            s.add(Output(item_id=item.id, system_id=sy.id, text=f"Die Ausgabe {j} ist fast gut"))
+        cid = camp.id
+    queue.build_queue(server.engine, cid, seed=1)
+    return create_annotator(server.engine, cid, f"editor-{mode}").token
+
+
+def _annotations(server: Server) -> list[tuple]:
+    with session_scope(server.engine) as s:
+        return s.execute(
+            select(Annotation.kind, Annotation.label, Annotation.post_edit, Annotation.hter)
+        ).all()
+
+
+@pytest.mark.browser
+def test_post_edit_focus_and_no_shortcuts_while_typing(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    # "both": the box has the focus; typing shortcut letters edits text and labels nothing.
+    page.goto(f"{server.url}/?token={_seed_post_edit(server, 'both')}")
+    box = page.locator("textarea").first
+    box.wait_for()
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.tagName === 'TEXTAREA'"
+    )
+    original = box.input_value()
+    page.keyboard.type(" ja ik su")
+    page.wait_for_timeout(500)
+    assert _annotations(server) == [] and box.input_value() == original + " ja ik su"
+    # Esc leaves the box; then "i" labels inadequate together with the post-edit.
+    page.keyboard.press("Escape")
+    before = _output_text(page)
+    _press_and_wait(page, "i", before)
+    ((kind, label, post_edit, hter),) = _annotations(server)
+    assert (kind, label, post_edit) == ("label", 0, original + " ja ik su") and hter > 0
+
+    # "post_edit": Ctrl+Enter in the box saves; the word diff of the save is offered.
+    page.goto(f"{server.url}/?token={_seed_post_edit(server, 'post_edit')}")
+    box = page.locator("textarea").first
+    box.wait_for()
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.tagName === 'TEXTAREA'"
+    )
+    before = _output_text(page)
+    box.fill(before.replace("fast gut", "sehr gut"))
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function(
+        "(b) => { const el = document.querySelector('.tandem-output');"
+        " return el && el.innerText !== b; }",
+        arg=before,
+    )
+    rows = _annotations(server)
+    assert rows[-1][:3] == ("label", None, before.replace("fast gut", "sehr gut"))
+    assert rows[-1][3] > 0 and len(rows) == 2  # exactly one save, no double submit
+    assert page.get_by_text("Your last post-edit (word diff)").count() == 1
