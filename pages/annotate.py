@@ -13,6 +13,7 @@ areas (it would turn typing an "a" into a label).
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import streamlit as st
@@ -289,9 +290,15 @@ def item_panel() -> None:
     keyboard(_post_edit_key(slot) if mode in ("post_edit", "both") else None)
 
 
-st.title(st.session_state.get("campaign_name", "Annotate"))
+def _md_literal(text: str) -> str:
+    """Names chosen by an admin, as literal text inside markdown (punctuation escaped)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$])", r"\\\1", text)
+
+
+st.title(_md_literal(st.session_state.get("campaign_name", "Annotate")))
 st.caption(
-    f"Signed in as {st.session_state.get('annotator_name', '')}. Is the output an adequate "
-    "rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · `u` undo."
+    f"Signed in as {_md_literal(st.session_state.get('annotator_name', ''))}. Is the output "
+    "an adequate rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · "
+    "`u` undo."
 )
 item_panel()
