@@ -7,6 +7,7 @@ dashboard can show them without knowing which estimator produced the result.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -95,8 +96,12 @@ class EstimateResult:
         }
 
 
+@functools.lru_cache(maxsize=4096)
 def critical_value(level: float, df: float | None = None) -> float:
-    """Two-sided critical value: z_{1-(1-level)/2}, or the t quantile when ``df`` is given."""
+    """Two-sided critical value: z_{1-(1-level)/2}, or the t quantile when ``df`` is given.
+
+    Cached: dashboards and simulations ask for the same few quantiles thousands of times.
+    """
     q = 1.0 - (1.0 - level) / 2.0
     if df is None or not math.isfinite(df):
         return float(stats.norm.ppf(q))

@@ -60,3 +60,69 @@ def make_pool(
     noise = rng.standard_normal(q.shape)
     g = r * q / q.std() + np.sqrt(max(0.0, 1.0 - r * r)) * noise
     return Pool(q=q, f=f, g=g, kind=kind, noise_sd=noise_sd)
+
+
+def draw_subsets(rng: np.random.Generator, n_items: int, n: int, reps: int) -> np.ndarray:
+    """``reps`` independent uniformly random labelled subsets of size ``n`` (rows, no repeats).
+
+    Sampling without replacement inside each row, as the app draws items to label.
+    """
+    if n > n_items:
+        raise ValueError("cannot draw more labelled items than the pool has")
+    if n * n <= n_items:  # ties are rare: draw with replacement, redraw rows with a tie
+        idx = rng.integers(0, n_items, size=(reps, n))
+        while True:
+            s = np.sort(idx, axis=1)
+            bad = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+            if bad.size == 0:
+                return idx
+            idx[bad] = rng.integers(0, n_items, size=(bad.size, n))
+    out = np.empty((reps, n), dtype=np.int64)
+    chunk = max(1, 2_000_000 // n_items)
+    for start in range(0, reps, chunk):  # the n smallest of iid uniform keys: a random subset
+        keys = rng.random((min(chunk, reps - start), n_items))
+        out[start : start + keys.shape[0]] = np.argpartition(keys, n - 1, axis=1)[:, :n]
+    return out
+
+
+def binary_metric(
+    pool: Pool, threshold: float | None = None, offsets: np.ndarray | list[float] | None = None
+) -> np.ndarray:
+    """Thresholded metric m = 1{g_s + offset_s ≥ threshold}, shape (systems, N).
+
+    ``threshold`` defaults to the pool median of g. ``offsets`` shifts one system's metric
+    relative to the others — a calibration shift: that system's ρ, η differ from the rest
+    (statistics.md §1.6, the shared-rate negative control).
+    """
+    g = pool.g
+    if offsets is not None:
+        g = g + np.asarray(offsets, dtype=float)[:, None]
+    if threshold is None:
+        threshold = float(np.median(pool.g))
+    return (g >= threshold).astype(float)
+
+
+def true_rates(pool: Pool, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-system ρ = P(m=1 | y=1) and η = P(m=0 | y=0) over the pool (binary pools)."""
+    f = pool.f
+    rho = (f * m).sum(axis=1) / f.sum(axis=1)
+    eta = ((1 - f) * (1 - m)).sum(axis=1) / (1 - f).sum(axis=1)
+    return rho, eta
+
+
+def label_correlation(pool: Pool, system: int = 0) -> float:
+    """ρ_y = corr(single label Y, g) over the pool, exact for binary pools.
+
+    Cov(Y, g) = Cov(f, g) and Var Y = Var f + E[f(1−f)] (one Bernoulli label per item).
+    For post-edit pools, E Var(Y|z) is estimated from 64 fresh label draws per item.
+    """
+    f, g = pool.f[system], pool.g[system]
+    cov = np.mean((f - f.mean()) * (g - g.mean()))
+    if pool.kind == "binary":
+        var_y = f.var() + np.mean(f * (1 - f))
+    else:
+        rng = np.random.default_rng(0)
+        draws = np.clip(f + pool.noise_sd * rng.standard_normal((64, f.size)), 0, 1)
+        var_y = draws.mean(axis=0).var() + draws.var(axis=0, ddof=1).mean()
+        cov = np.mean((draws.mean(axis=0) - draws.mean()) * (g - g.mean()))
+    return float(cov / np.sqrt(var_y * g.var()))

@@ -1,0 +1,330 @@
+"""Control variates (Chaganty, Mussmann & Liang 2018) = PPI++ (Angelopoulos, Duchi & Zrnic 2023).
+
+One estimator family (statistics.md §2). A labelled set L (n items: human scores ``y`` and
+metric scores ``g_labelled``) and a disjoint unlabelled set U (N_u items, metric only):
+
+    θ̂_λ = ȳ_L − λᵀ(ḡ_L − ḡ_U)
+    se²  = Var_L(y − λᵀg)/n + λᵀ Cov_U(g) λ / N_u
+    λ̂    = Σ_gg⁻¹ σ_gy / (1 + n/N_u)      (Σ_gg over L ∪ U, σ_gy = Cov_L(g, y))
+
+λ = 0 is the human-only mean, λ = 1 plain PPI (Angelopoulos et al. 2023, "PPI"), λ̂ the
+power-tuned PPI++ choice (Angelopoulos, Duchi & Zrnic 2023, arXiv:2311.01453, Example 6.1 and
+eq. (8)), which is also Chaganty et al.'s optimal control-variate coefficient (§3, eq. 4)
+rescaled by N_u/N. λ is never clipped: for a lower-is-better metric or score (TER, HTER)
+the optimal λ is negative. Several metrics at once are a vector of controls (g of shape
+(n, k)).
+
+Conventions: σ_gy uses 1/n and Σ_gg uses 1/(n+N_u−1), exactly as ppi_py's ``_calc_lam_glm``
+(so our λ̂ equals theirs whenever theirs is not clipped to [0, 1]). The interval uses the
+unbiased variances and a t quantile with n − 1 − k degrees of freedom when λ is estimated
+(n − 1 when it is given); pass ``ddof=0, use_t=False`` to get ppi_py's z interval exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from estimators.result import EstimateResult, critical_value, wald_interval
+
+__all__ = [
+    "annotator_noise_ratio",
+    "chaganty_mean",
+    "data_efficiency",
+    "optimal_lambda",
+    "ppi_mean",
+    "ppi_paired_difference",
+    "theoretical_data_efficiency",
+]
+
+
+def _as_2d(g: np.ndarray) -> np.ndarray:
+    g = np.asarray(g, dtype=float)
+    if g.ndim == 1:
+        return g[:, None]
+    if g.ndim != 2:
+        raise ValueError(f"metric scores must have shape (n,) or (n, k), got {g.shape}")
+    return g
+
+
+def _check(y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray) -> None:
+    if g_l.shape[0] != y.shape[0]:
+        raise ValueError(f"{y.shape[0]} labels but {g_l.shape[0]} labelled metric rows")
+    if g_l.shape[1] != g_u.shape[1]:
+        raise ValueError("labelled and unlabelled metric arrays have different numbers of metrics")
+    if g_u.shape[0] < 2:
+        raise ValueError("need at least 2 unlabelled items")
+
+
+def _solve_psd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a⁻¹b for a covariance matrix, 0 along directions where a metric is constant."""
+    return np.linalg.pinv(a, rcond=1e-12, hermitian=True) @ b
+
+
+def _lambda(y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray) -> np.ndarray:
+    n, n_u = g_l.shape[0], g_u.shape[0]
+    gc = g_l - g_l.mean(axis=0)
+    sigma_gy = gc.T @ (y - y.mean()) / n
+    pooled = np.concatenate([g_l, g_u], axis=0)
+    sigma_gg = np.atleast_2d(np.cov(pooled, rowvar=False))
+    return _solve_psd(sigma_gg, sigma_gy) / (1.0 + n / n_u)
+
+
+def optimal_lambda(
+    y: np.ndarray, g_labelled: np.ndarray, g_unlabelled: np.ndarray
+) -> float | np.ndarray:
+    """PPI++ power-tuning parameter λ̂ = Σ_gg⁻¹ Cov_L(g, y) / (1 + n/N_u).
+
+    Angelopoulos, Duchi & Zrnic (2023), eq. (8) for the mean; the vector form is the
+    multiple-control-variate optimum (Chaganty et al. 2018, §3; Glasserman 2003, §4.1.2).
+    Not clipped. Returns a float for one metric, an array of k coefficients for g of shape
+    (n, k).
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    g_l, g_u = _as_2d(g_labelled), _as_2d(g_unlabelled)
+    _check(y, g_l, g_u)
+    lam = _lambda(y, g_l, g_u)
+    return float(lam[0]) if np.ndim(g_labelled) == 1 else lam
+
+
+def _ppi(
+    y: np.ndarray,
+    g_l: np.ndarray,
+    g_u: np.ndarray,
+    lam: np.ndarray | None,
+    level: float,
+    ddof: int,
+    use_t: bool,
+    method: str,
+) -> EstimateResult:
+    n, k = g_l.shape
+    n_u = g_u.shape[0]
+    estimated = lam is None
+    lam = _lambda(y, g_l, g_u) if estimated else np.broadcast_to(np.asarray(lam, float), (k,))
+    mean_u = g_u.mean(axis=0)
+    estimate = float(y.mean() - (g_l.mean(axis=0) - mean_u) @ lam)
+    resid = y - g_l @ lam
+    var_u = float(np.var(g_u @ lam, ddof=ddof)) if np.any(lam) else 0.0
+    var_l = float(np.var(resid, ddof=ddof))
+    se = math.sqrt(var_l / n + var_u / n_u)
+    df = (n - 1 - (k if estimated else 0)) if use_t else None
+    if df is not None and df < 1:
+        df = 1
+    var_human = float(np.var(y, ddof=ddof)) / n
+    de = var_human / se**2 if se > 0 else float("nan")
+    lam_out: float | tuple[float, ...] = float(lam[0]) if k == 1 else tuple(map(float, lam))
+    return EstimateResult(
+        estimate=estimate,
+        ci=wald_interval(estimate, se, level, df),
+        se=se,
+        n_human=n,
+        n_metric=n_u,
+        method=method,
+        level=level,
+        df=df,
+        diagnostics={
+            "lam": lam_out,
+            "lam_estimated": estimated,
+            "de": de,
+            "se_human": math.sqrt(var_human),
+            "n_controls": k,
+        },
+    )
+
+
+def ppi_mean(
+    y: np.ndarray,
+    g_labelled: np.ndarray,
+    g_unlabelled: np.ndarray,
+    lam: float | np.ndarray | None = None,
+    level: float = 0.95,
+    *,
+    ddof: int = 1,
+    use_t: bool = True,
+) -> EstimateResult:
+    """PPI++ / control-variate mean: θ̂_λ = ȳ_L − λᵀ(ḡ_L − ḡ_U), interval θ̂ ± c·se.
+
+    se² = Var_L(y − λᵀg)/n + λᵀCov_U(g)λ/N_u (Angelopoulos et al. 2023, PPI++ mean,
+    Example 6.1; statistics.md §2). ``lam=None`` estimates λ̂ (:func:`optimal_lambda`);
+    ``lam=0`` is exactly :func:`estimators.human.mean_t`; ``lam=1`` is plain PPI. The
+    critical value c is t_{n−1−k} (λ estimated) or t_{n−1} (λ given); ``use_t=False`` uses z.
+    ``diagnostics["de"]`` is the data efficiency se²_human/se² on these data.
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    g_l, g_u = _as_2d(g_labelled), _as_2d(g_unlabelled)
+    _check(y, g_l, g_u)
+    if y.size < 2:
+        raise ValueError("need at least 2 labelled items")
+    method = "human_mean_t" if lam is not None and not np.any(lam) else "ppi++"
+    return _ppi(y, g_l, g_u, None if lam is None else lam, level, ddof, use_t, method)
+
+
+def _paired_controls(
+    g_a: np.ndarray, g_b: np.ndarray, controls: Literal["difference", "both"]
+) -> np.ndarray:
+    g_a, g_b = _as_2d(g_a), _as_2d(g_b)
+    if g_a.shape != g_b.shape:
+        raise ValueError("metric arrays of the two systems must cover the same items")
+    if controls == "difference":
+        return g_a - g_b
+    if controls == "both":
+        return np.concatenate([g_a, g_b], axis=1)
+    raise ValueError(f"controls must be 'difference' or 'both', got {controls!r}")
+
+
+def ppi_paired_difference(
+    y_a: np.ndarray,
+    y_b: np.ndarray,
+    g_a_labelled: np.ndarray,
+    g_b_labelled: np.ndarray,
+    g_a_unlabelled: np.ndarray,
+    g_b_unlabelled: np.ndarray,
+    controls: Literal["difference", "both"] = "difference",
+    lam: float | np.ndarray | None = None,
+    level: float = 0.95,
+    *,
+    ddof: int = 1,
+    use_t: bool = True,
+) -> EstimateResult:
+    """PPI++ on paired differences D_j = y_{A,j} − y_{B,j} (statistics.md §2, "Pairs").
+
+    Controls are g_A − g_B (``controls="difference"``, one coefficient) or the vector
+    (g_A, g_B) (``controls="both"``, two coefficients, never worse asymptotically). Labelled
+    items are those judged for both systems; unlabelled items carry both systems' metric
+    scores. ``lam=0`` gives :func:`estimators.human.paired_difference`.
+    """
+    d = np.asarray(y_a, dtype=float).ravel() - np.asarray(y_b, dtype=float).ravel()
+    g_l = _paired_controls(g_a_labelled, g_b_labelled, controls)
+    g_u = _paired_controls(g_a_unlabelled, g_b_unlabelled, controls)
+    _check(d, g_l, g_u)
+    method = "human_paired_t" if lam is not None and not np.any(lam) else f"ppi++_paired_{controls}"
+    res = _ppi(d, g_l, g_u, lam, level, ddof, use_t, method)
+    return res.with_(diagnostics={**res.diagnostics, "controls": controls})
+
+
+def chaganty_mean(
+    y: np.ndarray,
+    g_labelled: np.ndarray,
+    g_unlabelled: np.ndarray,
+    level: float = 0.95,
+) -> EstimateResult:
+    """Chaganty, Mussmann & Liang (2018, §3 eq. 3–4) control-variate estimator.
+
+    Standardise the metric over all outputs (L ∪ U): g̃ = (g − mean)/sd; coefficient
+    α̂ = mean_L((y − ȳ)·g̃) (vector: Corr⁻¹ of that); μ̃ = mean_L(y − α̂ᵀg̃). This is the same
+    estimator as :func:`ppi_mean` with λ̂ (α̂ ≡ λ̂·sd·N/N_u), and the interval is the PPI++ one.
+    ``diagnostics["alpha"]`` is Chaganty's standardised coefficient.
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    g_l, g_u = _as_2d(g_labelled), _as_2d(g_unlabelled)
+    _check(y, g_l, g_u)
+    n, n_u = g_l.shape[0], g_u.shape[0]
+    pooled = np.concatenate([g_l, g_u], axis=0)
+    mu, sd = pooled.mean(axis=0), pooled.std(axis=0, ddof=1)
+    sd = np.where(sd > 0, sd, 1.0)
+    gt_l = (g_l - mu) / sd
+    corr = np.atleast_2d(np.cov((pooled - mu) / sd, rowvar=False))
+    alpha = _solve_psd(corr, gt_l.T @ (y - y.mean()) / n)
+    estimate = float(np.mean(y - gt_l @ alpha))
+    lam = alpha / sd * n_u / (n + n_u)
+    res = _ppi(y, g_l, g_u, lam, level, 1, True, "chaganty_cv")
+    df = n - 1 - g_l.shape[1]
+    alpha_out = float(alpha[0]) if alpha.size == 1 else tuple(map(float, alpha))
+    return res.with_(
+        estimate=estimate,
+        ci=wald_interval(estimate, res.se, level, df),
+        df=df,
+        diagnostics={**res.diagnostics, "alpha": alpha_out, "lam_estimated": True},
+    )
+
+
+def data_efficiency(
+    y: np.ndarray,
+    g_labelled: np.ndarray,
+    g_unlabelled: np.ndarray,
+    lam: float | np.ndarray | None = None,
+) -> float:
+    """Measured data efficiency DE = se²(human-only) / se²(PPI++) on the same labels.
+
+    Chaganty et al. (2018, §3 "data efficiency"): how many times more human labels the
+    human-only mean would need for the same interval. Compare with
+    :func:`theoretical_data_efficiency`.
+    """
+    return float(ppi_mean(y, g_labelled, g_unlabelled, lam).diagnostics["de"])
+
+
+def theoretical_data_efficiency(
+    rho_y: float, n: float, n_unlabelled: float = math.inf, gamma: float | None = None
+) -> float:
+    """DE at the optimal λ: 1 / (1 − ρ_y²·N_u/(N_u + n))  (statistics.md §2).
+
+    As N_u → ∞ this is 1/(1 − ρ_y²); with annotator-noise ratio γ and a metric of
+    correlation ρ_f with f, (1+γ)/(1 − ρ_f² + γ) when ``gamma`` is given (then ``rho_y`` is
+    read as ρ_f; Chaganty et al. 2018, Prop. 1). A perfect metric is capped at (1+γ)/γ.
+    """
+    if gamma is not None:
+        shrink = 1.0 if math.isinf(n_unlabelled) else n_unlabelled / (n_unlabelled + n)
+        return (1 + gamma) / (1 + gamma - rho_y**2 * shrink)
+    shrink = 1.0 if math.isinf(n_unlabelled) else n_unlabelled / (n_unlabelled + n)
+    return 1.0 / (1.0 - rho_y**2 * shrink)
+
+
+def annotator_noise_ratio(
+    ratings: np.ndarray | Sequence[Sequence[float]], level: float = 0.95
+) -> EstimateResult:
+    """Annotator-noise ratio γ = σ_a²/σ_f² from items with ≥ 2 annotations.
+
+    One-way random-effects ANOVA (items as groups; Chaganty et al. 2018, §4.1 and Table 2):
+    σ_a² = MSW, σ_f² = (MSB − MSW)/k₀, γ̂ = σ_a²/σ_f², with k₀ the (unbalanced) mean group
+    size. Interval from F = MSB/MSW ~ (1 + k₀/γ)·F(I−1, N−I) (exact for normal scores and
+    balanced designs, approximate otherwise). ``ratings``: 2-D array (items × raters, NaN
+    for missing) or a sequence of per-item rating lists. ``diagnostics["de_cap"]`` is the
+    best DE any metric could give, (1+γ)/γ.
+    """
+    if isinstance(ratings, np.ndarray) and ratings.ndim == 2:
+        groups = [row[~np.isnan(row)] for row in np.asarray(ratings, float)]
+    else:
+        groups = [np.asarray(r, float) for r in ratings]
+    groups = [g for g in groups if g.size >= 2]
+    n_items = len(groups)
+    if n_items < 3:
+        raise ValueError("need at least 3 items with >= 2 annotations")
+    k = np.array([g.size for g in groups], float)
+    n_tot = k.sum()
+    means = np.array([g.mean() for g in groups])
+    grand = sum(g.sum() for g in groups) / n_tot
+    ssw = sum(((g - g.mean()) ** 2).sum() for g in groups)
+    msw = ssw / (n_tot - n_items)
+    msb = float((k * (means - grand) ** 2).sum() / (n_items - 1))
+    k0 = (n_tot - (k**2).sum() / n_tot) / (n_items - 1)
+    df1, df2 = n_items - 1, n_tot - n_items
+    sigma_f2 = (msb - msw) / k0
+    gamma = msw / sigma_f2 if sigma_f2 > 0 else math.inf
+    tail = (1 - level) / 2
+    f_stat = msb / msw if msw > 0 else math.inf
+    theta_lo = (f_stat / stats.f.ppf(1 - tail, df1, df2) - 1) / k0
+    theta_hi = (f_stat / stats.f.ppf(tail, df1, df2) - 1) / k0
+    lo = 1 / theta_hi if theta_hi > 0 else math.inf
+    hi = 1 / theta_lo if theta_lo > 0 else math.inf
+    se = (hi - lo) / (2 * critical_value(level)) if math.isfinite(hi) else math.inf
+    return EstimateResult(
+        estimate=float(gamma),
+        ci=(float(lo), float(hi)),
+        se=float(se),
+        n_human=int(n_tot),
+        n_metric=0,
+        method="annotator_noise_ratio",
+        level=level,
+        diagnostics={
+            "sigma_a2": float(msw),
+            "sigma_f2": float(sigma_f2),
+            "n_items": n_items,
+            "k0": float(k0),
+            "f_stat": float(f_stat),
+            "de_cap": float((1 + gamma) / gamma) if 0 < gamma < math.inf else math.inf,
+        },
+    )
