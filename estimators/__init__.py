@@ -1,0 +1,80 @@
+"""Estimators: human labels + metric scores in, :class:`EstimateResult` out (numpy/scipy only).
+
+Modules: :mod:`estimators.human` (human-only), :mod:`estimators.vondaniken` (binary
+error-prone metrics; per-system double sampling is the default), :mod:`estimators.control_variates`
+(CV = PPI++), :mod:`estimators.planning` (measurable difference, labels needed). Formulas and
+sources: docs in each function and ../shared/docs/statistics.md.
+"""
+
+from estimators.control_variates import (
+    annotator_noise_ratio,
+    chaganty_mean,
+    data_efficiency,
+    optimal_lambda,
+    ppi_mean,
+    ppi_paired_difference,
+    theoretical_data_efficiency,
+)
+from estimators.human import (
+    binary_beta,
+    binary_wilson,
+    binary_z,
+    mean_t,
+    paired_difference,
+    welch_difference,
+)
+from estimators.planning import (
+    detectable_difference,
+    human_labels_needed,
+    labels_still_needed,
+    labels_still_needed_for,
+    measurable_difference,
+    min_metric_accuracy,
+)
+from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult, critical_value, wald_interval
+from estimators.vondaniken import (
+    calibration_counts,
+    drift_test,
+    metric_only_calibrated,
+    metric_only_known,
+    mixed,
+    per_system,
+    per_system_difference,
+    per_system_posterior,
+    shared_rate,
+)
+
+__all__ = [
+    "MIN_LABELS_FOR_VERDICT",
+    "EstimateResult",
+    "annotator_noise_ratio",
+    "binary_beta",
+    "binary_wilson",
+    "binary_z",
+    "calibration_counts",
+    "chaganty_mean",
+    "critical_value",
+    "data_efficiency",
+    "detectable_difference",
+    "drift_test",
+    "human_labels_needed",
+    "labels_still_needed",
+    "labels_still_needed_for",
+    "mean_t",
+    "measurable_difference",
+    "metric_only_calibrated",
+    "metric_only_known",
+    "min_metric_accuracy",
+    "mixed",
+    "optimal_lambda",
+    "paired_difference",
+    "per_system",
+    "per_system_difference",
+    "per_system_posterior",
+    "ppi_mean",
+    "ppi_paired_difference",
+    "shared_rate",
+    "theoretical_data_efficiency",
+    "wald_interval",
+    "welch_difference",
+]

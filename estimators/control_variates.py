@@ -131,6 +131,7 @@ def _ppi(
             "lam_estimated": estimated,
             "de": de,
             "se_human": math.sqrt(var_human),
+            "var_metric": var_u / n_u,
             "n_controls": k,
         },
     )
