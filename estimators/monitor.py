@@ -27,6 +27,7 @@ from typing import Literal
 
 import numpy as np
 
+from estimators import planning
 from estimators import sequential as seq
 from estimators.multiple import RankSet, bonferroni_alpha, holm, pairs, rank_sets
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
@@ -49,9 +50,15 @@ class PairStatus:
     p_value: float
     p_holm: float
     verdict: Verdict
-    #: More items to label for both systems before the interval is forecast to exclude 0
-    #: (at the current Δ̂ and σ̂); 0 when decided, ``None`` when the pool cannot get there.
+    #: More items to label for both systems until the confidence sequence is forecast to
+    #: exclude 0: smallest t with CS half-width(σ̂, t) < |Δ̂| (:func:`forecast_labels_needed`);
+    #: 0 when decided, ``None`` when the pool cannot get there. It predicts the monitor's own
+    #: decision time (median realised / forecast 1.42 in tests/estimators/test_monitor.py).
     labels_needed: int | None
+    #: The planner's fixed-n forecast (:func:`estimators.planning.labels_still_needed`, 80 %
+    #: power at level 1 − α/m, se = σ̂/√n): what a fixed-n test would need. 0 can mean "a
+    #: fixed-n test would already call it" while the anytime-valid verdict still waits.
+    labels_needed_planner: int | None = None
     forecast_method: str = "cs_width"
 
     @property
@@ -86,6 +93,7 @@ class MonitorReport:
                     "p_holm": p.p_holm,
                     "verdict": p.verdict_text,
                     "labels_needed": p.labels_needed,
+                    "labels_needed_planner": p.labels_needed_planner,
                 }
             )
         return out
@@ -336,9 +344,10 @@ class CampaignMonitor:
         for idx, ((a, b), res) in enumerate(zip(plist, pair_results, strict=True)):
             verdict = self._verdict(res, float(adj[idx]))
             sigma, t_star = forecasts_inputs[idx]
+            decided = verdict.endswith("better")
             needed = (
                 0
-                if verdict.endswith("better")
+                if decided
                 else forecast_labels_needed(
                     res.estimate,
                     sigma,
@@ -348,6 +357,7 @@ class CampaignMonitor:
                     max_labels=self.n_items,
                 )
             )
+            planner = 0 if decided else self._planner_forecast(res, sigma, 1 - a_pair)
             pair_status.append(
                 PairStatus(
                     a=self.names[a],
@@ -357,6 +367,7 @@ class CampaignMonitor:
                     p_holm=float(adj[idx]),
                     verdict=verdict,
                     labels_needed=needed,
+                    labels_needed_planner=planner,
                 )
             )
         sig = np.array([p.verdict.endswith("better") for p in pair_status], dtype=bool).reshape(
@@ -413,6 +424,18 @@ class CampaignMonitor:
             valid_for_verdict=n >= MIN_LABELS_FOR_VERDICT,
         )
         return res, p_last, sigma, t_star
+
+    def _planner_forecast(self, res: EstimateResult, sigma: float, level: float) -> int | None:
+        """The planner's fixed-n labels-still-needed (80 % power, se = σ̂/√n)."""
+        n = res.n_human
+        if n < 2 or not (math.isfinite(res.estimate) and math.isfinite(sigma)):
+            return None
+        need = float(
+            planning.labels_still_needed(res.estimate, sigma / math.sqrt(n), n, level, 0.8)
+        )
+        if not math.isfinite(need) or n + need > self.n_items:
+            return None
+        return int(need)
 
     def _verdict(self, res: EstimateResult, p_holm: float) -> Verdict:
         if res.n_human < MIN_LABELS_FOR_VERDICT:

@@ -8,6 +8,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
+from estimators import planning
 from estimators.monitor import CampaignMonitor, forecast_labels_needed
 from estimators.multiple import holm
 from estimators.result import MIN_LABELS_FOR_VERDICT
@@ -96,6 +97,11 @@ def test_verdicts_ranks_and_forecasts_on_a_simulated_campaign():
     assert by["good", "b"].verdict == "A better" and by["good", "c"].verdict == "A better"
     assert by["good", "b"].verdict_text == "good better"
     assert by["good", "b"].labels_needed == 0
+    for p in rep.pairs:
+        if p.verdict.endswith("better"):
+            assert p.labels_needed == 0 and p.labels_needed_planner == 0
+        else:
+            assert p.labels_needed is None or p.labels_needed > 0
     bc = by["b", "c"]
     assert bc.verdict.startswith("no difference larger than") or bc.verdict == "not yet"
     assert bc.result.low <= pool.mu[1] - pool.mu[2] <= bc.result.high
@@ -231,11 +237,21 @@ def test_forecast_predicts_the_realised_decision_time():
     ]
     forecasts = np.array([np.inf if f is None else 100 + f for f in forecasts])
     ratio = np.median(first[open_at_100]) / np.median(forecasts)
-    print(
-        f"\nforecast at t=100: median forecast {np.median(forecasts):.0f}, "
-        f"median realised {np.median(first[open_at_100]):.0f} (ratio {ratio:.2f})"
+    # the planner's 80 %-power fixed-n forecast from the current σ̂/√n
+    zo = inc.z[open_at_100, :100]
+    planner = 100 + planning.labels_still_needed(
+        zo.mean(axis=1), zo.std(axis=1) / 10.0, 100, 0.95, 0.8
     )
-    assert 0.33 < ratio < 3.0
+    p80 = np.quantile(first[open_at_100], 0.8)
+    ratio80 = p80 / np.median(planner)
+    print(
+        f"\nforecast at t=100: median CS-width forecast {np.median(forecasts):.0f}, "
+        f"median realised {np.median(first[open_at_100]):.0f} (ratio {ratio:.2f}); "
+        f"median planner (fixed-n, 80 %) forecast {np.median(planner):.0f}, realised 80th "
+        f"percentile {p80:.0f} (ratio {ratio80:.2f})"
+    )
+    assert 0.5 < ratio < 2.0  # the CS-width forecast is the monitor's primary forecast
+    assert ratio80 > 1.0  # the fixed-n planner under-forecasts the anytime-valid decision
 
 
 # ------------------------------------------------------------------ validity of the live view
