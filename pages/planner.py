@@ -8,13 +8,26 @@ needed for a target difference — come from estimators.planning; this page only
 
 from __future__ import annotations
 
-import importlib.util
-
+import altair as alt
+import pandas as pd
 import streamlit as st
 
-from annotation.exports import campaign_calibration
+from annotation.exports import MIME, campaign_calibration
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint, read_campaign
+from estimators.planning import (
+    FIGURE1_ACCURACY,
+    FIGURE1_METRIC,
+    TABLE1_HUMANS,
+    TABLE1_METRIC,
+    calibration_rates,
+    detectable_difference,
+    epsilon_grid,
+    epsilon_vs_accuracy,
+    human_labels_needed,
+    measurable_difference,
+    min_metric_accuracy,
+)
 from estimators.report import default_signatures, planning_inputs
 from metrics.calibration_sets import CalibrationSetError
 from pages.common import campaign_picker, engine, require_admin
@@ -92,10 +105,163 @@ else:
     )
     rho = eta = None
 
-if importlib.util.find_spec("estimators.planning") is None:
-    st.warning(
-        "The planning estimators (estimators/planning.py: ε, the 80%-power difference, the "
-        "human × metric grid, ε-vs-accuracy curves and labels needed for a target difference) "
-        "are not in this build yet, so no numbers are shown rather than improvised ones."
+
+if known:
+    n_cal = None
+    if rho + eta <= 1:
+        st.warning("With ρ + η ≤ 1 the metric is no better than chance (or inverted).")
+else:
+    try:
+        rho, eta, n_cal = calibration_rates(*calibration)
+    except ValueError as exc:
+        st.warning(f"These calibration counts do not give ρ and η: {exc}.")
+        st.stop()
+    st.caption(
+        f"ρ̂ = {rho:.3f}, η̂ = {eta:.3f} from {n_cal:,} calibration items; their uncertainty "
+        "is part of every number below (planned as if α of the items were positive)."
     )
-    st.stop()
+args = (rho, eta, float(alpha), n_cal)  # the metric and the adequacy rate, for every number
+
+
+Args = tuple[float, float, float, int | None]  # ρ, η, α, calibration items
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def differences(n_h: int, n_m: int, args: Args) -> tuple[float, float]:
+    """ε and the 80%-power difference for these counts (cached on the inputs)."""
+    return measurable_difference(n_h, n_m, *args), detectable_difference(n_h, n_m, *args)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def grid(args: Args, power: float | None):  # type: ignore[no-untyped-def]
+    rho, eta, alpha, n_cal = args
+    return epsilon_grid(TABLE1_HUMANS, TABLE1_METRIC, rho, eta, alpha, n_cal, power=power)
+
+
+def accuracies(n_cal: int | None) -> tuple[float, ...]:
+    """Steps of 0.025 in accuracy; 0.05 when ρ, η are uncertain (each point costs ~4 ms)."""
+    return FIGURE1_ACCURACY if n_cal is None else FIGURE1_ACCURACY[::2]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def curves(alpha: float, n_h: int, n_cal: int | None, power: float | None):  # type: ignore[no-untyped-def]
+    return epsilon_vs_accuracy(accuracies(n_cal), FIGURE1_METRIC, alpha, n_h, n_cal, power=power)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def solve(target: float, n_h: int, n_m: int, args: Args, power: float | None):  # type: ignore[no-untyped-def]
+    """Human labels needed, minimum accuracy, and what a perfect metric would give."""
+    rho, eta, alpha, n_cal = args
+    best = (measurable_difference(n_h, n_m, 1.0, 1.0, alpha) if power is None
+            else detectable_difference(n_h, n_m, 1.0, 1.0, alpha, power=power))  # fmt: skip
+    return (
+        human_labels_needed(target, n_m, rho, eta, alpha, n_cal, power=power),
+        min_metric_accuracy(target, n_m, alpha, n_h, power=power),
+        best,
+    )
+
+
+def csv(frame: pd.DataFrame) -> bytes:
+    """UTF-8 CSV like the other exports, with plain-ASCII column names."""
+    ascii_names = {"ε": "epsilon", "80%-power difference": "difference at 80% power",
+                   "accuracy (ρ = η)": "accuracy (rho = eta)"}  # fmt: skip
+    return frame.rename(columns=ascii_names).to_csv(index=False).encode("utf-8")
+
+
+n_h, n_m = int(n_human), int(n_metric)
+eps, detect = differences(n_h, n_m, args)
+st.subheader("What these labels can tell apart")
+m1, m2 = st.columns(2)
+m1.metric("ε (measurable difference)", f"{eps:.4f}")
+m2.metric("80%-power difference", f"{detect:.4f}")
+st.caption(
+    f"Two systems with α = {alpha:g} rated like this are told apart (95%, two-sided) when "
+    f"their adequacy rates differ by more than ε = {eps:.4f}; a true gap of exactly ε is "
+    f"found only about half the time, a gap of {detect:.4f} four times in five."
+)
+
+st.subheader("Labels for a target difference")
+t1, t2 = st.columns(2)
+target = t1.number_input("Target difference", min_value=0.0001, max_value=1.0, value=0.05,
+                         step=0.005, format="%.4f", key="plan-target")  # fmt: skip
+at_power = t2.toggle("Detect it with 80% power (otherwise: ε = target)", key="plan-target-power")
+power = 0.8 if at_power else None
+humans_needed, accuracy_needed, perfect = solve(float(target), n_h, n_m, args, power)
+s1, s2 = st.columns(2)
+if humans_needed is None:
+    s1.metric("Human labels per system needed", "unreachable")
+    s1.warning(f"Not reachable with up to 10,000,000 human labels per system ({n_m:,} metric "
+               "labels): choose a larger target.")  # fmt: skip
+else:
+    s1.metric("Human labels per system needed", f"{humans_needed:,}")
+    s1.caption(f"The {n_m:,} metric labels alone reach the target." if humans_needed == 0
+               else f"With {n_m:,} metric labels per system; you entered {n_h:,}.")  # fmt: skip
+if accuracy_needed is None:
+    s2.metric("Minimum metric accuracy (ρ = η)", "unreachable")
+    s2.warning(f"Unreachable with {n_m:,} metric and {n_h:,} human labels per system: even a "
+               f"perfect metric gives {perfect:.4f} > {target:.4f}. Add metric or human "
+               "labels, or choose a larger target.")  # fmt: skip
+elif accuracy_needed <= 0.5:
+    s2.metric("Minimum metric accuracy (ρ = η)", "any")
+    s2.caption(f"The {n_h:,} human labels alone reach the target.")
+else:
+    s2.metric("Minimum metric accuracy (ρ = η)", f"{accuracy_needed:.3f}")
+    s2.caption(f"With {n_m:,} metric and {n_h:,} human labels per system, ρ and η known "
+               "exactly (as in the paper's Figure 1).")  # fmt: skip
+
+show = "80%-power difference" if at_power else "ε"
+st.subheader(f"{show} by human and metric labels")
+table = grid(args, power)
+long = pd.DataFrame(
+    [{"human labels": h, "metric labels": m, show: table[i, j]}
+     for i, h in enumerate(TABLE1_HUMANS) for j, m in enumerate(TABLE1_METRIC)]
+)  # fmt: skip
+wide = long.pivot(index="human labels", columns="metric labels", values=show)
+wide.columns = [f"{m:,} metric" for m in wide.columns]
+fmt = st.column_config.NumberColumn(format="%.4f")
+st.dataframe(wide, column_config=dict.fromkeys(wide.columns, fmt), width="stretch")
+heat = alt.Chart(long).encode(
+    x=alt.X("metric labels:O", title="metric labels per system"),
+    y=alt.Y("human labels:O", title="human labels per system"),
+)
+st.altair_chart(
+    heat.mark_rect().encode(
+        color=alt.Color(f"{show}:Q", scale=alt.Scale(type="log", scheme="viridis")),
+        tooltip=["human labels", "metric labels", alt.Tooltip(f"{show}:Q", format=".4f")],
+    ),
+    width="stretch",
+)
+meta = {"alpha": alpha, "rho": rho, "eta": eta, "calibration items": n_cal or ""}
+st.download_button("Grid (CSV)", lambda: csv(long.assign(**meta)), "planner-grid.csv", MIME["csv"],
+                   key="dl-plan-grid")  # fmt: skip
+st.caption("Like von Däniken et al. (2022) Table 1, for this metric and α. "
+           "The top-left cell (no labels at all) is 1.")  # fmt: skip
+
+st.subheader(f"{show} against metric accuracy")
+lines = curves(float(alpha), n_h, n_cal, power)
+points = pd.DataFrame(
+    [{"accuracy (ρ = η)": a, "metric labels": m, show: lines[i, j]}
+     for i, a in enumerate(accuracies(n_cal)) for j, m in enumerate(FIGURE1_METRIC)]
+)  # fmt: skip
+chart = (
+    alt.Chart(points)
+    .mark_line(point=True)
+    .encode(
+        x=alt.X("accuracy (ρ = η):Q", scale=alt.Scale(domain=[0.55, 1.0])),
+        y=alt.Y(f"{show}:Q", scale=alt.Scale(type="log"), title=f"{show} (log scale)"),
+        color=alt.Color("metric labels:O", title="metric labels"),
+        tooltip=["accuracy (ρ = η)", "metric labels", alt.Tooltip(f"{show}:Q", format=".4f")],
+    )
+)
+rule = (
+    alt.Chart(pd.DataFrame({"target": [float(target)]}))
+    .mark_rule(strokeDash=[4, 4])
+    .encode(y="target:Q")
+)
+st.altair_chart(chart + rule, width="stretch")
+cal_note = f", accuracy estimated from {n_cal:,} calibration items" if n_cal else ", ρ, η known"
+st.caption(f"Like von Däniken et al. (2022) Figure 1: {n_h:,} human labels per system, "
+           f"α = {alpha:g}{cal_note}. Dashed: the target difference.")  # fmt: skip
+curve_meta = {"alpha": alpha, "human labels": n_h, "calibration items": n_cal or ""}
+st.download_button("Curves (CSV)", lambda: csv(points.assign(**curve_meta)),
+                   "planner-accuracy-curves.csv", MIME["csv"], key="dl-plan-curves")  # fmt: skip

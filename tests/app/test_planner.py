@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.exports import calibration_export
+from estimators.planning import calibration_rates, human_labels_needed, measurable_difference
 from tests.app.conftest import APP
 from tests.test_reads import SIG, seed_campaign
 
@@ -17,6 +18,26 @@ HAVE_PLANNING = importlib.util.find_spec("estimators.planning") is not None
 
 def _input(at: AppTest, label: str):  # type: ignore[no-untyped-def]
     return next(w for w in at.number_input if w.label == label).value
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m for m in at.metric if m.label == label).value
+
+
+def _set(at: AppTest, **values: float) -> AppTest:
+    """Set number inputs by label (``n_human=…`` etc. map to the page's labels) and rerun."""
+    labels = {"n_human": "Human labels per system", "n_metric": "Metric labels per system",
+              "alpha": "α (adequacy rate)", "rho": "ρ (TPR)", "eta": "η (TNR)",
+              "target": "Target difference"}  # fmt: skip
+    for name, value in values.items():
+        next(w for w in at.number_input if w.label == labels.get(name, name)).set_value(value)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join(e.value for kind in ("caption", "warning") for e in getattr(at, kind))
 
 
 def _page(campaign: str | None = None) -> AppTest:
@@ -58,3 +79,70 @@ def test_without_planning_estimators_no_numbers_are_invented(app_engine) -> None
     at = _page()
     assert "not in this build yet" in at.warning[0].value
     assert not at.dataframe and not at.get("vega_lite_chart")
+
+
+def test_figure_1_value_by_hand(app_engine) -> None:
+    """von Däniken et al. (2022) Figure 1: α = 0.6, accuracy 0.85, 10,000 ratings → 0.0196."""
+    at = _set(_page(), n_human=0, n_metric=10_000, rho=0.85, eta=0.85, alpha=0.6)
+    assert _metric(at, "ε (measurable difference)") == "0.0196"
+    assert float(_metric(at, "80%-power difference")) == pytest.approx(1.43 * 0.0196, abs=3e-4)
+    assert "told apart" in _text(at)
+
+
+def test_grid_and_curves_render_with_downloads(app_engine) -> None:
+    at = _page()
+    assert not at.warning
+    grid = at.dataframe[0].value
+    assert grid.shape == (6, 5)  # humans 0…1000 × metric 0…50,000
+    assert list(grid.columns)[-1] == "50,000 metric"
+    assert grid.iloc[0, 0] == 1.0  # no labels at all
+    assert grid.iloc[3, 1] == pytest.approx(float(_metric(at, "ε (measurable difference)")),
+                                            abs=1e-4)  # 200 humans, 1,000 metric  # fmt: skip
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert len(charts) == 2  # heatmap, curves
+    assert [b.proto.label for b in at.get("download_button")] == ["Grid (CSV)", "Curves (CSV)"]
+
+
+def test_solver_answers(app_engine) -> None:
+    at = _set(_page(), n_human=0, n_metric=10_000, rho=0.85, eta=0.85, target=0.02)
+    assert _metric(at, "Minimum metric accuracy (ρ = η)") == "0.843"  # statistics.md §1.5
+    assert _metric(at, "Human labels per system needed") == "0"  # ε = 0.0196 ≤ 0.02 already
+    assert "metric labels alone reach the target" in _text(at)
+    at = _set(at, rho=0.8, eta=0.8)
+    needed = int(_metric(at, "Human labels per system needed").replace(",", ""))
+    assert needed == human_labels_needed(0.02, 10_000, 0.8, 0.8, 0.6) > 0
+    at.toggle(key="plan-target-power").set_value(True).run()
+    assert not at.exception, at.exception
+    more = int(_metric(at, "Human labels per system needed").replace(",", ""))
+    assert more > needed
+    assert float(_metric(at, "Minimum metric accuracy (ρ = η)")) > 0.843
+
+
+def test_unreachable_target_says_so(app_engine) -> None:
+    at = _set(_page(), n_human=0, n_metric=1_000, target=0.01)
+    assert _metric(at, "Minimum metric accuracy (ρ = η)") == "unreachable"
+    assert "even a perfect metric gives 0.04" in _text(at)
+    at = _set(at, target=0.0001)
+    assert _metric(at, "Human labels per system needed") == "unreachable"
+    assert "Not reachable with up to 10,000,000 human labels" in _text(at)
+
+
+def test_numbers_from_a_campaign_use_its_calibration(app_engine) -> None:
+    seed_campaign(app_engine, "demo", n_items=80, labelled=60, overlap=0)
+    at = _page("demo")
+    at.radio(key="plan-source").set_value("Take them from a campaign").run()
+    assert not at.exception, at.exception
+    tp, fn, tn, fp = (_input(at, k) for k in ("TP", "FN", "TN", "FP"))
+    rho, eta, n_cal = calibration_rates(tp, fn, tn, fp)
+    want = measurable_difference(60, 20, rho, eta, _input(at, "α (adequacy rate)"), n_cal)
+    assert _metric(at, "ε (measurable difference)") == f"{want:.4f}"
+    assert f"from {n_cal:,} calibration items" in _text(at)
+    assert len(at.dataframe) == 1
+
+
+def test_empty_calibration_class_stops_with_a_reason(app_engine) -> None:
+    at = _page()
+    at.toggle[0].set_value(False).run()
+    at = _set(at, TP=0, FN=0)
+    assert "ρ is undefined" in at.warning[0].value
+    assert not at.dataframe
