@@ -23,12 +23,16 @@ chunk runs the same deterministic code.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 from metrics.base import Metric, MetricConfigError, Progress
+
+log = logging.getLogger(__name__)
 
 SACREBLEU_KEYS = ("bleu", "chrf", "chrf++", "ter")
 
@@ -232,7 +236,13 @@ def score_many(
         }
         for fut in as_completed(futures):
             spec, a, b = futures[fut]
-            results[spec][a:b] = fut.result()
+            try:
+                results[spec][a:b] = fut.result()
+            except BrokenProcessPool:
+                # E.g. a host script without the `if __name__ == "__main__":` guard that
+                # "spawn" needs: the serial path gives the same scores.
+                log.warning("sacrebleu worker pool failed; scoring this chunk serially")
+                results[spec][a:b] = score_chunk(spec, hypotheses[a:b], references[a:b])
             done += b - a
             if progress:
                 progress(done, total)
