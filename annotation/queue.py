@@ -179,6 +179,7 @@ def build_queue(
             }
         )
         camp.meta = meta
+        dbq.refresh_statistics(s)
         return BuildReport(
             campaign_id=campaign_id,
             seed=camp.queue_seed,

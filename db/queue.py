@@ -24,7 +24,18 @@ from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Engine, and_, bindparam, exists, func, insert, or_, select, update
+from sqlalchemy import (
+    Engine,
+    and_,
+    bindparam,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from db.engine import session_scope
@@ -131,6 +142,17 @@ def insert_rows(s: Session, model: type, rows: Sequence[dict[str, Any]]) -> list
         return []
     result = s.execute(insert(model).returning(model.id, sort_by_parameter_order=True), list(rows))
     return [r[0] for r in result]
+
+
+def refresh_statistics(s: Session) -> None:
+    """PostgreSQL: refresh the planner's statistics of the queue after a bulk build.
+
+    Until autovacuum gets to it, a freshly loaded table looks empty to the planner, which then
+    reads the progress counts by scanning the whole (campaign, state) index range (measured:
+    38 ms instead of 0.05 ms per label at 100,000 slots). SQLite plans well without them.
+    """
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("ANALYZE assignments"))
 
 
 # ---------------------------------------------------------------- claiming
