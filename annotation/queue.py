@@ -326,11 +326,12 @@ class _CampaignRow:
     paired: bool
 
 
-def _annotator_and_campaign(s: Any, annotator_id: int) -> tuple[None, _CampaignRow]:
+def _campaign_of(s: Any, annotator_id: int) -> _CampaignRow:
+    """The annotator's campaign; AccessDenied when the annotator is unknown or revoked."""
     row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
     if row is None or row[0] is not None:
         raise AccessDenied("this invite link is not valid (unknown or revoked)")
-    return None, _CampaignRow(*row[1:])
+    return _CampaignRow(*row[1:])
 
 
 def _view(s: Any, annotator_id: int, camp: _CampaignRow, now: datetime, notice: str | None) -> View:
@@ -373,7 +374,7 @@ def next_view(engine: Engine, annotator_id: int, now: datetime | None = None) ->
     """The annotator's current item (claiming the next one when they hold none)."""
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
-        _, camp = _annotator_and_campaign(s, annotator_id)
+        camp = _campaign_of(s, annotator_id)
         return _view(s, annotator_id, camp, now, None)
 
 
@@ -401,7 +402,7 @@ def submit(
     """
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
-        _, camp = _annotator_and_campaign(s, annotator_id)
+        camp = _campaign_of(s, annotator_id)
         _check_mode(camp.mode, label, post_edit)
         row = dbq.slot_row(s, assignment_id)
         if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
@@ -451,7 +452,7 @@ def skip(
     if not reason.strip():
         raise InvalidJudgment("a skip needs a reason")
     with dbq.queue_transaction(engine) as s:
-        _, camp = _annotator_and_campaign(s, annotator_id)
+        camp = _campaign_of(s, annotator_id)
         row = dbq.slot_row(s, assignment_id)
         if row is None or not dbq.finish(
             s, assignment_id, annotator_id, claim_version, dbq.SKIPPED
@@ -475,7 +476,7 @@ def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View
     item is theirs again and shown next. Repeated undos walk further back."""
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
-        _, camp = _annotator_and_campaign(s, annotator_id)
+        camp = _campaign_of(s, annotator_id)
         last = log.last_current_judgment(s, annotator_id)
         if last is None:
             return _view(s, annotator_id, camp, now, "Nothing to undo.")
