@@ -62,15 +62,32 @@ def _check(y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray) -> None:
 
 def _solve_psd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a⁻¹b for a covariance matrix, 0 along directions where a metric is constant."""
-    return np.linalg.pinv(a, rcond=1e-12, hermitian=True) @ b
+    if a.shape == (1, 1):
+        return b / a[0, 0] if a[0, 0] > 1e-300 else np.zeros_like(b)
+    scale = np.sqrt(np.clip(np.diag(a), 1e-300, None))
+    corr = a / np.outer(scale, scale)
+    if np.linalg.cond(corr) < 1e10:
+        return np.linalg.solve(a, b)
+    return np.linalg.pinv(a, rcond=1e-10, hermitian=True) @ b
 
 
-def _lambda(y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray) -> np.ndarray:
+def _moments(g_l: np.ndarray, g_u: np.ndarray):
+    """ḡ_U and the centred cross-product matrices of U and L (about ḡ_U), computed once."""
+    mean_u = g_u.mean(axis=0)
+    cu = g_u - mean_u
+    cl = g_l - mean_u
+    return mean_u, cu.T @ cu, cl
+
+
+def _lambda(y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray, moments=None) -> np.ndarray:
     n, n_u = g_l.shape[0], g_u.shape[0]
+    _, ss_u, cl = moments if moments is not None else _moments(g_l, g_u)
     gc = g_l - g_l.mean(axis=0)
     sigma_gy = gc.T @ (y - y.mean()) / n
-    pooled = np.concatenate([g_l, g_u], axis=0)
-    sigma_gg = np.atleast_2d(np.cov(pooled, rowvar=False))
+    # Cov over L ∪ U (ddof 1) from sums about ḡ_U: no concatenation of the pool
+    total = n + n_u
+    s1 = cl.sum(axis=0)
+    sigma_gg = (ss_u + cl.T @ cl - np.outer(s1, s1) / total) / (total - 1)
     return _solve_psd(sigma_gg, sigma_gy) / (1.0 + n / n_u)
 
 
@@ -104,11 +121,15 @@ def _ppi(
     n, k = g_l.shape
     n_u = g_u.shape[0]
     estimated = lam is None
-    lam = _lambda(y, g_l, g_u) if estimated else np.broadcast_to(np.asarray(lam, float), (k,))
-    mean_u = g_u.mean(axis=0)
+    moments = _moments(g_l, g_u)
+    mean_u, ss_u, _ = moments
+    if estimated:
+        lam = _lambda(y, g_l, g_u, moments)
+    else:
+        lam = np.broadcast_to(np.asarray(lam, float), (k,))
     estimate = float(y.mean() - (g_l.mean(axis=0) - mean_u) @ lam)
     resid = y - g_l @ lam
-    var_u = float(np.var(g_u @ lam, ddof=ddof)) if np.any(lam) else 0.0
+    var_u = float(lam @ ss_u @ lam) / (n_u - ddof)
     var_l = float(np.var(resid, ddof=ddof))
     se = math.sqrt(var_l / n + var_u / n_u)
     df = (n - 1 - (k if estimated else 0)) if use_t else None

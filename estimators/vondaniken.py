@@ -195,8 +195,15 @@ class _MetricLik:
     normal approximation of the remaining Beta product. ``k`` nodes per dimension.
     """
 
-    def __init__(self, m_pos, n_m, rho: _Rate, eta: _Rate, k: int = 12):
+    def __init__(self, m_pos, n_m, rho: _Rate, eta: _Rate, k: int | None = None):
         self.m_pos, self.m_neg = float(m_pos), float(n_m - m_pos)
+        if k is None:  # skewed Betas (small calibration counts) need more nodes
+            smallest = (
+                min(x for r in (rho, eta) if not r.known for x in (r.a, r.b))
+                if not (rho.known and eta.known)
+                else math.inf
+            )
+            k = 12 if smallest >= 30 else 24
         self.rho, self.eta, self.k = rho, eta, k
         self.exact = rho.known and eta.known
         x_hat = (self.m_pos + 0.5) / (n_m + 1.0)
