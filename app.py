@@ -10,7 +10,7 @@ from annotation.auth import active_annotator, annotator_for_token
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from pages.common import engine
 
-st.set_page_config(page_title="Tandem", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="Tandem", page_icon=":material/balance:", layout="wide")
 
 try:
     ensure_migrated(engine())
@@ -45,21 +45,25 @@ if token or st.session_state.get("role") == "annotator":
         campaign_id=who.campaign_id,
         campaign_name=who.campaign_name,
     )
-    pages = [st.Page("pages/annotate.py", title="Annotate", icon="✍️", default=True)]
+    pages = [
+        st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:", default=True)
+    ]
 elif st.session_state.get("role") == "admin":
     pages = {
         "Campaigns": [
-            st.Page("pages/campaigns.py", title="Campaigns", icon="📋", default=True),
-            st.Page("pages/import_campaign.py", title="Import", icon="📥"),
-            st.Page("pages/annotators.py", title="Annotators", icon="🧑‍🤝‍🧑"),
+            st.Page(
+                "pages/campaigns.py", title="Campaigns", icon=":material/list_alt:", default=True
+            ),
+            st.Page("pages/import_campaign.py", title="Import", icon=":material/upload_file:"),
+            st.Page("pages/annotators.py", title="Annotators", icon=":material/group:"),
         ],
         "Analysis": [
-            st.Page("pages/dashboard.py", title="Dashboard", icon="📈"),
-            st.Page("pages/calibration.py", title="Calibration", icon="🎯"),
-            st.Page("pages/planner.py", title="Planner", icon="🧮"),
+            st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
+            st.Page("pages/calibration.py", title="Calibration", icon=":material/tune:"),
+            st.Page("pages/planner.py", title="Planner", icon=":material/calculate:"),
         ],
         "Annotation": [
-            st.Page("pages/annotate.py", title="Annotate", icon="✍️"),
+            st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
         ],
     }
     with st.sidebar:
@@ -67,6 +71,6 @@ elif st.session_state.get("role") == "admin":
             st.session_state.clear()
             st.rerun()
 else:
-    pages = [st.Page("pages/login.py", title="Sign in", icon="🔑", default=True)]
+    pages = [st.Page("pages/login.py", title="Sign in", icon=":material/key:", default=True)]
 
 st.navigation(pages, position="hidden" if isinstance(pages, list) else "sidebar").run()

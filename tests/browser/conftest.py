@@ -139,3 +139,13 @@ def page(server: Server):  # type: ignore[no-untyped-def]
         finally:
             context.close()
             browser.close()
+
+
+def screenshot_path(tracked: Path) -> Path:
+    """Where a test saves its screenshot: the tracked file under docs/ only when asked
+    (TANDEM_UPDATE_SCREENSHOTS=1), so an ordinary test run leaves the work tree clean."""
+    if os.environ.get("TANDEM_UPDATE_SCREENSHOTS") == "1":
+        return tracked
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / "tandem-screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out / tracked.name

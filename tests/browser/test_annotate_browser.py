@@ -10,7 +10,7 @@ from annotation import queue
 from annotation.auth import create_annotator
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, MetricScore, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate.png"
 OUTPUTS = [
@@ -121,7 +121,7 @@ def test_keyboard_labelling_persists_and_undo(server: Server, page) -> None:  # 
     assert "You: 3 judged" in page.locator("[data-testid='stProgress']").first.inner_text()
     assert _output_text(page) == shown[3]  # the item held before the reload comes back
 
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
 
     # Undo with the keyboard: the last labelled item comes back; the log gets an undo row.
     back = _press_and_wait(page, "u", shown[3])

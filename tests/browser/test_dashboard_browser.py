@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, screenshot_path
 from tests.conftest import PROJECT_ROOT, shared_file
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
@@ -75,7 +75,7 @@ def test_dashboard_renders_wmt_within_one_rerun(wmt_server: str, page) -> None: 
     page.set_viewport_size({"width": 1400, "height": int(height) + 120})
     page.wait_for_timeout(1500)  # let the charts re-lay out at the new size
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
     print(f"\ndashboard on WMT rendered in the browser in {seconds:.2f} s")
     assert seconds < 120  # generous: CI machines share cores
     assert SCREENSHOT.stat().st_size > 10_000
