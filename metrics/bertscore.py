@@ -391,7 +391,9 @@ class BertScoreMetric(Metric):
             )
         return encoded
 
-    def _embed(self, sentences: Sequence[str]) -> dict[str, tuple[Any, Any]]:
+    def _embed(
+        self, sentences: Sequence[str], progress: Progress | None = None
+    ) -> dict[str, tuple[Any, Any]]:
         """sentence → (token embeddings L×d, idf weights L); batches sorted by length."""
         import torch
         from bert_score.utils import padding
@@ -413,12 +415,21 @@ class BertScoreMetric(Metric):
                     n = int(lens[row])
                     weights = torch.tensor([idf_dict[t] for t in ids[i]], dtype=torch.float)
                     out[sentences[i]] = (emb[row, :n].clone(), weights)
+                if progress:
+                    progress(start + len(batch), len(order))
         return out
 
     def raw_scores(
-        self, hypotheses: Sequence[str], references: Sequence[str]
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[str],
+        progress: Progress | None = None,
     ) -> tuple[list[float], list[float], list[float]]:
-        """Raw (not rescaled) P, R, F per pair; empty pairs get 0.0."""
+        """Raw (not rescaled) P, R, F per pair; empty pairs get 0.0.
+
+        All distinct sentences are embedded in one pass sorted by token length (least
+        padding); ``progress(done, total)`` counts embedded sentences.
+        """
         import torch
         from bert_score.utils import greedy_cos_idf
         from torch.nn.utils.rnn import pad_sequence
@@ -433,7 +444,7 @@ class BertScoreMetric(Metric):
             return P, R, F
         ref_set = {references[i] for i in live}
         needed = ref_set | {hypotheses[i] for i in live}
-        new = self._embed(sorted(needed - self._ref_cache.keys()))
+        new = self._embed(sorted(needed - self._ref_cache.keys()), progress)
         stats = {s: new[s] if s in new else self._ref_cache[s] for s in needed}
         if len(self._ref_cache) > _REF_CACHE_MAX:
             self._ref_cache.clear()
@@ -471,20 +482,7 @@ class BertScoreMetric(Metric):
         references: Sequence[str],
         progress: Progress | None = None,
     ) -> dict[str, list[float]]:
-        P, R, F = [], [], []
-        n = len(hypotheses)
-        step = max(1, self.config.batch_size) * 8
-        for start in range(0, n, step):
-            p, r, f = self.raw_scores(
-                hypotheses[start : start + step], references[start : start + step]
-            )
-            P += p
-            R += r
-            F += f
-            if progress:
-                progress(min(start + step, n), n)
-        if n == 0 and progress:
-            progress(0, 0)
+        P, R, F = self.raw_scores(hypotheses, references, progress)
         if self.config.rescale:
             if self.baseline is None:
                 raise RuntimeError("rescale is on: set or compute the campaign baseline first")

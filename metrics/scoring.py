@@ -31,7 +31,7 @@ from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, wo
 
 #: Outputs per stored chunk (sacrebleu) and per BERTScore chunk.
 SACREBLEU_CHUNK = 5000
-BERTSCORE_CHUNK = 1024
+BERTSCORE_CHUNK = 2048  # ≈ 150 MB of token embeddings for MiniLM at most
 
 
 @dataclass
