@@ -273,8 +273,13 @@ def _write_judgments(
             }
         )
     assignment_ids = repo.insert_returning_ids(s, Assignment, assignment_rows)
-    if any(r.post_edit is not None for r in judged):
-        from metrics.hter import hter  # sacrebleu is only needed when there are post-edits
+    edited = [r for r in judged if r.post_edit is not None]
+    hters: dict[int, float] = {}
+    if edited:
+        from metrics.hter import hter_many  # sacrebleu is only needed for post-edits
+
+        values = hter_many([r.output for r in edited], [r.post_edit for r in edited])
+        hters = {id(r): v for r, v in zip(edited, values, strict=True)}
     # Annotations are written in file order (so exports reproduce it); the random arrival
     # order lives in the assignments' positions.
     by_file_row = sorted(
@@ -292,7 +297,7 @@ def _write_judgments(
                 "label": r.human_label,
                 "score": r.human_score,
                 "post_edit": r.post_edit,
-                "hter": hter(r.output, r.post_edit) if r.post_edit is not None else None,
+                "hter": hters.get(id(r)),
             }
         )
     repo.insert_returning_ids(s, Annotation, annotation_rows)
