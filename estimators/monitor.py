@@ -286,6 +286,30 @@ class CampaignMonitor:
             )
         return inc, cs, p, t_star
 
+    def _pair_stream(self, stream_a, stream_b, a: int, b: int):  # type: ignore[no-untyped-def]
+        """Paired differences D = y_A − y_B on the items both systems have, in the order
+        the pair was completed (the later of the two labels), with their controls."""
+        ia, ya, pa = stream_a
+        ib, yb, pb = stream_b
+        common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
+        order = np.argsort(np.maximum(pa[xa], pb[xb]), kind="stable")
+        items = common[order]
+        g, g_all = self._pair_controls(a, b, items)
+        return ya[xa][order] - yb[xb][order], g, g_all
+
+    def pair_sequence(self, a: int, b: int):  # type: ignore[no-untyped-def]
+        """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
+
+        Entry t − 1 is the interval after the pair's t-th completed item, at the same
+        Bonferroni level, mode, priors and pool option that :meth:`report` uses, so the
+        last entry is the interval the report shows. ``None`` below the burn-in.
+        """
+        d, g, g_all = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
+        if d.size < seq.BURN_IN:
+            return None
+        a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
+        return self._analyse(d, g, g_all, a_pair, pair=True, theta0=None)[1]
+
     def _pair_controls(self, a: int, b: int, items: np.ndarray):
         ma, mb = self.metrics[a], self.metrics[b]
         if ma is None or mb is None:
@@ -324,14 +348,7 @@ class CampaignMonitor:
 
         pair_results, pvals, forecasts_inputs = [], [], []
         for a, b in plist:
-            ia, ya, pa = streams[a]
-            ib, yb, pb = streams[b]
-            common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
-            done = np.maximum(pa[xa], pb[xb])
-            order = np.argsort(done, kind="stable")
-            items = common[order]
-            d = ya[xa][order] - yb[xb][order]
-            g, g_all = self._pair_controls(a, b, items)
+            d, g, g_all = self._pair_stream(streams[a], streams[b], a, b)
             res, p_last, sigma, t_star = self._result(
                 d, g, g_all, a_pair, pair=True, method=f"{method}+cv paired", theta0=0.0
             )

@@ -37,7 +37,7 @@ from estimators import human
 from estimators import sequential as seq
 from estimators import vondaniken as vd
 from estimators.monitor import CampaignMonitor, MonitorReport
-from estimators.multiple import bonferroni_alpha, pairs
+from estimators.multiple import pairs
 from estimators.result import EstimateResult
 
 __all__ = [
@@ -445,25 +445,12 @@ def width_paths(monitor: CampaignMonitor, points: int = 60) -> list[dict[str, An
     completed item. Returned at up to ``points`` values of t from the burn-in to the last
     label (the last one always included), so the chart shows how fast each pair narrows.
     """
-    plist = pairs(monitor.k)
-    if not plist:
-        return []
-    a_pair = bonferroni_alpha(monitor.alpha, len(plist))
-    streams = [monitor._stream(s)[:3] for s in range(monitor.k)]
     rows: list[dict[str, Any]] = []
-    for a, b in plist:
-        ia, ya, pa = streams[a]
-        ib, yb, pb = streams[b]
-        common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
-        n = common.size
-        if n < seq.BURN_IN:
+    for a, b in pairs(monitor.k):
+        cs = monitor.pair_sequence(a, b)
+        if cs is None:
             continue
-        order = np.argsort(np.maximum(pa[xa], pb[xb]), kind="stable")
-        items = common[order]
-        d = ya[xa][order] - yb[xb][order]
-        g, g_all = monitor._pair_controls(a, b, items)
-        # the monitor's own increments and sequence (mode, priors, finite pool as configured)
-        _, cs, _, _ = monitor._analyse(d, g, g_all, a_pair, pair=True, theta0=None)
+        n = cs.lower.shape[-1]
         ts = np.unique(
             np.concatenate(
                 [np.linspace(seq.BURN_IN, n, min(points, n - seq.BURN_IN + 1)).astype(int), [n]]
