@@ -161,24 +161,15 @@ def seed_demo(
     if_empty: Annotated[bool, typer.Option(help="Only when the database has no campaign.")] = True,
 ) -> None:
     """Create the generated demo campaign."""
-    from annotation.demo import DEMO_NAME, demo_campaign_csv, seed_demo_if_empty
-    from annotation.importer import import_campaign
+    from annotation.demo import seed_demo as seed
+    from annotation.demo import seed_demo_if_empty
 
     engine = _engine()
-    if if_empty:
-        report = seed_demo_if_empty(engine)
-        if report is None:
-            typer.echo("Campaigns exist already; demo not added.")
-            return
-    else:
-        report = import_campaign(
-            engine,
-            demo_campaign_csv(),
-            DEMO_NAME,
-            filename="demo.csv",
-            settings={"source_lang": "en", "target_lang": "de", "mode": "both"},
-        )
-    typer.echo(report.summary())
+    report = seed_demo_if_empty(engine) if if_empty else seed(engine)
+    if report is None:
+        typer.echo("Campaigns exist already; demo not added.")
+        return
+    typer.echo(report.summary() + " Scored with BLEU, chrF and TER.")
 
 
 @app.command("admin-password")

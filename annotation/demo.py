@@ -2,9 +2,10 @@
 
 Synthetic English→German sentences built from small templates; four systems corrupt the
 reference at different, known rates (word drops, wrong-word substitutions, swaps), so their
-true quality differs and string metrics (chrF, BLEU) track it imperfectly, as real metrics
-do. A random subset of outputs carries human labels drawn from a known adequacy model.
-Nothing here reads ../shared data; it goes through the same importer as a user's file.
+true quality differs and string metrics (chrF, BLEU, TER — scored on seeding) track it
+imperfectly, as real metrics do. A random subset of items carries human labels drawn from a
+known adequacy model; the rest wait in the annotation queue. Nothing here reads
+../shared data; it goes through the same importer as a user's file.
 """
 
 from __future__ import annotations
@@ -118,14 +119,27 @@ def demo_campaign_csv(seed: int = 7, n_items: int = 150, labelled_share: float =
     return buf.getvalue().encode("utf-8")
 
 
-def seed_demo_if_empty(engine: Engine) -> ImportReport | None:
-    """Import the demo campaign when the database has no campaign yet."""
-    if list_campaigns(engine):
-        return None
-    return import_campaign(
+def seed_demo(engine: Engine) -> ImportReport:
+    """Import the demo campaign, score it with the fast sacrebleu metrics, queue the rest.
+
+    BERTScore is left to the admin page's "Score" button (a minute on a CPU), so that a
+    first `make run` starts quickly.
+    """
+    from annotation.queue import build_queue
+    from metrics.scoring import score_campaign
+
+    report = import_campaign(
         engine,
         demo_campaign_csv(),
         DEMO_NAME,
         filename="demo.csv",
         settings={"source_lang": "en", "target_lang": "de", "mode": "both"},
     )
+    score_campaign(engine, report.campaign_id, "bleu,chrf,ter", workers=1)
+    build_queue(engine, report.campaign_id)
+    return report
+
+
+def seed_demo_if_empty(engine: Engine) -> ImportReport | None:
+    """:func:`seed_demo` when the database has no campaign yet."""
+    return None if list_campaigns(engine) else seed_demo(engine)
