@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -13,7 +11,6 @@ from tests.app.conftest import APP
 from tests.test_reads import SIG, seed_campaign
 
 PAGE = "pages/planner.py"
-HAVE_PLANNING = importlib.util.find_spec("estimators.planning") is not None
 
 
 def _input(at: AppTest, label: str):  # type: ignore[no-untyped-def]
@@ -72,13 +69,6 @@ def test_campaign_without_scores_says_what_to_enter(app_engine) -> None:
     at.radio(key="plan-source").set_value("Take them from a campaign").run()
     assert "no metric scores yet" in "\n".join(c.value for c in at.caption)
     assert at.toggle[0].value is True
-
-
-@pytest.mark.skipif(HAVE_PLANNING, reason="estimators/planning.py exists: numbers are shown")
-def test_without_planning_estimators_no_numbers_are_invented(app_engine) -> None:
-    at = _page()
-    assert "not in this build yet" in at.warning[0].value
-    assert not at.dataframe and not at.get("vega_lite_chart")
 
 
 def test_figure_1_value_by_hand(app_engine) -> None:
