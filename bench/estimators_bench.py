@@ -13,9 +13,12 @@ and with np.load of the same arrays from .npy files. Goal: well under one Stream
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 import numpy as np
 

@@ -55,6 +55,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
+
 import numpy as np
 import pandas as pd
 
