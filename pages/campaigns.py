@@ -1,10 +1,14 @@
-"""Campaign list, with exports of the selected campaign."""
+"""Campaign list; exports and metric scoring of the selected campaign."""
 
 import pandas as pd
 import streamlit as st
 
 from annotation.exporter import export_campaign
 from db.campaigns import list_campaigns
+from metrics.base import MetricConfigError
+from metrics.bertscore import BertScoreConfig
+from metrics.registry import METRIC_NAMES
+from metrics.scoring import score_campaign
 from pages.common import campaign_picker, engine, require_admin
 
 require_admin()
@@ -52,3 +56,33 @@ if name:
             mime=mime,
             key=f"export-{fmt}",
         )
+
+st.subheader("Metric scores")
+if name:
+    st.caption(
+        "Scores every output that has no score yet for the metric's signature (a re-run only "
+        "scores what is new). BERTScore runs offline on the bundled all-MiniLM-L6-v2 model "
+        "and takes about a minute per few thousand outputs on a CPU."
+    )
+    chosen = st.multiselect("Metrics", list(METRIC_NAMES), default=["bleu", "chrf", "ter"])
+    with st.expander("BERTScore options"):
+        idf = st.toggle("idf weighting from the campaign's references", value=False)
+        rescale = st.toggle("rescale with a campaign baseline (random mismatched pairs)")
+    if st.button("Score", type="primary", disabled=not chosen):
+        bar = st.progress(0.0, text="Scoring…")
+        try:
+            report = score_campaign(
+                engine(),
+                name,
+                chosen,
+                progress=lambda done, total: bar.progress(
+                    min(1.0, done / max(total, 1)), text=f"Scoring… {done:,} / {total:,}"
+                ),
+                bertscore=BertScoreConfig(idf=idf, rescale=rescale),
+            )
+        except MetricConfigError as exc:
+            bar.empty()
+            st.error(str(exc))
+        else:
+            bar.progress(1.0, text="Done")
+            st.success(report.summary())

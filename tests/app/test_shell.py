@@ -59,3 +59,27 @@ def test_unmigrated_database_is_refused_with_the_command(tmp_path: Path, monkeyp
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert "make migrate" in at.error[0].value
+
+
+def test_score_button_scores_and_a_rerun_adds_nothing(app_engine) -> None:
+    import sacrebleu
+
+    from db.scores import campaign_scores, campaign_signatures
+
+    report = import_campaign(app_engine, CSV, "tiny", filename="tiny.csv")
+    at = _admin(app_engine).run()
+    at.multiselect[0].set_value(["chrf"]).run()
+    next(b for b in at.button if b.label == "Score").click().run()
+    assert not at.exception
+    assert "chrf: 2 new, 0 already scored of 2 outputs" in at.success[0].value
+    [(metric, signature, n)] = campaign_signatures(app_engine, report.campaign_id)
+    assert (metric, n) == ("chrf", 2)
+    stored = {
+        (s.system, s.value) for s in campaign_scores(app_engine, report.campaign_id, signature)
+    }
+    assert stored == {
+        ("A", sacrebleu.sentence_chrf("Hallo", ["Hallo"]).score),
+        ("B", sacrebleu.sentence_chrf("Hi", ["Hallo"]).score),
+    }
+    next(b for b in at.button if b.label == "Score").click().run()
+    assert "chrf: 0 new, 2 already scored of 2 outputs" in at.success[0].value
