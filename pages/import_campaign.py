@@ -80,3 +80,7 @@ if st.button("Import", type="primary", disabled=not name or (exists and not appe
     else:
         bar.progress(1.0, text="Done")
         st.success(report.summary())
+        st.info(
+            "Next: score the outputs on the **Campaigns** page, then build the annotation "
+            "queue and invite annotators on the **Annotators** page."
+        )
