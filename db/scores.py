@@ -168,9 +168,11 @@ def insert_scores(engine: Engine, rows: Sequence[ScoreRow]) -> int:
     if not rows:
         return 0
     dialect = engine.dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     if dialect not in ("postgresql", "sqlite"):  # pragma: no cover - only these two are used
-        raise NotImplementedError(f"insert_scores supports SQLite and PostgreSQL, not {dialect}")
+        raise ValueError(
+            f"Tandem stores scores in SQLite or PostgreSQL; DATABASE_URL names {dialect}"
+        )
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(MetricScore).on_conflict_do_nothing(index_elements=["output_id", "signature"])
     with session_scope(engine) as s:
         for start in range(0, len(rows), _INSERT_CHUNK):
