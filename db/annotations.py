@@ -20,7 +20,7 @@ from datetime import datetime
 from statistics import median
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Select, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, aliased
 
 from db.models import (
@@ -37,6 +37,28 @@ LABEL, SKIP, ATTENTION, UNDO = "label", "skip", "attention", "undo"
 JUDGMENT_KINDS = (LABEL, SKIP, ATTENTION)
 #: The row that supersedes another (module level: keeps SQLAlchemy's statement cache warm).
 _LATER = aliased(Annotation, name="later")
+SUPERSEDING = _LATER
+
+
+def campaign_log(campaign_id: int, *columns: Any, current_only: bool = False) -> Select:
+    """SELECT ``columns`` over a campaign's append-only annotation log.
+
+    Each annotation is joined to its annotator, its assignment and the assignment's
+    attention check (outer: imported or free rows have none), and to ``SUPERSEDING``, the
+    row that undoes or corrects it (NULL columns when none does). ``current_only`` keeps the
+    rows nothing supersedes. Callers add their own joins (Output, Item, System), filters
+    and order.
+    """
+    q = (
+        select(*columns)
+        .select_from(Annotation)
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .outerjoin(_LATER, _LATER.supersedes_id == Annotation.id)
+        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
+        .outerjoin(AttentionCheck, AttentionCheck.id == Assignment.attention_check_id)
+        .where(Annotator.campaign_id == campaign_id)
+    )
+    return q.where(_LATER.id.is_(None)) if current_only else q
 
 
 # ---------------------------------------------------------------- annotators
@@ -185,9 +207,9 @@ def current_judgments(
 ) -> list[CurrentJudgment]:
     """Current ``label`` rows of a campaign (attention answers and skips excluded), in
     arrival order (assignment position, then annotation id)."""
-    later = _LATER
     q = (
-        select(
+        campaign_log(
+            campaign_id,
             Annotation.id,
             Annotation.output_id,
             Output.item_id,
@@ -203,12 +225,10 @@ def current_judgments(
             Assignment.position,
             Assignment.inclusion_prob,
             Assignment.slot,
+            current_only=True,
         )
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
         .join(Output, Output.id == Annotation.output_id)
-        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
-        .outerjoin(later, later.supersedes_id == Annotation.id)
-        .where(Annotator.campaign_id == campaign_id, Annotation.kind == LABEL, later.id.is_(None))
+        .where(Annotation.kind == LABEL)
         .order_by(Assignment.position, Annotation.id)
     )
     if annotator_id is not None:
@@ -252,23 +272,18 @@ def attention_passed(label: int | None, post_edit: str | None, expected: int, sh
 
 
 def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
-    later = _LATER
     rows = s.execute(
-        select(
+        campaign_log(
+            campaign_id,
             Annotation.annotator_id,
             Annotation.kind,
             Annotation.label,
             Annotation.post_edit,
             Annotation.seconds,
-            later.id,
+            _LATER.id,
             AttentionCheck.expected_label,
             AttentionCheck.degraded_text,
         )
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
-        .outerjoin(later, later.supersedes_id == Annotation.id)
-        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
-        .outerjoin(AttentionCheck, AttentionCheck.id == Assignment.attention_check_id)
-        .where(Annotator.campaign_id == campaign_id)
     )
     acc: dict[int, dict[str, Any]] = {}
     for aid, kind, label, post_edit, secs, superseded, expected, shown in rows:

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.orm import Session
 
+from db.annotations import LABEL, campaign_log
 from db.engine import session_scope
 from db.models import (
     Annotation,
@@ -169,16 +170,10 @@ def campaign_rows(engine: Engine, name: str) -> list[dict[str, Any]]:
         campaign = get_campaign(s, name)
         if campaign is None:
             raise KeyError(f"no campaign named {name!r}")
-        superseded = select(Annotation.supersedes_id).where(Annotation.supersedes_id.is_not(None))
         judgments: dict[int, list[tuple[Annotation, str]]] = {}
         for ann, annotator in s.execute(
-            select(Annotation, Annotator.name)
-            .join(Annotator, Annotator.id == Annotation.annotator_id)
-            .where(
-                Annotator.campaign_id == campaign.id,
-                Annotation.kind == "label",
-                Annotation.id.not_in(superseded),
-            )
+            campaign_log(campaign.id, Annotation, Annotator.name, current_only=True)
+            .where(Annotation.kind == LABEL)
             .order_by(Annotation.id)
         ):
             judgments.setdefault(ann.output_id, []).append((ann, annotator))

@@ -27,9 +27,14 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import Engine, func, select
-from sqlalchemy.orm import aliased
 
-from db.annotations import ATTENTION, JUDGMENT_KINDS, attention_passed
+from db.annotations import (
+    ATTENTION,
+    JUDGMENT_KINDS,
+    SUPERSEDING,
+    attention_passed,
+    campaign_log,
+)
 from db.engine import session_scope
 from db.models import (
     Annotation,
@@ -150,30 +155,24 @@ def campaign_id(engine: Engine, name: str) -> int | None:
 
 def _current_rows(cid: int):  # type: ignore[no-untyped-def]
     """Annotation rows of a campaign that no later row supersedes."""
-    later = aliased(Annotation)
-    return (
-        select(
-            Annotation.id,
-            Annotation.output_id,
-            Annotation.annotator_id,
-            Annotation.kind,
-            Annotation.label,
-            Annotation.score,
-            Annotation.hter,
-            Annotation.seconds,
-            Annotation.created_at,
-            Assignment.position,
-            Assignment.inclusion_prob,
-            Assignment.kind.label("assignment_kind"),
-            AttentionCheck.expected_label,
-            Annotation.post_edit,
-            AttentionCheck.degraded_text,
-        )
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
-        .outerjoin(later, later.supersedes_id == Annotation.id)
-        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
-        .outerjoin(AttentionCheck, AttentionCheck.id == Assignment.attention_check_id)
-        .where(Annotator.campaign_id == cid, later.id.is_(None))
+    return campaign_log(
+        cid,
+        Annotation.id,
+        Annotation.output_id,
+        Annotation.annotator_id,
+        Annotation.kind,
+        Annotation.label,
+        Annotation.score,
+        Annotation.hter,
+        Annotation.seconds,
+        Annotation.created_at,
+        Assignment.position,
+        Assignment.inclusion_prob,
+        Assignment.kind.label("assignment_kind"),
+        AttentionCheck.expected_label,
+        Annotation.post_edit,
+        AttentionCheck.degraded_text,
+        current_only=True,
     )
 
 
@@ -439,9 +438,9 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
     seconds, created_at, assignment position, inclusion probability, assignment kind,
     supersedes id, current.
     """
-    later = aliased(Annotation)
     q = (
-        select(
+        campaign_log(
+            cid,
             Annotation,
             Item.external_id,
             System.name,
@@ -449,19 +448,16 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
             Assignment.position,
             Assignment.inclusion_prob,
             Assignment.kind,
-            later.id,
+            SUPERSEDING.id,
+            current_only=current_only,
         )
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
         .join(Output, Output.id == Annotation.output_id)
         .join(Item, Item.id == Output.item_id)
         .join(System, System.id == Output.system_id)
-        .outerjoin(later, later.supersedes_id == Annotation.id)
-        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
-        .where(Annotator.campaign_id == cid)
         .order_by(Annotation.id)
     )
     if current_only:
-        q = q.where(later.id.is_(None), Annotation.kind.in_(JUDGMENT_KINDS))
+        q = q.where(Annotation.kind.in_(JUDGMENT_KINDS))
     out: list[dict[str, Any]] = []
     seen: set[int] = set()
     with session_scope(engine) as s:
