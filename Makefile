@@ -30,8 +30,7 @@ setup: migrate
 
 run: setup
 	$(PY) cli.py admin-password --if-unset
-	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
-		--server.headless true --browser.gatherUsageStats false
+	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
