@@ -58,53 +58,52 @@ def sqlite_engine(sqlite_template: Path, tmp_path: Path) -> Iterator[Engine]:
     engine.dispose()
 
 
-def _pg_admin() -> Engine | None:
-    engine = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("select 1"))
-    except Exception as exc:
-        engine.dispose()
-        if REQUIRE_PG:
-            pytest.fail(f"TANDEM_REQUIRE_POSTGRES=1 but PostgreSQL at {PG_ADMIN_URL} failed: {exc}")
-        return None
-    return engine
+def _pg_url(database: str) -> str:
+    return make_url(PG_ADMIN_URL).set(database=database).render_as_string(hide_password=False)
 
 
 @pytest.fixture(scope="session")
-def pg_template() -> Iterator[str]:
-    admin = _pg_admin()
-    if admin is None:
+def pg_admin() -> Iterator[Engine]:
+    """An AUTOCOMMIT connection to the server's admin database, for CREATE/DROP DATABASE."""
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text("select 1"))
+    except Exception as exc:
+        admin.dispose()
+        if REQUIRE_PG:
+            pytest.fail(f"TANDEM_REQUIRE_POSTGRES=1 but PostgreSQL at {PG_ADMIN_URL} failed: {exc}")
         pytest.skip(
             f"no PostgreSQL server at {PG_ADMIN_URL}; set TANDEM_TEST_POSTGRES_URL "
             "or start one (CI sets TANDEM_REQUIRE_POSTGRES=1 and runs these for real)"
         )
+    yield admin
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_admin: Engine) -> Iterator[str]:
     name = f"tandem_tmpl_{uuid.uuid4().hex[:10]}"
-    with admin.connect() as conn:
+    with pg_admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    engine = make_engine(url)
+    engine = make_engine(_pg_url(name))
     upgrade(engine)
     engine.dispose()
     yield name
-    with admin.connect() as conn:
+    with pg_admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 @pytest.fixture
-def pg_engine(pg_template: str) -> Iterator[Engine]:
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+def pg_engine(pg_admin: Engine, pg_template: str) -> Iterator[Engine]:
     name = f"tandem_t_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as conn:
+    with pg_admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"'))
-    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    engine = make_engine(url)
+    engine = make_engine(_pg_url(name))
     yield engine
     engine.dispose()
-    with admin.connect() as conn:
+    with pg_admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
