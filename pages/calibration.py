@@ -14,12 +14,12 @@ import streamlit as st
 from annotation.exports import MIME, calibration_export, campaign_calibration, import_calibration
 from db.calibration import applied_sets, remove_set
 from db.campaigns import list_campaigns
-from db.reads import campaign_id, fingerprint, read_campaign
+from db.reads import campaign_id, fingerprint
 from db.scores import save_threshold
 from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError, drift
 from metrics.charts import roc_chart
-from pages.common import campaign_picker, engine, require_admin
+from pages.common import campaign_data, campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Calibration")
@@ -30,9 +30,24 @@ st.caption(
 )
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def campaign_data(db: str, cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
-    return read_campaign(engine(), cid)
+@st.cache_data(max_entries=16, show_spinner=False)
+def calibrated(  # type: ignore[no-untyped-def]
+    db: str, cid: int, key: tuple[int, ...], signature: str, threshold: float | None = None
+):
+    """campaign_calibration (the stored or Youden threshold when None), cached likewise."""
+    return campaign_calibration(campaign_data(db, cid, key), signature, threshold=threshold)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def calibration_set(  # type: ignore[no-untyped-def]
+    db: str, cid: int, key: tuple[int, ...], name: str, signature: str, threshold: float
+):
+    """The set at ``threshold`` (JSON, item CSV, rows): built once per campaign state and
+    threshold, not again at every click (a cell choice, a rerun)."""
+    data = campaign_data(db, cid, key)
+    return calibration_export(
+        engine(), name, signature, threshold=threshold, record=False, data=data
+    )
 
 
 def rate(r) -> str:  # type: ignore[no-untyped-def]
@@ -73,7 +88,8 @@ name = campaign_picker([c.name for c in summaries], key="cal-campaign")
 if not name:
     st.stop()
 cid = campaign_id(engine(), name)
-data = campaign_data(str(engine().url), cid, fingerprint(engine(), cid))
+db_url, key = str(engine().url), fingerprint(engine(), cid)
+data = campaign_data(db_url, cid, key)
 
 if not data.metrics:
     st.info(
@@ -89,7 +105,7 @@ default = default_signatures(data)[0]
 signature = st.selectbox("Metric", list(labels), index=list(labels).index(default),
                          format_func=labels.get, key="cal-metric")  # fmt: skip
 try:
-    stored_cal, arrays = campaign_calibration(data, signature)
+    stored_cal, arrays = calibrated(db_url, cid, key, signature)
 except CalibrationSetError as exc:
     st.info(
         f"Cannot calibrate yet: {exc}. ρ and η need outputs with a binary human label "
@@ -110,7 +126,7 @@ threshold = st.number_input(
 cal = (
     stored_cal
     if threshold == stored_cal.threshold
-    else campaign_calibration(data, signature, threshold=threshold)[0]
+    else calibrated(db_url, cid, key, signature, threshold)[0]
 )
 if st.button("Save this threshold for the campaign", key="cal-save",
              disabled=info.threshold == cal.threshold):  # fmt: skip
@@ -141,8 +157,7 @@ with left:
                     key="cal-cell",
                     captions=["both adequate", "metric misses", "both inadequate",
                               "metric too lenient"])  # fmt: skip
-    exported = calibration_export(engine(), name, signature, threshold=cal.threshold,
-                                  record=False, data=data)  # fmt: skip
+    exported = calibration_set(db_url, cid, key, name, signature, cal.threshold)
     rows = [r for r in exported.items if r["cell"] == cell]
     st.dataframe(pd.DataFrame(rows, columns=["item_id", "system", "metric_value", "human_label"]),
                  hide_index=True, width="stretch", height=240)  # fmt: skip

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.exporter import export_campaign
+from annotation.exports import MIME
 from db.campaigns import list_campaigns
 from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig
@@ -43,17 +44,13 @@ name = campaign_picker([c.name for c in summaries])
 if name:
     st.caption("The same long format the importer reads; import → export → import round-trips.")
     cols = st.columns(4)
-    for col, fmt, mime in zip(
-        cols,
-        ["csv", "tsv", "jsonl", "parquet"],
-        ["text/csv", "text/tab-separated-values", "application/jsonl", "application/octet-stream"],
-        strict=True,
-    ):
+    mimes = {**MIME, "tsv": "text/tab-separated-values"}
+    for col, fmt in zip(cols, ["csv", "tsv", "jsonl", "parquet"], strict=True):
         col.download_button(
             f"Download {fmt.upper()}",
             data=lambda fmt=fmt: export_campaign(engine(), name, fmt),
             file_name=f"{name}.{fmt}",
-            mime=mime,
+            mime=mimes[fmt],
             key=f"export-{fmt}",
         )
 

@@ -1,11 +1,17 @@
-"""What every page needs: the cached engine and the role checks. No SQL, no formulas."""
+"""What every page needs: the cached engine, the role checks, the campaign picker and the
+cached campaign read. No SQL, no formulas."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import streamlit as st
 from sqlalchemy import Engine
 
 from db.engine import database_url, get_engine
+
+if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
+    from db.reads import CampaignData
 
 
 @st.cache_resource
@@ -39,3 +45,19 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
     choice = st.selectbox("Campaign", names, index=index, key=key)
     st.session_state["current_campaign"] = choice
     return choice
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
+    """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
+    (the database URL) keeps two databases served by one process apart."""
+    from db.reads import read_campaign
+
+    return read_campaign(engine(), cid)
+
+
+def current_campaign_data(cid: int) -> CampaignData:
+    """The campaign's arrays as they are now: re-read only when its fingerprint changed."""
+    from db.reads import fingerprint
+
+    return campaign_data(str(engine().url), cid, fingerprint(engine(), cid))

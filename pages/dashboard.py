@@ -16,7 +16,7 @@ import streamlit as st
 
 from annotation.exports import MIME, export_annotations, pairs_csv, results_csv, results_latex
 from db.campaigns import list_campaigns
-from db.reads import campaign_id, fingerprint, read_campaign
+from db.reads import campaign_id, fingerprint
 from estimators.report import (
     LABEL_KINDS,
     METHODS,
@@ -25,17 +25,10 @@ from estimators.report import (
     default_label_kind,
     default_signatures,
 )
-from pages.common import campaign_picker, engine, require_admin
+from pages.common import campaign_data, campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Dashboard")
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def campaign_data(db: str, cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
-    """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
-    (the database URL) keeps two databases served by one process apart."""
-    return read_campaign(engine(), cid)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -14,7 +14,7 @@ import streamlit as st
 
 from annotation.exports import MIME, campaign_calibration
 from db.campaigns import list_campaigns
-from db.reads import campaign_id, fingerprint, read_campaign
+from db.reads import campaign_id
 from estimators.planning import (
     FIGURE1_ACCURACY,
     FIGURE1_METRIC,
@@ -30,7 +30,7 @@ from estimators.planning import (
 )
 from estimators.report import default_signatures, planning_inputs
 from metrics.calibration_sets import CalibrationSetError
-from pages.common import campaign_picker, engine, require_admin
+from pages.common import campaign_picker, current_campaign_data, engine, require_admin
 
 require_admin()
 st.title("Planner")
@@ -40,11 +40,6 @@ st.caption(
 )
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def campaign_data(db: str, cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
-    return read_campaign(engine(), cid)
-
-
 def from_campaign():  # type: ignore[no-untyped-def]
     """Planning inputs of the chosen campaign, or None (with the reason shown)."""
     summaries = list_campaigns(engine())
@@ -52,7 +47,7 @@ def from_campaign():  # type: ignore[no-untyped-def]
     if not name:
         return None
     cid = campaign_id(engine(), name)
-    data = campaign_data(str(engine().url), cid, fingerprint(engine(), cid))
+    data = current_campaign_data(cid)
     counts = None
     sigs = default_signatures(data)
     if sigs:
