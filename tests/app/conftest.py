@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
+from streamlit.testing.v1 import AppTest
 
 from annotation.auth import set_admin_password
 
@@ -20,3 +21,15 @@ def app_engine(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.delenv("TANDEM_ADMIN_PASSWORD", raising=False)
     set_admin_password(sqlite_engine, ADMIN_PASSWORD)
     yield sqlite_engine
+
+
+def admin_page(page: str, campaign: str | None = None) -> AppTest:
+    """An admin session switched to ``page`` (with ``campaign`` chosen), run without error."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["role"] = "admin"
+    if campaign:
+        at.session_state["current_campaign"] = campaign
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at

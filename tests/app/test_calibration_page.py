@@ -10,20 +10,14 @@ from db.calibration import applied_sets
 from db.reads import campaign_id
 from db.scores import get_threshold
 from metrics.calibration_sets import SignatureMismatch
-from tests.app.conftest import APP
+from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
 PAGE = "pages/calibration.py"
 
 
 def _page(campaign: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["role"] = "admin"
-    at.session_state["current_campaign"] = campaign
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return admin_page(PAGE, campaign)
 
 
 def _texts(at: AppTest) -> str:

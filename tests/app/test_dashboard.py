@@ -5,21 +5,14 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from annotation.importer import import_campaign
-from tests.app.conftest import APP
+from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 
 PAGE = "pages/dashboard.py"
 
 
 def _dashboard(campaign: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["role"] = "admin"
-    if campaign:
-        at.session_state["current_campaign"] = campaign
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return admin_page(PAGE, campaign)
 
 
 def _texts(at: AppTest) -> str:

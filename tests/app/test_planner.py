@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.exports import calibration_export
 from estimators.planning import calibration_rates, human_labels_needed, measurable_difference
-from tests.app.conftest import APP
+from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
 PAGE = "pages/planner.py"
@@ -38,14 +38,7 @@ def _text(at: AppTest) -> str:
 
 
 def _page(campaign: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["role"] = "admin"
-    if campaign:
-        at.session_state["current_campaign"] = campaign
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return admin_page(PAGE, campaign)
 
 
 def test_inputs_taken_from_a_labelled_campaign(app_engine) -> None:
