@@ -33,7 +33,6 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"
-SACRE = ("bleu", "chrf", "chrf++", "ter")
 
 
 def plain_sacrebleu(hyps: list[str], refs: list[str]) -> dict[str, list[float]]:
@@ -86,6 +85,7 @@ def main() -> int:
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.bertscore import BertScoreMetric
+    from metrics.sacrebleu_metrics import SACREBLEU_KEYS
     from metrics.scoring import calibrate_campaign, score_campaign
 
     with DATA.open(newline="", encoding="utf-8") as fh:
@@ -117,8 +117,8 @@ def main() -> int:
 
     # --- sacrebleu -----------------------------------------------------------------------
     plain, t_plain = timed(lambda: plain_sacrebleu(hyps, refs), "plain")
-    report_s, t_ours = timed(lambda: score_campaign(engine, cid, ",".join(SACRE)), "ours")
-    for key in SACRE:  # same values as the plain loop (spot check via the stored rows)
+    report_s, t_ours = timed(lambda: score_campaign(engine, cid, ",".join(SACREBLEU_KEYS)), "ours")
+    for key in SACREBLEU_KEYS:  # same values as the plain loop (spot check via the stored rows)
         got = {
             (k.item, k.system): k.value
             for k in store.campaign_scores(engine, cid, report_s.run(key).signature)

@@ -58,7 +58,6 @@ log = logging.getLogger(__name__)
 MODEL_ENV = "TANDEM_BERTSCORE_MODEL"
 LAYERS_ENV = "TANDEM_BERTSCORE_LAYERS"
 BERTSCORE_KEYS = ("bertscore_p", "bertscore_r", "bertscore_f")
-_KEY_LETTER = {"bertscore_p": "P", "bertscore_r": "R", "bertscore_f": "F"}
 #: Bumped when Tandem's own handling (empty pairs, idf documents, baseline) changes.
 TANDEM_BERTSCORE_VERSION = "1"
 _MODEL_OPTION = f"the BERTScore `model` option (cli.py --bertscore-model) / {MODEL_ENV}"
@@ -302,6 +301,7 @@ class BertScoreMetric(Metric):
         self.config = config or BertScoreConfig()
         self.spec = resolve_model(self.config.model, self.config.num_layers)
         self._idf_docs: list[str] | None = None
+        self._idf_sig: str | None = None  # the signature's idf part, hashed once per set
         self._idf_dict: Any = None
         self.baseline: Baseline | None = None
         self.n_empty = 0
@@ -312,6 +312,7 @@ class BertScoreMetric(Metric):
     def set_idf_documents(self, references: Sequence[str | None]) -> None:
         """idf documents: the campaign's references (one per item; blanks are dropped)."""
         self._idf_docs = [r for r in references if r is not None and r.strip()]
+        self._idf_sig = f"yes(refs:{len(self._idf_docs)},sha256:{_text_hash(self._idf_docs)})"
         self._idf_dict = None
         self._ref_cache.clear()
 
@@ -322,10 +323,10 @@ class BertScoreMetric(Metric):
         """Everything that determines raw scores: model, layer, idf, versions."""
         if not self.config.idf:
             idf = "no"
-        elif self._idf_docs is None:
+        elif self._idf_sig is None:
             raise RuntimeError("idf is on: call set_idf_documents(campaign references) first")
         else:
-            idf = f"yes(refs:{len(self._idf_docs)},sha256:{_text_hash(self._idf_docs)})"
+            idf = self._idf_sig
         return (
             f"model:{self.spec.label}#sha256:{self.spec.content_hash}|L:{self.spec.num_layers}"
             f"|idf:{idf}|bert-score:{_pkg_version('bert-score')}"
@@ -336,9 +337,8 @@ class BertScoreMetric(Metric):
         if self.config.rescale and self.baseline is None:
             raise RuntimeError("rescale is on: set or compute the campaign baseline first")
         rescale = self.baseline.as_signature() if self.config.rescale and self.baseline else "no"
-        return {
-            key: f"metric:{key}|{self.model_signature()}|rescale:{rescale}" for key in self.keys
-        }
+        model = self.model_signature()
+        return {key: f"metric:{key}|{model}|rescale:{rescale}" for key in self.keys}
 
     # --- computation -------------------------------------------------------------------
     @property

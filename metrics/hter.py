@@ -12,11 +12,12 @@ exactly one of them is. HTER is lower-is-better; 0.0 means the annotator changed
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from sacrebleu.metrics import TER
 
-Progress = Callable[[int, int], None]
+from metrics.base import Progress
+from metrics.sacrebleu_metrics import SacrebleuMetric, score_many
 
 _TER = TER()
 
@@ -32,8 +33,6 @@ def hter_many(
     """:func:`hter` of many (output, post-edit) pairs: identical pairs are scored once, an
     unchanged output is 0.0 without running TER's shift search, and large batches use both
     cores (the same sacrebleu TER, so the values equal :func:`hter`'s exactly)."""
-    from metrics.sacrebleu_metrics import SacrebleuMetric, score_many
-
     pairs = [(o or "", p or "") for o, p in zip(outputs, post_edits, strict=True)]
     todo = sorted({pair for pair in pairs if pair[0] != pair[1] and pair not in _MEMO})
     if todo:

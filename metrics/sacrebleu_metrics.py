@@ -144,7 +144,7 @@ class SacrebleuMetric(Metric):
         return cls(key, tokenize=tokenize, asian_support=lang in {"zh", "ja", "ko"})
 
     def signatures(self) -> dict[str, str]:
-        metric = _make(*self.spec)
+        metric = _object(self.spec)
         metric.sentence_score("a", ["a"])  # sacrebleu resolves nrefs only when scoring
         return {self.name: metric.get_signature().format()}
 

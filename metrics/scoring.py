@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from db import scores as store
 from metrics.base import Metric, MetricConfigError, Progress
@@ -96,6 +97,15 @@ def _is_empty(text: str | None) -> bool:
     return text is None or not text.strip()
 
 
+class _Plan(NamedTuple):
+    """One metric's part of a run: its signatures, what is stored, what is left to score."""
+
+    metric: Metric
+    signatures: dict[str, str]
+    done_by_key: dict[str, set[int]]
+    todo: list[store.OutputText]
+
+
 class _Ticker:
     """Adds up (done, total) of the steps into one campaign-wide progress callback."""
 
@@ -149,35 +159,35 @@ def score_campaign(
             _prepare_bertscore(engine, info.id, m, outputs, report)
 
     # Per metric: signatures, then the outputs missing a score for any of its keys.
-    plans: list[tuple[Metric, dict[str, str], dict[str, set[int]], list[store.OutputText]]] = []
+    plans: list[_Plan] = []
     for m in metrics:
         sigs = m.signatures()
         done_by_key = {k: store.scored_output_ids(engine, info.id, sigs[k]) for k in m.keys}
         todo = []
-        for k in m.keys:
-            run = MetricRun(k, sigs[k], m.higher_is_better(k), n_outputs=len(outputs))
-            run.n_already = sum(1 for o in outputs if o.output_id in done_by_key[k])
-            report.runs.append(run)
+        n_no_reference = 0
         for o in outputs:
             if all(o.output_id in done_by_key[k] for k in m.keys):
                 continue
             if m.needs_reference and o.reference is None:
-                for k in m.keys:
-                    report.run(k).n_no_reference += 1
+                n_no_reference += 1
                 continue
             todo.append(o)
-        plans.append((m, sigs, done_by_key, todo))
+        for k in m.keys:
+            run = MetricRun(k, sigs[k], m.higher_is_better(k), n_outputs=len(outputs))
+            run.n_already = sum(1 for o in outputs if o.output_id in done_by_key[k])
+            run.n_no_reference = n_no_reference
+            report.runs.append(run)
+        plans.append(_Plan(m, sigs, done_by_key, todo))
 
-    ticker = _Ticker(progress, sum(len(todo) * len(m.keys) for m, _, _, todo in plans))
+    ticker = _Ticker(progress, sum(len(p.todo) * len(p.metric.keys) for p in plans))
 
     # sacrebleu metrics with the same to-do list share chunks and one process pool.
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for idx, (m, _, _, todo) in enumerate(plans):
-        if isinstance(m, SacrebleuMetric) and todo:
-            groups.setdefault(tuple(o.output_id for o in todo), []).append(idx)
-    for idxs in groups.values():
-        group = [plans[i] for i in idxs]
-        todo = group[0][3]
+    groups: dict[tuple[int, ...], list[_Plan]] = {}
+    for plan in plans:
+        if isinstance(plan.metric, SacrebleuMetric) and plan.todo:
+            groups.setdefault(tuple(o.output_id for o in plan.todo), []).append(plan)
+    for group in groups.values():
+        todo = group[0].todo
         evaluations = len(todo) * len(group)
         pool = (
             make_pool()
@@ -188,7 +198,7 @@ def score_campaign(
             for start in range(0, len(todo), SACREBLEU_CHUNK):
                 chunk = todo[start : start + SACREBLEU_CHUNK]
                 scored = score_many(
-                    [g[0] for g in group],  # type: ignore[misc]
+                    [g.metric for g in group],  # type: ignore[misc]
                     [o.text for o in chunk],
                     [o.reference or "" for o in chunk],
                     progress=ticker.step(len(chunk) * len(group)),
@@ -196,14 +206,15 @@ def score_campaign(
                     executor=pool,
                 )
                 rows = []
-                for m, sigs, done_by_key, _ in group:
-                    rows += _rows(m, sigs, done_by_key, chunk, scored, report)
+                for plan in group:
+                    rows += _rows(plan, chunk, scored, report)
                 store.insert_scores(engine, rows)
         finally:
             if pool is not None:
                 pool.shutdown()
 
-    for m, sigs, done_by_key, todo in plans:
+    for plan in plans:
+        m, todo = plan.metric, plan.todo
         if not isinstance(m, BertScoreMetric) or not todo:
             continue
         m.n_truncated = 0
@@ -214,7 +225,7 @@ def score_campaign(
                 [o.reference or "" for o in chunk],
                 progress=ticker.step(len(chunk) * len(m.keys)),
             )
-            store.insert_scores(engine, _rows(m, sigs, done_by_key, chunk, scored, report))
+            store.insert_scores(engine, _rows(plan, chunk, scored, report))
         report.n_truncated += m.n_truncated
 
     ticker.finish()
@@ -223,20 +234,18 @@ def score_campaign(
 
 
 def _rows(
-    m: Metric,
-    sigs: dict[str, str],
-    done_by_key: dict[str, set[int]],
+    plan: _Plan,
     chunk: Sequence[store.OutputText],
     scored: dict[str, list[float]],
     report: ScoreReport,
 ) -> list[store.ScoreRow]:
     rows = []
-    for k in m.keys:
+    for k in plan.metric.keys:
         run = report.run(k)
         for o, v in zip(chunk, scored[k], strict=True):
-            if o.output_id in done_by_key[k]:
+            if o.output_id in plan.done_by_key[k]:
                 continue
-            rows.append(store.ScoreRow(o.output_id, k, sigs[k], float(v)))
+            rows.append(store.ScoreRow(o.output_id, k, plan.signatures[k], float(v)))
             run.n_scored += 1
             if _is_empty(o.text) or _is_empty(o.reference):
                 run.n_empty += 1
@@ -286,26 +295,6 @@ def ensure_scored(
     return score_campaign(
         engine, campaign_id, metric_names, bertscore=bertscore, output_ids=list(output_ids)
     )
-
-
-def score_pairs(
-    metric_names: str | Iterable[str] | None,
-    hypotheses: Sequence[str],
-    references: Sequence[str],
-    *,
-    target_lang: str | None = None,
-    bertscore: BertScoreConfig | None = None,
-) -> dict[str, list[float]]:
-    """Scores of plain string lists, no database (rescale needs a baseline: not here)."""
-    out: dict[str, list[float]] = {}
-    for m in build_metrics(metric_names, target_lang, bertscore):
-        if isinstance(m, BertScoreMetric):
-            if m.config.idf:
-                m.set_idf_documents(list(references))
-            if m.config.rescale:
-                raise MetricConfigError("score_pairs cannot rescale: use score_campaign")
-        out.update(m.score(hypotheses, references))
-    return out
 
 
 def calibrate_campaign(
