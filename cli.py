@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at run time
 
@@ -37,9 +37,23 @@ def _engine():  # type: ignore[no-untyped-def]
     return engine
 
 
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = 1) -> NoReturn:
     typer.secho(message, fg=typer.colors.RED, err=True)
     raise typer.Exit(code)
+
+
+def _campaign_id(engine, name: str) -> int:  # type: ignore[no-untyped-def]
+    """The id of campaign ``name``, or fail pointing at `cli.py campaigns`."""
+    from db.reads import campaign_id
+
+    cid = campaign_id(engine, name)
+    if cid is None:
+        _fail(f"No campaign named {name!r}; `cli.py campaigns` lists them.")
+    return cid
+
+
+#: The ``--campaign NAME`` option of most commands.
+CampaignName = Annotated[str, typer.Option(help="Campaign name.")]
 
 
 class _Bar:
@@ -56,6 +70,12 @@ class _Bar:
     def close(self) -> None:
         self.bar.close()
 
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
 
 @app.command()
 def migrate() -> None:
@@ -71,7 +91,7 @@ def migrate() -> None:
 @app.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="CSV, TSV, JSONL or Parquet campaign file.")],
-    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    campaign: CampaignName,
     map_: Annotated[
         list[str] | None,
         typer.Option(
@@ -102,41 +122,37 @@ def import_(
     if mode not in ("binary", "post_edit", "both"):
         _fail(f"--mode {mode!r}: use binary, post_edit or both.")
     engine = _engine()
-    bar = _Bar("import")
     try:
-        report = import_campaign(
-            engine,
-            file,
-            campaign,
-            column_map=column_map,
-            append=append,
-            settings={"mode": mode, "target_lang": target_lang},
-            max_mb=max_mb or DEFAULT_MAX_MB,
-            progress=bar,
-        )
+        with _Bar("import") as bar:
+            report = import_campaign(
+                engine,
+                file,
+                campaign,
+                column_map=column_map,
+                append=append,
+                settings={"mode": mode, "target_lang": target_lang},
+                max_mb=max_mb or DEFAULT_MAX_MB,
+                progress=bar,
+            )
     except CampaignFileError as exc:
-        bar.close()
         _fail(f"Nothing was imported.\n{exc}")
-    bar.close()
     typer.echo(report.summary())
 
 
 @app.command()
 def export(
-    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    campaign: CampaignName,
     out: Annotated[Path, typer.Option(help="Output file; its suffix picks the format.")],
 ) -> None:
     """Export a campaign in the import format (csv, tsv, jsonl, parquet)."""
     from annotation.campaign_file import file_type
     from annotation.exporter import export_campaign
-    from db.campaigns import campaign_exists
 
     fmt = file_type(out.name)
     if fmt is None:
         _fail(f"{out}: use a .csv, .tsv, .jsonl or .parquet file name.")
     engine = _engine()
-    if not campaign_exists(engine, campaign):
-        _fail(f"No campaign named {campaign!r}; `cli.py campaigns` lists them.")
+    _campaign_id(engine, campaign)
     out.write_bytes(export_campaign(engine, campaign, fmt))
     typer.echo(f"Wrote {out}.")
 
@@ -201,7 +217,7 @@ def admin_password(
 
 @app.command("export-annotations")
 def export_annotations_cmd(
-    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    campaign: CampaignName,
     out: Annotated[Path, typer.Option(help="Output file: .csv, .jsonl or .parquet.")],
     all_rows: Annotated[
         bool, typer.Option("--all", help="Every row of the append-only log, not only current.")
@@ -223,7 +239,7 @@ def export_annotations_cmd(
 
 @app.command("export-results")
 def export_results_cmd(
-    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    campaign: CampaignName,
     out: Annotated[Path, typer.Option(help=".csv (per-system estimates) or .tex (LaTeX).")],
     pairs_out: Annotated[
         Path | None, typer.Option(help="Also write the pairwise verdicts as CSV here.")
@@ -265,7 +281,7 @@ def export_results_cmd(
 
 @app.command("export-calibration")
 def export_calibration_cmd(
-    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    campaign: CampaignName,
     metric: Annotated[str, typer.Option(help="Metric signature, or a metric name (chrf).")],
     out: Annotated[Path, typer.Option(help="Calibration set JSON file.")],
     items_out: Annotated[
@@ -277,14 +293,11 @@ def export_calibration_cmd(
 ) -> None:
     """Export a rho/eta calibration set (JSON) and the items behind it (CSV)."""
     from annotation.exports import UnknownCampaign, calibration_export
-    from db.reads import campaign_id, read_campaign
+    from db.reads import read_campaign
     from metrics.calibration_sets import CalibrationSetError
 
     engine = _engine()
-    cid = campaign_id(engine, campaign)
-    if cid is None:
-        _fail(f"No campaign named {campaign!r}; `cli.py campaigns` lists them.")
-    data = read_campaign(engine, cid)
+    data = read_campaign(engine, _campaign_id(engine, campaign))
     matches = [m.signature for m in data.metrics if metric in (m.signature, m.metric)]
     if len(matches) != 1:
         known = ", ".join(f"{m.metric} ({m.signature})" for m in data.metrics) or "none"
@@ -320,7 +333,7 @@ def import_calibration_cmd(
 
 @app.command()
 def score(
-    campaign: Annotated[str, typer.Option(help="Campaign name.")],
+    campaign: CampaignName,
     metrics: Annotated[
         str, typer.Option(help="Comma-separated: bleu, chrf, chrf++, ter, bertscore.")
     ] = "bleu,chrf,ter,bertscore",
@@ -350,13 +363,11 @@ def score(
     config = BertScoreConfig(
         model=bertscore_model, num_layers=bertscore_layers, idf=idf, rescale=rescale
     )
-    bar = _Bar("score")
     try:
-        report = score_campaign(engine, campaign, metrics, progress=bar, bertscore=config)
+        with _Bar("score") as bar:
+            report = score_campaign(engine, campaign, metrics, progress=bar, bertscore=config)
     except MetricConfigError as exc:
-        bar.close()
         _fail(str(exc))
-    bar.close()
     typer.echo(report.summary())
 
 
