@@ -332,6 +332,15 @@ def parse_campaign_file(
 ) -> CampaignFile:
     """Read and validate a whole file; raise :class:`CampaignFileError` listing problems."""
     header, records = read_records(data, filename, max_mb)
+    return _validate(filename, header, records, column_map)
+
+
+def _validate(
+    filename: str,
+    header: list[str],
+    records: list[tuple[int | None, dict[str, Any]]],
+    column_map: Mapping[str, str] | None,
+) -> CampaignFile:
     problems: list[Problem] = []
 
     column_map = dict(column_map or {})
@@ -386,6 +395,15 @@ def parse_campaign_file(
     def add(row: int, line: int | None, column: str | None, message: str, fix: str) -> None:
         problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
 
+    def checked(
+        row: int, line: int | None, column: str, value: Any, expected: str, fix: str
+    ) -> Any:
+        """A parsed value; None (and a problem) when the parser gave back the raw text."""
+        if isinstance(value, str):
+            add(row, line, column, f"{column} is {value!r}{expected}", fix)
+            return None
+        return value
+
     for number, (line, raw) in enumerate(records, start=1):
         if len(problems) >= MAX_PROBLEMS:
             raise CampaignFileError(problems, truncated=True)
@@ -406,33 +424,25 @@ def parse_campaign_file(
                 "output is empty or whitespace only",
                 "Supply the system's output text, or remove the row.",
             )
-        label = _label(rec.get("human_label"))
-        if isinstance(label, str):
-            add(
-                number,
-                line,
-                "human_label",
-                f"human_label is {label!r}, not 0 or 1",
-                "Use 1 for adequate, 0 for inadequate, or leave it empty.",
-            )
-        score = _score(rec.get("human_score"))
-        if isinstance(score, str):
-            add(
-                number,
-                line,
-                "human_score",
-                f"human_score is {score!r}, not a finite number",
-                "Use a number (e.g. 0.75), or leave it empty.",
-            )
-        is_human = _bool(rec.get("is_human"))
-        if isinstance(is_human, str):
-            add(
-                number,
-                line,
-                "is_human",
-                f"is_human is {is_human!r}",
-                "Use 1/0 or true/false.",
-            )
+        label = checked(
+            number,
+            line,
+            "human_label",
+            _label(rec.get("human_label")),
+            ", not 0 or 1",
+            "Use 1 for adequate, 0 for inadequate, or leave it empty.",
+        )
+        score = checked(
+            number,
+            line,
+            "human_score",
+            _score(rec.get("human_score")),
+            ", not a finite number",
+            "Use a number (e.g. 0.75), or leave it empty.",
+        )
+        is_human = checked(
+            number, line, "is_human", _bool(rec.get("is_human")), "", "Use 1/0 or true/false."
+        )
         row = Row(
             number=number,
             line=line,
@@ -442,11 +452,11 @@ def parse_campaign_file(
             system=system,
             output=output,
             doc_id=_optional_text(rec.get("doc_id")),
-            human_label=label if not isinstance(label, str) else None,
-            human_score=score if not isinstance(score, str) else None,
+            human_label=label,
+            human_score=score,
             post_edit=_optional_text(rec.get("post_edit")),
             annotator=_optional_text(rec.get("annotator")),
-            is_human=is_human if isinstance(is_human, bool) else False,
+            is_human=bool(is_human),
             extras={c: rec.get(c) for c in extra_columns},
         )
         if item_id:
@@ -515,7 +525,7 @@ def check_campaign_file(
         return FileCheck([], [], 0, exc.problems, exc.truncated)
     preview = [rec for _, rec in records[:preview_rows]]
     try:
-        parsed = parse_campaign_file(data, filename, column_map, max_mb)
+        parsed = _validate(filename, header, records, column_map)  # the file is read once
     except CampaignFileError as exc:
         return FileCheck(header, preview, len(records), exc.problems, exc.truncated)
     return FileCheck(header, preview, len(parsed.rows), [])

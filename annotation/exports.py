@@ -33,6 +33,7 @@ from sqlalchemy import Engine
 from annotation.spreadsheet import neutralise
 from db.calibration import store_set
 from db.reads import CampaignData, annotation_log, campaign_id, read_campaign
+from db.scores import campaign_signatures
 from estimators.report import METHODS, CampaignReport, campaign_report, default_signatures
 from metrics import calibration_sets as cs
 from metrics.calibration import Calibration, calibrate
@@ -186,9 +187,14 @@ PAIR_COLUMNS = [
 ]
 
 
+def _ranks(report: CampaignReport) -> dict[str, str]:
+    """System name → its rank set as text (empty when the monitor did not run)."""
+    return {s.name: str(s.rank) for s in report.monitor.systems} if report.monitor else {}
+
+
 def result_records(report: CampaignReport) -> list[dict[str, Any]]:
     """Long format: one row per (system, method) estimate."""
-    ranks = {s.name: str(s.rank) for s in report.monitor.systems} if report.monitor else {}
+    ranks = _ranks(report)
     out = []
     for name in report.systems:
         for m in report.methods:
@@ -250,7 +256,7 @@ def results_latex(report: CampaignReport, digits: int = 3) -> str:
     if report.monitor is not None:
         est = {s.name: s.result.estimate for s in report.monitor.systems}
         names.sort(key=lambda n: -est[n] if math.isfinite(est[n]) else math.inf)
-    ranks = {s.name: str(s.rank) for s in report.monitor.systems} if report.monitor else {}
+    ranks = _ranks(report)
 
     def fmt(x: float) -> str:
         return "--" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
@@ -413,8 +419,7 @@ def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
     """
     cid = _cid(engine, campaign)
     cal = cs.parse(raw)
-    data = read_campaign(engine, cid)
-    cs.check_signature(cal, [(m.metric, m.signature) for m in data.metrics])
+    cs.check_signature(cal, [(metric, sig) for metric, sig, _ in campaign_signatures(engine, cid)])
     return store_set(
         engine,
         name=cal.name,

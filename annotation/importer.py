@@ -24,6 +24,7 @@ from sqlalchemy import Engine
 
 from annotation.campaign_file import (
     DEFAULT_MAX_MB,
+    MAX_PROBLEMS,
     CampaignFile,
     CampaignFileError,
     Problem,
@@ -175,7 +176,7 @@ def _write(
         if row.system not in systems:
             new_systems[row.system] = new_systems.get(row.system, False) or row.is_human
     if problems:
-        raise CampaignFileError(problems[:50], truncated=len(problems) > 50)
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) > MAX_PROBLEMS)
 
     names = list(new_systems)
     ids = repo.insert_returning_ids(

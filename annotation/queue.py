@@ -39,7 +39,8 @@ from sqlalchemy import Engine, bindparam, select
 from annotation.attention import MAJOR, degrade
 from db import annotations as log
 from db import queue as dbq
-from db.models import Annotator, AttentionCheck, Campaign
+from db.campaigns import insert_returning_ids, next_assignment_position
+from db.models import Annotator, Assignment, AttentionCheck, Campaign
 
 Progress = Callable[[int, int], None]
 SKIP_REASONS = (
@@ -149,7 +150,7 @@ def build_queue(
                     merged.append(group)
             groups = merged
 
-        start = dbq.next_position(s, campaign_id)
+        start = next_assignment_position(s, campaign_id)
         rows = []
         for group in groups:
             for row in group:
@@ -163,7 +164,7 @@ def build_queue(
                     }
                 )
         for i in range(0, len(rows), _CHUNK):
-            dbq.insert_rows(s, dbq.Assignment, rows[i : i + _CHUNK])
+            insert_returning_ids(s, Assignment, rows[i : i + _CHUNK])
             tick(min(i + _CHUNK, len(rows)), len(rows))
         meta["queue_builds"] = build_no + 1
         meta.setdefault("queue_history", []).append(
@@ -235,7 +236,7 @@ def _make_checks(
             }
         )
         sources.append((oid, item))
-    ids = dbq.insert_rows(s, AttentionCheck, rows)
+    ids = insert_returning_ids(s, AttentionCheck, rows)
     return [
         {
             "output_id": oid,

@@ -22,6 +22,6 @@ def neutralise(value: Any) -> Any:
 
 def restore(value: Any) -> Any:
     """Inverse of :func:`neutralise` for text read back from a CSV we wrote."""
-    if isinstance(value, str) and value.startswith("'") and value[1:2] and value[1] in "=+-@\t\r":
+    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(TRIGGERS):
         return value[1:]
     return value

@@ -271,6 +271,10 @@ def attention_passed(label: int | None, post_edit: str | None, expected: int, sh
     return post_edit is not None and post_edit.split() != shown.split()
 
 
+def _no_work() -> dict[str, Any]:
+    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0}
+
+
 def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
     rows = s.execute(
         campaign_log(
@@ -287,9 +291,7 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
     )
     acc: dict[int, dict[str, Any]] = {}
     for aid, kind, label, post_edit, secs, superseded, expected, shown in rows:
-        a = acc.setdefault(
-            aid, {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0}
-        )
+        a = acc.setdefault(aid, _no_work())
         if kind == UNDO:
             a["undos"] += 1
             continue
@@ -313,7 +315,7 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
     )
     out = []
     for r in list_annotators(s, campaign_id):
-        a = acc.get(r.id, {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0})
+        a = acc.get(r.id) or _no_work()
         out.append(
             AnnotatorWork(
                 annotator_id=r.id,

@@ -17,7 +17,7 @@ Concurrency:
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,7 +30,6 @@ from sqlalchemy import (
     bindparam,
     exists,
     func,
-    insert,
     or_,
     select,
     text,
@@ -129,21 +128,6 @@ def queued_output_ids(s: Session, campaign_id: int) -> set[int]:
     return set(rows)
 
 
-def next_position(s: Session, campaign_id: int) -> int:
-    last = s.scalar(
-        select(func.max(Assignment.position)).where(Assignment.campaign_id == campaign_id)
-    )
-    return 0 if last is None else last + 1
-
-
-def insert_rows(s: Session, model: type, rows: Sequence[dict[str, Any]]) -> list[int]:
-    """Bulk INSERT returning the new ids in order."""
-    if not rows:
-        return []
-    result = s.execute(insert(model).returning(model.id, sort_by_parameter_order=True), list(rows))
-    return [r[0] for r in result]
-
-
 def refresh_statistics(s: Session) -> None:
     """PostgreSQL: refresh the planner's statistics of the queue after a bulk build.
 
@@ -206,7 +190,7 @@ _FIRST_EXPIRED = (
     .with_for_update(skip_locked=True, of=_A)
 )
 _REST_OF_GROUP = (
-    select(_A.c.id)
+    select(_A.c.id, _A.c.position)
     .where(
         _A.c.item_id == bindparam("item_id"),
         _A.c.campaign_id == bindparam("campaign_id"),
@@ -243,14 +227,6 @@ _FINISH = (
     )
     .values(state=bindparam("new_state"))
 )
-
-
-def my_claims(s: Session, campaign_id: int, annotator_id: int) -> list[int]:
-    """Ids of the slots the annotator holds, in queue order."""
-    rows = s.connection().execute(
-        _MY_CLAIMS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
-    )
-    return [r[0] for r in rows]
 
 
 def claim_next(
@@ -291,17 +267,14 @@ def claim_next(
     ]
     if not candidates:
         return []
-    first_id, _pos, kind, item_id, slot = min(candidates, key=lambda r: r[1])
-    ids = [first_id]
+    first_id, position, kind, item_id, slot = min(candidates, key=lambda r: r[1])
+    claimed = [(position, first_id)]
     if paired and kind == REGULAR and item_id is not None:
-        ids += [
-            r[0]
-            for r in conn.execute(
-                _REST_OF_GROUP, {**params, "item_id": item_id, "slot": slot, "first_id": first_id}
-            )
-        ]
+        group = {**params, "item_id": item_id, "slot": slot, "first_id": first_id}
+        claimed += [(pos, id_) for id_, pos in conn.execute(_REST_OF_GROUP, group)]
+    ids = [id_ for _, id_ in sorted(claimed)]  # queue order, as _MY_CLAIMS would read them
     conn.execute(_CLAIM, {"ids": ids, "claimer": annotator_id, "now": now})
-    return [r[0] for r in conn.execute(_MY_CLAIMS, params)]
+    return ids
 
 
 def _naive(t: datetime | None) -> datetime:
@@ -367,11 +340,6 @@ _SCORES = (
     .where(_S.c.output_id == bindparam("output_id"), _S.c.metric.in_(SHOWN_METRICS))
     .order_by(_S.c.id)
 )
-_COUNTS = (
-    select(_A.c.state, func.count())
-    .where(_A.c.campaign_id == bindparam("campaign_id"))
-    .group_by(_A.c.state)
-)
 
 
 def _per_state(fn, state: str):  # type: ignore[no-untyped-def]
@@ -388,11 +356,6 @@ def _per_state(fn, state: str):  # type: ignore[no-untyped-def]
 _FAST_COUNTS = select(
     *(_per_state(func.max(_A.c.position), st) for st in (OPEN, CLAIMED, DONE, SKIPPED)),
     *(_per_state(func.count(), st) for st in (CLAIMED, DONE, SKIPPED)),
-)
-_COUNTS_REGULAR = (
-    select(_A.c.state, func.count())
-    .where(_A.c.campaign_id == bindparam("campaign_id"), _A.c.kind == REGULAR)
-    .group_by(_A.c.state)
 )
 
 
@@ -422,23 +385,13 @@ def output_scores(s: Session, output_id: int) -> dict[str, float | None]:
     return {metric: value for metric, value in rows}
 
 
-def queue_counts(s: Session, campaign_id: int, regular_only: bool = False) -> dict[str, int]:
-    """Slots of a campaign by state (open / claimed / done / skipped).
-
-    All slots by default, in O(log n + finished) (the page's progress bar, see
-    ``_FAST_COUNTS``); ``regular_only`` leaves out attention checks (a full count).
-    """
-    counts = {OPEN: 0, CLAIMED: 0, DONE: 0, SKIPPED: 0}
-    conn = s.connection()
-    if regular_only:
-        rows = conn.execute(_COUNTS_REGULAR, {"campaign_id": campaign_id})
-        counts.update({state: n for state, n in rows})
-        return counts
-    *maxes, claimed, done, skipped = conn.execute(_FAST_COUNTS, {"campaign_id": campaign_id}).one()
+def queue_counts(s: Session, campaign_id: int) -> dict[str, int]:
+    """All slots of a campaign by state (open / claimed / done / skipped), in
+    O(log n + finished) (the page's progress bar, see ``_FAST_COUNTS``)."""
+    row = s.connection().execute(_FAST_COUNTS, {"campaign_id": campaign_id}).one()
+    *maxes, claimed, done, skipped = row
     total = 1 + max((m for m in maxes if m is not None), default=-1)
-    counts.update({CLAIMED: claimed, DONE: done, SKIPPED: skipped})
-    counts[OPEN] = total - claimed - done - skipped
-    return counts
+    return {OPEN: total - claimed - done - skipped, CLAIMED: claimed, DONE: done, SKIPPED: skipped}
 
 
 # ---------------------------------------------------------------- admin side

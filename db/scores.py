@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import aliased
 
+from db.annotations import LABEL, campaign_log
 from db.engine import session_scope
 from db.models import (
     Annotation,
-    Annotator,
     Assignment,
     Campaign,
     Item,
@@ -338,26 +337,26 @@ def labelled_scores(engine: Engine, campaign_id: int, signature: str) -> list[La
     One row per current judgment (``kind="label"`` with a 0/1 label that no later row
     supersedes; attention-check answers excluded); outputs without a score are left out.
     """
-    later = aliased(Annotation)
     q = (
-        select(
-            Annotation.id, Annotation.output_id, System.name, Annotation.label, MetricScore.value
+        campaign_log(
+            campaign_id,
+            Annotation.id,
+            Annotation.output_id,
+            System.name,
+            Annotation.label,
+            MetricScore.value,
+            current_only=True,
         )
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
         .join(Output, Output.id == Annotation.output_id)
         .join(System, System.id == Output.system_id)
         .join(
             MetricScore,
             (MetricScore.output_id == Annotation.output_id) & (MetricScore.signature == signature),
         )
-        .outerjoin(Assignment, Assignment.id == Annotation.assignment_id)
-        .outerjoin(later, later.supersedes_id == Annotation.id)
         .where(
-            Annotator.campaign_id == campaign_id,
-            Annotation.kind == "label",
+            Annotation.kind == LABEL,
             Annotation.label.is_not(None),
             MetricScore.value.is_not(None),
-            later.id.is_(None),
             (Assignment.id.is_(None)) | (Assignment.kind != "attention"),
         )
         .order_by(Annotation.id)
