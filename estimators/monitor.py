@@ -184,6 +184,9 @@ class CampaignMonitor:
         self.margin, self.higher_is_better = equivalence_margin, higher_is_better
         self.pair_controls, self.label_range = pair_controls, label_range
         self.finite_pool = finite_pool
+        #: pair → its confidence sequence, filled by :meth:`report` and reused by
+        #: :meth:`pair_sequence` (the width chart), so a refresh computes each pair once
+        self._pair_cs: dict[tuple[int, int], seq.ConfidenceSequence] = {}
 
         n = len(label)
         self.item = np.asarray(item, dtype=int).reshape(n)
@@ -304,11 +307,14 @@ class CampaignMonitor:
         Bonferroni level, mode, priors and pool option that :meth:`report` uses, so the
         last entry is the interval the report shows. ``None`` below the burn-in.
         """
-        d, g, g_all = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
-        if d.size < seq.BURN_IN:
-            return None
-        a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
-        return self._analyse(d, g, g_all, a_pair, pair=True, theta0=None)[1]
+        cs = self._pair_cs.get((a, b))
+        if cs is None:
+            d, g, g_all = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
+            if d.size < seq.BURN_IN:
+                return None
+            a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
+            cs = self._analyse(d, g, g_all, a_pair, pair=True, theta0=None)[1]
+        return cs if cs.lower.shape[-1] >= seq.BURN_IN else None
 
     def _pair_controls(self, a: int, b: int, items: np.ndarray):
         ma, mb = self.metrics[a], self.metrics[b]
@@ -349,9 +355,11 @@ class CampaignMonitor:
         pair_results, pvals, forecasts_inputs = [], [], []
         for a, b in plist:
             d, g, g_all = self._pair_stream(streams[a], streams[b], a, b)
-            res, p_last, sigma, t_star = self._result(
+            res, p_last, sigma, t_star, cs = self._result(
                 d, g, g_all, a_pair, pair=True, method=f"{method}+cv paired", theta0=0.0
             )
+            if cs is not None:
+                self._pair_cs[(a, b)] = cs
             pair_results.append(res)
             pvals.append(p_last)
             forecasts_inputs.append((sigma, t_star))
@@ -416,7 +424,7 @@ class CampaignMonitor:
                 level=1 - alpha_cs,
                 valid_for_verdict=False,
             )
-            return res, 1.0, float("nan"), float(self.t_star or self.n_items)
+            return res, 1.0, float("nan"), float(self.t_star or self.n_items), None
         inc, cs, p, t_star = self._analyse(y, g, g_all, alpha_cs, pair=pair, theta0=theta0)
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
@@ -440,7 +448,7 @@ class CampaignMonitor:
             diagnostics=diagnostics,
             valid_for_verdict=n >= MIN_LABELS_FOR_VERDICT,
         )
-        return res, p_last, sigma, t_star
+        return res, p_last, sigma, t_star, cs
 
     def _planner_forecast(self, res: EstimateResult, sigma: float, level: float) -> int | None:
         """The planner's fixed-n labels-still-needed (80 % power, se = σ̂/√n)."""

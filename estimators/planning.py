@@ -109,11 +109,12 @@ def detectable_difference(
     alpha: float,
     n_calibration: float | None = None,
     level: float = 0.95,
-    power: float = 0.8,
+    power: float | None = 0.8,
 ) -> float:
     """The gap detected with probability ``power``: (z_{1−a/2} + z_{power})·sqrt(2·Var).
 
     statistics.md §1.5: ≈ 1.43 × :func:`measurable_difference` at 95 % / 80 %.
+    ``power=None`` gives :func:`measurable_difference` itself.
     """
     if n_human <= 0 and n_metric <= 0:
         return 1.0
@@ -268,21 +269,6 @@ def calibration_rates(tp: int, fn: int, tn: int, fp: int) -> tuple[float, float,
     return tp / (tp + fn), tn / (tn + fp), int(tp + fn + tn + fp)
 
 
-def _difference(
-    n_human: float,
-    n_metric: float,
-    rho: float,
-    eta: float,
-    alpha: float,
-    n_calibration: float | None,
-    level: float,
-    power: float | None,
-) -> float:
-    if power is None:
-        return measurable_difference(n_human, n_metric, rho, eta, alpha, n_calibration, level)
-    return detectable_difference(n_human, n_metric, rho, eta, alpha, n_calibration, level, power)
-
-
 def epsilon_grid(
     humans: tuple[float, ...] | list[float] = TABLE1_HUMANS,
     metrics: tuple[float, ...] | list[float] = TABLE1_METRIC,
@@ -303,7 +289,10 @@ def epsilon_grid(
     """
     return np.array(
         [
-            [_difference(h, m, rho, eta, alpha, n_calibration, level, power) for m in metrics]
+            [
+                detectable_difference(h, m, rho, eta, alpha, n_calibration, level, power)
+                for m in metrics
+            ]
             for h in humans
         ],
         dtype=float,
@@ -330,7 +319,10 @@ def epsilon_vs_accuracy(
     """
     return np.array(
         [
-            [_difference(n_human, m, a, a, alpha, n_calibration, level, power) for m in metrics]
+            [
+                detectable_difference(n_human, m, a, a, alpha, n_calibration, level, power)
+                for m in metrics
+            ]
             for a in accuracies
         ],
         dtype=float,

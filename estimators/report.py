@@ -192,22 +192,6 @@ class CampaignReport:
         have = {m for _, m in self.estimates}
         return [m for m in METHODS if m in have]
 
-    def system_rows(self) -> list[dict[str, Any]]:
-        """One flat row per system: rank set and every method's estimate and interval."""
-        ranks = {s.name: str(s.rank) for s in self.monitor.systems} if self.monitor else {}
-        rows = []
-        for name in self.systems:
-            row: dict[str, Any] = {"system": name, "rank": ranks.get(name, "")}
-            for m in self.methods:
-                r = self.estimates.get((name, m))
-                row[f"{m}_estimate"] = None if r is None else r.estimate
-                row[f"{m}_low"] = None if r is None else r.low
-                row[f"{m}_high"] = None if r is None else r.high
-                row[f"{m}_n_human"] = None if r is None else r.n_human
-                row[f"{m}_n_metric"] = None if r is None else r.n_metric
-            rows.append(row)
-        return rows
-
     def pair_rows(self) -> list[dict[str, Any]]:
         return [] if self.monitor is None else self.monitor.rows()
 
@@ -310,6 +294,8 @@ def campaign_report(
     labelled_mask[j.system[first], j.item[first]] = True
     y_grid = np.full((k, data.n_items), np.nan)
     y_grid[j.system[first], j.item[first]] = y_all[first]
+    # per-system control grids, shared by PPI++ and the monitor
+    pool = [_pool_controls(data, signatures, s) for s in range(k)]
 
     for s, name in enumerate(data.systems):
         lab = labelled_mask[s]
@@ -334,7 +320,7 @@ def campaign_report(
                     estimates[(name, "vd_double")] = vd.per_system(
                         y, m_all[lab].astype(float), m_all[present].astype(float), level
                     )
-        g_pool = _pool_controls(data, signatures, s)
+        g_pool = pool[s]
         if g_pool is not None:
             n_u = int(unl.sum())
             if n_u < 2:
@@ -383,7 +369,6 @@ def campaign_report(
     _, uniq = np.unique(j.position[mon_idx], return_index=True)
     mon_idx = mon_idx[np.sort(uniq)]
     if mon_idx.size:
-        pool = [_pool_controls(data, signatures, s) for s in range(k)]
         if signatures and any(p is None for p in pool):
             missing = [data.systems[s] for s in range(k) if pool[s] is None]
             notes.append(
