@@ -143,7 +143,6 @@ class Assignment(Base):
 
     __tablename__ = "assignments"
     __table_args__ = (
-        Index("ix_assignments_campaign_state", "campaign_id", "state"),
         Index("ix_assignments_output", "output_id"),
         # The claim path: next open slot of a campaign in queue order.
         Index("ix_assignments_queue", "campaign_id", "state", "position"),
