@@ -166,6 +166,15 @@ def _posterior(rate: Rate) -> dict[str, Any]:
     }
 
 
+#: Level at which the drift test's combined p-value says ρ, η differ between systems.
+DRIFT_LEVEL = 0.05
+
+
+def drifted(test: dict[str, float], level: float = DRIFT_LEVEL) -> bool:
+    """Whether a :func:`drift` result says ρ, η differ between systems."""
+    return bool(test) and test["p_value"] < level
+
+
 def drift(arrays: CalibrationArrays, cal: Calibration) -> dict[str, float]:
     """Do ρ, η differ between systems? (estimators.vondaniken.drift_test; {} for one system)"""
     names = sorted(set(arrays.systems))

@@ -17,7 +17,7 @@ from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
 from db.scores import save_threshold
 from estimators.report import default_signatures
-from metrics.calibration_sets import CalibrationSetError, drift
+from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
 from pages.common import campaign_data, campaign_picker, engine, require_admin
 
@@ -179,7 +179,7 @@ st.dataframe(
     width="stretch",
 )  # fmt: skip
 if test:
-    verdict = "differ between systems" if test["p_value"] < 0.05 else "no evidence they differ"
+    verdict = "differ between systems" if drifted(test) else "no evidence they differ"
     st.caption(
         f"Drift test (do ρ, η differ between systems?): p(ρ) = {test['p_rho']:.3g}, "
         f"p(η) = {test['p_eta']:.3g}, combined p = {test['p_value']:.3g} — {verdict}. "

@@ -224,3 +224,12 @@ def test_cli_exports_and_calibration_round_trip(sqlite_engine, tmp_path, monkeyp
         assert code == 1 and "no campaign named 'nope'" in out
     finally:
         get_engine.cache_clear()
+
+
+def test_drifted_reads_the_combined_p_value() -> None:
+    from metrics.calibration_sets import drifted
+
+    assert drifted({"p_rho": 0.2, "p_eta": 0.001, "p_value": 0.002})
+    assert not drifted({"p_rho": 0.2, "p_eta": 0.3, "p_value": 0.25})
+    assert not drifted({})  # one system: no test, no drift claimed
+    assert drifted({"p_value": 0.07}, level=0.1)
