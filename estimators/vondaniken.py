@@ -70,7 +70,7 @@ def _trunc_beta(a: float, b: float, lo: float, hi: float, level: float):
     i_lo, i_hi = special.betainc(a, b, lo), special.betainc(a, b, hi)
     mass = i_hi - i_lo
     if mass <= 1e-300:  # data far outside [lo, hi]: all mass at the nearer end
-        x = hi if special.betainc(a, b, hi) < 0.5 else lo
+        x = hi if i_hi < 0.5 else lo
         return x, 0.0, x, x
     m1 = a / (a + b)
     m2 = m1 * (a + 1) / (a + b + 1)
@@ -316,7 +316,7 @@ def posterior(
     else Beta(TP+1, FN+1) (Beta(TN+1, FP+1)) from ``calibration = (TP, FN, TN, FP)``.
     Counts may be non-integer (expected data, for planning). Evaluated by a coarse pass
     over [0, 1] that finds the posterior's support, then 513 grid points across it; the
-    calibrated likelihood is computed at 33 knots and spline-interpolated in α.
+    calibrated likelihood is computed at 33 Chebyshev knots and interpolated in α.
     """
     h_neg = float(n_h - h_pos)
     if rho is None or eta is None:

@@ -190,6 +190,20 @@ def test_strict_mode_is_valid_and_wider():
         CampaignMonitor(*args, mode="strict", label_range=None)
 
 
+def test_pair_sequence_without_report_matches_the_reported_interval():
+    """pair_sequence reuses report()'s sequences; on a fresh monitor it computes them alike."""
+    pool, items, systems, y, pos, incl = campaign(seed=4, n_labels=1500)
+    for mode in ("asymptotic", "strict"):
+        fresh = CampaignMonitor(list(pool.g), items, systems, y, pos, incl, mode=mode)
+        reported = CampaignMonitor(list(pool.g), items, systems, y, pos, incl, mode=mode)
+        rep = reported.report()
+        for pair, (a, b) in zip(rep.pairs, [(0, 1), (0, 2), (1, 2)], strict=True):
+            cs = fresh.pair_sequence(a, b)
+            assert (cs.lower[-1], cs.upper[-1]) == pair.result.ci
+            np.testing.assert_array_equal(cs.lower, reported.pair_sequence(a, b).lower)
+            np.testing.assert_array_equal(cs.upper, reported.pair_sequence(a, b).upper)
+
+
 def test_repeat_labels_of_an_output_are_ignored_with_a_note():
     pool, items, systems, y, pos, incl = campaign(seed=7, n_labels=300)
     items2 = np.concatenate([items, items[:10]])
