@@ -42,6 +42,11 @@ class SystemStatus:
     rank: RankSet
 
 
+def is_decided(verdict: Verdict) -> bool:
+    """ "A better" or "B better": the pair has a significant winner."""
+    return verdict.endswith("better")
+
+
 @dataclass(frozen=True)
 class PairStatus:
     a: str
@@ -60,6 +65,11 @@ class PairStatus:
     #: fixed-n test would already call it" while the anytime-valid verdict still waits.
     labels_needed_planner: int | None = None
     forecast_method: str = "cs_width"
+
+    @property
+    def decided(self) -> bool:
+        """One system is significantly better ("no difference larger than x" is not a win)."""
+        return is_decided(self.verdict)
 
     @property
     def verdict_text(self) -> str:
@@ -369,7 +379,7 @@ class CampaignMonitor:
         for idx, ((a, b), res) in enumerate(zip(plist, pair_results, strict=True)):
             verdict = self._verdict(res, float(adj[idx]))
             sigma, t_star = forecasts_inputs[idx]
-            decided = verdict.endswith("better")
+            decided = is_decided(verdict)
             needed = (
                 0
                 if decided
@@ -395,9 +405,7 @@ class CampaignMonitor:
                     labels_needed_planner=planner,
                 )
             )
-        sig = np.array([p.verdict.endswith("better") for p in pair_status], dtype=bool).reshape(
-            len(plist)
-        )
+        sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
         if not self.higher_is_better:
             est = -est

@@ -202,7 +202,7 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     )
 
     st.subheader("Labels still needed")
-    undecided = [p for p in mon.pairs if not p.verdict.endswith("better")]
+    undecided = [p for p in mon.pairs if not p.decided]
     if not undecided:
         st.success("Every pair is decided.")
     else:
@@ -314,8 +314,7 @@ def live_part() -> None:
     cols[1].metric("Labelled outputs", f"{report.n_labelled_outputs:,}",
                    help=f"of {len(report.systems) * report.n_items:,} in the pool")  # fmt: skip
     cols[2].metric("Systems", len(report.systems))
-    decided = sum(p.verdict.endswith("better") for p in report.monitor.pairs) if report.monitor \
-        else 0  # fmt: skip
+    decided = sum(p.decided for p in report.monitor.pairs) if report.monitor else 0
     cols[3].metric("Decided pairs", f"{decided} / {len(report.pair_rows())}")
     st.caption(f"Computed in {seconds:.2f} s; last checked {time.strftime('%H:%M:%S')}.")
     for note in report.notes:

@@ -147,8 +147,7 @@ def curves(alpha: float, n_h: int, n_cal: int | None, power: float | None):  # t
 def solve(target: float, n_h: int, n_m: int, args: Args, power: float | None):  # type: ignore[no-untyped-def]
     """Human labels needed, minimum accuracy, and what a perfect metric would give."""
     rho, eta, alpha, n_cal = args
-    best = (measurable_difference(n_h, n_m, 1.0, 1.0, alpha) if power is None
-            else detectable_difference(n_h, n_m, 1.0, 1.0, alpha, power=power))  # fmt: skip
+    best = detectable_difference(n_h, n_m, 1.0, 1.0, alpha, power=power)  # power=None: ε
     return (
         human_labels_needed(target, n_m, rho, eta, alpha, n_cal, power=power),
         min_metric_accuracy(target, n_m, alpha, n_h, power=power),
