@@ -212,7 +212,7 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
     """The campaign ``cid`` as arrays (see :class:`CampaignData`).
 
     ``signatures`` restricts the metric grids to those signatures (default: all stored).
-    Six queries whatever the number of systems.
+    Eight queries whatever the number of systems (counted on the demo campaign).
     """
     with session_scope(engine) as s:
         camp = s.get(Campaign, cid)
