@@ -22,7 +22,10 @@ chosen metric score is missing keeps its label but gets no control (see
 :func:`estimators.sequential.pool_controls`); every status carries a :class:`PoolCoverage`
 with these counts. The pool sizes — and so t* and the p-value path — come from the known
 item set (``present``), never from the labels seen so far, so the reported anytime p-values
-(running minima along a path that only grows) never increase as labels arrive.
+(running minima along a path that only grows) never increase as labels arrive in queue
+order. A label submitted after labels at later positions (annotators working in parallel)
+is placed at its own position — the random order validity rests on — so the path can change
+from that point; the caller should hold back labels beyond the lowest still-open position.
 
 Per-system intervals are Bonferroni-simultaneous over the k systems, pair intervals over the
 k(k−1)/2 pairs; pair verdicts come from Holm on the anytime p-values, which is valid at

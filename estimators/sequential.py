@@ -236,7 +236,7 @@ class PoolControls:
     values: np.ndarray
     #: (c,) mean of ``values`` over the pool — the ḡ_pool of :func:`cv_increments`
     mean: np.ndarray
-    #: (N,) True for pool items with some control imputed (their increments carry no control)
+    #: (N,) True for pool items with some control imputed (that control has weight 0 there)
     imputed: np.ndarray
     #: number of items in the pool
     size: int

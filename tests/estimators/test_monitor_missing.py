@@ -83,7 +83,8 @@ def _prefix(data, n: int):
     ids=["no metric", "metric, scores missing", "metric, only outputs missing"],
 )
 def test_reported_pvalues_never_increase_as_labels_arrive(signatures, score_gaps):
-    """Read the dashboard after every label (then every 25): for every pair the reported
+    """Read the dashboard after every label, in queue order (then every 25 labels): for
+    every pair the reported
     anytime p-value and its Holm adjustment never go up. Failed with the pool sized from the
     highest labelled item, and with one missing output and a metric chosen (no verdicts:
     "pool metric scores must be finite")."""
@@ -141,6 +142,21 @@ def test_missing_scores_degrade_only_their_items():
     # the pool size is never read off the labels
     with pytest.raises(ValueError, match="pool size is unknown"):
         CampaignMonitor([None] * 3, j.item, j.system, j.label, j.position, j.inclusion_prob)
+
+
+def test_pool_controls_impute_each_column_over_the_pool_only():
+    g = np.array([[1.0, np.nan, 5.0], [3.0, 2.0, np.nan], [np.nan, 4.0, np.nan], [9.0, 9.0, 9.0]])
+    in_pool = np.array([True, True, True, False])  # item 3 is outside the pool
+    ctrl = pool_controls(g, in_pool)
+    np.testing.assert_allclose(ctrl.mean, [2.0, 3.0, 5.0])  # item 3's 9s are not in the pool
+    np.testing.assert_allclose(ctrl.values[:3], [[1, 3, 5], [3, 2, 5], [2, 4, 5]])
+    assert np.isnan(ctrl.values[3]).all()
+    np.testing.assert_array_equal(ctrl.imputed, [True, True, True, False])
+    assert ctrl.size == 3
+    only_outside = pool_controls(np.array([np.nan, np.nan, 1.0]), np.array([True, True, False]))
+    assert only_outside is None  # no score in the pool: human-only increments
+    one_col = pool_controls(np.array([[np.nan, 1.0], [np.nan, 2.0]]), np.ones(2, bool))
+    assert one_col.values.shape == (2, 1)  # a column with no score in the pool is dropped
 
 
 # ------------------------------------------------------------------ simulation, 5 % missing
