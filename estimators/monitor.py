@@ -13,9 +13,23 @@ unequal inclusion probabilities within a system (the sequential increments assum
 uniformly random draw; weighted designs are not supported here).
 
 Paired differences use the items labelled for both systems, in the order the pair was
-completed (the later of the two positions). Per-system intervals are Bonferroni-simultaneous
-over the k systems, pair intervals over the k(k−1)/2 pairs; pair verdicts come from Holm on
-the anytime p-values, which is valid at whatever moment the dashboard is read.
+completed (the later of the two positions).
+
+Gaps degrade only the items they touch. A system without an output for some items is judged
+on the items it answered, and a pair on the items both answered (its fixed pool: the queue's
+random item order restricted to those items is still uniformly random). A pool item whose
+chosen metric score is missing keeps its label but gets no control (see
+:func:`estimators.sequential.pool_controls`); every status carries a :class:`PoolCoverage`
+with these counts. The pool sizes — and so t* and the p-value path — come from the known
+item set (``present``), never from the labels seen so far, so the reported anytime p-values
+(running minima along a path that only grows) never increase as labels arrive in queue
+order. A label submitted after labels at later positions (annotators working in parallel)
+is placed at its own position — the random order validity rests on — so the path can change
+from that point; the caller should hold back labels beyond the lowest still-open position.
+
+Per-system intervals are Bonferroni-simultaneous over the k systems, pair intervals over the
+k(k−1)/2 pairs; pair verdicts come from Holm on the anytime p-values, which is valid at
+whatever moment the dashboard is read.
 """
 
 from __future__ import annotations
@@ -36,10 +50,23 @@ Verdict = str  # "A better" | "B better" | "not yet" | "no difference larger tha
 
 
 @dataclass(frozen=True)
+class PoolCoverage:
+    """What the monitor could use of one system's or one pair's pool of items."""
+
+    #: items in the pool: the system's outputs, or the items both systems of a pair answered
+    pool: int
+    #: items of the campaign left out because an output is missing
+    no_output: int
+    #: pool items lacking a chosen metric score: their labels count, without the control
+    no_metric: int
+
+
+@dataclass(frozen=True)
 class SystemStatus:
     name: str
     result: EstimateResult
     rank: RankSet
+    coverage: PoolCoverage | None = None
 
 
 def is_decided(verdict: Verdict) -> bool:
@@ -65,6 +92,7 @@ class PairStatus:
     #: fixed-n test would already call it" while the anytime-valid verdict still waits.
     labels_needed_planner: int | None = None
     forecast_method: str = "cs_width"
+    coverage: PoolCoverage | None = None
 
     @property
     def decided(self) -> bool:
@@ -86,6 +114,15 @@ class MonitorReport:
     mode: str
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def items_without_metric(self) -> dict[str, int]:
+        """System name → outputs lacking a chosen metric score (used without the control)."""
+        return {
+            s.name: s.coverage.no_metric
+            for s in self.systems
+            if s.coverage is not None and s.coverage.no_metric
+        }
+
     def rows(self) -> list[dict]:
         """One flat dict per pair, for tables and exports."""
         out = []
@@ -104,6 +141,8 @@ class MonitorReport:
                     "verdict": p.verdict_text,
                     "labels_needed": p.labels_needed,
                     "labels_needed_planner": p.labels_needed_planner,
+                    "pool": None if p.coverage is None else p.coverage.pool,
+                    "no_metric": None if p.coverage is None else p.coverage.no_metric,
                 }
             )
         return out
@@ -133,9 +172,12 @@ class CampaignMonitor:
 
     Parameters
     ----------
-    pool_metrics: per system, metric scores of all N outputs of the fixed pool, shape (N,) or
-        (N, k) (k metrics used together as controls); ``None`` for a human-only system. All
-        systems answer the same N inputs (paired design).
+    pool_metrics: per system, metric scores of all N items of the fixed pool, shape (N,) or
+        (N, k) (k metrics used together as controls), NaN where a score or the output is
+        missing; ``None`` for a human-only system.
+    present: (systems, N) bool, True where the system has an output for the item. It fixes
+        the pool (and N) independently of the labels; default: every output present, N from
+        ``pool_metrics`` (required when no system has metric scores).
     item, system, label, position, inclusion_prob: one entry per human label, in arrival
         order: the item index (0..N−1), system index, label y, the assignment's position in
         the queue's random order (strictly increasing) and its inclusion probability.
@@ -143,7 +185,8 @@ class CampaignMonitor:
     alpha: family-wise level.
     mode: ``"asymptotic"`` (default; Waudby-Smith et al. 2024 AsympCS) or ``"strict"``
         (empirical Bernstein on bounded increments; needs ``label_range``).
-    t_star: planned number of labels per system/pair (default: the pool size N).
+    t_star: planned number of labels per system/pair (default: the system's or pair's pool
+        size).
     equivalence_margin: report "no difference larger than x" when the pair's simultaneous
         interval contains 0 and lies within ±margin (x = its largest absolute endpoint).
     higher_is_better: ``False`` for HTER-like labels (then Δ̂ < 0 means A is better).
@@ -174,15 +217,29 @@ class CampaignMonitor:
         pair_controls: Literal["difference", "both"] = "difference",
         label_range: tuple[float, float] | None = (0.0, 1.0),
         finite_pool: bool = False,
+        present: np.ndarray | None = None,
     ) -> None:
         self.k = len(pool_metrics)
         if self.k < 1:
             raise ValueError("need at least one system")
         self.metrics = [None if m is None else _as_2d(m) for m in pool_metrics]
         sizes = {m.shape[0] for m in self.metrics if m is not None}
+        if present is not None:
+            sizes.add(np.shape(present)[-1])
         if len(sizes) > 1:
             raise ValueError(f"systems have pools of different sizes {sorted(sizes)}")
-        self.n_items = sizes.pop() if sizes else int(np.max(item)) + 1 if len(item) else 0
+        if not sizes:
+            # the pool must be known in advance: sizing it from the labels seen so far would
+            # move t* (and the p-value path) as labels arrive
+            raise ValueError("the pool size is unknown: pass present (systems × items)")
+        self.n_items = sizes.pop()
+        self.present = (
+            np.ones((self.k, self.n_items), dtype=bool)
+            if present is None
+            else np.asarray(present, dtype=bool)
+        )
+        if self.present.shape != (self.k, self.n_items):
+            raise ValueError(f"present has shape {self.present.shape}, expected (systems, N)")
         self.names = list(names) if names is not None else [f"S{i}" for i in range(self.k)]
         if len(self.names) != self.k:
             raise ValueError("one name per system")
@@ -220,6 +277,8 @@ class CampaignMonitor:
             raise ValueError("system index out of range")
         if np.any((self.item < 0) | (self.item >= self.n_items)):
             raise ValueError(f"item index out of range 0..{self.n_items - 1}")
+        if not self.present[self.system, self.item].all():
+            raise ValueError("labels for outputs the pool does not have (present is False)")
         if not np.all(np.isfinite(self.label)):
             raise ValueError("labels must be finite numbers (drop skipped items upstream)")
         if self.label_range is not None:
@@ -244,12 +303,18 @@ class CampaignMonitor:
         keep = np.sort(first)
         return items[keep], y[keep], pos[keep], int(mask.sum() - keep.size)
 
-    def _analyse(self, y, g, g_all, alpha_cs, *, pair: bool, theta0: float | None):
-        """Increments, CS at ``alpha_cs``, and anytime p-value (tuned at α) vs ``theta0``."""
-        n = y.shape[-1]
-        t_star = self.t_star if self.t_star is not None else max(self.n_items, n)
-        gbar = None if g_all is None else g_all.mean(axis=0)
-        pool_size = self.n_items if self.finite_pool else None
+    def _analyse(self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None):
+        """Increments, CS at ``alpha_cs``, and anytime p-value (tuned at α) vs ``theta0``.
+
+        t* and the finite-pool N are the size of the fixed pool, never the labels seen so far:
+        the path up to t then depends on the first t labels only, so a later read extends it.
+        """
+        t_star = self.t_star if self.t_star is not None else pool.size
+        ctrl = pool.controls
+        gbar = None if ctrl is None else ctrl.mean
+        # the pool's (imputed) control values, for the strict mode's bounds
+        g_all = None if ctrl is None else ctrl.values[pool.mask]
+        pool_size = pool.size if self.finite_pool else None
         if self.mode == "asymptotic":
             inc = seq.cv_increments(y, g, gbar, pool_size=pool_size)
             # 10 pseudo-observations of the largest variance the labels allow: keeps the CLT
@@ -301,14 +366,15 @@ class CampaignMonitor:
 
     def _pair_stream(self, stream_a, stream_b, a: int, b: int):  # type: ignore[no-untyped-def]
         """Paired differences D = y_A − y_B on the items both systems have, in the order
-        the pair was completed (the later of the two labels), with their controls."""
+        the pair was completed (the later of the two labels), their controls and pool."""
         ia, ya, pa = stream_a
         ib, yb, pb = stream_b
         common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
         order = np.argsort(np.maximum(pa[xa], pb[xb]), kind="stable")
         items = common[order]
-        g, g_all = self._pair_controls(a, b, items)
-        return ya[xa][order] - yb[xb][order], g, g_all
+        pool = self._pair_pool(a, b)
+        g = None if pool.controls is None else pool.controls.values[items]
+        return ya[xa][order] - yb[xb][order], g, pool
 
     def pair_sequence(self, a: int, b: int):  # type: ignore[no-untyped-def]
         """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
@@ -319,17 +385,26 @@ class CampaignMonitor:
         """
         cs = self._pair_cs.get((a, b))
         if cs is None:
-            d, g, g_all = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
+            d, g, pool = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
             if d.size < seq.BURN_IN:
                 return None
             a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
-            cs = self._analyse(d, g, g_all, a_pair, pair=True, theta0=None)[1]
+            cs = self._analyse(d, g, pool, a_pair, pair=True, theta0=None)[1]
         return cs if cs.lower.shape[-1] >= seq.BURN_IN else None
 
-    def _pair_controls(self, a: int, b: int, items: np.ndarray):
+    def _system_pool(self, s: int) -> _Pool:
+        """System s's pool: the items it has an output for, with its metric controls."""
+        mask = self.present[s]
+        m = self.metrics[s]
+        return _Pool(mask, None if m is None else seq.pool_controls(m, mask))
+
+    def _pair_pool(self, a: int, b: int) -> _Pool:
+        """The pair's pool: the items both systems answered; controls g_A − g_B or (g_A, g_B),
+        missing wherever either score is missing."""
+        mask = self.present[a] & self.present[b]
         ma, mb = self.metrics[a], self.metrics[b]
         if ma is None or mb is None:
-            return None, None
+            return _Pool(mask, None)
         if self.pair_controls == "difference":
             g_all = ma - mb
         elif self.pair_controls == "both":
@@ -338,7 +413,15 @@ class CampaignMonitor:
             raise ValueError(
                 f"pair_controls must be 'difference' or 'both', not {self.pair_controls!r}"
             )
-        return g_all[items], g_all
+        return _Pool(mask, seq.pool_controls(g_all, mask))
+
+    def _coverage(self, pool: _Pool) -> PoolCoverage:
+        has_metric = any(m is not None for m in self.metrics)
+        if pool.controls is not None:
+            no_metric = int(pool.controls.imputed.sum())
+        else:
+            no_metric = pool.size if has_metric else 0
+        return PoolCoverage(pool=pool.size, no_output=self.n_items - pool.size, no_metric=no_metric)
 
     # ---------------------------------------------------------------- report
     def report(self) -> MonitorReport:
@@ -350,35 +433,40 @@ class CampaignMonitor:
         method = "asympcs" if self.mode == "asymptotic" else "eb_strict"
 
         sys_results: list[EstimateResult] = []
+        sys_cover: list[PoolCoverage] = []
         streams = []
         for s in range(self.k):
             items, y, pos, repeats = self._stream(s)
             streams.append((items, y, pos))
             if repeats:
                 notes.append(f"{self.names[s]}: {repeats} repeat label(s) of an output ignored")
-            g_all = self.metrics[s]
-            g = None if g_all is None else g_all[items]
+            pool = self._system_pool(s)
+            cover = self._coverage(pool)
+            sys_cover.append(cover)
+            notes.extend(self._coverage_notes(self.names[s], cover))
+            g = None if pool.controls is None else pool.controls.values[items]
             sys_results.append(
-                self._result(y, g, g_all, a_sys, pair=False, method=f"{method}+cv")[0]
+                self._result(y, g, pool, a_sys, pair=False, method=f"{method}+cv")[0]
             )
 
-        pair_results, pvals, forecasts_inputs = [], [], []
+        pair_results, pvals, forecasts_inputs, pair_cover = [], [], [], []
         for a, b in plist:
-            d, g, g_all = self._pair_stream(streams[a], streams[b], a, b)
+            d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
             res, p_last, sigma, t_star, cs = self._result(
-                d, g, g_all, a_pair, pair=True, method=f"{method}+cv paired", theta0=0.0
+                d, g, pool, a_pair, pair=True, method=f"{method}+cv paired", theta0=0.0
             )
             if cs is not None:
                 self._pair_cs[(a, b)] = cs
             pair_results.append(res)
             pvals.append(p_last)
-            forecasts_inputs.append((sigma, t_star))
+            forecasts_inputs.append((sigma, t_star, pool.size))
+            pair_cover.append(self._coverage(pool))
         adj = holm(np.asarray(pvals), alpha).adjusted if plist else np.array([])
 
         pair_status = []
         for idx, ((a, b), res) in enumerate(zip(plist, pair_results, strict=True)):
             verdict = self._verdict(res, float(adj[idx]))
-            sigma, t_star = forecasts_inputs[idx]
+            sigma, t_star, pool_size = forecasts_inputs[idx]
             decided = is_decided(verdict)
             needed = (
                 0
@@ -389,10 +477,10 @@ class CampaignMonitor:
                     res.n_human,
                     alpha=a_pair,
                     t_star=t_star,
-                    max_labels=self.n_items,
+                    max_labels=pool_size,
                 )
             )
-            planner = 0 if decided else self._planner_forecast(res, sigma, 1 - a_pair)
+            planner = 0 if decided else self._planner_forecast(res, sigma, 1 - a_pair, pool_size)
             pair_status.append(
                 PairStatus(
                     a=self.names[a],
@@ -403,6 +491,7 @@ class CampaignMonitor:
                     verdict=verdict,
                     labels_needed=needed,
                     labels_needed_planner=planner,
+                    coverage=pair_cover[idx],
                 )
             )
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
@@ -411,16 +500,33 @@ class CampaignMonitor:
             est = -est
         ranks = rank_sets(self.k, sig, np.nan_to_num(est))
         systems = [
-            SystemStatus(name=self.names[s], result=sys_results[s], rank=ranks[s])
+            SystemStatus(
+                name=self.names[s], result=sys_results[s], rank=ranks[s], coverage=sys_cover[s]
+            )
             for s in range(self.k)
         ]
         return MonitorReport(
             systems=systems, pairs=pair_status, alpha=alpha, mode=self.mode, notes=notes
         )
 
-    def _result(self, y, g, g_all, alpha_cs, *, pair: bool, method: str, theta0=None):
+    def _coverage_notes(self, name: str, cover: PoolCoverage) -> list[str]:
+        out = []
+        if cover.no_output:
+            out.append(
+                f"{name} has no output for {cover.no_output} of {self.n_items} items: it is "
+                "monitored, and compared, on the items it answered."
+            )
+        if cover.no_metric:
+            out.append(
+                f"{name}: {cover.no_metric} of its {cover.pool} outputs lack a chosen metric "
+                "score; their labels count without the metric control."
+            )
+        return out
+
+    def _result(self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None):
         n = int(y.shape[-1])
-        n_metric = 0 if g_all is None else int(g_all.shape[0])
+        ctrl = pool.controls
+        n_metric = 0 if ctrl is None else ctrl.size - int(ctrl.imputed.sum())
         if n == 0:
             res = EstimateResult(
                 estimate=float("nan"),
@@ -432,8 +538,8 @@ class CampaignMonitor:
                 level=1 - alpha_cs,
                 valid_for_verdict=False,
             )
-            return res, 1.0, float("nan"), float(self.t_star or self.n_items), None
-        inc, cs, p, t_star = self._analyse(y, g, g_all, alpha_cs, pair=pair, theta0=theta0)
+            return res, 1.0, float("nan"), float(self.t_star or pool.size), None
+        inc, cs, p, t_star = self._analyse(y, g, pool, alpha_cs, pair=pair, theta0=theta0)
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
         diagnostics = {
@@ -458,7 +564,9 @@ class CampaignMonitor:
         )
         return res, p_last, sigma, t_star, cs
 
-    def _planner_forecast(self, res: EstimateResult, sigma: float, level: float) -> int | None:
+    def _planner_forecast(
+        self, res: EstimateResult, sigma: float, level: float, pool_size: int
+    ) -> int | None:
         """The planner's fixed-n labels-still-needed (80 % power, se = σ̂/√n)."""
         n = res.n_human
         if n < 2 or not (math.isfinite(res.estimate) and math.isfinite(sigma)):
@@ -466,7 +574,7 @@ class CampaignMonitor:
         need = float(
             planning.labels_still_needed(res.estimate, sigma / math.sqrt(n), n, level, 0.8)
         )
-        if not math.isfinite(need) or n + need > self.n_items:
+        if not math.isfinite(need) or n + need > pool_size:
             return None
         return int(need)
 
@@ -483,13 +591,26 @@ class CampaignMonitor:
         return "not yet"
 
 
+@dataclass(frozen=True)
+class _Pool:
+    """A system's or a pair's fixed pool: item mask and controls (``None``: human only)."""
+
+    mask: np.ndarray
+    controls: seq.PoolControls | None
+
+    @property
+    def size(self) -> int:
+        return int(self.mask.sum())
+
+
 def _as_2d(m: np.ndarray) -> np.ndarray:
+    """(N,) or (N, k) metric scores; NaN (or ±inf) marks a missing score."""
     arr = np.asarray(m, dtype=float)
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2 or not np.all(np.isfinite(arr)):
-        raise ValueError("pool metric scores must be finite, shape (N,) or (N, k)")
-    return arr
+    if arr.ndim != 2:
+        raise ValueError("pool metric scores must have shape (N,) or (N, k)")
+    return np.where(np.isfinite(arr), arr, np.nan)
 
 
 def forecast_labels_needed(

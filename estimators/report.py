@@ -369,20 +369,18 @@ def campaign_report(
     _, uniq = np.unique(j.position[mon_idx], return_index=True)
     mon_idx = mon_idx[np.sort(uniq)]
     if mon_idx.size:
-        if signatures and any(p is None for p in pool):
-            missing = [data.systems[s] for s in range(k) if pool[s] is None]
-            notes.append(
-                "Metric scores are incomplete for "
-                + ", ".join(missing[:5])
-                + ("…" if len(missing) > 5 else "")
-                + ": those systems are monitored from human labels only."
-            )
+        # raw score grids (NaN = missing): the monitor degrades only the items lacking a score
+        grids = [
+            np.column_stack([data.scores[sig][s] for sig in signatures]) if signatures else None
+            for s in range(k)
+        ]
         try:
             mon = CampaignMonitor(
-                pool, j.item[mon_idx], j.system[mon_idx], y_all[mon_idx],
+                grids, j.item[mon_idx], j.system[mon_idx], y_all[mon_idx],
                 j.position[mon_idx], j.inclusion_prob[mon_idx],
                 names=list(data.systems), alpha=alpha, equivalence_margin=equivalence_margin,
                 higher_is_better=higher, label_range=label_range,
+                present=data.output_ids >= 0,
             )  # fmt: skip
             monitor = mon.report()
         except ValueError as exc:

@@ -9,6 +9,8 @@ objects here stay valid at any data-dependent stopping time:
   the metric mean over the whole fixed pool, so E[z_i | past] = μ exactly when item i is drawn
   uniformly from the pool (Chaganty et al. 2018 control variates / PPI++ of Angelopoulos et
   al. 2023, made predictable).
+- :func:`pool_controls` — the pool's controls with missing metric scores imputed so that the
+  increments stay exactly unbiased (an item without a score gets no control).
 - :func:`asymptotic_cs` — asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha,
   Kennedy & Ramdas 2024, "Time-uniform central limit theory and asymptotic confidence
   sequences", Ann. Statist.), with burn-in and a planned size t*.
@@ -223,6 +225,54 @@ def cv_increments(
             spread = float(np.sum(clip * reach))
         bounds = (lo - spread, hi + spread)
     return Increments(z=z, lam=lam, bounds=bounds)
+
+
+@dataclass(frozen=True)
+class PoolControls:
+    """Controls for every item of a fixed pool, with missing scores imputed (see
+    :func:`pool_controls`)."""
+
+    #: (N, c) control values of every item (rows outside the pool are NaN)
+    values: np.ndarray
+    #: (c,) mean of ``values`` over the pool — the ḡ_pool of :func:`cv_increments`
+    mean: np.ndarray
+    #: (N,) True for pool items with some control imputed (that control has weight 0 there)
+    imputed: np.ndarray
+    #: number of items in the pool
+    size: int
+
+
+def pool_controls(g: np.ndarray, in_pool: np.ndarray) -> PoolControls | None:
+    """Controls over a fixed pool when some metric scores are missing (statistics.md §4).
+
+    ``g`` (N, c) holds the control of every item (NaN = score missing); ``in_pool`` (N,)
+    marks the pool. Each column's missing pool entries are set to that column's mean over the
+    pool items that have it, ḡ_obs. The imputed control h is then still a fixed function of
+    the item, chosen before any label, and its pool mean is ḡ_obs, so for an item drawn
+    uniformly from the pool E[h_i] = h̄_pool and E[z_i | past] = μ exactly (any predictable
+    λ). For an item with a missing score h_i − h̄_pool = 0: its increment is its label alone
+    (the control has weight 0 there), so a missing score costs variance, never bias. An
+    extra "missing" indicator control would also be unbiased but adds one more λ to learn
+    from the few labelled items that lack a score, so it is not used. Columns with no score in
+    the pool are dropped; ``None`` when no column is left (human-only increments).
+    """
+    g = np.asarray(g, dtype=float)
+    if g.ndim == 1:
+        g = g[:, None]
+    in_pool = np.asarray(in_pool, dtype=bool)
+    sub = g[in_pool]
+    ok = np.isfinite(sub)
+    keep = ok.any(axis=0)
+    if sub.shape[0] == 0 or not keep.any():
+        return None
+    sub, ok = sub[:, keep], ok[:, keep]
+    col_mean = np.where(ok, sub, 0.0).sum(axis=0) / ok.sum(axis=0)
+    sub = np.where(ok, sub, col_mean)
+    values = np.full((g.shape[0], sub.shape[1]), np.nan)
+    values[in_pool] = sub
+    imputed = np.zeros(g.shape[0], dtype=bool)
+    imputed[in_pool] = ~ok.all(axis=1)
+    return PoolControls(values=values, mean=col_mean, imputed=imputed, size=int(in_pool.sum()))
 
 
 def paired_cv_increments(
