@@ -78,14 +78,28 @@ class _Bar:
 
 
 @app.command()
-def migrate() -> None:
-    """Apply database migrations (idempotent)."""
+def migrate(
+    revision: Annotated[
+        str,
+        typer.Argument(help="Target revision: head (default), an older id to downgrade, or base."),
+    ] = "head",
+) -> None:
+    """Apply database migrations (idempotent); all or nothing, data kept."""
     from db.engine import get_engine
-    from db.migrate import upgrade
+    from db.migrate import MigrationFailed, migrate_to
 
     engine = get_engine()
-    upgrade(engine)
-    typer.echo(f"Database {engine.url.render_as_string(hide_password=True)} is up to date.")
+    where = engine.url.render_as_string(hide_password=True)
+    try:
+        before, after = migrate_to(engine, revision)
+    except MigrationFailed as exc:
+        _fail(str(exc))
+    if before == after:
+        typer.echo(f"Database {where} is already at revision {after or 'base'}; nothing to do.")
+    else:
+        typer.echo(
+            f"Database {where} migrated from revision {before or 'base'} to {after or 'base'}."
+        )
 
 
 @app.command("import")

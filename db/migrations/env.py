@@ -1,8 +1,14 @@
-"""Alembic environment: migrates the database named by DATABASE_URL (or the -x url=…)."""
+"""Alembic environment: migrates the database named by DATABASE_URL (or the -x url=…).
+
+Normally entered from db.migrate.migrate_to, which hands over a connection in an open
+transaction with SQLite's foreign keys off. Run as ``alembic upgrade …`` it does the same
+itself (see db/migrate.py for why batch rebuilds need foreign keys off).
+"""
 
 from alembic import context
 
 from db.engine import database_url, make_engine
+from db.migrate import check_foreign_keys, foreign_keys_off
 from db.models import Base
 
 config = context.config
@@ -27,8 +33,9 @@ def run_migrations_online() -> None:
         return
     url = context.get_x_argument(as_dictionary=True).get("url") or database_url()
     engine = make_engine(url)
-    with engine.connect() as conn:
+    with engine.connect() as conn, foreign_keys_off(conn), conn.begin():
         _run(conn)
+        check_foreign_keys(conn)
     engine.dispose()
 
 
