@@ -9,12 +9,11 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from annotation.calibration import calibration_export, import_calibration
 from annotation.exports import (
     ANNOTATION_COLUMNS,
-    calibration_export,
     campaign_results,
     export_annotations,
-    import_calibration,
     pairs_csv,
     results_csv,
     results_latex,

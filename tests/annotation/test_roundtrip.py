@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from annotation.exporter import export_campaign
+from annotation.exports import export_campaign
 from annotation.importer import import_campaign
 from annotation.spreadsheet import neutralise, restore
 from db.campaigns import list_campaigns
