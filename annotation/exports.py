@@ -17,8 +17,9 @@
 
 Calibration sets live in :mod:`annotation.calibration`. One writer set serves every export
 (:func:`to_delimited` / :func:`to_csv`, :func:`to_jsonl`, :func:`to_parquet`); every CSV/TSV
-cell goes through :func:`annotation.spreadsheet.neutralise` (formula injection). JSONL and
-Parquet keep values as they are: spreadsheet programs do not open them as formulas.
+cell goes through :func:`annotation.spreadsheet.cell_text` (formula injection; the design is
+in that module's docstring). JSONL and Parquet keep values as they are: spreadsheet programs
+do not open them as formulas.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from annotation.campaign_file import FILE_TYPES, REQUIRED
-from annotation.spreadsheet import neutralise
+from annotation.spreadsheet import GUARD_COLUMN, cell_text, neutralise
 from db.campaigns import campaign_rows
 from db.reads import annotation_log, campaign_id, read_campaign
 from estimators.report import METHODS, CampaignReport, campaign_report, default_signatures
@@ -84,27 +85,26 @@ def campaign_id_or_fail(engine: Engine, campaign: str) -> int:
 # ------------------------------------------------------------------------ generic writers
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        return repr(value)
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
-
-
 def to_delimited(
-    columns: Sequence[str], records: Sequence[dict[str, Any]], delimiter: str = ","
+    columns: Sequence[str],
+    records: Sequence[dict[str, Any]],
+    delimiter: str = ",",
+    *,
+    reversible: bool = False,
 ) -> bytes:
-    """RFC 4180 CSV (or TSV), every cell neutralised against formula injection."""
+    """RFC 4180 CSV (or TSV) with the formula guard of :mod:`annotation.spreadsheet`.
+
+    CRLF line ends make the csv module quote every field that holds ``\r`` or ``\n``
+    (it quotes the characters of its line terminator; with ``\n`` alone a lone ``\r``
+    went out unquoted and split the row). ``reversible`` appends the
+    :data:`~annotation.spreadsheet.GUARD_COLUMN` mark so that the importer undoes the guard.
+    """
     buf = io.StringIO(newline="")
-    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
-    writer.writerow([neutralise(c) for c in columns])
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\r\n")
+    mark = [GUARD_COLUMN] if reversible else []
+    writer.writerow([neutralise(c) for c in columns] + mark)
     for r in records:
-        writer.writerow([neutralise(_cell(r.get(c))) for c in columns])
+        writer.writerow([cell_text(r.get(c)) for c in columns] + [""] * len(mark))
     return buf.getvalue().encode("utf-8")
 
 
@@ -112,9 +112,14 @@ def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
     return to_delimited(columns, records, ",")
 
 
+#: Line breaks that JSON leaves raw inside strings but str.splitlines() splits on.
+_JSON_LINE_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+
+
 def to_jsonl(records: Sequence[dict[str, Any]]) -> bytes:
+    """One JSON object per line; U+2028, U+2029 and U+0085 escaped so a line stays a line."""
     lines = (json.dumps(r, ensure_ascii=False, default=str) for r in records)
-    return "".join(line + "\n" for line in lines).encode("utf-8")
+    return "".join(line.translate(_JSON_LINE_BREAKS) + "\n" for line in lines).encode("utf-8")
 
 
 def to_parquet(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
@@ -158,7 +163,7 @@ def export_campaign(engine: Engine, campaign: str, fmt: str) -> bytes:
         raise ValueError(f"unknown export format {fmt!r}; use csv, tsv, jsonl or parquet")
     columns, records = export_records(engine, campaign)
     if fmt in ("csv", "tsv"):
-        return to_delimited(columns, records, "," if fmt == "csv" else "\t")
+        return to_delimited(columns, records, "," if fmt == "csv" else "\t", reversible=True)
     if fmt == "jsonl":
         return to_jsonl(records)
     return to_parquet(columns, records)
