@@ -3,8 +3,8 @@
 - :func:`campaign_calibration` — ρ/η of one metric signature on the campaign's binary
   labels (first current judgment per output, the one the estimators use), at the stored
   threshold or the method-optimal one (:mod:`metrics.calibration`).
-- :func:`calibrate_and_save` — choose a threshold by ``method`` and store it for the
-  campaign (what the CLI, the benches and the page's "Save" button rely on).
+- :func:`calibrate_and_save` — choose a threshold by ``method`` (Youden by default) and
+  store it for the campaign; the benches and tests set a campaign's threshold this way.
 - :func:`calibration_export` / :func:`import_calibration` — ρ/η calibration sets as JSON
   (schema in :mod:`metrics.calibration_sets`) plus the item-level CSV behind them; an
   import into another campaign becomes its "ρ, η provided" von Däniken prior, and is
