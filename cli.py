@@ -160,7 +160,7 @@ def export(
 ) -> None:
     """Export a campaign in the import format (csv, tsv, jsonl, parquet)."""
     from annotation.campaign_file import file_type
-    from annotation.exporter import export_campaign
+    from annotation.exports import export_campaign
 
     fmt = file_type(out.name)
     if fmt is None:
@@ -306,7 +306,8 @@ def export_calibration_cmd(
     ] = None,
 ) -> None:
     """Export a rho/eta calibration set (JSON) and the items behind it (CSV)."""
-    from annotation.exports import UnknownCampaign, calibration_export
+    from annotation.calibration import calibration_export
+    from annotation.exports import UnknownCampaign
     from db.reads import read_campaign
     from metrics.calibration_sets import CalibrationSetError
 
@@ -333,7 +334,8 @@ def import_calibration_cmd(
     campaign: Annotated[str, typer.Option(help="Campaign that uses it as its prior.")],
 ) -> None:
     """Use a calibration set as a campaign's "rho, eta provided" von Daeniken prior."""
-    from annotation.exports import UnknownCampaign, import_calibration
+    from annotation.calibration import import_calibration
+    from annotation.exports import UnknownCampaign
     from metrics.calibration_sets import CalibrationSetError
 
     if not file.exists():

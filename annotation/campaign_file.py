@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.spreadsheet import restore
+from annotation.spreadsheet import is_guarded, restore
 
 REQUIRED = ("item_id", "source", "reference", "system", "output")
 OPTIONAL = ("doc_id", "human_label", "human_score", "post_edit", "annotator", "is_human")
@@ -153,6 +153,10 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
         if header is None:
             return [], []
         header = [h.strip() for h in header]
+        guarded = is_guarded(header)  # only a file Tandem wrote gets its formula guard undone
+        width = len(header) - guarded  # without the guard's mark column
+        if guarded:
+            header = [restore(h) for h in header]
         records = []
         prev_end = reader.line_num
         for values in reader:
@@ -173,8 +177,9 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
                         )
                     ]
                 )
-            values = [restore(v) for v in values]  # undo our own export's formula guard
-            records.append((start, dict(zip(header, values, strict=True))))
+            if guarded:
+                values = [restore(v) for v in values]
+            records.append((start, dict(zip(header[:width], values[:width], strict=True))))
     except csv.Error as exc:
         raise CampaignFileError(
             [
@@ -186,7 +191,7 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
                 )
             ]
         ) from None
-    return header, records
+    return header[:width], records
 
 
 def _read_jsonl(text: str, filename: str):  # type: ignore[no-untyped-def]

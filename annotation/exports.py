@@ -1,5 +1,11 @@
-"""What a campaign owner takes away: annotations, results tables, calibration items.
+"""What a campaign owner takes away: the campaign file, annotations, results tables.
 
+- :func:`export_campaign` — the campaign back in the long campaign-file format (CSV, TSV,
+  JSONL, Parquet), the columns the importer reads, so import → export → import round-trips
+  exactly: ``item_id, source, reference, system, output, doc_id, is_human, human_label,
+  human_score, post_edit, annotator`` and then the extra columns the file came with. One
+  row per current judgment; an output with no judgment gets one row with the judgment
+  columns empty.
 - :func:`export_annotations` — the annotation log (current judgments by default, or every
   row of the append-only log) with annotator, time and assignment position, as CSV, JSONL
   or Parquet.
@@ -8,14 +14,12 @@
   verdicts, from an :class:`estimators.report.CampaignReport`.
 - :func:`campaign_results` — read a campaign and build its report (the CLI's path; the
   dashboard does the same with caching).
-- :func:`calibration_export` / :func:`import_calibration` — ρ/η calibration sets as JSON
-  (schema in :mod:`metrics.calibration_sets`) plus the item-level CSV behind them; an
-  import into another campaign becomes its "ρ, η provided" von Däniken prior, and is
-  refused when the metric signature differs.
 
-Every CSV cell goes through :func:`annotation.spreadsheet.neutralise` (formula injection:
-cells starting with =, +, -, @ get a leading quote). JSONL and Parquet keep values as they
-are: they are not opened by spreadsheet programs as formulas.
+Calibration sets live in :mod:`annotation.calibration`. One writer set serves every export
+(:func:`to_delimited` / :func:`to_csv`, :func:`to_jsonl`, :func:`to_parquet`); every CSV/TSV
+cell goes through :func:`annotation.spreadsheet.cell_text` (formula injection; the design is
+in that module's docstring). JSONL and Parquet keep values as they are: spreadsheet programs
+do not open them as formulas.
 """
 
 from __future__ import annotations
@@ -25,18 +29,15 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine
 
-from annotation.spreadsheet import neutralise
-from db.calibration import store_set
-from db.reads import CampaignData, annotation_log, campaign_id, read_campaign
-from db.scores import campaign_signatures
+from annotation.campaign_file import FILE_TYPES, REQUIRED
+from annotation.spreadsheet import GUARD_COLUMN, cell_text, neutralise
+from db.campaigns import campaign_rows
+from db.reads import annotation_log, campaign_id, read_campaign
 from estimators.report import METHODS, CampaignReport, campaign_report, default_signatures
-from metrics import calibration_sets as cs
-from metrics.calibration import Calibration, calibrate
 
 ANNOTATION_FORMATS = ("csv", "jsonl", "parquet")
 ANNOTATION_COLUMNS = [
@@ -60,6 +61,7 @@ ANNOTATION_COLUMNS = [
 ]
 MIME = {
     "csv": "text/csv",
+    "tsv": "text/tab-separated-values",
     "jsonl": "application/jsonl",
     "parquet": "application/octet-stream",
     "tex": "application/x-tex",
@@ -72,7 +74,8 @@ class UnknownCampaign(KeyError):
         return f"no campaign named {self.args[0]!r}"
 
 
-def _cid(engine: Engine, campaign: str) -> int:
+def campaign_id_or_fail(engine: Engine, campaign: str) -> int:
+    """The campaign's id; :class:`UnknownCampaign` when there is none of that name."""
     cid = campaign_id(engine, campaign)
     if cid is None:
         raise UnknownCampaign(campaign)
@@ -82,31 +85,41 @@ def _cid(engine: Engine, campaign: str) -> int:
 # ------------------------------------------------------------------------ generic writers
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        return repr(value)
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
+def to_delimited(
+    columns: Sequence[str],
+    records: Sequence[dict[str, Any]],
+    delimiter: str = ",",
+    *,
+    reversible: bool = False,
+) -> bytes:
+    """RFC 4180 CSV (or TSV) with the formula guard of :mod:`annotation.spreadsheet`.
 
-
-def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
-    """RFC 4180 CSV, every cell neutralised against formula injection."""
+    CRLF line ends make the csv module quote every field that holds ``\r`` or ``\n``
+    (it quotes the characters of its line terminator; with ``\n`` alone a lone ``\r``
+    went out unquoted and split the row). ``reversible`` appends the
+    :data:`~annotation.spreadsheet.GUARD_COLUMN` mark so that the importer undoes the guard.
+    """
     buf = io.StringIO(newline="")
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([neutralise(c) for c in columns])
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\r\n")
+    mark = [GUARD_COLUMN] if reversible else []
+    writer.writerow([neutralise(c) for c in columns] + mark)
     for r in records:
-        writer.writerow([neutralise(_cell(r.get(c))) for c in columns])
+        writer.writerow([cell_text(r.get(c)) for c in columns] + [""] * len(mark))
     return buf.getvalue().encode("utf-8")
 
 
+def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
+    return to_delimited(columns, records, ",")
+
+
+#: Line breaks that JSON leaves raw inside strings but str.splitlines() splits on.
+_JSON_LINE_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+
+
 def to_jsonl(records: Sequence[dict[str, Any]]) -> bytes:
+    """One JSON object per line; U+2028, U+2029 and U+0085 escaped so a line stays a line."""
     lines = (json.dumps(r, ensure_ascii=False, default=str) for r in records)
-    return "".join(line + "\n" for line in lines).encode("utf-8")
+    return "".join(line.translate(_JSON_LINE_BREAKS) + "\n" for line in lines).encode("utf-8")
 
 
 def to_parquet(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
@@ -117,6 +130,43 @@ def to_parquet(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> byt
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()
+
+
+# ------------------------------------------------------------------------ campaign file
+
+LEADING = (*REQUIRED, "doc_id", "is_human", "human_label", "human_score", "post_edit", "annotator")
+
+
+def export_records(engine: Engine, campaign: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """Column names and one dict per row, values as stored (None for empty)."""
+    rows = campaign_rows(engine, campaign)
+    extras: list[str] = []
+    seen: set[str] = set()
+    for r in rows:
+        for k in r["meta"]:
+            if k not in seen:
+                seen.add(k)
+                extras.append(k)
+    columns = [*LEADING, *extras]
+    records = []
+    for r in rows:
+        record = {c: r.get(c) for c in LEADING}
+        record["is_human"] = int(bool(r["is_human"]))
+        record.update({k: r["meta"].get(k) for k in extras})
+        records.append(record)
+    return columns, records
+
+
+def export_campaign(engine: Engine, campaign: str, fmt: str) -> bytes:
+    """The campaign as a file of type ``fmt`` (``csv``, ``tsv``, ``jsonl`` or ``parquet``)."""
+    if fmt not in set(FILE_TYPES.values()):
+        raise ValueError(f"unknown export format {fmt!r}; use csv, tsv, jsonl or parquet")
+    columns, records = export_records(engine, campaign)
+    if fmt in ("csv", "tsv"):
+        return to_delimited(columns, records, "," if fmt == "csv" else "\t", reversible=True)
+    if fmt == "jsonl":
+        return to_jsonl(records)
+    return to_parquet(columns, records)
 
 
 # ------------------------------------------------------------------------ annotations
@@ -134,7 +184,8 @@ def export_annotations(
     """
     if fmt not in ANNOTATION_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(ANNOTATION_FORMATS)}")
-    records = annotation_log(engine, _cid(engine, campaign), current_only=current_only)
+    cid = campaign_id_or_fail(engine, campaign)
+    records = annotation_log(engine, cid, current_only=current_only)
     if fmt == "csv":
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":
@@ -154,7 +205,7 @@ def campaign_results(
     alpha: float = 0.05,
 ) -> CampaignReport:
     """Read ``campaign`` and run :func:`estimators.report.campaign_report` on it."""
-    data = read_campaign(engine, _cid(engine, campaign))
+    data = read_campaign(engine, campaign_id_or_fail(engine, campaign))
     sigs = default_signatures(data) if signatures is None else list(signatures)
     return campaign_report(data, label_kind=label_kind, signatures=sigs, alpha=alpha)
 
@@ -297,137 +348,3 @@ def results_latex(report: CampaignReport, digits: int = 3) -> str:
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
-
-
-# ------------------------------------------------------------------------ calibration sets
-
-
-@dataclass(frozen=True)
-class CalibrationExport:
-    """A calibration set of one campaign: the ρ/η calibration, its JSON and item CSV."""
-
-    calibration: Calibration
-    payload: dict[str, Any]
-    json: bytes
-    items_csv: bytes
-    items: list[dict[str, Any]]
-
-
-def campaign_calibration(
-    data: CampaignData,
-    signature: str,
-    *,
-    threshold: float | None = None,
-    method: str = "youden",
-    level: float = 0.95,
-) -> tuple[Calibration, cs.CalibrationArrays]:
-    """ρ/η of ``signature`` on the campaign's binary labels (metrics.calibration).
-
-    ``threshold`` None: the campaign's stored threshold, else the ``method``-optimal one
-    (Youden); a given threshold is recorded as method "manual".
-    Raises :class:`metrics.calibration_sets.CalibrationSetError` when the campaign lacks the
-    labels or scores a calibration needs.
-    """
-    info = data.metric(signature)
-    if info is None:
-        raise cs.CalibrationSetError(f"campaign '{data.name}' has no scores for '{signature}'")
-    arrays = cs.calibration_arrays(data, signature)
-    if len(arrays) == 0:
-        raise cs.CalibrationSetError(
-            "no output has both a binary human label and this metric's score yet"
-        )
-    higher = info.higher_is_better
-    if higher is None:
-        from metrics.registry import HIGHER_IS_BETTER
-
-        higher = HIGHER_IS_BETTER.get(info.metric, True)
-    if threshold is None and info.threshold is not None:
-        threshold, method = info.threshold, info.threshold_method or method
-    elif threshold is not None:
-        method = "manual"
-    try:
-        cal = calibrate(
-            arrays.scores,
-            arrays.labels,
-            systems=arrays.systems,
-            higher_is_better=higher,
-            method=method,
-            level=level,
-            threshold=threshold,
-        )
-    except ValueError as exc:
-        raise cs.CalibrationSetError(str(exc)) from None
-    return cal, arrays
-
-
-def calibration_export(
-    engine: Engine,
-    campaign: str,
-    signature: str,
-    *,
-    threshold: float | None = None,
-    method: str = "youden",
-    name: str | None = None,
-    record: bool = True,
-    data: CampaignData | None = None,
-) -> CalibrationExport:
-    """The campaign's calibration set for ``signature`` as JSON and item-level CSV.
-
-    With ``record`` the exported set is also stored (source campaign = this one).
-    """
-    data = data or read_campaign(engine, _cid(engine, campaign))
-    cal, arrays = campaign_calibration(data, signature, threshold=threshold, method=method)
-    metric = data.metric(signature).metric
-    payload = cs.build_payload(
-        name=name
-        or f"{campaign}: {metric} {'≥' if cal.higher_is_better else '≤'} {cal.threshold:.4g}",
-        metric=metric,
-        signature=signature,
-        calibration=cal,
-        arrays=arrays,
-        source_campaign=campaign,
-    )
-    items = cs.calibration_items(arrays, cal.threshold, cal.higher_is_better)
-    if record:
-        o = cal.overall
-        store_set(
-            engine,
-            name=payload["name"],
-            signature=signature,
-            threshold=cal.threshold,
-            higher_is_better=cal.higher_is_better,
-            counts=(o.tp, o.fn, o.tn, o.fp),
-            per_system=payload["per_system"],
-            payload=payload,
-            source_campaign_id=data.campaign_id,
-        )
-    return CalibrationExport(
-        calibration=cal,
-        payload=payload,
-        json=cs.dumps(payload),
-        items_csv=to_csv(cs.ITEM_COLUMNS, items),
-        items=items,
-    )
-
-
-def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
-    """Use a calibration-set file as ``campaign``'s "ρ, η provided" prior; the stored id.
-
-    Raises :class:`metrics.calibration_sets.CalibrationSetError` for an invalid file and
-    :class:`metrics.calibration_sets.SignatureMismatch` when the campaign's scores do not
-    carry the set's metric signature (the message names both).
-    """
-    cid = _cid(engine, campaign)
-    cal = cs.parse(raw)
-    cs.check_signature(cal, [(metric, sig) for metric, sig, _ in campaign_signatures(engine, cid)])
-    return store_set(
-        engine,
-        name=cal.name,
-        signature=cal.signature,
-        threshold=cal.threshold,
-        higher_is_better=cal.higher_is_better,
-        counts=cal.counts,
-        per_system=cal.per_system,
-        payload=cal.payload,
-        applied_campaign_id=cid,
-    )

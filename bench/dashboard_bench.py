@@ -36,13 +36,14 @@ EMPTY_CSV = b"item_id,source,reference,system,output\n1,a,b,A,x\n1,a,b,B,y\n2,c,
 
 
 def setup(db: Path) -> None:
+    from annotation.calibration import calibrate_and_save
     from annotation.importer import import_campaign
     from db.campaigns import campaign_exists
     from db.engine import make_engine
     from db.migrate import upgrade
     from db.reads import campaign_id
     from db.scores import campaign_signatures
-    from metrics.scoring import calibrate_campaign, score_campaign
+    from metrics.scoring import score_campaign
 
     engine = make_engine(f"sqlite:///{db}")
     upgrade(engine)
@@ -56,7 +57,7 @@ def setup(db: Path) -> None:
         score_campaign(engine, cid, "chrf,bleu", workers=1)
         print(f"scoring chrF + BLEU: {time.perf_counter() - t:.1f} s")
         chrf = next(s for m, s, _ in campaign_signatures(engine, cid) if m == "chrf")
-        cal = calibrate_campaign(engine, cid, chrf)
+        cal = calibrate_and_save(engine, cid, chrf)
         print(f"chrF threshold (Youden): {cal.threshold:.2f}")
     if not campaign_exists(engine, "empty"):
         import_campaign(engine, EMPTY_CSV, "empty", filename="empty.csv")

@@ -80,13 +80,14 @@ def main() -> int:
     import numpy as np
     from scipy import stats
 
+    from annotation.calibration import calibrate_and_save
     from annotation.importer import import_campaign
     from db import scores as store
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.bertscore import BertScoreMetric
     from metrics.sacrebleu_metrics import SACREBLEU_KEYS
-    from metrics.scoring import calibrate_campaign, score_campaign
+    from metrics.scoring import score_campaign
 
     with DATA.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
@@ -191,7 +192,7 @@ def main() -> int:
         h = np.array([human[(k.item, k.system)] for k in scores])
         pearson = stats.pearsonr(g, h).statistic
         spearman = stats.spearmanr(g, h).statistic
-        cal = calibrate_campaign(engine, cid, run.signature)
+        cal = calibrate_and_save(engine, cid, run.signature)
         o = cal.overall
         rhos = [a.rho.estimate for a in cal.per_system.values()]
         etas = [a.eta.estimate for a in cal.per_system.values()]

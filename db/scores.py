@@ -14,11 +14,8 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from db.annotations import LABEL, campaign_log
 from db.engine import session_scope
 from db.models import (
-    Annotation,
-    Assignment,
     Campaign,
     Item,
     MetricBaseline,
@@ -31,7 +28,6 @@ from db.models import (
 __all__ = [
     "CampaignInfo",
     "KeyedScore",
-    "LabelledScore",
     "OutputText",
     "ScoreRow",
     "StoredBaseline",
@@ -43,7 +39,6 @@ __all__ = [
     "get_threshold",
     "insert_scores",
     "item_references",
-    "labelled_scores",
     "output_scores",
     "outputs_with_references",
     "save_baseline",
@@ -95,17 +90,6 @@ class StoredThreshold:
     threshold: float
     higher_is_better: bool
     method: str
-
-
-@dataclass(frozen=True)
-class LabelledScore:
-    """One current human binary judgment of an output joined with its metric score."""
-
-    annotation_id: int
-    output_id: int
-    system: str
-    label: int
-    value: float
 
 
 def campaign_info(engine: Engine, campaign: int | str) -> CampaignInfo | None:
@@ -329,40 +313,3 @@ def save_threshold(
         row.higher_is_better = bool(higher_is_better)
         row.method = method
     return StoredThreshold(signature, float(threshold), bool(higher_is_better), method)
-
-
-def labelled_scores(engine: Engine, campaign_id: int, signature: str) -> list[LabelledScore]:
-    """Current binary human judgments joined with the outputs' scores for ``signature``.
-
-    One row per current judgment (``kind="label"`` with a 0/1 label that no later row
-    supersedes; attention-check answers excluded); outputs without a score are left out.
-    """
-    q = (
-        campaign_log(
-            campaign_id,
-            Annotation.id,
-            Annotation.output_id,
-            System.name,
-            Annotation.label,
-            MetricScore.value,
-            current_only=True,
-        )
-        .join(Output, Output.id == Annotation.output_id)
-        .join(System, System.id == Output.system_id)
-        .join(
-            MetricScore,
-            (MetricScore.output_id == Annotation.output_id) & (MetricScore.signature == signature),
-        )
-        .where(
-            Annotation.kind == LABEL,
-            Annotation.label.is_not(None),
-            MetricScore.value.is_not(None),
-            (Assignment.id.is_(None)) | (Assignment.kind != "attention"),
-        )
-        .order_by(Annotation.id)
-    )
-    with session_scope(engine) as s:
-        return [
-            LabelledScore(int(a), int(o), str(sysname), int(lab), float(v))
-            for a, o, sysname, lab, v in s.execute(q)
-        ]

@@ -13,8 +13,8 @@ metrics and counted in :attr:`MetricRun.n_no_reference`; an empty or whitespace-
 output or reference gets the family's defined score
 (:data:`metrics.registry.EMPTY_INPUT_SCORES`) and is counted in :attr:`MetricRun.n_empty`.
 
-:func:`calibrate_campaign` chooses and stores a metric's binary threshold from the
-campaign's human labels (:mod:`metrics.calibration`).
+Choosing and storing a metric's binary threshold from the human labels is
+:func:`annotation.calibration.calibrate_and_save`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import NamedTuple
 from db import scores as store
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
-from metrics.registry import HIGHER_IS_BETTER, build_metrics
+from metrics.registry import build_metrics
 from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, worth_parallel
 
 #: Outputs per stored chunk (sacrebleu) and per BERTScore chunk.
@@ -295,42 +295,3 @@ def ensure_scored(
     return score_campaign(
         engine, campaign_id, metric_names, bertscore=bertscore, output_ids=list(output_ids)
     )
-
-
-def calibrate_campaign(
-    engine,  # type: ignore[no-untyped-def]
-    campaign_id: int,
-    signature: str,
-    method: str = "youden",
-    *,
-    save: bool = True,
-    level: float = 0.95,
-):  # type: ignore[no-untyped-def]
-    """Choose a binary threshold for a stored metric signature from the human labels.
-
-    Returns :class:`metrics.calibration.Calibration` (ROC, threshold, ρ/η with Beta
-    credible intervals overall and per system) and stores the threshold when ``save``.
-    """
-    from metrics.calibration import calibrate
-
-    metric = next(
-        (m for m, sig, _ in store.campaign_signatures(engine, campaign_id) if sig == signature),
-        None,
-    )
-    if metric is None:
-        raise MetricConfigError(
-            f"campaign {campaign_id} has no scores with signature {signature!r}"
-        )
-    rows = store.labelled_scores(engine, campaign_id, signature)
-    higher = HIGHER_IS_BETTER.get(metric, True)
-    cal = calibrate(
-        [r.value for r in rows],
-        [r.label for r in rows],
-        systems=[r.system for r in rows],
-        higher_is_better=higher,
-        method=method,
-        level=level,
-    )
-    if save:
-        store.save_threshold(engine, campaign_id, signature, cal.threshold, higher, method)
-    return cal

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.exports import MIME, calibration_export, campaign_calibration, import_calibration
+from annotation.calibration import calibration_export, campaign_calibration, import_calibration
+from annotation.exports import MIME
 from db.calibration import applied_sets, remove_set
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint

@@ -3,8 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.exporter import export_campaign
-from annotation.exports import MIME
+from annotation.exports import MIME, export_campaign
 from db.campaigns import list_campaigns
 from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig
@@ -44,13 +43,12 @@ name = campaign_picker([c.name for c in summaries])
 if name:
     st.caption("The same long format the importer reads; import → export → import round-trips.")
     cols = st.columns(4)
-    mimes = {**MIME, "tsv": "text/tab-separated-values"}
     for col, fmt in zip(cols, ["csv", "tsv", "jsonl", "parquet"], strict=True):
         col.download_button(
             f"Download {fmt.upper()}",
             data=lambda fmt=fmt: export_campaign(engine(), name, fmt),
             file_name=f"{name}.{fmt}",
-            mime=mimes[fmt],
+            mime=MIME[fmt],
             key=f"export-{fmt}",
         )
 

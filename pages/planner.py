@@ -12,7 +12,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotation.exports import MIME, campaign_calibration
+from annotation.calibration import campaign_calibration
+from annotation.exports import MIME
 from db.campaigns import list_campaigns
 from db.reads import campaign_id
 from estimators.planning import (

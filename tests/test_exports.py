@@ -9,12 +9,11 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from annotation.calibration import calibration_export, import_calibration
 from annotation.exports import (
     ANNOTATION_COLUMNS,
-    calibration_export,
     campaign_results,
     export_annotations,
-    import_calibration,
     pairs_csv,
     results_csv,
     results_latex,
@@ -37,8 +36,9 @@ def test_formula_like_cells_are_neutralised() -> None:
     data = to_csv(["a", "b"], [{"a": "=SUM(A1:A9)", "b": "+1"}, {"a": "-2", "b": "@cmd"},
                                {"a": "plain", "b": 3.5}])  # fmt: skip
     rows = _rows(data)
-    assert [r["a"] for r in rows] == ["'=SUM(A1:A9)", "'-2", "plain"]
-    assert [r["b"] for r in rows] == ["'+1", "'@cmd", "3.5"]
+    # "-2" and "+1" are numbers, not formulas: written as they are (issue 16, defect 2)
+    assert [r["a"] for r in rows] == ["'=SUM(A1:A9)", "-2", "plain"]
+    assert [r["b"] for r in rows] == ["+1", "'@cmd", "3.5"]
 
 
 def test_annotation_exports_carry_annotator_time_and_position(engine) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation.exports import calibration_export, import_calibration
+from annotation.calibration import calibration_export, import_calibration
 from db.calibration import applied_sets
 from db.reads import campaign_id
 from db.scores import get_threshold

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation.exports import calibration_export
+from annotation.calibration import calibration_export
 from estimators.planning import calibration_rates, human_labels_needed, measurable_difference
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign

@@ -24,9 +24,10 @@ SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "dashboard.png"
 def wmt_server(server: Server) -> str:
     """The shared ``server`` fixture's database with the WMT campaign, chrF and threshold."""
     data = shared_file("wmt21-ted-mqm/wmt21_ted_ende.csv")
+    from annotation.calibration import calibrate_and_save
     from annotation.importer import import_campaign
     from db.scores import campaign_signatures
-    from metrics.scoring import calibrate_campaign, score_campaign
+    from metrics.scoring import score_campaign
 
     report = import_campaign(
         server.engine,
@@ -37,7 +38,7 @@ def wmt_server(server: Server) -> str:
     )
     score_campaign(server.engine, report.campaign_id, "chrf", workers=1)
     chrf = campaign_signatures(server.engine, report.campaign_id)[0][1]
-    calibrate_campaign(server.engine, report.campaign_id, chrf)
+    calibrate_and_save(server.engine, report.campaign_id, chrf)
     return server.url
 
 

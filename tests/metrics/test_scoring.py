@@ -7,12 +7,15 @@ import pytest
 import sacrebleu
 from sqlalchemy import select
 
+from annotation.calibration import calibrate_and_save
 from db import scores as store
 from db.engine import session_scope
 from db.models import Annotation, MetricBaseline
+from db.reads import read_campaign
 from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig, BertScoreMetric
-from metrics.scoring import calibrate_campaign, ensure_scored, score_campaign
+from metrics.calibration_sets import calibration_arrays
+from metrics.scoring import ensure_scored, score_campaign
 from tests.metrics.conftest import add_labels, add_outputs, make_campaign
 
 REFS = {
@@ -156,18 +159,21 @@ def test_calibration_uses_current_labels_and_stores_the_threshold(engine) -> Non
                          label=1, supersedes_id=first[("s3", "A")]))  # fmt: skip
         s.add(Annotation(output_id=ids[("s1", "B")], annotator_id=annotator, kind="undo",
                          supersedes_id=first[("s1", "B")]))  # fmt: skip
-    rows_ = store.labelled_scores(engine, cid, sig)
-    by_output = {r.output_id: r.label for r in rows_}
+    rows_ = calibration_arrays(read_campaign(engine, cid), sig)
+    by_output = {
+        ids[(item, system)]: label
+        for item, system, label in zip(rows_.item_ids, rows_.systems, rows_.labels, strict=True)
+    }
     assert ids[("s1", "B")] not in by_output  # undone
     assert by_output[ids[("s3", "A")]] == 1  # corrected
     assert ids[("s5", "A")] not in by_output  # no score (no reference)
     assert len(rows_) == 7
 
-    cal = calibrate_campaign(engine, cid, sig)
+    cal = calibrate_and_save(engine, cid, sig)
     assert cal.overall.n == 7 and set(cal.per_system) == {"A", "B"}
     saved = store.get_threshold(engine, cid, sig)
     assert saved is not None and saved.threshold == cal.threshold and saved.method == "youden"
     assert saved.higher_is_better is True
-    cal2 = calibrate_campaign(engine, cid, sig, method="balanced_accuracy")
+    cal2 = calibrate_and_save(engine, cid, sig, method="balanced_accuracy")
     assert store.get_threshold(engine, cid, sig).method == "balanced_accuracy"  # replaced
     assert cal2.threshold == cal.threshold

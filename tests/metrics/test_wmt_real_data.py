@@ -7,8 +7,9 @@ import io
 
 import sacrebleu
 
+from annotation.calibration import calibrate_and_save
 from db import scores as store
-from metrics.scoring import calibrate_campaign, score_campaign
+from metrics.scoring import score_campaign
 from tests.conftest import shared_file
 from tests.metrics.conftest import WMT_CSV, read_wmt
 
@@ -45,13 +46,13 @@ def test_wmt_slice_scored_exactly_and_calibrated(sqlite_engine) -> None:  # type
             row = by_key[(s.item, s.system)]
             assert s.value == scorer(row["output"], [row["reference"]]).score
 
-    cal = calibrate_campaign(sqlite_engine, cid, report.run("chrf").signature)
+    cal = calibrate_and_save(sqlite_engine, cid, report.run("chrf").signature)
     labels = [int(r["human_label_binary"]) for r in rows]
     assert cal.overall.n == len(rows)
     assert cal.overall.tp + cal.overall.fn == sum(labels)
     assert len(cal.per_system) == 13
     assert 0 < cal.overall.rho.estimate < 1 and 0 < cal.overall.eta.estimate < 1
-    ter = calibrate_campaign(sqlite_engine, cid, report.run("ter").signature)
+    ter = calibrate_and_save(sqlite_engine, cid, report.run("ter").signature)
     assert ter.higher_is_better is False
     assert (
         store.get_threshold(sqlite_engine, cid, report.run("ter").signature).threshold

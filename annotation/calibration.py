@@ -1,0 +1,177 @@
+"""ρ/η calibration of a campaign's metric: the one path from labels and scores to ρ, η.
+
+- :func:`campaign_calibration` — ρ/η of one metric signature on the campaign's binary
+  labels (first current judgment per output, the one the estimators use), at the stored
+  threshold or the method-optimal one (:mod:`metrics.calibration`).
+- :func:`calibrate_and_save` — choose a threshold by ``method`` (Youden by default) and
+  store it for the campaign; the benches and tests set a campaign's threshold this way.
+- :func:`calibration_export` / :func:`import_calibration` — ρ/η calibration sets as JSON
+  (schema in :mod:`metrics.calibration_sets`) plus the item-level CSV behind them; an
+  import into another campaign becomes its "ρ, η provided" von Däniken prior, and is
+  refused when the metric signature differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+
+from annotation.exports import campaign_id_or_fail, to_csv
+from db.calibration import store_set
+from db.reads import CampaignData, read_campaign
+from db.scores import campaign_signatures, save_threshold
+from metrics import calibration_sets as cs
+from metrics.calibration import Calibration, calibrate
+
+
+@dataclass(frozen=True)
+class CalibrationExport:
+    """A calibration set of one campaign: the ρ/η calibration, its JSON and item CSV."""
+
+    calibration: Calibration
+    payload: dict[str, Any]
+    json: bytes
+    items_csv: bytes
+    items: list[dict[str, Any]]
+
+
+def campaign_calibration(
+    data: CampaignData,
+    signature: str,
+    *,
+    threshold: float | None = None,
+    method: str = "youden",
+    level: float = 0.95,
+    use_stored: bool = True,
+) -> tuple[Calibration, cs.CalibrationArrays]:
+    """ρ/η of ``signature`` on the campaign's binary labels (metrics.calibration).
+
+    ``threshold`` None: the campaign's stored threshold (unless ``use_stored`` is False),
+    else the ``method``-optimal one (Youden); a given threshold is recorded as "manual".
+    Raises :class:`metrics.calibration_sets.CalibrationSetError` when the campaign lacks the
+    labels or scores a calibration needs.
+    """
+    info = data.metric(signature)
+    if info is None:
+        raise cs.CalibrationSetError(f"campaign '{data.name}' has no scores for '{signature}'")
+    arrays = cs.calibration_arrays(data, signature)
+    if len(arrays) == 0:
+        raise cs.CalibrationSetError(
+            "no output has both a binary human label and this metric's score yet"
+        )
+    higher = info.higher_is_better
+    if higher is None:
+        from metrics.registry import HIGHER_IS_BETTER
+
+        higher = HIGHER_IS_BETTER.get(info.metric, True)
+    if threshold is None and use_stored and info.threshold is not None:
+        threshold, method = info.threshold, info.threshold_method or method
+    elif threshold is not None:
+        method = "manual"
+    try:
+        cal = calibrate(
+            arrays.scores,
+            arrays.labels,
+            systems=arrays.systems,
+            higher_is_better=higher,
+            method=method,
+            level=level,
+            threshold=threshold,
+        )
+    except ValueError as exc:
+        raise cs.CalibrationSetError(str(exc)) from None
+    return cal, arrays
+
+
+def calibrate_and_save(
+    engine: Engine,
+    campaign_id: int,
+    signature: str,
+    method: str = "youden",
+    *,
+    level: float = 0.95,
+) -> Calibration:
+    """Choose the ``method``-optimal threshold of ``signature`` and store it for the campaign.
+
+    Replaces a stored threshold (a threshold is a setting, not a judgment). Raises
+    :class:`metrics.calibration_sets.CalibrationSetError` like :func:`campaign_calibration`.
+    """
+    data = read_campaign(engine, campaign_id)
+    cal, _ = campaign_calibration(data, signature, method=method, level=level, use_stored=False)
+    save_threshold(engine, campaign_id, signature, cal.threshold, cal.higher_is_better, cal.method)
+    return cal
+
+
+def calibration_export(
+    engine: Engine,
+    campaign: str,
+    signature: str,
+    *,
+    threshold: float | None = None,
+    method: str = "youden",
+    name: str | None = None,
+    record: bool = True,
+    data: CampaignData | None = None,
+) -> CalibrationExport:
+    """The campaign's calibration set for ``signature`` as JSON and item-level CSV.
+
+    With ``record`` the exported set is also stored (source campaign = this one).
+    """
+    data = data or read_campaign(engine, campaign_id_or_fail(engine, campaign))
+    cal, arrays = campaign_calibration(data, signature, threshold=threshold, method=method)
+    metric = data.metric(signature).metric
+    payload = cs.build_payload(
+        name=name
+        or f"{campaign}: {metric} {'≥' if cal.higher_is_better else '≤'} {cal.threshold:.4g}",
+        metric=metric,
+        signature=signature,
+        calibration=cal,
+        arrays=arrays,
+        source_campaign=campaign,
+    )
+    items = cs.calibration_items(arrays, cal.threshold, cal.higher_is_better)
+    if record:
+        o = cal.overall
+        store_set(
+            engine,
+            name=payload["name"],
+            signature=signature,
+            threshold=cal.threshold,
+            higher_is_better=cal.higher_is_better,
+            counts=(o.tp, o.fn, o.tn, o.fp),
+            per_system=payload["per_system"],
+            payload=payload,
+            source_campaign_id=data.campaign_id,
+        )
+    return CalibrationExport(
+        calibration=cal,
+        payload=payload,
+        json=cs.dumps(payload),
+        items_csv=to_csv(cs.ITEM_COLUMNS, items),
+        items=items,
+    )
+
+
+def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
+    """Use a calibration-set file as ``campaign``'s "ρ, η provided" prior; the stored id.
+
+    Raises :class:`metrics.calibration_sets.CalibrationSetError` for an invalid file and
+    :class:`metrics.calibration_sets.SignatureMismatch` when the campaign's scores do not
+    carry the set's metric signature (the message names both).
+    """
+    cid = campaign_id_or_fail(engine, campaign)
+    cal = cs.parse(raw)
+    cs.check_signature(cal, [(metric, sig) for metric, sig, _ in campaign_signatures(engine, cid)])
+    return store_set(
+        engine,
+        name=cal.name,
+        signature=cal.signature,
+        threshold=cal.threshold,
+        higher_is_better=cal.higher_is_better,
+        counts=cal.counts,
+        per_system=cal.per_system,
+        payload=cal.payload,
+        applied_campaign_id=cid,
+    )
