@@ -3,7 +3,7 @@
 import streamlit as st
 
 from annotation.auth import admin_password_configured, verify_admin_password
-from pages.common import engine
+from views.common import engine
 
 st.title("Tandem")
 st.caption("Human evaluation of text generation, with live significance you can trust.")

@@ -10,7 +10,7 @@ from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig
 from metrics.registry import METRIC_NAMES
 from metrics.scoring import score_campaign
-from pages.common import campaign_picker, engine, require_admin
+from views.common import campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Campaigns")

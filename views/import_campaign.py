@@ -6,7 +6,7 @@ import streamlit as st
 from annotation.campaign_file import OPTIONAL, REQUIRED, CampaignFileError, check_campaign_file
 from annotation.importer import import_campaign
 from db.campaigns import campaign_exists
-from pages.common import engine, require_admin
+from views.common import engine, require_admin
 
 require_admin()
 st.title("Import a campaign")

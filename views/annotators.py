@@ -9,7 +9,7 @@ import streamlit as st
 from annotation import queue
 from annotation.auth import create_annotator, revoke_annotator
 from db.campaigns import list_campaigns
-from pages.common import campaign_picker, engine, require_admin
+from views.common import campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Annotators")

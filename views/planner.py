@@ -30,7 +30,7 @@ from estimators.planning import (
 )
 from estimators.report import default_signatures, planning_inputs
 from metrics.calibration_sets import CalibrationSetError
-from pages.common import campaign_picker, current_campaign_data, engine, require_admin
+from views.common import campaign_picker, current_campaign_data, engine, require_admin
 
 require_admin()
 st.title("Planner")

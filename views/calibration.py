@@ -19,7 +19,7 @@ from db.scores import save_threshold
 from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
-from pages.common import campaign_data, campaign_picker, engine, require_admin
+from views.common import campaign_data, campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Calibration")
