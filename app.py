@@ -1,4 +1,10 @@
-"""Tandem's entry point: checks the database, gates roles, and routes to the pages."""
+"""Tandem's entry point: checks the database, gates roles, and routes to the pages.
+
+The pages live in ``views/``, never ``pages/``: Streamlit treats a ``pages/`` folder next to
+the entry script as its old multipage mode, and the first run after the server starts then
+runs the script the URL names (e.g. /dashboard) without this file, listing every script in
+the sidebar. Every path must go through the gate below.
+"""
 
 import os
 
@@ -8,7 +14,24 @@ import streamlit as st
 
 from annotation.auth import active_annotator, annotator_for_token
 from db.migrate import DatabaseNotMigrated, ensure_migrated
-from pages.common import engine
+from views.common import engine
+
+# Every URL an admin page has: a session that may not see them gets its one page under each,
+# so a deep link runs that page (the sign-in, or an invite's annotate page) instead of
+# Streamlit's "page not found", and after signing in the admin lands on the page asked for.
+ADMIN_URL_PATHS = ("campaigns", "import_campaign", "annotators", "dashboard", "calibration",
+                   "planner", "annotate")  # fmt: skip
+
+
+def only_page(script: str, title: str, icon: str) -> list:
+    """``script`` as the default page and under every admin URL path (hidden navigation)."""
+    own = script.removeprefix("views/").removesuffix(".py")
+    return [st.Page(script, title=title, icon=icon, default=True)] + [
+        st.Page(script, title=title, icon=icon, url_path=path)
+        for path in ADMIN_URL_PATHS
+        if path != own
+    ]
+
 
 st.set_page_config(page_title="Tandem", page_icon=":material/balance:", layout="wide")
 
@@ -45,25 +68,23 @@ if token or st.session_state.get("role") == "annotator":
         campaign_id=who.campaign_id,
         campaign_name=who.campaign_name,
     )
-    pages = [
-        st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:", default=True)
-    ]
+    pages = only_page("views/annotate.py", title="Annotate", icon=":material/edit_note:")
 elif st.session_state.get("role") == "admin":
     pages = {
         "Campaigns": [
             st.Page(
-                "pages/campaigns.py", title="Campaigns", icon=":material/list_alt:", default=True
+                "views/campaigns.py", title="Campaigns", icon=":material/list_alt:", default=True
             ),
-            st.Page("pages/import_campaign.py", title="Import", icon=":material/upload_file:"),
-            st.Page("pages/annotators.py", title="Annotators", icon=":material/group:"),
+            st.Page("views/import_campaign.py", title="Import", icon=":material/upload_file:"),
+            st.Page("views/annotators.py", title="Annotators", icon=":material/group:"),
         ],
         "Analysis": [
-            st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
-            st.Page("pages/calibration.py", title="Calibration", icon=":material/tune:"),
-            st.Page("pages/planner.py", title="Planner", icon=":material/calculate:"),
+            st.Page("views/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
+            st.Page("views/calibration.py", title="Calibration", icon=":material/tune:"),
+            st.Page("views/planner.py", title="Planner", icon=":material/calculate:"),
         ],
         "Annotation": [
-            st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
+            st.Page("views/annotate.py", title="Annotate", icon=":material/edit_note:"),
         ],
     }
     with st.sidebar:
@@ -71,6 +92,6 @@ elif st.session_state.get("role") == "admin":
             st.session_state.clear()
             st.rerun()
 else:
-    pages = [st.Page("pages/login.py", title="Sign in", icon=":material/key:", default=True)]
+    pages = only_page("views/login.py", title="Sign in", icon=":material/key:")
 
 st.navigation(pages, position="hidden" if isinstance(pages, list) else "sidebar").run()

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 
@@ -27,22 +28,46 @@ from db.engine import session_scope
 from db.settings import get_setting, set_setting
 
 ADMIN_HASH_KEY = "admin_password_hash"
-_ITERATIONS = 200_000
+THROTTLE_KEY = "admin_signin_throttle"
+# OWASP Password Storage Cheat Sheet (2023+): PBKDF2-HMAC-SHA256 with 600,000 iterations.
+# The count is stored in each hash, so older hashes still verify and are upgraded on the
+# next successful sign-in.
+_ITERATIONS = 600_000
+_SCHEME = "pbkdf2_sha256"
+FREE_FAILURES = 5  # wrong passwords allowed before the first lockout
+LOCKOUT_BASE_S = 30  # the first lockout; each further failure doubles it
+LOCKOUT_MAX_S = 3600
 
 
-def hash_secret(secret: str, salt: bytes | None = None) -> str:
+def hash_secret(secret: str, salt: bytes | None = None, iterations: int = _ITERATIONS) -> str:
     salt = salt or secrets.token_bytes(16)
-    digest = hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, _ITERATIONS)
-    return f"pbkdf2_sha256${_ITERATIONS}${salt.hex()}${digest.hex()}"
+    digest = hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, iterations)
+    return f"{_SCHEME}${iterations}${salt.hex()}${digest.hex()}"
+
+
+def _parse_hash(stored: str) -> tuple[int, bytes, str] | None:
+    try:
+        scheme, iterations, salt, digest = stored.split("$")
+        if scheme != _SCHEME:
+            return None
+        return int(iterations), bytes.fromhex(salt), digest
+    except ValueError:
+        return None
 
 
 def verify_secret(secret: str, stored: str) -> bool:
-    try:
-        _, iterations, salt, digest = stored.split("$")
-    except ValueError:
+    parsed = _parse_hash(stored)
+    if parsed is None:
         return False
-    check = hashlib.pbkdf2_hmac("sha256", secret.encode(), bytes.fromhex(salt), int(iterations))
+    iterations, salt, digest = parsed
+    check = hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, iterations)
     return hmac.compare_digest(check.hex(), digest)
+
+
+def needs_rehash(stored: str) -> bool:
+    """True when a stored hash uses fewer iterations than today's."""
+    parsed = _parse_hash(stored)
+    return parsed is None or parsed[0] < _ITERATIONS
 
 
 def admin_password_configured(engine: Engine) -> bool:
@@ -52,17 +77,70 @@ def admin_password_configured(engine: Engine) -> bool:
 
 
 def verify_admin_password(engine: Engine, password: str) -> bool:
+    """Check the password (no throttling: the sign-in page calls `sign_in_admin`). A stored
+    hash with an older iteration count is replaced by today's on success."""
     env = os.environ.get("TANDEM_ADMIN_PASSWORD")
     if env:
         return hmac.compare_digest(password.encode(), env.encode())
     stored = get_setting(engine, ADMIN_HASH_KEY)
-    return stored is not None and verify_secret(password, stored)
+    if stored is None or not verify_secret(password, stored):
+        return False
+    if needs_rehash(stored):
+        set_setting(engine, ADMIN_HASH_KEY, hash_secret(password))
+    return True
+
+
+@dataclass(frozen=True)
+class SignInResult:
+    """``ok`` when signed in; otherwise ``retry_at`` says until when sign-in is locked (None
+    when the next attempt may come at once)."""
+
+    ok: bool
+    retry_at: datetime | None = None
+
+
+def _throttle_state(engine: Engine) -> tuple[int, datetime | None]:
+    raw = get_setting(engine, THROTTLE_KEY)
+    if not raw:
+        return 0, None
+    state = json.loads(raw)
+    until = state.get("locked_until")
+    return int(state["failures"]), datetime.fromisoformat(until) if until else None
+
+
+def lockout_seconds(failures: int) -> int:
+    """Lockout after the ``failures``-th consecutive wrong password: none for the first
+    FREE_FAILURES - 1, then LOCKOUT_BASE_S doubling per failure up to LOCKOUT_MAX_S."""
+    if failures < FREE_FAILURES:
+        return 0
+    return min(LOCKOUT_MAX_S, LOCKOUT_BASE_S * 2 ** min(failures - FREE_FAILURES, 20))
+
+
+def sign_in_admin(engine: Engine, password: str, now: datetime | None = None) -> SignInResult:
+    """Check the admin password with a persistent throttle (app_settings, so it holds across
+    sessions and server restarts): during a lockout even the right password is refused;
+    a success resets the count."""
+    now = now or datetime.now(UTC)
+    _, locked_until = _throttle_state(engine)
+    if locked_until is not None and now < locked_until:
+        return SignInResult(False, locked_until)
+    if verify_admin_password(engine, password):
+        set_setting(engine, THROTTLE_KEY, "")
+        return SignInResult(True)
+    # Re-read after the slow hash so concurrent wrong attempts all count.
+    failures = _throttle_state(engine)[0] + 1
+    wait = lockout_seconds(failures)
+    retry_at = now + timedelta(seconds=wait) if wait else None
+    state = {"failures": failures, "locked_until": retry_at.isoformat() if retry_at else None}
+    set_setting(engine, THROTTLE_KEY, json.dumps(state))
+    return SignInResult(False, retry_at)
 
 
 def set_admin_password(engine: Engine, password: str) -> None:
     if len(password) < 8:
         raise ValueError("the admin password must have at least 8 characters")
     set_setting(engine, ADMIN_HASH_KEY, hash_secret(password))
+    set_setting(engine, THROTTLE_KEY, "")  # a new password (cli.py) lifts a lockout
 
 
 def ensure_admin_password(engine: Engine) -> str | None:

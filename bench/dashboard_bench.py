@@ -107,7 +107,7 @@ def main() -> None:
         at.session_state["current_campaign"] = campaign
         at.session_state["dash-live"] = False  # time reruns, not the timer
         at.run()
-        at.switch_page("pages/dashboard.py").run()
+        at.switch_page("views/dashboard.py").run()
         if at.exception:
             raise RuntimeError(at.exception)
         return at

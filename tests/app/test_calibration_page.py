@@ -13,7 +13,7 @@ from metrics.calibration_sets import SignatureMismatch
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
-PAGE = "pages/calibration.py"
+PAGE = "views/calibration.py"
 
 
 def _page(campaign: str) -> AppTest:

@@ -8,7 +8,7 @@ from annotation.importer import import_campaign
 from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 
-PAGE = "pages/dashboard.py"
+PAGE = "views/dashboard.py"
 
 
 def _dashboard(campaign: str | None = None) -> AppTest:

@@ -10,7 +10,7 @@ from estimators.planning import calibration_rates, human_labels_needed, measurab
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
-PAGE = "pages/planner.py"
+PAGE = "views/planner.py"
 
 
 def _input(at: AppTest, label: str):  # type: ignore[no-untyped-def]

@@ -1,9 +1,11 @@
 """Admin sign-in."""
 
+from datetime import UTC, datetime
+
 import streamlit as st
 
-from annotation.auth import admin_password_configured, verify_admin_password
-from pages.common import engine
+from annotation.auth import admin_password_configured, sign_in_admin
+from views.common import engine
 
 st.title("Tandem")
 st.caption("Human evaluation of text generation, with live significance you can trust.")
@@ -19,8 +21,15 @@ st.write("Annotators: open the invite link you were given. Administrators sign i
 with st.form("login"):
     password = st.text_input("Admin password", type="password")
     if st.form_submit_button("Sign in", type="primary"):
-        if verify_admin_password(engine(), password):
+        result = sign_in_admin(engine(), password)
+        if result.ok:
             st.session_state["role"] = "admin"
             st.rerun()
-        else:
+        elif result.retry_at is None:
             st.error("Wrong password.")
+        else:
+            seconds = max(1, round((result.retry_at - datetime.now(UTC)).total_seconds()))
+            st.error(
+                "Too many wrong passwords: sign-in is locked until "
+                f"{result.retry_at:%H:%M:%S} UTC (in {seconds} s). Try again then."
+            )

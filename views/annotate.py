@@ -20,7 +20,7 @@ import streamlit as st
 
 from annotation import queue
 from annotation.diff import diff_html, literal_html
-from pages.common import engine
+from views.common import engine
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
 KEYS |= {"s": "skip", "u": "undo"}

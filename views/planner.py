@@ -31,7 +31,13 @@ from estimators.planning import (
 )
 from estimators.report import default_signatures, planning_inputs
 from metrics.calibration_sets import CalibrationSetError
-from pages.common import campaign_picker, current_campaign_data, engine, require_admin
+from views.common import (
+    campaign_picker,
+    current_campaign_data,
+    engine,
+    literal,
+    require_admin,
+)
 
 require_admin()
 st.title("Planner")
@@ -58,7 +64,9 @@ def from_campaign():  # type: ignore[no-untyped-def]
             counts = (o.tp, o.fn, o.tn, o.fp)
             st.caption(f"ρ, η from {data.metric(sigs[0]).metric} at threshold {cal.threshold:.4g}.")
         except CalibrationSetError as exc:
-            st.caption(f"No calibration from this campaign yet ({exc}); enter ρ and η below.")
+            st.caption(
+                f"No calibration from this campaign yet ({literal(exc)}); enter ρ and η below."
+            )
     else:
         st.caption("This campaign has no metric scores yet; enter ρ and η below.")
     inputs = planning_inputs(data, counts)
@@ -110,7 +118,7 @@ else:
     try:
         rho, eta, n_cal = calibration_rates(*calibration)
     except ValueError as exc:
-        st.warning(f"These calibration counts do not give ρ and η: {exc}.")
+        st.warning(f"These calibration counts do not give ρ and η: {literal(exc)}.")
         st.stop()
     st.caption(
         f"ρ̂ = {rho:.3f}, η̂ = {eta:.3f} from {n_cal:,} calibration items; their uncertainty "

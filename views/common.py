@@ -3,6 +3,7 @@ cached campaign read. No SQL, no formulas."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -22,6 +23,16 @@ def _engine_for(url: str) -> Engine:
 def engine() -> Engine:
     """One engine (and connection pool) per server process and DATABASE_URL."""
     return _engine_for(database_url())
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&])")
+
+
+def literal(text: object) -> str:
+    """User-supplied text (a file, column, campaign or annotator name, a cell, an exception
+    message) escaped for Streamlit's markdown, so it shows character for character: no image
+    fetched, no link, no HTML, no formatting."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", str(text))
 
 
 def is_admin() -> bool:

@@ -9,7 +9,7 @@ import streamlit as st
 from annotation import queue
 from annotation.auth import create_annotator, revoke_annotator
 from db.campaigns import list_campaigns
-from pages.common import campaign_picker, engine, require_admin
+from views.common import campaign_picker, engine, literal, require_admin
 
 require_admin()
 st.title("Annotators")
@@ -97,7 +97,7 @@ with st.form("new_annotator", clear_on_submit=True):
         try:
             invite = create_annotator(engine(), campaign_id, new_name)
         except Exception as exc:  # a duplicate name or an empty one
-            st.error(f"Could not create the annotator: {exc}")
+            st.error(f"Could not create the annotator: {literal(exc)}")
         else:
             st.session_state["new_invite"] = (invite.name, invite.query)
 
@@ -106,7 +106,7 @@ if shown is not None:
     url = urlsplit(st.context.url or "")
     path = url.path.rstrip("/").removesuffix("/annotators")
     base = f"{url.scheme}://{url.netloc}{path}" if url.netloc else ""
-    st.success(f"Invite link for {shown[0]}. It is shown only now: copy it and send it.")
+    st.success(f"Invite link for {literal(shown[0])}. It is shown only now: copy it and send it.")
     st.code(f"{base}/{shown[1]}", language=None)
 
 work = queue.annotator_overview(engine(), campaign_id)

@@ -6,7 +6,7 @@ import streamlit as st
 from annotation.campaign_file import OPTIONAL, REQUIRED, CampaignFileError, check_campaign_file
 from annotation.importer import import_campaign
 from db.campaigns import campaign_exists
-from pages.common import engine, require_admin
+from views.common import engine, literal, require_admin
 
 require_admin()
 st.title("Import a campaign")
@@ -41,7 +41,7 @@ if check.ok:
 else:
     st.error(
         "The file cannot be imported as it is:\n\n"
-        + "\n".join(f"- {p}" for p in check.problems)
+        + "\n".join(f"- {literal(p)}" for p in check.problems)
         + ("\n- …more problems not shown." if check.truncated else "")
     )
     st.stop()
@@ -76,10 +76,10 @@ if st.button("Import", type="primary", disabled=not name or (exists and not appe
         )
     except CampaignFileError as exc:
         bar.empty()
-        st.error("Nothing was imported:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
+        st.error("Nothing was imported:\n\n" + "\n".join(f"- {literal(p)}" for p in exc.problems))
     else:
         bar.progress(1.0, text="Done")
-        st.success(report.summary())
+        st.success(literal(report.summary()))
         st.info(
             "Next: score the outputs on the **Campaigns** page, then build the annotation "
             "queue and invite annotators on the **Annotators** page."

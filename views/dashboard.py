@@ -25,7 +25,7 @@ from estimators.report import (
     default_label_kind,
     default_signatures,
 )
-from pages.common import campaign_data, campaign_picker, engine, require_admin
+from views.common import campaign_data, campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Dashboard")

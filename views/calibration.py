@@ -20,7 +20,7 @@ from db.scores import save_threshold
 from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
-from pages.common import campaign_data, campaign_picker, engine, require_admin
+from views.common import campaign_data, campaign_picker, engine, literal, require_admin
 
 require_admin()
 st.title("Calibration")
@@ -69,14 +69,14 @@ def import_section(name: str, cid: int) -> None:
         try:
             import_calibration(engine(), name, upload.getvalue())
         except CalibrationSetError as exc:
-            st.error(str(exc))
+            st.error(literal(exc))
         else:
-            st.success(f"Imported '{upload.name}': the dashboard now shows it as a prior.")
+            st.success(f"Imported '{literal(upload.name)}': the dashboard now shows it as a prior.")
     for stored in applied_sets(engine(), cid):
         tp, fn, tn, fp = stored.counts
         cols = st.columns([4, 1])
         cols[0].write(
-            f"**{stored.name}** — `{stored.signature}`, threshold {stored.threshold:.4g}; "
+            f"**{literal(stored.name)}** — `{stored.signature}`, threshold {stored.threshold:.4g}; "
             f"TP {tp}, FN {fn}, TN {tn}, FP {fp}"
         )
         if cols[1].button("Stop using", key=f"cal-remove-{stored.id}"):
@@ -109,7 +109,7 @@ try:
     stored_cal, arrays = calibrated(db_url, cid, key, signature)
 except CalibrationSetError as exc:
     st.info(
-        f"Cannot calibrate yet: {exc}. ρ and η need outputs with a binary human label "
+        f"Cannot calibrate yet: {literal(exc)}. ρ and η need outputs with a binary human label "
         "(adequate / inadequate) of both kinds; they appear as annotators label."
     )
     import_section(name, cid)

@@ -9,7 +9,7 @@ from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig
 from metrics.registry import METRIC_NAMES
 from metrics.scoring import score_campaign
-from pages.common import campaign_picker, engine, require_admin
+from views.common import campaign_picker, engine, literal, require_admin
 
 require_admin()
 st.title("Campaigns")
@@ -77,7 +77,7 @@ if name:
             )
         except MetricConfigError as exc:
             bar.empty()
-            st.error(str(exc))
+            st.error(literal(exc))
         else:
             bar.progress(1.0, text="Done")
             st.success(report.summary())

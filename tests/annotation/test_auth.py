@@ -1,0 +1,109 @@
+"""Admin sign-in: the persistent brute-force throttle and the password hash's strength."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine
+
+from annotation import auth
+from annotation.auth import (
+    ADMIN_HASH_KEY,
+    FREE_FAILURES,
+    LOCKOUT_BASE_S,
+    LOCKOUT_MAX_S,
+    hash_secret,
+    set_admin_password,
+    sign_in_admin,
+    verify_secret,
+)
+from db.settings import get_setting, set_setting
+
+PASSWORD = "correct horse battery"
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def admin_engine(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    monkeypatch.delenv("TANDEM_ADMIN_PASSWORD", raising=False)
+    set_admin_password(engine, PASSWORD)
+    return engine
+
+
+def test_five_failures_lock_out_even_the_right_password(admin_engine: Engine) -> None:
+    for i in range(FREE_FAILURES - 1):
+        result = sign_in_admin(admin_engine, f"guess-{i}", now=T0)
+        assert not result.ok and result.retry_at is None
+    locked = sign_in_admin(admin_engine, "guess-last", now=T0)
+    assert not locked.ok and locked.retry_at == T0 + timedelta(seconds=LOCKOUT_BASE_S)
+    # During the lockout the right password is refused, and says until when.
+    inside = T0 + timedelta(seconds=LOCKOUT_BASE_S - 1)
+    refused = sign_in_admin(admin_engine, PASSWORD, now=inside)
+    assert not refused.ok and refused.retry_at == locked.retry_at
+    # After it, the right password works and resets the count.
+    after = T0 + timedelta(seconds=LOCKOUT_BASE_S)
+    assert sign_in_admin(admin_engine, PASSWORD, now=after).ok
+    for i in range(FREE_FAILURES - 1):
+        assert sign_in_admin(admin_engine, f"again-{i}", now=after).retry_at is None
+
+
+def test_lockout_doubles_per_failure_up_to_the_cap(admin_engine: Engine) -> None:
+    now = T0
+    waits = []
+    for i in range(FREE_FAILURES + 12):
+        result = sign_in_admin(admin_engine, f"guess-{i}", now=now)
+        assert not result.ok
+        if result.retry_at is not None:
+            waits.append((result.retry_at - now).total_seconds())
+            now = result.retry_at  # the attacker waits out each lockout
+    assert waits[:4] == [LOCKOUT_BASE_S, 2 * LOCKOUT_BASE_S, 4 * LOCKOUT_BASE_S,
+                         8 * LOCKOUT_BASE_S]  # fmt: skip
+    assert max(waits) == LOCKOUT_MAX_S and waits[-1] == LOCKOUT_MAX_S
+
+
+def test_forty_fast_guesses_then_the_right_password_is_refused(admin_engine: Engine) -> None:
+    """The reported attack: 40 wrong passwords at 10/s, then the right one."""
+    for i in range(40):
+        sign_in_admin(admin_engine, f"guess-{i}", now=T0 + timedelta(seconds=i / 10))
+    assert not sign_in_admin(admin_engine, PASSWORD, now=T0 + timedelta(seconds=4.1)).ok
+
+
+def test_the_throttle_is_persistent(admin_engine: Engine) -> None:
+    for i in range(FREE_FAILURES):
+        sign_in_admin(admin_engine, f"guess-{i}", now=T0)
+    # A new session, a new process: the state lives in the database.
+    assert get_setting(admin_engine, auth.THROTTLE_KEY)
+    assert not sign_in_admin(admin_engine, PASSWORD, now=T0 + timedelta(seconds=1)).ok
+
+
+def test_a_new_password_lifts_the_lockout(admin_engine: Engine) -> None:
+    for i in range(FREE_FAILURES):
+        sign_in_admin(admin_engine, f"guess-{i}", now=T0)
+    set_admin_password(admin_engine, "a brand new password")
+    assert sign_in_admin(admin_engine, "a brand new password", now=T0).ok
+
+
+def test_new_hashes_use_owasp_iterations() -> None:
+    scheme, iterations, salt, digest = hash_secret("pw").split("$")
+    assert (scheme, int(iterations)) == ("pbkdf2_sha256", 600_000)
+    expected = hashlib.pbkdf2_hmac("sha256", b"pw", bytes.fromhex(salt), 600_000).hex()
+    assert digest == expected
+
+
+def test_old_200k_hash_verifies_and_is_upgraded_on_sign_in(admin_engine: Engine) -> None:
+    old = hash_secret(PASSWORD, iterations=200_000)
+    set_setting(admin_engine, ADMIN_HASH_KEY, old)
+    assert not sign_in_admin(admin_engine, "wrong password", now=T0).ok
+    assert get_setting(admin_engine, ADMIN_HASH_KEY) == old  # a failure changes nothing
+    assert sign_in_admin(admin_engine, PASSWORD, now=T0).ok
+    new = get_setting(admin_engine, ADMIN_HASH_KEY)
+    assert new != old and new.split("$")[1] == "600000"
+    assert verify_secret(PASSWORD, new) and not verify_secret("wrong password", new)
+    assert sign_in_admin(admin_engine, PASSWORD, now=T0).ok
+
+
+def test_malformed_hash_never_verifies() -> None:
+    for stored in ("", "x$y", "md5$1$00$00", "pbkdf2_sha256$many$00$00"):
+        assert not verify_secret("pw", stored)

@@ -1,0 +1,97 @@
+"""Deep links in a real browser: every path goes through app.py's gate.
+
+Each case is the first visit to a freshly started server, the run Streamlit used to hand to
+its "views/ directory" mode (every script listed in the sidebar and the URL's script run
+without app.py). Without a session an admin path shows the sign-in; an invite link opens
+the annotate page on any path; an invalid token is refused; the sidebar only ever lists
+routed pages.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation import queue
+from annotation.auth import create_annotator
+from db.engine import session_scope
+from db.models import Campaign, Item, Output, System
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+
+PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
+PATHS = ("dashboard", "annotators", "import_campaign", "campaigns", "calibration", "planner",
+         "annotate")  # fmt: skip
+ROUTED = {"Campaigns", "Import", "Annotators", "Dashboard", "Calibration", "Planner", "Annotate"}
+NEVER_LISTED = {"app", "common", "login", "views"}
+ADMIN_ONLY = ("This page is for the campaign's administrators.", "Invite an annotator",
+              "Import a campaign", "sys-alpha")  # fmt: skip
+SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "deep_link_invite.png"
+
+
+def _seed(server: Server) -> str:
+    with session_scope(server.engine) as s:
+        camp = Campaign(name="Deep link campaign", source_lang="en", target_lang="de")
+        s.add(camp)
+        s.flush()
+        systems = [System(campaign_id=camp.id, name=n) for n in ("sys-alpha", "sys-beta")]
+        s.add_all(systems)
+        for j in range(3):
+            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source {j}.")
+            s.add(item)
+            s.flush()
+            s.add_all(Output(item_id=item.id, system_id=sy.id, text=f"Satz {j}") for sy in systems)
+        cid = camp.id
+    queue.build_queue(server.engine, cid, seed=1)
+    return create_annotator(server.engine, cid, "Ana").token
+
+
+def _sidebar_entries(page) -> set[str]:  # type: ignore[no-untyped-def]
+    links = page.locator("[data-testid='stSidebarNav'] a")
+    return {t.strip().splitlines()[-1] for t in links.all_inner_texts()}  # drop the icon name
+
+
+def _assert_no_admin_content(page, path: str) -> None:  # type: ignore[no-untyped-def]
+    body = page.locator("body").inner_text()
+    for text in ADMIN_ONLY:
+        assert text not in body, (path, text)
+    assert page.locator("[data-testid='stDataFrame']").count() == 0, path
+    assert page.locator("[data-testid='stException']").count() == 0, path
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", PATHS)
+def test_deep_link_without_session_shows_sign_in(server: Server, page, path: str) -> None:  # type: ignore[no-untyped-def]
+    _seed(server)
+    page.goto(f"{server.url}/{path}")
+    page.get_by_label("Admin password").wait_for()
+    _assert_no_admin_content(page, path)
+    assert not _sidebar_entries(page) & NEVER_LISTED, path
+    # Signing in on the deep link: the sidebar lists the routed pages and nothing else.
+    page.get_by_label("Admin password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("link", name="Dashboard").wait_for()
+    entries = _sidebar_entries(page)
+    assert entries == ROUTED, (path, entries)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", PATHS)
+def test_invite_link_opens_annotate_on_any_path(server: Server, page, path: str) -> None:  # type: ignore[no-untyped-def]
+    token = _seed(server)
+    page.goto(f"{server.url}/{path}?token={token}")
+    page.locator(".tandem-output").first.wait_for()
+    assert page.locator("h1").first.inner_text().strip() == "Deep link campaign"
+    _assert_no_admin_content(page, path)
+    assert _sidebar_entries(page) == set(), path  # an annotator sees no navigation at all
+    if path == "dashboard":
+        page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", PATHS)
+def test_invalid_token_is_refused_on_any_path(server: Server, page, path: str) -> None:  # type: ignore[no-untyped-def]
+    _seed(server)
+    page.goto(f"{server.url}/{path}?token=not-a-real-token")
+    page.get_by_text("This invite link is not valid").wait_for()
+    _assert_no_admin_content(page, path)
+    assert page.locator(".tandem-output").count() == 0, path
+    assert _sidebar_entries(page) == set(), path
