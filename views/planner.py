@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.calibration import campaign_calibration
-from annotation.exports import MIME
+from annotation.exports import MIME, to_csv
 from db.campaigns import list_campaigns
 from db.reads import campaign_id
 from estimators.planning import (
@@ -168,7 +168,8 @@ def csv(frame: pd.DataFrame) -> bytes:
     """UTF-8 CSV like the other exports, with plain-ASCII column names."""
     ascii_names = {"ε": "epsilon", "80%-power difference": "difference at 80% power",
                    "accuracy (ρ = η)": "accuracy (rho = eta)"}  # fmt: skip
-    return frame.rename(columns=ascii_names).to_csv(index=False).encode("utf-8")
+    frame = frame.rename(columns=ascii_names)
+    return to_csv(list(frame.columns), frame.to_dict("records"))
 
 
 n_h, n_m = int(n_human), int(n_metric)
