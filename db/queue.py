@@ -5,9 +5,14 @@ function runs inside the caller's transaction (a ``Session`` of ``db.engine.sess
 
 Concurrency:
 
-- PostgreSQL: the claim selects candidate rows ``FOR UPDATE OF assignments SKIP LOCKED``, so
-  two claimers never wait on or take the same slot, and the annotator's own row is locked
-  first so two tabs of one annotator cannot take both slots of an overlapped output.
+- PostgreSQL: every action of an annotator (show, save, skip, undo) starts by locking the
+  annotator's row (``annotator_campaign``), before any slot row. Two tabs of one annotator
+  therefore run one after the other, and all paths take their locks in the same order:
+  annotator, then slots. (Saving used to lock the slot first and the annotator last, through
+  the judgment's foreign key and the claim, while claiming locked the annotator and then
+  refreshed the held slot: two tabs deadlocked.) The claim selects candidate rows
+  ``FOR UPDATE OF assignments SKIP LOCKED``, so two claimers never wait on or take the same
+  slot, and two tabs of one annotator cannot take both slots of an overlapped output.
 - SQLite: every transaction starts with ``BEGIN IMMEDIATE`` (db/engine.py), so claimers are
   serialised by the database's write lock; ``FOR UPDATE`` renders as nothing there.
 - Finishing is a compare-and-set on (annotator, ``claim_version``, state = claimed): a claim
@@ -155,11 +160,48 @@ _NOT_JUDGED_BY_ME = or_(
         _MINE.c.kind == REGULAR,
     ),
 )
-_LOCK_ANNOTATOR = (
-    select(Annotator.__table__.c.id)
-    .where(Annotator.__table__.c.id == bindparam("annotator_id"))
-    .with_for_update()
+_AN, _CA = Annotator.__table__, Campaign.__table__
+_ANNOTATOR_CAMPAIGN = (
+    select(
+        _AN.c.revoked_at,
+        _CA.c.id,
+        _CA.c.name,
+        _CA.c.mode,
+        _CA.c.show_metrics,
+        _CA.c.show_reference,
+        _CA.c.claim_timeout_s,
+        _CA.c.paired,
+    )
+    .join(_CA, _CA.c.id == _AN.c.campaign_id)
+    .where(_AN.c.id == bindparam("annotator_id"))
+    .with_for_update(of=_AN)
 )
+
+
+@dataclass(frozen=True)
+class AnnotatorCampaign:
+    """What an annotator's actions need of their campaign; ``revoked`` when the invite was."""
+
+    revoked: bool
+    id: int
+    name: str
+    mode: str
+    show_metrics: bool
+    show_reference: bool
+    claim_timeout_s: int
+    paired: bool
+
+
+def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
+    """The annotator's campaign, locking the annotator's row (PostgreSQL; SQLite's
+    ``BEGIN IMMEDIATE`` holds the whole database). Call it first in every transaction of an
+    annotator's action: it is the first lock of the one lock order (module docstring)."""
+    row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
+    if row is None:
+        return None
+    return AnnotatorCampaign(row[0] is not None, *row[1:])
+
+
 _MY_CLAIMS = (
     select(_A.c.id, _A.c.claimed_at)
     .where(
@@ -243,10 +285,11 @@ def claim_next(
     half the timeout). A new claim takes the lowest-position slot the annotator may judge
     (open, or claimed by someone before ``cutoff``) and, for a paired campaign, every other
     claimable slot of the same item and overlap slot. [] when nothing is left for them.
+
+    The caller holds the annotator's lock (``annotator_campaign``), so two tabs of one
+    annotator claim one after the other.
     """
     conn = s.connection()
-    if conn.dialect.name != "sqlite":  # SQLite: the transaction holds the write lock already
-        conn.execute(_LOCK_ANNOTATOR, {"annotator_id": annotator_id})
     held = conn.execute(
         _MY_CLAIMS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
     ).all()

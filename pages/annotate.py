@@ -1,6 +1,6 @@
 """The annotator's page: one output at a time, keyboard first, saved at once.
 
-It draws a :class:`annotation.queue.View` and sends clicks to annotation.queue (which decides
+It draws a :class:`annotation.session.View` and sends clicks to annotation.session (which decides
 and records); it never sees system names or which items are attention checks. Text is shown
 literally (escaped, ``dir="auto"``), never rendered as markdown or HTML.
 
@@ -18,7 +18,7 @@ import time
 
 import streamlit as st
 
-from annotation import queue
+from annotation import session
 from annotation.diff import diff_html, literal_html
 from pages.common import engine
 
@@ -59,14 +59,14 @@ def _guarded(action):  # type: ignore[no-untyped-def]
     def run(*args):  # type: ignore[no-untyped-def]
         try:
             action(*args)
-        except queue.AccessDenied:
+        except session.AccessDenied:
             st.session_state.clear()
             st.session_state["denied"] = True
 
     return run
 
 
-def _set_view(view: queue.View) -> None:
+def _set_view(view: session.View) -> None:
     st.session_state["view"] = view
     slot = view.slot
     shown = st.session_state.get("shown")
@@ -79,13 +79,13 @@ def _seconds() -> float | None:
     return None if shown is None else round(time.monotonic() - shown[1], 3)
 
 
-def _post_edit_key(slot: queue.Slot) -> str:
+def _post_edit_key(slot: session.Slot) -> str:
     return f"post_edit_{slot.assignment_id}_{slot.claim_version}"
 
 
 @_guarded
 def _label(value: int | None) -> None:
-    view: queue.View = st.session_state["view"]
+    view: session.View = st.session_state["view"]
     slot = view.slot
     if slot is None:
         return
@@ -94,7 +94,7 @@ def _label(value: int | None) -> None:
         post_edit = st.session_state.get(_post_edit_key(slot), slot.text)
         st.session_state["last_post_edit"] = (slot.text, post_edit)
     _set_view(
-        queue.submit(
+        session.submit(
             engine(),
             ANNOTATOR,
             slot.assignment_id,
@@ -111,22 +111,24 @@ def _skip() -> None:
     slot = st.session_state["view"].slot
     if slot is None:
         return
-    reason = st.session_state.get("skip_reason") or queue.SKIP_REASONS[0]
+    reason = st.session_state.get("skip_reason") or session.SKIP_REASONS[0]
     _set_view(
-        queue.skip(engine(), ANNOTATOR, slot.assignment_id, slot.claim_version, reason, _seconds())
+        session.skip(
+            engine(), ANNOTATOR, slot.assignment_id, slot.claim_version, reason, _seconds()
+        )
     )
 
 
 @_guarded
 def _undo() -> None:
     st.session_state.pop("last_post_edit", None)
-    _set_view(queue.undo(engine(), ANNOTATOR))
+    _set_view(session.undo(engine(), ANNOTATOR))
 
 
 if "view" not in st.session_state:
     try:
-        _set_view(queue.next_view(engine(), ANNOTATOR))
-    except queue.AccessDenied:
+        _set_view(session.next_view(engine(), ANNOTATOR))
+    except session.AccessDenied:
         _deny()
 
 
@@ -208,7 +210,7 @@ def scores_table(scores: dict[str, float | None] | None) -> None:
 def item_panel() -> None:
     if st.session_state.get("denied") or "view" not in st.session_state:
         _deny()
-    view: queue.View = st.session_state["view"]
+    view: session.View = st.session_state["view"]
     p = view.progress
     st.progress(
         p.fraction,
@@ -284,7 +286,9 @@ def item_panel() -> None:
         c2.button("Inadequate `i`", key="inadequate", on_click=_label, args=(0,), width="stretch")
 
     c3, c4, c5 = st.columns([2, 1, 1])
-    c3.selectbox("Skip reason", queue.SKIP_REASONS, key="skip_reason", label_visibility="collapsed")
+    c3.selectbox(
+        "Skip reason", session.SKIP_REASONS, key="skip_reason", label_visibility="collapsed"
+    )
     c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
     keyboard(_post_edit_key(slot) if mode in ("post_edit", "both") else None)
