@@ -28,19 +28,18 @@ with a recorded order and inclusion probabilities):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine
 
 from annotation.attention import MAJOR, degrade
+from db import Engine
 from db import annotations as log
 from db import queue as dbq
-from db.campaigns import insert_returning_ids, next_assignment_position
-from db.models import Assignment, AttentionCheck
+from db.campaigns import next_assignment_position
 
 Progress = Callable[[int, int], None]
 _CHUNK = 5_000
@@ -150,7 +149,7 @@ def build_queue(
                     }
                 )
         for i in range(0, len(rows), _CHUNK):
-            insert_returning_ids(s, Assignment, rows[i : i + _CHUNK])
+            dbq.insert_slots(s, rows[i : i + _CHUNK])
             tick(min(i + _CHUNK, len(rows)), len(rows))
         meta["queue_builds"] = build_no + 1
         meta.setdefault("queue_history", []).append(
@@ -195,6 +194,50 @@ def draw_units(
     return [[flat[k]] for k in rng.permutation(len(flat))]
 
 
+@dataclass(frozen=True)
+class ImportedJudgment:
+    """One judgment of a campaign file, to be recorded as a finished slot."""
+
+    item: str  # the item's id in the file: judgments of one item arrive together
+    output_id: int
+    annotator_id: int
+    inclusion_prob: float  # the share of the system's outputs that the file labels
+
+
+def record_imported(
+    s: Any, campaign_id: int, seed: int, judgments: Sequence[ImportedJudgment]
+) -> list[int]:
+    """Finished ("done") slots for imported judgments, after the campaign's last position;
+    their ids in the order of ``judgments``.
+
+    Arrival order: the paired draw of ``draw_units`` seeded with the campaign's seed, a
+    random permutation of the labelled items with all judgments of one item consecutive, in
+    a random order, so an imported census reads like a queue run to its end.
+    """
+    if not judgments:
+        return []
+    by_item: dict[Any, list[tuple[int, Any]]] = {}
+    for k, j in enumerate(judgments):
+        by_item.setdefault(j.item, []).append((k, j.item))
+    order = [k for unit in draw_units(by_item, True, np.random.default_rng(seed)) for k, _ in unit]
+    start = next_assignment_position(s, campaign_id)
+    rows = [
+        {
+            "campaign_id": campaign_id,
+            "output_id": judgments[k].output_id,
+            "annotator_id": judgments[k].annotator_id,
+            "position": position,
+            "inclusion_prob": judgments[k].inclusion_prob,
+            "state": dbq.DONE,
+            "kind": dbq.REGULAR,
+        }
+        for position, k in enumerate(order, start=start)
+    ]
+    ids = dbq.insert_slots(s, rows)
+    by_input = dict(zip(order, ids, strict=True))
+    return [by_input[k] for k in range(len(judgments))]
+
+
 def _make_checks(
     s: Any, pool: list[tuple[int, int, int, str]], n: int, rng: np.random.Generator
 ) -> list[dict[str, Any]]:
@@ -222,7 +265,7 @@ def _make_checks(
             }
         )
         sources.append((oid, item))
-    ids = insert_returning_ids(s, AttentionCheck, rows)
+    ids = dbq.insert_attention_checks(s, rows)
     return [
         {
             "output_id": oid,

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine
-
 from annotation.queue import utcnow
+from db import Engine
 from db import annotations as log
 from db import queue as dbq
 

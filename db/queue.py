@@ -22,7 +22,7 @@ Concurrency:
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,6 +42,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from db.campaigns import insert_returning_ids
 from db.engine import session_scope
 from db.models import (
     Annotator,
@@ -131,6 +132,17 @@ def queued_output_ids(s: Session, campaign_id: int) -> set[int]:
         .distinct()
     )
     return set(rows)
+
+
+def insert_slots(s: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New assignment slots (campaign, output, item, position, kind, state, inclusion
+    probability, ...); their ids in row order."""
+    return insert_returning_ids(s, Assignment, rows)
+
+
+def insert_attention_checks(s: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New attention checks (output, degraded text, severity, operations, expected label)."""
+    return insert_returning_ids(s, AttentionCheck, rows)
 
 
 def refresh_statistics(s: Session) -> None:
