@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 import streamlit as st
 
@@ -135,53 +136,17 @@ if "view" not in st.session_state:
 # ---------------------------------------------------------------- keyboard
 
 
+_KEYS_JS = Path(__file__).with_name("keys.js").read_text(encoding="utf-8")
+
+
 def keyboard(focus_key: str | None) -> None:
-    """Install the key listener once per browser tab; focus the post-edit box when given."""
-    script = """<script>
-const w = window, doc = document;
-w.__tandemKeys = __KEYS__;
-if (!w.__tandemKeysInstalled) {
-  w.__tandemKeysInstalled = true;
-  doc.addEventListener("keydown", (e) => {
-    const t = e.target;
-    const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" ||
-                         t.isContentEditable);
-    if (typing) {
-      if (e.key === "Escape") t.blur();
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t.tagName === "TEXTAREA") {
-        const save = doc.querySelector(".st-key-save_post_edit button");
-        if (save) {
-          e.preventDefault(); e.stopPropagation();  // only our save, not a second submit
-          t.blur(); setTimeout(() => save.click(), 50);
-        }
-      }
-      return;
-    }
-    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
-    const target = w.__tandemKeys[e.key.toLowerCase()];
-    if (!target) return;
-    const el = doc.querySelector(".st-key-" + target + " button");
-    if (!el || el.disabled) return;
-    e.preventDefault();
-    el.click();
-  }, true);
-}
-const focusKey = __FOCUS__;
-if (focusKey) {
-  let tries = 0;
-  const focus = () => {
-    const ta = doc.querySelector(".st-key-" + focusKey + " textarea");
-    if (ta) { ta.focus(); ta.setSelectionRange(ta.value.length, ta.value.length); }
-    else if (tries++ < 40) setTimeout(focus, 50);
-  };
-  focus();
-}
-</script>"""
-    script = script.replace("__KEYS__", json.dumps(KEYS)).replace(
+    """Install the key listener (pages/keys.js) once per browser tab; focus the post-edit
+    box when given."""
+    script = _KEYS_JS.replace("__KEYS__", json.dumps(KEYS)).replace(
         "__FOCUS__", json.dumps(focus_key)
     )
     # A trusted constant script (key names and an id only), run in the page itself.
-    st.html(script, unsafe_allow_javascript=True)
+    st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
 
 
 # ---------------------------------------------------------------- drawing
