@@ -40,6 +40,7 @@ from db import Engine
 from db import annotations as log
 from db import queue as dbq
 from db.campaigns import next_assignment_position
+from db.vocabulary import CampaignMode
 
 Progress = Callable[[int, int], None]
 _CHUNK = 5_000
@@ -330,7 +331,7 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
     unknown = set(values) - set(dbq.QUEUE_SETTINGS)
     if unknown:
         raise ValueError(f"unknown settings {sorted(unknown)}")
-    if "mode" in values and values["mode"] not in ("binary", "post_edit", "both"):
+    if "mode" in values and values["mode"] not in tuple(CampaignMode):
         raise ValueError("mode must be binary, post_edit or both")
     for key, lo, hi in (("overlap", 0.0, 1.0), ("attention_rate", 0.0, 0.5)):
         if key in values and not lo <= float(values[key]) <= hi:

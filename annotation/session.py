@@ -15,6 +15,7 @@ from annotation.queue import utcnow
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
+from db.vocabulary import CampaignMode, SlotKind
 
 SKIP_REASONS = (
     "Cannot judge: source or output is broken",
@@ -39,7 +40,7 @@ class InvalidJudgment(ValueError):
 class CampaignView:
     id: int
     name: str
-    mode: str  # binary | post_edit | both
+    mode: CampaignMode
     show_metrics: bool
     show_reference: bool
 
@@ -56,7 +57,7 @@ class Slot:
     source: str
     reference: str | None
     scores: dict[str, float | None] | None  # None when the campaign hides metrics
-    kind: str = field(repr=False, default=dbq.REGULAR)
+    kind: SlotKind = field(repr=False, default=SlotKind.REGULAR)
 
 
 @dataclass(frozen=True)
@@ -202,11 +203,11 @@ def submit(
 def _check_mode(mode: str, label: int | None, post_edit: str | None) -> None:
     if label is not None and label not in (0, 1):
         raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
-    if mode == "binary" and label is None:
+    if mode == CampaignMode.BINARY and label is None:
         raise InvalidJudgment("a binary campaign needs a label")
-    if mode == "post_edit" and post_edit is None:
+    if mode == CampaignMode.POST_EDIT and post_edit is None:
         raise InvalidJudgment("a post-edit campaign needs the post-edited text")
-    if mode == "both" and label is None:
+    if mode == CampaignMode.BOTH and label is None:
         raise InvalidJudgment("this campaign needs a label with the post-edit")
 
 

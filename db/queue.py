@@ -53,9 +53,10 @@ from db.models import (
     MetricScore,
     Output,
 )
+from db.vocabulary import CampaignMode, SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED = "open", "claimed", "done", "skipped"
-REGULAR, ATTENTION = "regular", "attention"
+OPEN, CLAIMED, DONE, SKIPPED = SlotState  # short names of the states and kinds
+REGULAR, ATTENTION = SlotKind
 
 #: Metric keys shown beside an item, in display order.
 SHOWN_METRICS = ("bleu", "chrf", "ter", "bertscore_f")
@@ -71,7 +72,7 @@ class SlotRow:
     annotator_id: int
     output_id: int
     item_id: int | None
-    kind: str
+    kind: SlotKind
     position: int
     text: str  # the output, or the degraded copy for an attention check
     source: str
@@ -197,7 +198,7 @@ class AnnotatorCampaign:
     revoked: bool
     id: int
     name: str
-    mode: str
+    mode: CampaignMode
     show_metrics: bool
     show_reference: bool
     claim_timeout_s: int
@@ -211,7 +212,8 @@ def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | Non
     row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
     if row is None:
         return None
-    return AnnotatorCampaign(row[0] is not None, *row[1:])
+    revoked, cid, name, mode, *rest = row
+    return AnnotatorCampaign(revoked is not None, cid, name, CampaignMode(mode), *rest)
 
 
 _MY_CLAIMS = (
@@ -426,7 +428,7 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
         annotator_id=annotator,
         output_id=oid,
         item_id=item,
-        kind=kind,
+        kind=SlotKind(kind),
         position=pos,
         text=degraded if kind == ATTENTION and degraded is not None else text,
         source=src,

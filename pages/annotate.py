@@ -21,6 +21,7 @@ import streamlit as st
 
 from annotation import session
 from annotation.diff import diff_html, literal_html
+from db.vocabulary import CampaignMode
 from pages.common import engine
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
@@ -91,7 +92,7 @@ def _label(value: int | None) -> None:
     if slot is None:
         return
     post_edit = None
-    if view.campaign.mode in ("post_edit", "both"):
+    if view.campaign.mode.asks_post_edit:
         post_edit = st.session_state.get(_post_edit_key(slot), slot.text)
         st.session_state["last_post_edit"] = (slot.text, post_edit)
     _set_view(
@@ -214,7 +215,7 @@ def item_panel() -> None:
         scores_table(slot.scores)
 
     mode = view.campaign.mode
-    if mode in ("post_edit", "both"):
+    if mode.asks_post_edit:
         with st.form(f"post_edit_form_{slot.assignment_id}_{slot.claim_version}", border=False):
             st.text_area(
                 "Post-edit (fix the output; Ctrl+Enter saves, Esc leaves the box)",
@@ -222,7 +223,7 @@ def item_panel() -> None:
                 key=_post_edit_key(slot),
                 height=120,
             )
-            if mode == "post_edit":
+            if mode == CampaignMode.POST_EDIT:
                 st.form_submit_button(
                     "Save post-edit `Ctrl+Enter`",
                     key="save_post_edit",
@@ -256,7 +257,7 @@ def item_panel() -> None:
     )
     c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
-    keyboard(_post_edit_key(slot) if mode in ("post_edit", "both") else None)
+    keyboard(_post_edit_key(slot) if mode.asks_post_edit else None)
 
 
 def _md_literal(text: str) -> str:
