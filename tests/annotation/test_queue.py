@@ -212,6 +212,19 @@ def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine
     assert anns == [(b, 0)]
 
 
+def test_second_tab_answering_a_saved_item_is_not_told_its_claim_expired(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 1)
+    queue.build_queue(engine, cid, seed=1)
+    a = create_annotator(engine, cid, "a").annotator_id
+    tab1, tab2 = session.next_view(engine, a), session.next_view(engine, a)
+    assert tab1.slot == tab2.slot  # both tabs show the held item
+    session.submit(engine, a, tab1.slot.assignment_id, tab1.slot.claim_version, label=1)
+    again = session.submit(engine, a, tab2.slot.assignment_id, tab2.slot.claim_version, label=0)
+    assert again.notice == session.OTHER_TAB and again.slot is not None
+    with session_scope(engine) as s:
+        assert s.execute(select(Annotation.label)).scalars().all() == [1]
+
+
 def test_label_undo_relabel_is_append_only(engine: Engine) -> None:
     cid = make_campaign(engine, 3, 1)
     queue.build_queue(engine, cid, seed=5)
