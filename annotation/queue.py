@@ -13,8 +13,9 @@ with a recorded order and inclusion probabilities):
   design probability of a first-judgment slot is ``1.0``: run to the end the queue is a
   census. Stopped after n of the N items, the labelled items are a uniformly random prefix
   of the recorded permutation, so every output's inclusion probability is n/N — the same
-  for all, derived from ``position`` by whoever reads it. This matches annotation.importer,
-  which records the share of a system's outputs that are labelled (1.0 for a census).
+  for all, derived from ``position`` by whoever reads it. Imported judgments
+  (``record_imported``) get "done" slots in the same kind of seeded order and record the
+  share of a system's outputs that the file labels (1.0 for a census).
   Overlap slots (``slot = 1``): a random ``overlap`` share of the items (outputs, unpaired)
   get a second slot for a different annotator right after the first; their inclusion
   probability is that share, k/N. Attention slots record ``0.0`` (not a draw from the pool).
@@ -22,7 +23,8 @@ with a recorded order and inclusion probabilities):
   random places between item groups; their answers are stored as ``kind="attention"``.
 - **Claiming** (db.queue.claim_next) is atomic on SQLite and PostgreSQL; claims older than
   ``Campaign.claim_timeout_s`` can be taken by someone else; an annotator never gets an
-  output they had before; finishing is a compare-and-set on the claim version.
+  output they had before; finishing is a compare-and-set on the claim version. The
+  annotator's clicks that claim and finish live in annotation.session.
 """
 
 from __future__ import annotations
