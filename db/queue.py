@@ -1,8 +1,8 @@
 """SQL of the assignment queue: insert slots, claim them atomically, finish them once.
 
 Only :mod:`annotation.queue` and :mod:`annotation.session` call these (they decide; this
-module reads and writes). Every
-function runs inside the caller's transaction (a ``Session`` of ``db.engine.session_scope``).
+module reads and writes). Every function runs inside the caller's transaction (a ``Session``
+of ``db.engine.session_scope``).
 
 Concurrency:
 
