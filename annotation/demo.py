@@ -14,9 +14,9 @@ import csv
 import io
 
 import numpy as np
-from sqlalchemy import Engine
 
 from annotation.importer import ImportReport, import_campaign
+from db import Engine
 from db.campaigns import list_campaigns
 
 DEMO_NAME = "Demo: en→de news (synthetic)"

@@ -19,9 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from sqlalchemy import Engine
-
 from annotation.campaign_file import (
     DEFAULT_MAX_MB,
     MAX_PROBLEMS,
@@ -30,9 +27,10 @@ from annotation.campaign_file import (
     Problem,
     parse_campaign_file,
 )
+from annotation.queue import ImportedJudgment, record_imported
+from db import Engine
 from db import campaigns as repo
 from db.engine import session_scope
-from db.models import Annotation, Assignment, Item, Output, System
 
 IMPORT_ANNOTATOR = "imported"
 Progress = Callable[[int, int], None]
@@ -179,14 +177,13 @@ def _write(
         raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) > MAX_PROBLEMS)
 
     names = list(new_systems)
-    ids = repo.insert_returning_ids(
+    ids = repo.insert_systems(
         s,
-        System,
         [{"campaign_id": campaign_id, "name": n, "is_human": new_systems[n]} for n in names],
     )
     systems.update(zip(names, ids, strict=True))
     ext_ids = list(new_items)
-    ids = repo.insert_returning_ids(s, Item, [new_items[e] for e in ext_ids])
+    ids = repo.insert_items(s, [new_items[e] for e in ext_ids])
     item_ids = {ext: v[0] for ext, v in items.items()} | dict(zip(ext_ids, ids, strict=True))
     tick(2, 4)
 
@@ -207,7 +204,7 @@ def _write(
                 "meta": _json_safe(row.extras),
             }
         )
-    ids = repo.insert_returning_ids(s, Output, output_rows)
+    ids = repo.insert_outputs(s, output_rows)
     outputs.update(zip(output_keys, ids, strict=True))
     tick(3, 4)
 
@@ -242,38 +239,27 @@ def _write_judgments(
     systems: dict[str, int],
     annotators: dict[str, int],
 ) -> None:
-    # Arrival order: a seeded random permutation of the labelled items; all judgments of one
-    # item are consecutive (paired design), in a random system order.
-    rng = np.random.default_rng(seed)
-    item_order = {
-        ext: i for i, ext in enumerate(rng.permutation(sorted({r.item_id for r in judged})))
-    }
-    tie = rng.random(len(judged))
-    order = sorted(range(len(judged)), key=lambda k: (item_order[judged[k].item_id], tie[k]))
-
     per_system_total: dict[str, int] = {}
     for _, sysname in outputs:
         per_system_total[sysname] = per_system_total.get(sysname, 0) + 1
     per_system_judged: dict[str, set[str]] = {}
     for r in judged:
         per_system_judged.setdefault(r.system, set()).add(r.item_id)
-
-    start = repo.next_assignment_position(s, campaign_id)
-    assignment_rows = []
-    for pos, k in enumerate(order, start=start):
-        r = judged[k]
-        assignment_rows.append(
-            {
-                "campaign_id": campaign_id,
-                "output_id": outputs[(r.item_id, r.system)],
-                "annotator_id": annotators[r.annotator or IMPORT_ANNOTATOR],
-                "position": pos,
-                "inclusion_prob": len(per_system_judged[r.system]) / per_system_total[r.system],
-                "state": "done",
-                "kind": "regular",
-            }
-        )
-    assignment_ids = repo.insert_returning_ids(s, Assignment, assignment_rows)
+    # The arrival order (positions) is the queue's design: annotation.queue.record_imported.
+    assignment_ids = record_imported(
+        s,
+        campaign_id,
+        seed,
+        [
+            ImportedJudgment(
+                item=r.item_id,
+                output_id=outputs[(r.item_id, r.system)],
+                annotator_id=annotators[r.annotator or IMPORT_ANNOTATOR],
+                inclusion_prob=len(per_system_judged[r.system]) / per_system_total[r.system],
+            )
+            for r in judged
+        ],
+    )
     edited = [r for r in judged if r.post_edit is not None]
     hters: dict[int, float] = {}
     if edited:
@@ -283,16 +269,13 @@ def _write_judgments(
         hters = {id(r): v for r, v in zip(edited, values, strict=True)}
     # Annotations are written in file order (so exports reproduce it); the random arrival
     # order lives in the assignments' positions.
-    by_file_row = sorted(
-        zip(order, assignment_ids, assignment_rows, strict=True), key=lambda t: judged[t[0]].number
-    )
+    by_file_row = sorted(zip(judged, assignment_ids, strict=True), key=lambda t: t[0].number)
     annotation_rows = []
-    for k, assignment_id, arow in by_file_row:
-        r = judged[k]
+    for r, assignment_id in by_file_row:
         annotation_rows.append(
             {
-                "output_id": arow["output_id"],
-                "annotator_id": arow["annotator_id"],
+                "output_id": outputs[(r.item_id, r.system)],
+                "annotator_id": annotators[r.annotator or IMPORT_ANNOTATOR],
                 "assignment_id": assignment_id,
                 "kind": "label",
                 "label": r.human_label,
@@ -301,7 +284,7 @@ def _write_judgments(
                 "hter": hters.get(id(r)),
             }
         )
-    repo.insert_returning_ids(s, Annotation, annotation_rows)
+    repo.insert_judgments(s, annotation_rows)
 
 
 def _json_safe(values: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,9 @@ with a recorded order and inclusion probabilities):
   design probability of a first-judgment slot is ``1.0``: run to the end the queue is a
   census. Stopped after n of the N items, the labelled items are a uniformly random prefix
   of the recorded permutation, so every output's inclusion probability is n/N — the same
-  for all, derived from ``position`` by whoever reads it. This matches annotation.importer,
-  which records the share of a system's outputs that are labelled (1.0 for a census).
+  for all, derived from ``position`` by whoever reads it. Imported judgments
+  (``record_imported``) get "done" slots in the same kind of seeded order and record the
+  share of a system's outputs that the file labels (1.0 for a census).
   Overlap slots (``slot = 1``): a random ``overlap`` share of the items (outputs, unpaired)
   get a second slot for a different annotator right after the first; their inclusion
   probability is that share, k/N. Attention slots record ``0.0`` (not a draw from the pool).
@@ -22,42 +23,29 @@ with a recorded order and inclusion probabilities):
   random places between item groups; their answers are stored as ``kind="attention"``.
 - **Claiming** (db.queue.claim_next) is atomic on SQLite and PostgreSQL; claims older than
   ``Campaign.claim_timeout_s`` can be taken by someone else; an annotator never gets an
-  output they had before; finishing is a compare-and-set on the claim version.
+  output they had before; finishing is a compare-and-set on the claim version. The
+  annotator's clicks that claim and finish live in annotation.session.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, bindparam, select
 
 from annotation.attention import MAJOR, degrade
+from db import Engine
 from db import annotations as log
 from db import queue as dbq
-from db.campaigns import insert_returning_ids, next_assignment_position
-from db.models import Annotator, Assignment, AttentionCheck, Campaign
+from db.campaigns import next_assignment_position
+from db.vocabulary import CampaignMode
 
 Progress = Callable[[int, int], None]
-SKIP_REASONS = (
-    "Cannot judge: source or output is broken",
-    "I do not know one of the languages well enough",
-    "Offensive or harmful content",
-    "Other",
-)
 _CHUNK = 5_000
-
-
-class AccessDenied(PermissionError):
-    """The annotator does not exist or their invite was revoked."""
-
-
-class InvalidJudgment(ValueError):
-    """The judgment does not fit the campaign's mode."""
 
 
 def utcnow() -> datetime:
@@ -164,7 +152,7 @@ def build_queue(
                     }
                 )
         for i in range(0, len(rows), _CHUNK):
-            insert_returning_ids(s, Assignment, rows[i : i + _CHUNK])
+            dbq.insert_slots(s, rows[i : i + _CHUNK])
             tick(min(i + _CHUNK, len(rows)), len(rows))
         meta["queue_builds"] = build_no + 1
         meta.setdefault("queue_history", []).append(
@@ -209,6 +197,50 @@ def draw_units(
     return [[flat[k]] for k in rng.permutation(len(flat))]
 
 
+@dataclass(frozen=True)
+class ImportedJudgment:
+    """One judgment of a campaign file, to be recorded as a finished slot."""
+
+    item: str  # the item's id in the file: judgments of one item arrive together
+    output_id: int
+    annotator_id: int
+    inclusion_prob: float  # the share of the system's outputs that the file labels
+
+
+def record_imported(
+    s: Any, campaign_id: int, seed: int, judgments: Sequence[ImportedJudgment]
+) -> list[int]:
+    """Finished ("done") slots for imported judgments, after the campaign's last position;
+    their ids in the order of ``judgments``.
+
+    Arrival order: the paired draw of ``draw_units`` seeded with the campaign's seed, a
+    random permutation of the labelled items with all judgments of one item consecutive, in
+    a random order, so an imported census reads like a queue run to its end.
+    """
+    if not judgments:
+        return []
+    by_item: dict[Any, list[tuple[int, Any]]] = {}
+    for k, j in enumerate(judgments):
+        by_item.setdefault(j.item, []).append((k, j.item))
+    order = [k for unit in draw_units(by_item, True, np.random.default_rng(seed)) for k, _ in unit]
+    start = next_assignment_position(s, campaign_id)
+    rows = [
+        {
+            "campaign_id": campaign_id,
+            "output_id": judgments[k].output_id,
+            "annotator_id": judgments[k].annotator_id,
+            "position": position,
+            "inclusion_prob": judgments[k].inclusion_prob,
+            "state": dbq.DONE,
+            "kind": dbq.REGULAR,
+        }
+        for position, k in enumerate(order, start=start)
+    ]
+    ids = dbq.insert_slots(s, rows)
+    by_input = dict(zip(order, ids, strict=True))
+    return [by_input[k] for k in range(len(judgments))]
+
+
 def _make_checks(
     s: Any, pool: list[tuple[int, int, int, str]], n: int, rng: np.random.Generator
 ) -> list[dict[str, Any]]:
@@ -236,7 +268,7 @@ def _make_checks(
             }
         )
         sources.append((oid, item))
-    ids = insert_returning_ids(s, AttentionCheck, rows)
+    ids = dbq.insert_attention_checks(s, rows)
     return [
         {
             "output_id": oid,
@@ -248,252 +280,6 @@ def _make_checks(
         }
         for (oid, item), cid in zip(sources, ids, strict=True)
     ]
-
-
-# ---------------------------------------------------------------- what the page shows
-
-
-@dataclass(frozen=True)
-class CampaignView:
-    id: int
-    name: str
-    mode: str  # binary | post_edit | both
-    show_metrics: bool
-    show_reference: bool
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One output to judge. Carries no system name; ``kind`` stays on the server side of
-    the page (it is never drawn)."""
-
-    assignment_id: int
-    claim_version: int
-    output_id: int
-    text: str
-    source: str
-    reference: str | None
-    scores: dict[str, float | None] | None  # None when the campaign hides metrics
-    kind: str = field(repr=False, default=dbq.REGULAR)
-
-
-@dataclass(frozen=True)
-class ProgressCounts:
-    mine_judged: int
-    mine_skipped: int
-    queue_total: int
-    queue_finished: int
-    queue_open: int
-
-    @property
-    def fraction(self) -> float:
-        return self.queue_finished / self.queue_total if self.queue_total else 0.0
-
-
-@dataclass(frozen=True)
-class View:
-    campaign: CampaignView
-    slot: Slot | None  # None: nothing left for this annotator
-    progress: ProgressCounts
-    #: Set when the previous action could not be saved (e.g. the claim expired and someone
-    #: else took the item).
-    notice: str | None = None
-
-
-_ANNOTATOR_CAMPAIGN = (
-    select(
-        Annotator.revoked_at,
-        Campaign.id,
-        Campaign.name,
-        Campaign.mode,
-        Campaign.show_metrics,
-        Campaign.show_reference,
-        Campaign.claim_timeout_s,
-        Campaign.paired,
-    )
-    .join(Campaign, Campaign.id == Annotator.campaign_id)
-    .where(Annotator.id == bindparam("annotator_id"))
-)
-
-
-@dataclass(frozen=True)
-class _CampaignRow:
-    id: int
-    name: str
-    mode: str
-    show_metrics: bool
-    show_reference: bool
-    claim_timeout_s: int
-    paired: bool
-
-
-def _campaign_of(s: Any, annotator_id: int) -> _CampaignRow:
-    """The annotator's campaign; AccessDenied when the annotator is unknown or revoked."""
-    row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
-    if row is None or row[0] is not None:
-        raise AccessDenied("this invite link is not valid (unknown or revoked)")
-    return _CampaignRow(*row[1:])
-
-
-def _view(s: Any, annotator_id: int, camp: _CampaignRow, now: datetime, notice: str | None) -> View:
-    cutoff = now - timedelta(seconds=camp.claim_timeout_s)
-    ids = dbq.claim_next(s, camp.id, annotator_id, now, cutoff, camp.paired)
-    slot = None
-    if ids:
-        row = dbq.slot_row(s, ids[0])
-        assert row is not None
-        slot = Slot(
-            assignment_id=row.assignment_id,
-            claim_version=row.claim_version,
-            output_id=row.output_id,
-            text=row.text,
-            source=row.source,
-            reference=row.reference if camp.show_reference else None,
-            scores=dbq.output_scores(s, row.output_id) if camp.show_metrics else None,
-            kind=row.kind,
-        )
-    counts = dbq.queue_counts(s, camp.id)
-    judged, skipped = log.annotator_judgment_counts(s, annotator_id)
-    total = sum(counts.values())
-    return View(
-        campaign=CampaignView(
-            camp.id, camp.name, camp.mode, camp.show_metrics, camp.show_reference
-        ),
-        slot=slot,
-        progress=ProgressCounts(
-            mine_judged=judged,
-            mine_skipped=skipped,
-            queue_total=total,
-            queue_finished=counts[dbq.DONE] + counts[dbq.SKIPPED],
-            queue_open=counts[dbq.OPEN],
-        ),
-        notice=notice,
-    )
-
-
-def next_view(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
-    """The annotator's current item (claiming the next one when they hold none)."""
-    now = now or utcnow()
-    with dbq.queue_transaction(engine) as s:
-        camp = _campaign_of(s, annotator_id)
-        return _view(s, annotator_id, camp, now, None)
-
-
-LOST_CLAIM = (
-    "That item was not saved: it was idle longer than the campaign's claim timeout and was "
-    "given to someone else. Here is your next item."
-)
-
-
-def submit(
-    engine: Engine,
-    annotator_id: int,
-    assignment_id: int,
-    claim_version: int,
-    *,
-    label: int | None = None,
-    post_edit: str | None = None,
-    seconds: float | None = None,
-    now: datetime | None = None,
-) -> View:
-    """Record a judgment of a held slot and return the next view, in one transaction.
-
-    binary: ``label`` 1/0 required; post_edit: ``post_edit`` required (its HTER against the
-    shown text is stored); both: ``label`` required, ``post_edit`` stored when given.
-    """
-    now = now or utcnow()
-    with dbq.queue_transaction(engine) as s:
-        camp = _campaign_of(s, annotator_id)
-        _check_mode(camp.mode, label, post_edit)
-        row = dbq.slot_row(s, assignment_id)
-        if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
-            return _view(s, annotator_id, camp, now, LOST_CLAIM)
-        hter_value = None
-        if post_edit is not None:
-            from metrics.hter import hter
-
-            hter_value = hter(row.text, post_edit)
-        log.append(
-            s,
-            output_id=row.output_id,
-            annotator_id=annotator_id,
-            assignment_id=assignment_id,
-            kind=log.ATTENTION if row.kind == dbq.ATTENTION else log.LABEL,
-            label=label,
-            post_edit=post_edit,
-            hter=hter_value,
-            seconds=seconds,
-            created_at=now,
-        )
-        return _view(s, annotator_id, camp, now, None)
-
-
-def _check_mode(mode: str, label: int | None, post_edit: str | None) -> None:
-    if label is not None and label not in (0, 1):
-        raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
-    if mode == "binary" and label is None:
-        raise InvalidJudgment("a binary campaign needs a label")
-    if mode == "post_edit" and post_edit is None:
-        raise InvalidJudgment("a post-edit campaign needs the post-edited text")
-    if mode == "both" and label is None:
-        raise InvalidJudgment("this campaign needs a label with the post-edit")
-
-
-def skip(
-    engine: Engine,
-    annotator_id: int,
-    assignment_id: int,
-    claim_version: int,
-    reason: str,
-    seconds: float | None = None,
-    now: datetime | None = None,
-) -> View:
-    """Skip a held slot with a reason (no judgment; the slot stays skipped) → next view."""
-    now = now or utcnow()
-    if not reason.strip():
-        raise InvalidJudgment("a skip needs a reason")
-    with dbq.queue_transaction(engine) as s:
-        camp = _campaign_of(s, annotator_id)
-        row = dbq.slot_row(s, assignment_id)
-        if row is None or not dbq.finish(
-            s, assignment_id, annotator_id, claim_version, dbq.SKIPPED
-        ):
-            return _view(s, annotator_id, camp, now, LOST_CLAIM)
-        log.append(
-            s,
-            output_id=row.output_id,
-            annotator_id=annotator_id,
-            assignment_id=assignment_id,
-            kind=log.SKIP,
-            skip_reason=reason.strip(),
-            seconds=seconds,
-            created_at=now,
-        )
-        return _view(s, annotator_id, camp, now, None)
-
-
-def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
-    """Take back the annotator's newest judgment or skip by appending an ``undo`` row; the
-    item is theirs again and shown next. Repeated undos walk further back."""
-    now = now or utcnow()
-    with dbq.queue_transaction(engine) as s:
-        camp = _campaign_of(s, annotator_id)
-        last = log.last_current_judgment(s, annotator_id)
-        if last is None:
-            return _view(s, annotator_id, camp, now, "Nothing to undo.")
-        annotation_id, output_id, assignment_id = last
-        log.append(
-            s,
-            output_id=output_id,
-            annotator_id=annotator_id,
-            assignment_id=assignment_id,
-            kind=log.UNDO,
-            supersedes_id=annotation_id,
-            created_at=now,
-        )
-        if assignment_id is not None:
-            dbq.reclaim_for_undo(s, assignment_id, annotator_id, now)
-        return _view(s, annotator_id, camp, now, None)
 
 
 # ---------------------------------------------------------------- admin side
@@ -547,7 +333,7 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
     unknown = set(values) - set(dbq.QUEUE_SETTINGS)
     if unknown:
         raise ValueError(f"unknown settings {sorted(unknown)}")
-    if "mode" in values and values["mode"] not in ("binary", "post_edit", "both"):
+    if "mode" in values and values["mode"] not in tuple(CampaignMode):
         raise ValueError("mode must be binary, post_edit or both")
     for key, lo, hi in (("overlap", 0.0, 1.0), ("attention_rate", 0.0, 0.5)):
         if key in values and not lo <= float(values[key]) <= hi:

@@ -9,7 +9,7 @@ built (100,000 slots), and one invited annotator. Then measures, with Streamlit'
   (records the label, claims the next item, reads it, its scores and the progress counts);
 - ``redraw``: the annotate page rerun without an action (drawing the item alone);
 - ``empty``: a rerun of a page that draws nothing (the floor of any Streamlit interaction);
-- ``submit``: annotation.queue.submit alone (the database part), without Streamlit.
+- ``submit``: annotation.session.submit alone (the database part), without Streamlit.
 
 "Server time" is the duration of the script run on Streamlit's script thread (timed around
 ``ScriptRunner._run_script``: callbacks, page script, element deltas). AppTest compiles the
@@ -36,7 +36,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from sqlalchemy import Engine, insert, select  # noqa: E402
 
-from annotation import queue  # noqa: E402
+from annotation import queue, session  # noqa: E402
 from annotation.auth import create_annotator  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
@@ -148,11 +148,11 @@ def main() -> None:
 
     # The database part alone: a second annotator labels through annotation.queue.
     other = create_annotator(engine, cid, "direct").annotator_id
-    view = queue.next_view(engine, other)
+    view = session.next_view(engine, other)
     submit = []
     for _ in range(args.repeats):
         t = time.perf_counter()
-        view = queue.submit(
+        view = session.submit(
             engine, other, view.slot.assignment_id, view.slot.claim_version, label=1
         )
         submit.append(time.perf_counter() - t)

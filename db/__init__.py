@@ -2,3 +2,7 @@
 
 The only package that imports SQLAlchemy; everything else calls the functions here.
 """
+
+from sqlalchemy import Engine  # re-exported: other packages type engines without SQLAlchemy
+
+__all__ = ["Engine"]

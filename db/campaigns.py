@@ -92,6 +92,27 @@ def insert_returning_ids(
     return [r[0] for r in result]
 
 
+def insert_systems(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New systems (campaign_id, name, is_human); their ids in row order."""
+    return insert_returning_ids(session, System, rows)
+
+
+def insert_items(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New items (campaign_id, external_id, source, reference, doc_id, meta)."""
+    return insert_returning_ids(session, Item, rows)
+
+
+def insert_outputs(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New outputs (item_id, system_id, text, meta)."""
+    return insert_returning_ids(session, Output, rows)
+
+
+def insert_judgments(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Imported judgments: rows of the annotation log (output, annotator, assignment, kind,
+    label, score, post_edit, hter)."""
+    return insert_returning_ids(session, Annotation, rows)
+
+
 def ensure_annotators(
     session: Session, campaign_id: int, names: Iterable[str], role: str = "import"
 ) -> dict[str, int]:

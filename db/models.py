@@ -7,7 +7,6 @@ rows no later row supersedes (see :func:`db.repository.current_annotations`).
 
 from __future__ import annotations
 
-import enum
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -28,6 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from db.vocabulary import CampaignMode, SlotKind, SlotState
+
 # Stable constraint names so Alembic migrations (and SQLite batch mode) can refer to them.
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -45,12 +46,6 @@ def utcnow() -> datetime:
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
     type_annotation_map: ClassVar = {dict[str, Any]: JSON, list[Any]: JSON}
-
-
-class CampaignMode(enum.StrEnum):
-    BINARY = "binary"
-    POST_EDIT = "post_edit"
-    BOTH = "both"
 
 
 class Campaign(Base):
@@ -160,9 +155,9 @@ class Assignment(Base):
     #: Probability that this output was included in the human-labelled sample by the draw.
     inclusion_prob: Mapped[float] = mapped_column(Float)
     #: open | claimed | done | skipped
-    state: Mapped[str] = mapped_column(String(20), default="open")
+    state: Mapped[str] = mapped_column(String(20), default=SlotState.OPEN.value)
     #: "regular" or "attention" (attention checks are never counted in estimates).
-    kind: Mapped[str] = mapped_column(String(20), default="regular")
+    kind: Mapped[str] = mapped_column(String(20), default=SlotKind.REGULAR.value)
     attention_check_id: Mapped[int | None] = mapped_column(
         ForeignKey("attention_checks.id", ondelete="CASCADE")
     )

@@ -1,13 +1,19 @@
 """SQL of the assignment queue: insert slots, claim them atomically, finish them once.
 
-Only :mod:`annotation.queue` calls these (it decides; this module reads and writes). Every
-function runs inside the caller's transaction (a ``Session`` of ``db.engine.session_scope``).
+Only :mod:`annotation.queue` and :mod:`annotation.session` call these (they decide; this
+module reads and writes). Every function runs inside the caller's transaction (a ``Session``
+of ``db.engine.session_scope``).
 
 Concurrency:
 
-- PostgreSQL: the claim selects candidate rows ``FOR UPDATE OF assignments SKIP LOCKED``, so
-  two claimers never wait on or take the same slot, and the annotator's own row is locked
-  first so two tabs of one annotator cannot take both slots of an overlapped output.
+- PostgreSQL: every action of an annotator (show, save, skip, undo) starts by locking the
+  annotator's row (``annotator_campaign``), before any slot row. Two tabs of one annotator
+  therefore run one after the other, and all paths take their locks in the same order:
+  annotator, then slots. (Saving used to lock the slot first and the annotator last, through
+  the judgment's foreign key and the claim, while claiming locked the annotator and then
+  refreshed the held slot: two tabs deadlocked.) The claim selects candidate rows
+  ``FOR UPDATE OF assignments SKIP LOCKED``, so two claimers never wait on or take the same
+  slot, and two tabs of one annotator cannot take both slots of an overlapped output.
 - SQLite: every transaction starts with ``BEGIN IMMEDIATE`` (db/engine.py), so claimers are
   serialised by the database's write lock; ``FOR UPDATE`` renders as nothing there.
 - Finishing is a compare-and-set on (annotator, ``claim_version``, state = claimed): a claim
@@ -17,7 +23,7 @@ Concurrency:
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from db.campaigns import insert_returning_ids
 from db.engine import session_scope
 from db.models import (
     Annotator,
@@ -47,9 +54,10 @@ from db.models import (
     MetricScore,
     Output,
 )
+from db.vocabulary import CampaignMode, SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED = "open", "claimed", "done", "skipped"
-REGULAR, ATTENTION = "regular", "attention"
+OPEN, CLAIMED, DONE, SKIPPED = SlotState  # short names of the states and kinds
+REGULAR, ATTENTION = SlotKind
 
 #: Metric keys shown beside an item, in display order.
 SHOWN_METRICS = ("bleu", "chrf", "ter", "bertscore_f")
@@ -65,7 +73,7 @@ class SlotRow:
     annotator_id: int
     output_id: int
     item_id: int | None
-    kind: str
+    kind: SlotKind
     position: int
     text: str  # the output, or the degraded copy for an attention check
     source: str
@@ -128,6 +136,17 @@ def queued_output_ids(s: Session, campaign_id: int) -> set[int]:
     return set(rows)
 
 
+def insert_slots(s: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New assignment slots (campaign, output, item, position, kind, state, inclusion
+    probability, ...); their ids in row order."""
+    return insert_returning_ids(s, Assignment, rows)
+
+
+def insert_attention_checks(s: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """New attention checks (output, degraded text, severity, operations, expected label)."""
+    return insert_returning_ids(s, AttentionCheck, rows)
+
+
 def refresh_statistics(s: Session) -> None:
     """PostgreSQL: refresh the planner's statistics of the queue after a bulk build.
 
@@ -155,11 +174,49 @@ _NOT_JUDGED_BY_ME = or_(
         _MINE.c.kind == REGULAR,
     ),
 )
-_LOCK_ANNOTATOR = (
-    select(Annotator.__table__.c.id)
-    .where(Annotator.__table__.c.id == bindparam("annotator_id"))
-    .with_for_update()
+_AN, _CA = Annotator.__table__, Campaign.__table__
+_ANNOTATOR_CAMPAIGN = (
+    select(
+        _AN.c.revoked_at,
+        _CA.c.id,
+        _CA.c.name,
+        _CA.c.mode,
+        _CA.c.show_metrics,
+        _CA.c.show_reference,
+        _CA.c.claim_timeout_s,
+        _CA.c.paired,
+    )
+    .join(_CA, _CA.c.id == _AN.c.campaign_id)
+    .where(_AN.c.id == bindparam("annotator_id"))
+    .with_for_update(of=_AN)
 )
+
+
+@dataclass(frozen=True)
+class AnnotatorCampaign:
+    """What an annotator's actions need of their campaign; ``revoked`` when the invite was."""
+
+    revoked: bool
+    id: int
+    name: str
+    mode: CampaignMode
+    show_metrics: bool
+    show_reference: bool
+    claim_timeout_s: int
+    paired: bool
+
+
+def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
+    """The annotator's campaign, locking the annotator's row (PostgreSQL; SQLite's
+    ``BEGIN IMMEDIATE`` holds the whole database). Call it first in every transaction of an
+    annotator's action: it is the first lock of the one lock order (module docstring)."""
+    row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
+    if row is None:
+        return None
+    revoked, cid, name, mode, *rest = row
+    return AnnotatorCampaign(revoked is not None, cid, name, CampaignMode(mode), *rest)
+
+
 _MY_CLAIMS = (
     select(_A.c.id, _A.c.claimed_at)
     .where(
@@ -243,10 +300,11 @@ def claim_next(
     half the timeout). A new claim takes the lowest-position slot the annotator may judge
     (open, or claimed by someone before ``cutoff``) and, for a paired campaign, every other
     claimable slot of the same item and overlap slot. [] when nothing is left for them.
+
+    The caller holds the annotator's lock (``annotator_campaign``), so two tabs of one
+    annotator claim one after the other.
     """
     conn = s.connection()
-    if conn.dialect.name != "sqlite":  # SQLite: the transaction holds the write lock already
-        conn.execute(_LOCK_ANNOTATOR, {"annotator_id": annotator_id})
     held = conn.execute(
         _MY_CLAIMS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
     ).all()
@@ -371,7 +429,7 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
         annotator_id=annotator,
         output_id=oid,
         item_id=item,
-        kind=kind,
+        kind=SlotKind(kind),
         position=pos,
         text=degraded if kind == ATTENTION and degraded is not None else text,
         source=src,

@@ -1,6 +1,6 @@
 """The annotator's page: one output at a time, keyboard first, saved at once.
 
-It draws a :class:`annotation.queue.View` and sends clicks to annotation.queue (which decides
+It draws a :class:`annotation.session.View` and sends clicks to annotation.session (which decides
 and records); it never sees system names or which items are attention checks. Text is shown
 literally (escaped, ``dir="auto"``), never rendered as markdown or HTML.
 
@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 import streamlit as st
 
-from annotation import queue
+from annotation import session
 from annotation.diff import diff_html, literal_html
+from db.vocabulary import CampaignMode
 from views.common import engine
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
@@ -59,14 +61,14 @@ def _guarded(action):  # type: ignore[no-untyped-def]
     def run(*args):  # type: ignore[no-untyped-def]
         try:
             action(*args)
-        except queue.AccessDenied:
+        except session.AccessDenied:
             st.session_state.clear()
             st.session_state["denied"] = True
 
     return run
 
 
-def _set_view(view: queue.View) -> None:
+def _set_view(view: session.View) -> None:
     st.session_state["view"] = view
     slot = view.slot
     shown = st.session_state.get("shown")
@@ -79,22 +81,22 @@ def _seconds() -> float | None:
     return None if shown is None else round(time.monotonic() - shown[1], 3)
 
 
-def _post_edit_key(slot: queue.Slot) -> str:
+def _post_edit_key(slot: session.Slot) -> str:
     return f"post_edit_{slot.assignment_id}_{slot.claim_version}"
 
 
 @_guarded
 def _label(value: int | None) -> None:
-    view: queue.View = st.session_state["view"]
+    view: session.View = st.session_state["view"]
     slot = view.slot
     if slot is None:
         return
     post_edit = None
-    if view.campaign.mode in ("post_edit", "both"):
+    if view.campaign.mode.asks_post_edit:
         post_edit = st.session_state.get(_post_edit_key(slot), slot.text)
         st.session_state["last_post_edit"] = (slot.text, post_edit)
     _set_view(
-        queue.submit(
+        session.submit(
             engine(),
             ANNOTATOR,
             slot.assignment_id,
@@ -111,75 +113,41 @@ def _skip() -> None:
     slot = st.session_state["view"].slot
     if slot is None:
         return
-    reason = st.session_state.get("skip_reason") or queue.SKIP_REASONS[0]
+    reason = st.session_state.get("skip_reason") or session.SKIP_REASONS[0]
     _set_view(
-        queue.skip(engine(), ANNOTATOR, slot.assignment_id, slot.claim_version, reason, _seconds())
+        session.skip(
+            engine(), ANNOTATOR, slot.assignment_id, slot.claim_version, reason, _seconds()
+        )
     )
 
 
 @_guarded
 def _undo() -> None:
     st.session_state.pop("last_post_edit", None)
-    _set_view(queue.undo(engine(), ANNOTATOR))
+    _set_view(session.undo(engine(), ANNOTATOR))
 
 
 if "view" not in st.session_state:
     try:
-        _set_view(queue.next_view(engine(), ANNOTATOR))
-    except queue.AccessDenied:
+        _set_view(session.next_view(engine(), ANNOTATOR))
+    except session.AccessDenied:
         _deny()
 
 
 # ---------------------------------------------------------------- keyboard
 
 
+_KEYS_JS = Path(__file__).with_name("keys.js").read_text(encoding="utf-8")
+
+
 def keyboard(focus_key: str | None) -> None:
-    """Install the key listener once per browser tab; focus the post-edit box when given."""
-    script = """<script>
-const w = window, doc = document;
-w.__tandemKeys = __KEYS__;
-if (!w.__tandemKeysInstalled) {
-  w.__tandemKeysInstalled = true;
-  doc.addEventListener("keydown", (e) => {
-    const t = e.target;
-    const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" ||
-                         t.isContentEditable);
-    if (typing) {
-      if (e.key === "Escape") t.blur();
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t.tagName === "TEXTAREA") {
-        const save = doc.querySelector(".st-key-save_post_edit button");
-        if (save) {
-          e.preventDefault(); e.stopPropagation();  // only our save, not a second submit
-          t.blur(); setTimeout(() => save.click(), 50);
-        }
-      }
-      return;
-    }
-    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
-    const target = w.__tandemKeys[e.key.toLowerCase()];
-    if (!target) return;
-    const el = doc.querySelector(".st-key-" + target + " button");
-    if (!el || el.disabled) return;
-    e.preventDefault();
-    el.click();
-  }, true);
-}
-const focusKey = __FOCUS__;
-if (focusKey) {
-  let tries = 0;
-  const focus = () => {
-    const ta = doc.querySelector(".st-key-" + focusKey + " textarea");
-    if (ta) { ta.focus(); ta.setSelectionRange(ta.value.length, ta.value.length); }
-    else if (tries++ < 40) setTimeout(focus, 50);
-  };
-  focus();
-}
-</script>"""
-    script = script.replace("__KEYS__", json.dumps(KEYS)).replace(
+    """Install the key listener (views/keys.js) once per browser tab; focus the post-edit
+    box when given."""
+    script = _KEYS_JS.replace("__KEYS__", json.dumps(KEYS)).replace(
         "__FOCUS__", json.dumps(focus_key)
     )
     # A trusted constant script (key names and an id only), run in the page itself.
-    st.html(script, unsafe_allow_javascript=True)
+    st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
 
 
 # ---------------------------------------------------------------- drawing
@@ -208,7 +176,7 @@ def scores_table(scores: dict[str, float | None] | None) -> None:
 def item_panel() -> None:
     if st.session_state.get("denied") or "view" not in st.session_state:
         _deny()
-    view: queue.View = st.session_state["view"]
+    view: session.View = st.session_state["view"]
     p = view.progress
     st.progress(
         p.fraction,
@@ -247,7 +215,7 @@ def item_panel() -> None:
         scores_table(slot.scores)
 
     mode = view.campaign.mode
-    if mode in ("post_edit", "both"):
+    if mode.asks_post_edit:
         with st.form(f"post_edit_form_{slot.assignment_id}_{slot.claim_version}", border=False):
             st.text_area(
                 "Post-edit (fix the output; Ctrl+Enter saves, Esc leaves the box)",
@@ -255,7 +223,7 @@ def item_panel() -> None:
                 key=_post_edit_key(slot),
                 height=120,
             )
-            if mode == "post_edit":
+            if mode == CampaignMode.POST_EDIT:
                 st.form_submit_button(
                     "Save post-edit `Ctrl+Enter`",
                     key="save_post_edit",
@@ -284,10 +252,12 @@ def item_panel() -> None:
         c2.button("Inadequate `i`", key="inadequate", on_click=_label, args=(0,), width="stretch")
 
     c3, c4, c5 = st.columns([2, 1, 1])
-    c3.selectbox("Skip reason", queue.SKIP_REASONS, key="skip_reason", label_visibility="collapsed")
+    c3.selectbox(
+        "Skip reason", session.SKIP_REASONS, key="skip_reason", label_visibility="collapsed"
+    )
     c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
-    keyboard(_post_edit_key(slot) if mode in ("post_edit", "both") else None)
+    keyboard(_post_edit_key(slot) if mode.asks_post_edit else None)
 
 
 def _md_literal(text: str) -> str:

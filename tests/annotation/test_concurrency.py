@@ -14,7 +14,7 @@ from collections import Counter
 
 from sqlalchemy import Engine, func, select
 
-from annotation import queue
+from annotation import queue, session
 from annotation.auth import create_annotator
 from db.engine import make_engine, session_scope
 from db.models import Annotation, Assignment
@@ -41,10 +41,10 @@ def test_twenty_annotators_in_parallel(engine: Engine, record_property) -> None:
     def work(annotator_id: int) -> None:
         try:
             start.wait()
-            view = queue.next_view(par, annotator_id)
+            view = session.next_view(par, annotator_id)
             while view.slot is not None and len(saved[annotator_id]) < LABELS_EACH:
                 slot = view.slot
-                view = queue.submit(
+                view = session.submit(
                     par,
                     annotator_id,
                     slot.assignment_id,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation import queue
+from annotation import queue, session
 from annotation.auth import (
     active_annotator,
     annotator_for_token,
@@ -152,10 +152,10 @@ def test_overlap_slots_are_random_recorded_and_go_to_another_annotator(engine: E
 
 def _label_all(engine: Engine, annotator_id: int, limit: int = 10_000) -> list[int]:
     seen = []
-    view = queue.next_view(engine, annotator_id)
+    view = session.next_view(engine, annotator_id)
     while view.slot is not None and len(seen) < limit:
         seen.append(view.slot.output_id)
-        view = queue.submit(
+        view = session.submit(
             engine, annotator_id, view.slot.assignment_id, view.slot.claim_version, label=1
         )
     return seen
@@ -184,12 +184,12 @@ def test_paired_claim_takes_the_whole_item_and_resumes(engine: Engine) -> None:
     queue.build_queue(engine, cid, seed=2)
     a = create_annotator(engine, cid, "a").annotator_id
     b = create_annotator(engine, cid, "b").annotator_id
-    va = queue.next_view(engine, a)
+    va = session.next_view(engine, a)
     held = [r for r in slots(engine, cid) if r.annotator_id == a]
     assert len(held) == 3 and len({r.item_id for r in held}) == 1
     assert all(r.state == "claimed" for r in held)
-    assert queue.next_view(engine, a).slot.assignment_id == va.slot.assignment_id  # resume
-    vb = queue.next_view(engine, b)
+    assert session.next_view(engine, a).slot.assignment_id == va.slot.assignment_id  # resume
+    vb = session.next_view(engine, b)
     assert vb.slot.output_id not in {r.output_id for r in held}
     assert va.progress.queue_total == 15 and va.slot.scores == {}  # shown, none yet
 
@@ -200,29 +200,44 @@ def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine
     a = create_annotator(engine, cid, "a").annotator_id
     b = create_annotator(engine, cid, "b").annotator_id
     t0 = queue.utcnow()
-    va = queue.next_view(engine, a, now=t0)
-    assert queue.next_view(engine, b, now=t0 + timedelta(seconds=30)).slot is None
-    vb = queue.next_view(engine, b, now=t0 + timedelta(seconds=61))
+    va = session.next_view(engine, a, now=t0)
+    assert session.next_view(engine, b, now=t0 + timedelta(seconds=30)).slot is None
+    vb = session.next_view(engine, b, now=t0 + timedelta(seconds=61))
     assert vb.slot.assignment_id == va.slot.assignment_id
-    late = queue.submit(engine, a, va.slot.assignment_id, va.slot.claim_version, label=1)
-    assert late.notice == queue.LOST_CLAIM and late.slot is None
-    queue.submit(engine, b, vb.slot.assignment_id, vb.slot.claim_version, label=0)
+    late = session.submit(engine, a, va.slot.assignment_id, va.slot.claim_version, label=1)
+    assert late.notice == session.LOST_CLAIM and late.slot is None
+    session.submit(engine, b, vb.slot.assignment_id, vb.slot.claim_version, label=0)
     with session_scope(engine) as s:
         anns = s.execute(select(Annotation.annotator_id, Annotation.label)).all()
     assert anns == [(b, 0)]
+
+
+def test_second_tab_answering_a_saved_item_is_not_told_its_claim_expired(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 1)
+    queue.build_queue(engine, cid, seed=1)
+    a = create_annotator(engine, cid, "a").annotator_id
+    tab1, tab2 = session.next_view(engine, a), session.next_view(engine, a)
+    assert tab1.slot == tab2.slot  # both tabs show the held item
+    session.submit(engine, a, tab1.slot.assignment_id, tab1.slot.claim_version, label=1)
+    again = session.submit(engine, a, tab2.slot.assignment_id, tab2.slot.claim_version, label=0)
+    assert again.notice == session.OTHER_TAB and again.slot is not None
+    with session_scope(engine) as s:
+        assert s.execute(select(Annotation.label)).scalars().all() == [1]
 
 
 def test_label_undo_relabel_is_append_only(engine: Engine) -> None:
     cid = make_campaign(engine, 3, 1)
     queue.build_queue(engine, cid, seed=5)
     a = create_annotator(engine, cid, "a").annotator_id
-    v1 = queue.next_view(engine, a)
-    v2 = queue.submit(engine, a, v1.slot.assignment_id, v1.slot.claim_version, label=1, seconds=2.5)
+    v1 = session.next_view(engine, a)
+    v2 = session.submit(
+        engine, a, v1.slot.assignment_id, v1.slot.claim_version, label=1, seconds=2.5
+    )
     assert v2.slot.output_id != v1.slot.output_id and v2.progress.mine_judged == 1
-    v3 = queue.undo(engine, a)
+    v3 = session.undo(engine, a)
     assert v3.slot.output_id == v1.slot.output_id  # the undone item comes back first
     assert v3.progress.mine_judged == 0
-    v4 = queue.submit(engine, a, v3.slot.assignment_id, v3.slot.claim_version, label=0)
+    v4 = session.submit(engine, a, v3.slot.assignment_id, v3.slot.claim_version, label=0)
     assert v4.slot.output_id == v2.slot.output_id
     with session_scope(engine) as s:
         rows = s.execute(
@@ -241,13 +256,13 @@ def test_undo_with_nothing_to_undo_and_mode_rules(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1, mode="post_edit")
     queue.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
-    assert queue.undo(engine, a).notice == "Nothing to undo."
-    v = queue.next_view(engine, a)
-    with pytest.raises(queue.InvalidJudgment):
-        queue.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+    assert session.undo(engine, a).notice == "Nothing to undo."
+    v = session.next_view(engine, a)
+    with pytest.raises(session.InvalidJudgment):
+        session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
     text = v.slot.text
     edited = text.replace("output", "result")
-    queue.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=edited)
+    session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=edited)
     with session_scope(engine) as s:
         ann = s.scalar(select(Annotation))
     assert ann.post_edit == edited and ann.hter == pytest.approx(1 / 10) and ann.label is None
@@ -257,15 +272,17 @@ def test_skip_needs_a_reason_and_is_recorded(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1)
     queue.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
-    v = queue.next_view(engine, a)
-    with pytest.raises(queue.InvalidJudgment):
-        queue.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "  ")
-    v2 = queue.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, queue.SKIP_REASONS[1])
+    v = session.next_view(engine, a)
+    with pytest.raises(session.InvalidJudgment):
+        session.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "  ")
+    v2 = session.skip(
+        engine, a, v.slot.assignment_id, v.slot.claim_version, session.SKIP_REASONS[1]
+    )
     assert v2.progress.mine_skipped == 1 and v2.slot.output_id != v.slot.output_id
     with session_scope(engine) as s:
         skipped = s.scalar(select(Assignment).where(Assignment.id == v.slot.assignment_id))
         assert skipped.state == "skipped"
-        assert s.scalar(select(Annotation.skip_reason)) == queue.SKIP_REASONS[1]
+        assert s.scalar(select(Annotation.skip_reason)) == session.SKIP_REASONS[1]
         assert log.current_judgments(s, cid) == []
 
 
@@ -281,12 +298,12 @@ def test_invite_tokens_are_hashed_and_revocable(engine: Engine) -> None:
     assert who is not None and (who.name, who.campaign_id, who.campaign_name) == ("Ana", cid, "c")
     assert annotator_for_token(engine, inv.token + "x") is None
     assert annotator_for_token(engine, "") is None
-    queue.next_view(engine, inv.annotator_id)  # holds an item
+    session.next_view(engine, inv.annotator_id)  # holds an item
     revoke_annotator(engine, inv.annotator_id)
     assert annotator_for_token(engine, inv.token) is None
     assert active_annotator(engine, inv.annotator_id) is None
-    with pytest.raises(queue.AccessDenied):
-        queue.next_view(engine, inv.annotator_id)
+    with pytest.raises(session.AccessDenied):
+        session.next_view(engine, inv.annotator_id)
     with session_scope(engine) as s:
         held = s.scalar(
             select(func.count()).where(
@@ -308,11 +325,11 @@ def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
     b = create_annotator(engine, cid, "careless").annotator_id
     counts = {a: 0, b: 0}
     for who, limit in ((a, 50), (b, 100), (a, 100)):  # a comes back for the item it holds
-        v = queue.next_view(engine, who)
+        v = session.next_view(engine, who)
         while v.slot is not None and counts[who] < limit:
             counts[who] += 1
             label = 0 if (who == a and v.slot.kind == "attention") else 1
-            v = queue.submit(engine, who, v.slot.assignment_id, v.slot.claim_version, label=label)
+            v = session.submit(engine, who, v.slot.assignment_id, v.slot.claim_version, label=label)
     with session_scope(engine) as s:
         work = {w.name: w for w in log.annotator_work(s, cid)}
         current = log.current_judgments(s, cid)
@@ -341,10 +358,10 @@ def test_fast_progress_counts_equal_a_full_count(engine: Engine) -> None:
         s.get(Campaign, cid).overlap = 0.5
     queue.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
-    v = queue.next_view(engine, a)
-    v = queue.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
-    v = queue.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "Other")
-    queue.next_view(engine, create_annotator(engine, cid, "b").annotator_id)
+    v = session.next_view(engine, a)
+    v = session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+    v = session.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "Other")
+    session.next_view(engine, create_annotator(engine, cid, "b").annotator_id)
     with session_scope(engine) as s:
         fast = dbq.queue_counts(s, cid)
         full = dict(

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotation import queue
+from annotation import queue, session
 from annotation.auth import create_annotator, revoke_annotator
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
@@ -107,10 +107,10 @@ def test_label_shows_next_item_and_records_time(app_engine: Engine) -> None:
 def test_skip_with_reason(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)
-    at.selectbox(key="skip_reason").select(queue.SKIP_REASONS[2]).run()
+    at.selectbox(key="skip_reason").select(session.SKIP_REASONS[2]).run()
     at.button(key="skip").click().run()
     ((kind, label, _, _, reason, _),) = rows(app_engine)
-    assert (kind, label, reason) == ("skip", None, queue.SKIP_REASONS[2])
+    assert (kind, label, reason) == ("skip", None, session.SKIP_REASONS[2])
     assert "You: 0 judged, 1 skipped" in at.get("progress")[0].proto.text
 
 

@@ -1,0 +1,268 @@
+"""The annotator's clicks: show the held item, save a judgment, skip, undo.
+
+Each action is one transaction that finishes the held slot (a compare-and-set on its claim
+version, db.queue.finish) and claims the next one (db.queue.claim_next); which slot comes
+next is the design's business (annotation.queue). pages/annotate.py imports only this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from annotation.queue import utcnow
+from db import Engine
+from db import annotations as log
+from db import queue as dbq
+from db.vocabulary import CampaignMode, SlotKind
+
+SKIP_REASONS = (
+    "Cannot judge: source or output is broken",
+    "I do not know one of the languages well enough",
+    "Offensive or harmful content",
+    "Other",
+)
+
+
+class AccessDenied(PermissionError):
+    """The annotator does not exist or their invite was revoked."""
+
+
+class InvalidJudgment(ValueError):
+    """The judgment does not fit the campaign's mode."""
+
+
+# ---------------------------------------------------------------- what the page shows
+
+
+@dataclass(frozen=True)
+class CampaignView:
+    id: int
+    name: str
+    mode: CampaignMode
+    show_metrics: bool
+    show_reference: bool
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One output to judge. Carries no system name; ``kind`` stays on the server side of
+    the page (it is never drawn)."""
+
+    assignment_id: int
+    claim_version: int
+    output_id: int
+    text: str
+    source: str
+    reference: str | None
+    scores: dict[str, float | None] | None  # None when the campaign hides metrics
+    kind: SlotKind = field(repr=False, default=SlotKind.REGULAR)
+
+
+@dataclass(frozen=True)
+class ProgressCounts:
+    mine_judged: int
+    mine_skipped: int
+    queue_total: int
+    queue_finished: int
+    queue_open: int
+
+    @property
+    def fraction(self) -> float:
+        return self.queue_finished / self.queue_total if self.queue_total else 0.0
+
+
+@dataclass(frozen=True)
+class View:
+    campaign: CampaignView
+    slot: Slot | None  # None: nothing left for this annotator
+    progress: ProgressCounts
+    #: Set when the previous action could not be saved (e.g. the claim expired and someone
+    #: else took the item).
+    notice: str | None = None
+
+
+def _campaign_of(s: Any, annotator_id: int) -> dbq.AnnotatorCampaign:
+    """The annotator's campaign, locking the annotator first (the one lock order, see
+    db.queue); AccessDenied when the annotator is unknown or revoked."""
+    camp = dbq.annotator_campaign(s, annotator_id)
+    if camp is None or camp.revoked:
+        raise AccessDenied("this invite link is not valid (unknown or revoked)")
+    return camp
+
+
+def _view(
+    s: Any, annotator_id: int, camp: dbq.AnnotatorCampaign, now: datetime, notice: str | None
+) -> View:
+    cutoff = now - timedelta(seconds=camp.claim_timeout_s)
+    ids = dbq.claim_next(s, camp.id, annotator_id, now, cutoff, camp.paired)
+    slot = None
+    if ids:
+        row = dbq.slot_row(s, ids[0])
+        assert row is not None
+        slot = Slot(
+            assignment_id=row.assignment_id,
+            claim_version=row.claim_version,
+            output_id=row.output_id,
+            text=row.text,
+            source=row.source,
+            reference=row.reference if camp.show_reference else None,
+            scores=dbq.output_scores(s, row.output_id) if camp.show_metrics else None,
+            kind=row.kind,
+        )
+    counts = dbq.queue_counts(s, camp.id)
+    judged, skipped = log.annotator_judgment_counts(s, annotator_id)
+    total = sum(counts.values())
+    return View(
+        campaign=CampaignView(
+            camp.id, camp.name, camp.mode, camp.show_metrics, camp.show_reference
+        ),
+        slot=slot,
+        progress=ProgressCounts(
+            mine_judged=judged,
+            mine_skipped=skipped,
+            queue_total=total,
+            queue_finished=counts[dbq.DONE] + counts[dbq.SKIPPED],
+            queue_open=counts[dbq.OPEN],
+        ),
+        notice=notice,
+    )
+
+
+def next_view(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
+    """The annotator's current item (claiming the next one when they hold none)."""
+    now = now or utcnow()
+    with dbq.queue_transaction(engine) as s:
+        camp = _campaign_of(s, annotator_id)
+        return _view(s, annotator_id, camp, now, None)
+
+
+OTHER_TAB = (
+    "That item was already answered in another tab or window of yours; this answer was not "
+    "saved. Here is your next item."
+)
+LOST_CLAIM = (
+    "That item was not saved: it was idle longer than the campaign's claim timeout and was "
+    "given to someone else. Here is your next item."
+)
+
+
+def _refused(s: Any, assignment_id: int, annotator_id: int) -> str:
+    """Why a held slot could not be finished. Only a slot now held by someone else had its
+    claim expire; a slot still ours was answered (or undone) in another tab of ours."""
+    row = dbq.slot_row(s, assignment_id)
+    if row is not None and row.annotator_id == annotator_id:
+        return OTHER_TAB
+    return LOST_CLAIM
+
+
+def submit(
+    engine: Engine,
+    annotator_id: int,
+    assignment_id: int,
+    claim_version: int,
+    *,
+    label: int | None = None,
+    post_edit: str | None = None,
+    seconds: float | None = None,
+    now: datetime | None = None,
+) -> View:
+    """Record a judgment of a held slot and return the next view, in one transaction.
+
+    binary: ``label`` 1/0 required; post_edit: ``post_edit`` required (its HTER against the
+    shown text is stored); both: ``label`` required, ``post_edit`` stored when given.
+    """
+    now = now or utcnow()
+    with dbq.queue_transaction(engine) as s:
+        camp = _campaign_of(s, annotator_id)
+        _check_mode(camp.mode, label, post_edit)
+        row = dbq.slot_row(s, assignment_id)
+        if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
+            return _view(s, annotator_id, camp, now, _refused(s, assignment_id, annotator_id))
+        hter_value = None
+        if post_edit is not None:
+            from metrics.hter import hter
+
+            hter_value = hter(row.text, post_edit)
+        log.append(
+            s,
+            output_id=row.output_id,
+            annotator_id=annotator_id,
+            assignment_id=assignment_id,
+            kind=log.ATTENTION if row.kind == dbq.ATTENTION else log.LABEL,
+            label=label,
+            post_edit=post_edit,
+            hter=hter_value,
+            seconds=seconds,
+            created_at=now,
+        )
+        return _view(s, annotator_id, camp, now, None)
+
+
+def _check_mode(mode: str, label: int | None, post_edit: str | None) -> None:
+    if label is not None and label not in (0, 1):
+        raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
+    if mode == CampaignMode.BINARY and label is None:
+        raise InvalidJudgment("a binary campaign needs a label")
+    if mode == CampaignMode.POST_EDIT and post_edit is None:
+        raise InvalidJudgment("a post-edit campaign needs the post-edited text")
+    if mode == CampaignMode.BOTH and label is None:
+        raise InvalidJudgment("this campaign needs a label with the post-edit")
+
+
+def skip(
+    engine: Engine,
+    annotator_id: int,
+    assignment_id: int,
+    claim_version: int,
+    reason: str,
+    seconds: float | None = None,
+    now: datetime | None = None,
+) -> View:
+    """Skip a held slot with a reason (no judgment; the slot stays skipped) → next view."""
+    now = now or utcnow()
+    if not reason.strip():
+        raise InvalidJudgment("a skip needs a reason")
+    with dbq.queue_transaction(engine) as s:
+        camp = _campaign_of(s, annotator_id)
+        row = dbq.slot_row(s, assignment_id)
+        if row is None or not dbq.finish(
+            s, assignment_id, annotator_id, claim_version, dbq.SKIPPED
+        ):
+            return _view(s, annotator_id, camp, now, _refused(s, assignment_id, annotator_id))
+        log.append(
+            s,
+            output_id=row.output_id,
+            annotator_id=annotator_id,
+            assignment_id=assignment_id,
+            kind=log.SKIP,
+            skip_reason=reason.strip(),
+            seconds=seconds,
+            created_at=now,
+        )
+        return _view(s, annotator_id, camp, now, None)
+
+
+def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
+    """Take back the annotator's newest judgment or skip by appending an ``undo`` row; the
+    item is theirs again and shown next. Repeated undos walk further back."""
+    now = now or utcnow()
+    with dbq.queue_transaction(engine) as s:
+        camp = _campaign_of(s, annotator_id)
+        last = log.last_current_judgment(s, annotator_id)
+        if last is None:
+            return _view(s, annotator_id, camp, now, "Nothing to undo.")
+        annotation_id, output_id, assignment_id = last
+        log.append(
+            s,
+            output_id=output_id,
+            annotator_id=annotator_id,
+            assignment_id=assignment_id,
+            kind=log.UNDO,
+            supersedes_id=annotation_id,
+            created_at=now,
+        )
+        if assignment_id is not None:
+            dbq.reclaim_for_undo(s, assignment_id, annotator_id, now)
+        return _view(s, annotator_id, camp, now, None)
