@@ -2,7 +2,7 @@
 
 Each action is one transaction that finishes the held slot (a compare-and-set on its claim
 version, db.queue.finish) and claims the next one (db.queue.claim_next); which slot comes
-next is the design's business (annotation.queue). pages/annotate.py imports only this.
+next is the design's business (annotation.queue). views/annotate.py imports only this.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The queue's kinds and states, named once (stored as their string values).
 
-Plain ``StrEnum``s with no SQLAlchemy, so annotation/ and pages/ can import them; a member
+Plain ``StrEnum``s with no SQLAlchemy, so annotation/ and views/ can import them; a member
 equals its string (``SlotState.DONE == "done"``), so rows read back compare as before.
 """
 
