@@ -335,15 +335,13 @@ def _read_parquet(data: bytes, filename: str, max_mb: float):  # type: ignore[no
     records: list[tuple[None, dict[str, Any]]] = []
     decoded = 0
     try:
-        # use_threads=False: pyarrow's reader threads can abort the interpreter at exit
-        # ("terminate called without an active exception", exit 134) after a rejected file.
         pf = pq.ParquetFile(io.BytesIO(data))
         header = list(pf.schema_arrow.names)
         _no_duplicate_columns(header, filename)
         declared = sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.num_row_groups))
         if declared > limit:
             raise too_big(declared)
-        for batch in pf.iter_batches(batch_size=_PARQUET_BATCH_ROWS, use_threads=False):
+        for batch in pf.iter_batches(batch_size=_PARQUET_BATCH_ROWS):
             decoded += batch.nbytes
             if decoded > limit:
                 raise too_big(decoded)
