@@ -60,6 +60,10 @@ class _Bar:
     """A tqdm bar driven by the (done, total) progress callbacks the packages take."""
 
     def __init__(self, desc: str) -> None:
+        # No monitor thread: ours are driven by callbacks, and tqdm's monitor (a thread that
+        # outlives the bar) alive at interpreter exit with pyarrow loaded made the process
+        # abort ("terminate called without an active exception", exit 134).
+        tqdm.monitor_interval = 0
         self.bar = tqdm(desc=desc, unit="step", leave=False, file=sys.stderr)
 
     def __call__(self, done: int, total: int) -> None:

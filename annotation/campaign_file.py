@@ -9,6 +9,7 @@ before anything is written; every problem names the file, the row, the column, a
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import math
@@ -32,6 +33,12 @@ FILE_TYPES = {
 }
 DEFAULT_MAX_MB = float(os.environ.get("TANDEM_MAX_IMPORT_MB", "200"))
 MAX_PROBLEMS = 50
+#: Longest value the database keeps, per column (the String(n) lengths in db/models.py; a
+#: test checks they agree). PostgreSQL refuses longer values, SQLite would store them: the
+#: same limit is enforced here so both databases accept exactly the same files.
+MAX_LENGTH = {"item_id": 300, "doc_id": 300, "system": 300, "annotator": 200}
+MAX_CAMPAIGN_NAME = 200
+_PARQUET_BATCH_ROWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -129,6 +136,56 @@ def file_type(filename: str) -> str | None:
 # ---------------------------------------------------------------- reading raw records
 
 
+def _fail(filename: str, message: str, fix: str, **where: Any) -> CampaignFileError:
+    return CampaignFileError([Problem(filename, message, fix, **where)])
+
+
+def check_size(n_bytes: int, filename: str, max_mb: float = DEFAULT_MAX_MB) -> None:
+    """Refuse a file of ``n_bytes`` over the limit; call it before reading the file."""
+    if n_bytes > max_mb * 1024 * 1024:
+        raise _fail(
+            filename,
+            f"is {n_bytes / 1024 / 1024:.1f} MB, over the {max_mb:g} MB import limit",
+            "Split the file, or raise the limit with TANDEM_MAX_IMPORT_MB "
+            "(or --max-mb on the command line).",
+        )
+
+
+def check_campaign_name(name: str, filename: str) -> None:
+    """A campaign name the database stores the same way on SQLite and PostgreSQL."""
+    if not name or not name.strip():
+        raise _fail(filename, "the campaign name is empty", "Give the campaign a name.")
+    if "\x00" in name:
+        raise _fail(filename, "the campaign name contains a NUL byte", "Remove it from the name.")
+    if len(name) > MAX_CAMPAIGN_NAME:
+        raise _fail(
+            filename,
+            f"the campaign name is {len(name)} characters long, over the limit of "
+            f"{MAX_CAMPAIGN_NAME}",
+            "Choose a shorter name.",
+        )
+
+
+def _duplicates(names: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    dup: list[str] = []
+    for n in names:
+        if n in seen and n not in dup:
+            dup.append(n)
+        seen.add(n)
+    return dup
+
+
+def _no_duplicate_columns(header: list[str], filename: str) -> None:
+    dup = _duplicates(header)
+    if dup:
+        raise _fail(
+            filename,
+            "the header has duplicate column names: " + ", ".join(f"'{d}'" for d in dup),
+            "Rename or remove the repeated columns so each name occurs once.",
+        )
+
+
 def _decode(data: bytes, filename: str) -> str:
     try:
         return data.decode("utf-8-sig")
@@ -147,6 +204,11 @@ def _decode(data: bytes, filename: str) -> str:
 
 
 def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[no-untyped-def]
+    # A cell can be as long as the file (whose size is limited already); csv's default
+    # 128 KiB field limit would reject a legitimately long output. The limit is global and
+    # only ever raised here, so concurrent imports cannot lower it under each other.
+    if csv.field_size_limit() <= len(text):
+        csv.field_size_limit(len(text) + 1)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
@@ -157,6 +219,7 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
         width = len(header) - guarded  # without the guard's mark column
         if guarded:
             header = [restore(h) for h in header]
+        _no_duplicate_columns(header[:width], filename)
         records = []
         prev_end = reader.line_num
         for values in reader:
@@ -194,15 +257,42 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
     return header[:width], records
 
 
+class _DuplicateKeys(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DuplicateKeys(_duplicates(k for k, _ in pairs)[0])
+    return obj
+
+
 def _read_jsonl(text: str, filename: str):  # type: ignore[no-untyped-def]
     header: list[str] = []
     seen: set[str] = set()
     records = []
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    # JSON Lines separates records by \n only: str.splitlines() would also split at U+2028,
+    # U+2029 or U+0085, which JSON allows raw inside strings.
+    for lineno, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json.loads(raw, object_pairs_hook=_pairs)
+        except _DuplicateKeys as exc:
+            raise _fail(
+                filename,
+                f"line {lineno} has the key '{exc.args[0]}' more than once",
+                "Keep one value per key in each JSON object.",
+                row=len(records) + 1,
+            ) from None
+        except RecursionError:
+            raise _fail(
+                filename,
+                f"line {lineno} nests JSON too deeply to read",
+                "Each line must be one flat JSON object.",
+                row=len(records) + 1,
+            ) from None
         except json.JSONDecodeError as exc:
             raise CampaignFileError(
                 [
@@ -233,16 +323,43 @@ def _read_jsonl(text: str, filename: str):  # type: ignore[no-untyped-def]
     return header, records
 
 
-def _read_parquet(data: bytes, filename: str):  # type: ignore[no-untyped-def]
+def _read_parquet(data: bytes, filename: str, max_mb: float):  # type: ignore[no-untyped-def]
+    """Decode batch by batch, stopping as soon as the decoded data passes the size limit:
+    compressed Parquet can be thousands of times smaller than the text it holds."""
     import pyarrow.parquet as pq
 
+    limit = max_mb * 1024 * 1024
+
+    def too_big(n_bytes: float) -> CampaignFileError:
+        return _fail(
+            filename,
+            f"holds over {n_bytes / 1024 / 1024:.1f} MB of data once decompressed, over the "
+            f"{max_mb:g} MB import limit",
+            "Split the file, or raise the limit with TANDEM_MAX_IMPORT_MB "
+            "(or --max-mb on the command line).",
+        )
+
+    records: list[tuple[None, dict[str, Any]]] = []
+    decoded = 0
     try:
-        table = pq.read_table(io.BytesIO(data))
-    except Exception as exc:
-        raise CampaignFileError(
-            [Problem(filename, f"is not a readable Parquet file ({exc})", "Export it again.")]
+        pf = pq.ParquetFile(io.BytesIO(data))
+        header = list(pf.schema_arrow.names)
+        _no_duplicate_columns(header, filename)
+        declared = sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.num_row_groups))
+        if declared > limit:
+            raise too_big(declared)
+        for batch in pf.iter_batches(batch_size=_PARQUET_BATCH_ROWS):
+            decoded += batch.nbytes
+            if decoded > limit:
+                raise too_big(decoded)
+            records.extend((None, r) for r in batch.to_pylist())
+    except CampaignFileError:
+        raise
+    except Exception as exc:  # pyarrow raises many types for damaged files
+        raise _fail(
+            filename, f"is not a readable Parquet file ({exc})", "Export it again."
         ) from None
-    return list(table.column_names), [(None, r) for r in table.to_pylist()]
+    return header, records
 
 
 def read_records(
@@ -260,19 +377,9 @@ def read_records(
                 )
             ]
         )
-    if len(data) > max_mb * 1024 * 1024:
-        raise CampaignFileError(
-            [
-                Problem(
-                    filename,
-                    f"is {len(data) / 1024 / 1024:.1f} MB, over the {max_mb:g} MB import limit",
-                    "Split the file, or raise the limit with TANDEM_MAX_IMPORT_MB "
-                    "(or --max-mb on the command line).",
-                )
-            ]
-        )
+    check_size(len(data), filename, max_mb)
     if kind == "parquet":
-        return _read_parquet(data, filename)
+        return _read_parquet(data, filename, max_mb)
     text = _decode(data, filename)
     if kind == "jsonl":
         return _read_jsonl(text, filename)
@@ -285,7 +392,50 @@ def read_records(
 def _text(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    return value if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return value
+    extra = _extra(value)
+    return extra if isinstance(extra, str) else str(extra)
+
+
+def _plain(value: Any) -> Any:
+    """Nested values as JSON has them: timestamps as ISO 8601, decimals as text."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else str(value)
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)  # Decimal, timedelta, ...
+
+
+def _extra(value: Any) -> Any:
+    """An extra column's value as the metadata stores it, the same on every database:
+    objects and arrays as JSON text (exports write text back, so round trips are exact),
+    timestamps as ISO 8601 text; numbers, booleans and text as they are."""
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(_plain(value), ensure_ascii=False)
+    return _plain(value)
+
+
+def _binary(value: Any) -> bool:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return True
+    if isinstance(value, dict):
+        return any(_binary(v) for v in value.values())
+    return isinstance(value, list | tuple) and any(_binary(v) for v in value)
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    return isinstance(value, list | tuple) and any(_has_nul(v) for v in value)
 
 
 def _optional_text(value: Any) -> str | None:
@@ -392,6 +542,18 @@ def _validate(
             [Problem(filename, "has a header but no data rows", "Add at least one row.")]
         )
 
+    nul_columns = [h for h in header if "\x00" in h]
+    if nul_columns:
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"the column name {h!r} contains a NUL byte",
+                    "Remove the NUL character from the header.",
+                )
+                for h in nul_columns
+            ]
+        )
     extra_columns = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
     rows: list[Row] = []
     first_item: dict[str, Row] = {}
@@ -414,6 +576,25 @@ def _validate(
             raise CampaignFileError(problems, truncated=True)
         rec = {rename.get(k, k): v for k, v in raw.items()}
         line = line if line != number + 1 else None  # only say "line" when it adds something
+        for col, value in rec.items():
+            if _binary(value):
+                add(
+                    number,
+                    line,
+                    col,
+                    f"{col} holds binary data (bytes), not text",
+                    "Store text in this column (decode it, or base64-encode it), or drop "
+                    "the column.",
+                )
+            elif _has_nul(value):
+                add(
+                    number,
+                    line,
+                    col,
+                    f"{col} contains a NUL byte (\\x00)",
+                    "Remove NUL characters; they are often left by a damaged export or a "
+                    "UTF-16 file saved under a .csv name.",
+                )
         item_id = _text(rec.get("item_id")).strip()
         system = _text(rec.get("system")).strip()
         output = _text(rec.get("output"))
@@ -462,8 +643,19 @@ def _validate(
             post_edit=_optional_text(rec.get("post_edit")),
             annotator=_optional_text(rec.get("annotator")),
             is_human=bool(is_human),
-            extras={c: rec.get(c) for c in extra_columns},
+            extras={c: _extra(rec.get(c)) for c in extra_columns},
         )
+        for col, limit in MAX_LENGTH.items():
+            value = getattr(row, col)
+            if value is not None and len(value) > limit:
+                add(
+                    number,
+                    line,
+                    col,
+                    f"{col} is {len(value):,} characters long, over the limit of {limit}",
+                    f"Shorten it to at most {limit} characters (keep long text in another "
+                    "column: any extra column is kept as metadata).",
+                )
         if item_id:
             first = first_item.setdefault(item_id, row)
             if first is not row:

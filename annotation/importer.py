@@ -25,6 +25,8 @@ from annotation.campaign_file import (
     CampaignFile,
     CampaignFileError,
     Problem,
+    check_campaign_name,
+    check_size,
     parse_campaign_file,
 )
 from annotation.queue import ImportedJudgment, record_imported
@@ -85,11 +87,12 @@ def import_campaign(
     started = time.perf_counter()
     if isinstance(source, Path):
         filename = filename or source.name
-        data = source.read_bytes()
+        data = _read_file(source, filename, max_mb)
     else:
         data = source
     if not filename:
         raise ValueError("filename is needed to tell the file type of raw bytes")
+    check_campaign_name(campaign, filename)
     tick = progress or (lambda done, total: None)
     parsed = parse_campaign_file(data, filename, column_map, max_mb)
     tick(1, 4)
@@ -125,6 +128,23 @@ def import_campaign(
         seconds=time.perf_counter() - started,
         **report,
     )
+
+
+def _read_file(path: Path, filename: str, max_mb: float) -> bytes:
+    """The file's bytes, after checking it is a regular file within the size limit."""
+    if not path.is_file():
+        what = "a directory" if path.is_dir() else "not a regular file"
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"{path} is {what}" if path.exists() else f"{path}: no such file",
+                    "Give the path of one CSV, TSV, JSONL or Parquet file.",
+                )
+            ]
+        )
+    check_size(path.stat().st_size, filename, max_mb)  # before reading it into memory
+    return path.read_bytes()
 
 
 def _write(

@@ -180,3 +180,15 @@ def test_numbers_stay_numeric_in_results_and_score_exports(sqlite_engine: Engine
     import_campaign(sqlite_engine, body.encode(), "neg", filename="neg.csv")
     scores = pd.read_csv(io.BytesIO(export_annotations(sqlite_engine, "neg", "csv")))
     assert scores["score"].dtype.kind == "f" and scores["score"][0] == -0.5
+
+
+def test_foreign_jsonl_with_raw_unicode_line_separators_imports(sqlite_engine: Engine) -> None:
+    """JSON allows U+2028/U+2029/U+0085 raw inside strings; only \\n ends a JSON Lines record."""
+    text = "a\u2028b\u2029c\x85d"
+    line = json.dumps(
+        {"item_id": "1", "source": "s", "reference": "r", "system": "A", "output": text},
+        ensure_ascii=False,
+    )
+    import_campaign(sqlite_engine, (line + "\r\n").encode(), "u", filename="u.jsonl")
+    records = [json.loads(x) for x in export_campaign(sqlite_engine, "u", "jsonl").splitlines()]
+    assert records[0]["output"] == text

@@ -3,7 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.campaign_file import OPTIONAL, REQUIRED, CampaignFileError, check_campaign_file
+from annotation.campaign_file import (
+    OPTIONAL,
+    REQUIRED,
+    CampaignFileError,
+    check_campaign_file,
+    check_size,
+)
 from annotation.importer import import_campaign
 from db.campaigns import campaign_exists
 from views.common import engine, literal, require_admin
@@ -18,6 +24,11 @@ st.caption(
 
 upload = st.file_uploader("Campaign file", type=["csv", "tsv", "jsonl", "ndjson", "parquet"])
 if upload is None:
+    st.stop()
+try:
+    check_size(upload.size, upload.name)  # before the bytes are copied into memory
+except CampaignFileError as exc:
+    st.error(str(exc))
     st.stop()
 data = upload.getvalue()
 
