@@ -27,8 +27,9 @@ from estimators.planning import (
     human_labels_needed,
     measurable_difference,
     min_metric_accuracy,
+    planning_inputs,
 )
-from estimators.report import default_signatures, planning_inputs
+from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError
 from pages.common import campaign_picker, current_campaign_data, engine, require_admin
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from estimators.double_sampling import per_system, per_system_difference
 from estimators.human import binary_beta
 from estimators.simulation import binary_metric, draw_subsets, make_pool, true_rates
 from estimators.vondaniken import (
@@ -14,8 +15,6 @@ from estimators.vondaniken import (
     metric_only_calibrated,
     metric_only_known,
     mixed,
-    per_system,
-    per_system_difference,
     per_system_posterior,
     posterior,
     shared_rate,
