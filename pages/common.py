@@ -12,7 +12,7 @@ from db.engine import database_url, get_engine
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
     from db.annotations import AnnotatorWork
-    from db.reads import CampaignData
+    from estimators.campaign import CampaignData
 
 
 @st.cache_resource
