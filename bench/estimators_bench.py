@@ -23,14 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 import numpy as np
 
 from estimators.control_variates import chaganty_mean, ppi_mean, ppi_paired_difference
+from estimators.double_sampling import per_system, per_system_difference
 from estimators.human import binary_beta, binary_wilson, mean_t, paired_difference
 from estimators.planning import labels_still_needed
 from estimators.simulation import binary_metric, make_pool
 from estimators.vondaniken import (
     calibration_counts,
     metric_only_calibrated,
-    per_system,
-    per_system_difference,
     per_system_posterior,
     shared_rate,
 )

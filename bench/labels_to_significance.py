@@ -9,7 +9,7 @@ with the sign of the true (whole-pool) difference. Methods:
 - human unpaired   — Welch on n labels of A and n of B from independent orders
                      (estimators.human.welch_difference)
 - von Däniken      — per-system double sampling on m = 1{metric ≥ pool median}
-                     (estimators.vondaniken.per_system_difference)
+                     (estimators.double_sampling.per_system_difference)
 - CV               — Chaganty's per-system control variates: λ_A, λ_B each fitted for its own
                      system (estimators.control_variates.optimal_lambda), paired variance
                      (ppi_paired_difference with controls (g_A, g_B) and λ = (λ_A, −λ_B))
@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from estimators import control_variates as cv  # noqa: E402
-from estimators import human, vondaniken  # noqa: E402
+from estimators import double_sampling, human  # noqa: E402
 from estimators.sequential import asymptotic_cs, paired_cv_increments  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -187,7 +187,7 @@ def _interval(method: str, n: int, ya, yb, ga, gb, o1, o2, m_a, m_b):
     if method == "human unpaired":
         return human.welch_difference(ya[lab], yb[o2[:n]], LEVEL)
     if method == "von Däniken":
-        return vondaniken.per_system_difference(
+        return double_sampling.per_system_difference(
             ya[lab], yb[lab], m_a[lab], m_b[lab], m_a, m_b, LEVEL
         )
     if method == "CV":

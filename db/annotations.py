@@ -255,6 +255,12 @@ class AnnotatorWork:
     attention_answered: int
     attention_passed: int
     claimed_now: int
+    last_at: datetime | None = None  # the latest current judgment or skip
+
+    @property
+    def labels_per_hour(self) -> float | None:
+        hours = self.total_seconds / 3600
+        return self.n_labels / hours if hours > 0 else None
 
     @property
     def attention_pass_rate(self) -> float | None:
@@ -272,7 +278,7 @@ def attention_passed(label: int | None, post_edit: str | None, expected: int, sh
 
 
 def _no_work() -> dict[str, Any]:
-    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0}
+    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None}
 
 
 def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
@@ -287,16 +293,19 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
             _LATER.id,
             AttentionCheck.expected_label,
             AttentionCheck.degraded_text,
+            Annotation.created_at,
         )
     )
     acc: dict[int, dict[str, Any]] = {}
-    for aid, kind, label, post_edit, secs, superseded, expected, shown in rows:
+    for aid, kind, label, post_edit, secs, superseded, expected, shown, created in rows:
         a = acc.setdefault(aid, _no_work())
         if kind == UNDO:
             a["undos"] += 1
             continue
         if superseded is not None:
             continue
+        if created is not None and (a["last"] is None or created > a["last"]):
+            a["last"] = created
         if secs is not None:
             a["secs"].append(float(secs))
         if kind == LABEL:
@@ -330,6 +339,7 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
                 attention_answered=a["att"],
                 attention_passed=a["passed"],
                 claimed_now=int(claimed.get(r.id, 0)),
+                last_at=a["last"],
             )
         )
     return out

@@ -6,8 +6,8 @@ queries per refresh, never one query per system:
 - :func:`read_campaign` — per system the metric scores of ALL outputs of the pool (a
   systems × items grid per metric signature), the stored thresholds, the current human
   judgments (label / score / HTER) in arrival order with their assignment position and
-  inclusion probability, and the attention-check answers kept apart (they are never
-  counted in estimates).
+  inclusion probability, as :class:`estimators.campaign.CampaignData` (attention-check
+  answers, skips and undos are left out: they never count in estimates).
 - :func:`fingerprint` — one cheap query that changes whenever anything the dashboard shows
   changes (a label, an undo, new metric scores, a threshold, an imported calibration set):
   the cache key of the live dashboard.
@@ -20,7 +20,6 @@ append-only: an undo or a correction points at the row it replaces).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
@@ -28,19 +27,12 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Engine, func, select
 
-from db.annotations import (
-    ATTENTION,
-    JUDGMENT_KINDS,
-    SUPERSEDING,
-    attention_passed,
-    campaign_log,
-)
+from db.annotations import ATTENTION, JUDGMENT_KINDS, SUPERSEDING, campaign_log
 from db.engine import session_scope
 from db.models import (
     Annotation,
     Annotator,
     Assignment,
-    AttentionCheck,
     CalibrationSet,
     Campaign,
     Item,
@@ -49,9 +41,9 @@ from db.models import (
     System,
     Threshold,
 )
+from estimators.campaign import CampaignData, Judgments, MetricInfo
 
 __all__ = [
-    "AnnotatorStats",
     "CampaignData",
     "Judgments",
     "MetricInfo",
@@ -60,92 +52,6 @@ __all__ = [
     "fingerprint",
     "read_campaign",
 ]
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """One stored metric signature of a campaign and its chosen threshold (if any)."""
-
-    signature: str
-    metric: str
-    n_scores: int
-    threshold: float | None = None
-    higher_is_better: bool | None = None
-    threshold_method: str | None = None
-
-
-@dataclass(frozen=True)
-class Judgments:
-    """Current judgments, one entry per annotation row, sorted by arrival order.
-
-    Arrival order is the assignment position (the queue's recorded random order); rows
-    without an assignment come last (``position`` NaN) and cannot drive sequential
-    verdicts. All arrays have the same length.
-    """
-
-    annotation_id: np.ndarray  # int
-    item: np.ndarray  # int, index into CampaignData.item_ids
-    system: np.ndarray  # int, index into CampaignData.systems
-    annotator: np.ndarray  # int, index into CampaignData.annotators
-    label: np.ndarray  # float: 0/1, NaN when the judgment has no binary label
-    score: np.ndarray  # float, NaN when absent
-    hter: np.ndarray  # float, NaN when absent
-    seconds: np.ndarray  # float, NaN when not timed
-    position: np.ndarray  # float, NaN without an assignment
-    inclusion_prob: np.ndarray  # float, NaN without an assignment
-    created_at: np.ndarray  # datetime64[us] (UTC)
-
-    def __len__(self) -> int:
-        return int(self.annotation_id.size)
-
-    @staticmethod
-    def empty() -> Judgments:
-        i, f = np.zeros(0, dtype=int), np.zeros(0, dtype=float)
-        return Judgments(i, i, i, i, f, f, f, f, f, f, np.zeros(0, dtype="datetime64[us]"))
-
-
-@dataclass(frozen=True)
-class AnnotatorStats:
-    """Work of one annotator: judgments, skips, time, attention checks."""
-
-    name: str
-    role: str
-    n_labels: int
-    n_skips: int
-    median_seconds: float | None
-    total_seconds: float | None
-    first_at: datetime | None
-    last_at: datetime | None
-    attention_checks: int
-    attention_passed: int
-
-
-@dataclass(frozen=True)
-class CampaignData:
-    """A campaign as arrays: the fixed pool, metric scores and the human judgments."""
-
-    campaign_id: int
-    name: str
-    mode: str
-    systems: list[str]
-    is_human: np.ndarray  # bool per system
-    item_ids: list[str]  # external ids; column j of every grid
-    output_ids: np.ndarray  # (k, N) int, −1 where a system has no output for an item
-    metrics: list[MetricInfo]
-    #: signature → (k, N) float grid of metric scores, NaN where missing.
-    scores: dict[str, np.ndarray]
-    judgments: Judgments
-    annotators: list[str]
-    annotator_stats: list[AnnotatorStats]
-    #: Calibration sets imported into this campaign as the "ρ, η provided" prior.
-    provided_calibration: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def n_items(self) -> int:
-        return len(self.item_ids)
-
-    def metric(self, signature: str) -> MetricInfo | None:
-        return next((m for m in self.metrics if m.signature == signature), None)
 
 
 def campaign_id(engine: Engine, name: str) -> int | None:
@@ -169,9 +75,6 @@ def _current_rows(cid: int):  # type: ignore[no-untyped-def]
         Assignment.position,
         Assignment.inclusion_prob,
         Assignment.kind.label("assignment_kind"),
-        AttentionCheck.expected_label,
-        Annotation.post_edit,
-        AttentionCheck.degraded_text,
         current_only=True,
     )
 
@@ -311,11 +214,7 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
         )
 
     ann_index = {aid: i for i, (aid, _, _) in enumerate(annotators)}
-    judged, stats = _split_annotations(ann_rows, out_pos, ann_index)
-    annotator_stats = [
-        AnnotatorStats(name=aname, role=role, **stats.get(aid, _EMPTY_STATS))
-        for aid, aname, role in annotators
-    ]
+    judged = _judgments(ann_rows, out_pos, ann_index)
     return CampaignData(
         campaign_id=cid,
         name=name,
@@ -328,21 +227,8 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
         scores=grids,
         judgments=judged,
         annotators=[aname for _, aname, _ in annotators],
-        annotator_stats=annotator_stats,
         provided_calibration=provided,
     )
-
-
-_EMPTY_STATS: dict[str, Any] = {
-    "n_labels": 0,
-    "n_skips": 0,
-    "median_seconds": None,
-    "total_seconds": None,
-    "first_at": None,
-    "last_at": None,
-    "attention_checks": 0,
-    "attention_passed": 0,
-}
 
 
 def _naive_utc(t: datetime | None) -> datetime:
@@ -351,35 +237,17 @@ def _naive_utc(t: datetime | None) -> datetime:
     return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo else t
 
 
-def _split_annotations(rows, out_pos, ann_index):  # type: ignore[no-untyped-def]
-    """Regular current labels as :class:`Judgments`; per-annotator work and attention."""
+def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untyped-def]
+    """The regular current labels as :class:`Judgments` (no skips, undos or attention
+    answers: those never enter an estimate), sorted by arrival order."""
     regular = []
-    per: dict[int, dict[str, Any]] = {}
-    seconds: dict[int, list[float]] = {}
-    times: dict[int, list[datetime]] = {}
     for row in rows:
         (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
-         position, incl, akind, expected, post_edit, shown) = row  # fmt: skip
-        if kind not in JUDGMENT_KINDS:
-            continue  # undo markers
-        st = per.get(annotator_id)
-        if st is None:
-            st = per[annotator_id] = dict(_EMPTY_STATS)
-        if created is not None:
-            times.setdefault(annotator_id, []).append(created)
-        if secs is not None:
-            seconds.setdefault(annotator_id, []).append(float(secs))
-        if kind == "skip":
-            st["n_skips"] += 1
-            continue
+         position, incl, akind) = row  # fmt: skip
+        if kind not in JUDGMENT_KINDS or kind == "skip":
+            continue  # undo markers and skips
         if kind == ATTENTION or akind == "attention":
-            if expected is not None:
-                st["attention_checks"] += 1
-                st["attention_passed"] += int(
-                    attention_passed(label, post_edit, expected, shown or "")
-                )
             continue
-        st["n_labels"] += 1
         regular.append(
             (
                 position is None,
@@ -395,14 +263,9 @@ def _split_annotations(rows, out_pos, ann_index):  # type: ignore[no-untyped-def
                 created,
             )
         )
-    for aid, secs in seconds.items():
-        per[aid]["median_seconds"] = float(np.median(secs))
-        per[aid]["total_seconds"] = float(np.sum(secs))
-    for aid, ts in times.items():
-        per[aid]["first_at"], per[aid]["last_at"] = min(ts), max(ts)
 
     if not regular:
-        return Judgments.empty(), per
+        return Judgments.empty()
     regular.sort(key=itemgetter(0, 1, 2))
     cols = list(zip(*regular, strict=True))
     no_pos = np.array(cols[0], dtype=bool)
@@ -425,7 +288,7 @@ def _split_annotations(rows, out_pos, ann_index):  # type: ignore[no-untyped-def
         inclusion_prob=floats(cols[10]),
         created_at=np.array([_naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
     )
-    return judged, per
+    return judged
 
 
 def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> list[dict[str, Any]]:

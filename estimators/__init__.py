@@ -1,9 +1,10 @@
 """Estimators: human labels + metric scores in, :class:`EstimateResult` out (numpy/scipy only).
 
-Modules: :mod:`estimators.human` (human-only), :mod:`estimators.vondaniken` (binary
-error-prone metrics; per-system double sampling is the default), :mod:`estimators.control_variates`
-(CV = PPI++), :mod:`estimators.planning` (measurable difference, labels needed). Formulas and
-sources: docs in each function and ../shared/docs/statistics.md.
+Modules: :mod:`estimators.human` (human-only), :mod:`estimators.double_sampling` (the
+default with a binary metric: per-system double sampling), :mod:`estimators.vondaniken`
+(von Däniken's error-prone-metric model), :mod:`estimators.control_variates` (CV = PPI++),
+:mod:`estimators.planning` (measurable difference, labels needed). Formulas and sources:
+docs in each function and ../shared/docs/statistics.md.
 """
 
 from estimators.control_variates import (
@@ -15,6 +16,7 @@ from estimators.control_variates import (
     ppi_paired_difference,
     theoretical_data_efficiency,
 )
+from estimators.double_sampling import per_system, per_system_difference
 from estimators.human import (
     binary_beta,
     binary_wilson,
@@ -38,8 +40,6 @@ from estimators.vondaniken import (
     metric_only_calibrated,
     metric_only_known,
     mixed,
-    per_system,
-    per_system_difference,
     per_system_posterior,
     shared_rate,
 )

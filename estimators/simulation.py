@@ -17,6 +17,9 @@ from typing import Literal
 import numpy as np
 from scipy import special, stats
 
+from estimators.campaign import binarise
+from estimators.vondaniken import rates_from_counts
+
 
 @dataclass(frozen=True)
 class Pool:
@@ -99,15 +102,17 @@ def binary_metric(
         g = g + np.asarray(offsets, dtype=float)[:, None]
     if threshold is None:
         threshold = float(np.median(pool.g))
-    return (g >= threshold).astype(float)
+    return binarise(g, threshold).astype(float)
 
 
 def true_rates(pool: Pool, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-system ρ = P(m=1 | y=1) and η = P(m=0 | y=0) over the pool (binary pools)."""
+    """Per-system ρ = P(m=1 | y=1) and η = P(m=0 | y=0) over the pool (binary pools): the
+    rates of the expected confusion counts, TP = Σ f·m, FN = Σ f·(1−m), and so on."""
     f = pool.f
-    rho = (f * m).sum(axis=1) / f.sum(axis=1)
-    eta = ((1 - f) * (1 - m)).sum(axis=1) / (1 - f).sum(axis=1)
-    return rho, eta
+    return rates_from_counts(
+        (f * m).sum(axis=1), (f * (1 - m)).sum(axis=1),
+        ((1 - f) * (1 - m)).sum(axis=1), ((1 - f) * m).sum(axis=1),
+    )  # fmt: skip
 
 
 def label_correlation(pool: Pool, system: int = 0) -> float:

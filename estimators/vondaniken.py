@@ -1,4 +1,4 @@
-"""Binary error-prone metrics: von Däniken et al. (2022) and per-system double sampling.
+"""Binary error-prone metrics: the model of von Däniken et al. (2022).
 
 Model (von Däniken, Deriu, Tuggener, Cieliebak 2022, "On the Effectiveness of Automated
 Metrics for Text Generation Systems", Findings of EMNLP, §3; statistics.md §1): a binary
@@ -14,8 +14,9 @@ metric m says "adequate" with true-positive rate ρ = P(m=1 | human=1) and true-
   from a calibration set are integrated out of p(m₊ | α) by tensor Gauss–Legendre quadrature
   (the paper's tool used MCMC); human ratings multiply in α^{h₊}(1−α)^{h₋} (paper §3.3,
   mixed case). The posterior of α is evaluated on an adaptive grid: milliseconds.
-- :func:`per_system` (THE DEFAULT) — double sampling / post-stratification on m with each
-  system's own labelled items (Tenenbein 1970; statistics.md §3). No shared ρ, η.
+- :func:`per_system_posterior` — :func:`mixed` with each system's own calibration counts.
+  (The default per-system double-sampling estimator, which needs no ρ, η at all, is
+  :mod:`estimators.double_sampling`.)
 - :func:`shared_rate` — one ρ, η pooled over systems. Biased when a metric's error rates
   differ between systems (statistics.md §1.6: coverage 95% → 78% under a 0.1-SD shift), so
   it is returned with ``valid_for_verdict=False`` and a per-system ρ/η drift test.
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from estimators.result import EstimateResult, wald_interval
+from estimators.result import EstimateResult
 
 __all__ = [
     "Posterior",
@@ -40,10 +41,9 @@ __all__ = [
     "metric_only_calibrated",
     "metric_only_known",
     "mixed",
-    "per_system",
-    "per_system_difference",
     "per_system_posterior",
     "posterior",
+    "rates_from_counts",
     "shared_rate",
 ]
 
@@ -63,6 +63,14 @@ def calibration_counts(y: np.ndarray, m: np.ndarray) -> tuple[int, int, int, int
         int(np.sum(~y & ~m)),
         int(np.sum(~y & m)),
     )
+
+
+def rates_from_counts(tp, fn, tn, fp):  # type: ignore[no-untyped-def]
+    """(ρ̂, η̂) = (TP/(TP+FN), TN/(TN+FP)): the metric's true-positive and true-negative
+    rates (von Däniken et al. 2022, §3); NaN where a class is empty. Element-wise on arrays."""
+    tp, fn, tn, fp = (np.asarray(c, dtype=float) for c in (tp, fn, tn, fp))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return tp / (tp + fn), tn / (tn + fp)
 
 
 def _trunc_beta(a: float, b: float, lo: float, hi: float, level: float):
@@ -424,149 +432,7 @@ def metric_only_calibrated(
                  method="vondaniken_metric_calibrated")  # fmt: skip
 
 
-# ------------------------------------------------------------ per-system (default)
-
-
-def _codes(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Metric values → (sorted distinct values, integer code per item); fast for 0/1 data."""
-    m = np.asarray(m).ravel()
-    if m.dtype == bool:
-        m = m.astype(np.int64)
-    as_int = m.astype(np.int64)
-    if m.size and np.array_equal(as_int, m) and as_int.min() >= 0 and as_int.max() < 1024:
-        present = np.flatnonzero(np.bincount(as_int))
-        lookup = np.zeros(as_int.max() + 1, np.int64)
-        lookup[present] = np.arange(present.size)
-        return present.astype(float), lookup[as_int]
-    levels, codes = np.unique(m, return_inverse=True)
-    return levels.astype(float), codes
-
-
-class _Strata:
-    """Post-stratification of one system's labelled items on its metric (statistics.md §3).
-
-    q_m = pool share of stratum m, ȳ_m = labelled mean in it, and the influence of item j
-    on Σ_m q_m ȳ_m: u_j = n·q_m/n_m·e_j with e_j = (y_j − ȳ_m)·sqrt(n_m/(n_m−1)), so that
-    Σ u_j²/n² = Σ_m q_m² s_m²/n_m. Strata with < 2 labelled items are merged into one.
-    """
-
-    def __init__(self, y: np.ndarray, m: np.ndarray, m_all: np.ndarray):
-        y = np.asarray(y, float).ravel()
-        levels, codes_all = _codes(m_all)
-        m = np.asarray(m, float).ravel()
-        pos = np.searchsorted(levels, m)
-        if m.shape != y.shape:
-            raise ValueError("one metric value per labelled item")
-        if np.any(pos >= levels.size) or np.any(levels[np.minimum(pos, levels.size - 1)] != m):
-            raise ValueError("labelled metric values must occur in the pool")
-        counts = np.bincount(pos, minlength=levels.size)
-        self.collapsed = bool(np.any(counts < 2)) or levels.size == 1
-        if self.collapsed:
-            levels, pos, codes_all = np.zeros(1), np.zeros(y.size, np.int64), None
-            counts = np.array([y.size])
-        n = y.size
-        self.n, self.levels, self.counts = n, levels, counts
-        self.big_n = np.asarray(m_all).size
-        self.codes_all = codes_all
-        self.q = (
-            np.bincount(codes_all, minlength=levels.size) / self.big_n
-            if codes_all is not None
-            else np.ones(1)
-        )
-        self.means = np.bincount(pos, weights=y, minlength=levels.size) / counts
-        resid = (y - self.means[pos]) * np.sqrt(counts / np.maximum(counts - 1, 1))[pos]
-        self.infl = n * self.q[pos] / counts[pos] * resid
-        self.estimate = float(self.q @ self.means)
-
-    def pool_values(self) -> np.ndarray:
-        """ȳ_{m_j} for every pool item j (the fitted stratum mean)."""
-        if self.codes_all is None:
-            return np.full(self.big_n, self.means[0])
-        return self.means[self.codes_all]
-
-
-def per_system(
-    y_labelled: np.ndarray,
-    m_labelled: np.ndarray,
-    m_all: np.ndarray,
-    level: float = 0.95,
-) -> EstimateResult:
-    """Per-system double-sampling estimator (Tenenbein 1970; statistics.md §3). The default.
-
-    q̂ = metric-positive rate over all N outputs of the system (``m_all``, labelled ones
-    included); p̂₁, p̂₀ = human means among labelled items with m = 1 / m = 0;
-    α̂ = q̂·p̂₁ + (1−q̂)·p̂₀ and Var ≈ Σ_m q_m² s_m²/n_m + q(1−q)(p̂₁−p̂₀)²/N, with the
-    within-stratum variance s_m² (ddof 1), t quantile on n − (number of strata) df. This is
-    stratified PPI with two strata, so it needs no shared ρ, η. Works for continuous human
-    scores too (HTER), and for any discrete m (more strata). Strata with < 2 labelled items
-    are merged (the estimator then falls back to the human-only mean).
-    """
-    st = _Strata(y_labelled, m_labelled, m_all)
-    n, big_n = st.n, st.big_n
-    pool_var = float(st.q @ (st.means - st.estimate) ** 2) / big_n
-    se = math.sqrt(float(st.infl @ st.infl) / n**2 + pool_var)
-    df = max(n - st.levels.size, 1)
-    diag: dict = {"strata": int(st.levels.size), "collapsed": st.collapsed, "n_pool": big_n}
-    if st.levels.size == 2:
-        diag |= {"q": float(st.q[1]), "p1": float(st.means[1]), "p0": float(st.means[0])}
-    return EstimateResult(
-        estimate=st.estimate,
-        ci=wald_interval(st.estimate, se, level, df),
-        se=se,
-        n_human=n,
-        n_metric=big_n - n,
-        method="vondaniken_per_system",
-        level=level,
-        df=df,
-        diagnostics=diag,
-    )
-
-
-def per_system_difference(
-    y_a: np.ndarray,
-    y_b: np.ndarray,
-    m_a_labelled: np.ndarray,
-    m_b_labelled: np.ndarray,
-    m_a_all: np.ndarray,
-    m_b_all: np.ndarray,
-    level: float = 0.95,
-) -> EstimateResult:
-    """Paired difference α_A − α_B of two per-system double-sampling estimates.
-
-    Each system is post-stratified on its own metric (statistics.md §3); items labelled for
-    both systems make the two estimates correlated, which the paired influence-function
-    variance Σ_j (u_{A,j} − u_{B,j})²/n² uses (u = n·q_m/n_m·e, the linearisation of
-    Σ_m q_m ȳ_m), plus the pool term Var_pool(ȳ_{m_A} − ȳ_{m_B})/N. t quantile, n − 3 df.
-    """
-    y_a = np.asarray(y_a, float).ravel()
-    y_b = np.asarray(y_b, float).ravel()
-    if y_a.shape != y_b.shape:
-        raise ValueError("per_system_difference needs both systems judged on the same items")
-    sa = _Strata(y_a, m_a_labelled, m_a_all)
-    sb = _Strata(y_b, m_b_labelled, m_b_all)
-    if sa.big_n != sb.big_n:
-        raise ValueError("paired pools must hold the same items for both systems")
-    n, big_n = sa.n, sa.big_n
-    du = sa.infl - sb.infl
-    pool_var = float(np.var(sa.pool_values() - sb.pool_values())) / big_n
-    se = math.sqrt(float(du @ du) / n**2 + pool_var)
-    estimate = sa.estimate - sb.estimate
-    df = max(n - 1 - (sa.levels.size - 1) - (sb.levels.size - 1), 1)
-    return EstimateResult(
-        estimate=estimate,
-        ci=wald_interval(estimate, se, level, df),
-        se=se,
-        n_human=n,
-        n_metric=big_n - n,
-        method="vondaniken_per_system_paired",
-        level=level,
-        df=df,
-        diagnostics={
-            "estimate_a": sa.estimate,
-            "estimate_b": sb.estimate,
-            "collapsed": sa.collapsed or sb.collapsed,
-        },
-    )
+# ------------------------------------------------------------ per-system posterior
 
 
 def per_system_posterior(
@@ -579,7 +445,8 @@ def per_system_posterior(
 
     The labelled items give h₊ and (TP, FN, TN, FP); the unlabelled items give m₊. This is
     the full likelihood of the misclassification model for one system, so it is valid for
-    verdicts (unlike :func:`shared_rate`); asymptotically it agrees with :func:`per_system`.
+    verdicts (unlike :func:`shared_rate`); asymptotically it agrees with
+    :func:`estimators.double_sampling.per_system`.
     """
     y = np.asarray(y_labelled).astype(int).ravel()
     cal = calibration_counts(y, m_labelled)
@@ -615,15 +482,13 @@ def drift_test(
         return float(stats.chi2_contingency(table, correction=False).pvalue)
 
     p_rho, p_eta = homogeneity(tp, fn), homogeneity(tn, fp)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rhos = (tp / (tp + fn)).tolist()
-        etas = (tn / (tn + fp)).tolist()
+    rhos, etas = rates_from_counts(tp, fn, tn, fp)
     return {
         "p_rho": p_rho,
         "p_eta": p_eta,
         "p_value": min(1.0, 2 * min(p_rho, p_eta)),
-        "rho_by_system": rhos,
-        "eta_by_system": etas,
+        "rho_by_system": rhos.tolist(),
+        "eta_by_system": etas.tolist(),
     }
 
 

@@ -25,6 +25,22 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+# m = 1{g ≥ t} (or 1{g ≤ t} when lower is better): the estimators' rule, under this name here.
+from estimators.campaign import binarise as metric_positive
+
+__all__ = [
+    "METHODS",
+    "Agreement",
+    "Calibration",
+    "Rate",
+    "RocCurve",
+    "agreement",
+    "calibrate",
+    "choose_threshold",
+    "metric_positive",
+    "roc_curve",
+]
+
 METHODS = ("youden", "balanced_accuracy")
 
 
@@ -124,14 +140,6 @@ def _arrays(scores: Sequence[float], labels: Sequence[int]) -> tuple[np.ndarray,
     if np.isnan(s).any():
         raise ValueError("scores contain NaN")
     return s, y.astype(int)
-
-
-def metric_positive(
-    scores: Sequence[float] | np.ndarray, threshold: float, higher_is_better: bool = True
-) -> np.ndarray:
-    """m = 1{g ≥ t} (or 1{g ≤ t} when lower is better), as a bool array."""
-    s = np.asarray(scores, dtype=float)
-    return s >= threshold if higher_is_better else s <= threshold
 
 
 def roc_curve(

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from estimators.campaign import CampaignData, LabelKind
 from estimators.vondaniken import drift_test
 from metrics.calibration import Calibration, Rate, metric_positive
 
@@ -109,21 +110,17 @@ class CalibrationSet:
 # ------------------------------------------------------------------------ building
 
 
-def calibration_arrays(data: Any, signature: str) -> CalibrationArrays:
+def calibration_arrays(data: CampaignData, signature: str) -> CalibrationArrays:
     """The campaign's binary-labelled outputs that have a ``signature`` score.
 
-    ``data`` has the attributes of :class:`db.reads.CampaignData`. One row per output: its
-    first current binary judgment in arrival order (the one the estimators use).
+    One row per output: its first current binary judgment in arrival order (the one the
+    estimators use, :meth:`CampaignData.first_judgments`).
     """
     j = data.judgments
     grid = data.scores.get(signature)
     if grid is None:
         return CalibrationArrays([], [], np.zeros(0), np.zeros(0, dtype=int))
-    ok = np.isfinite(j.label)
-    idx = np.flatnonzero(ok)
-    key = j.system[idx].astype(np.int64) * max(data.n_items, 1) + j.item[idx]
-    _, first = np.unique(key, return_index=True)
-    idx = idx[np.sort(first)]
+    idx = data.first_judgments(LabelKind.LABEL)
     values = grid[j.system[idx], j.item[idx]]
     keep = np.isfinite(values)
     idx, values = idx[keep], values[keep]

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import event
 
 from annotation.importer import import_campaign
+from db.annotations import annotator_work
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Assignment, AttentionCheck
 from db.reads import annotation_log, fingerprint, read_campaign
@@ -98,7 +99,9 @@ def test_read_campaign_arrays(engine) -> None:
     assert set(np.unique(j.label)) <= {0.0, 1.0}
     assert np.isnan(j.hter).all()
     assert sorted(data.annotators) == ["ann0", "ann1"]
-    assert sum(a.n_labels for a in data.annotator_stats) == len(j)
+    with session_scope(engine) as s:  # the dashboard's annotator table
+        work = annotator_work(s, cid)
+    assert sum(a.n_labels for a in work) == len(j)
 
 
 def test_superseded_and_attention_rows_are_left_out(engine) -> None:
@@ -128,8 +131,9 @@ def test_superseded_and_attention_rows_are_left_out(engine) -> None:
     assert undone not in after.judgments.annotation_id
     with session_scope(engine) as s:
         s_name = s.get(Annotator, annotator_id).name
-    stats = {a.name: a for a in after.annotator_stats}[s_name]
-    assert (stats.attention_checks, stats.attention_passed) == (2, 1)
+        stats = {a.name: a for a in annotator_work(s, cid)}[s_name]
+    assert (stats.attention_answered, stats.attention_passed) == (2, 1)
+    assert stats.last_at is not None
     assert stats.median_seconds == 4.0
     assert fingerprint(engine, cid) != fp0
     log = annotation_log(engine, cid)
@@ -173,3 +177,15 @@ def test_bulk_queries_do_not_grow_with_systems(engine) -> None:
 def test_unknown_campaign_raises(engine) -> None:
     with pytest.raises(KeyError):
         read_campaign(engine, 12345)
+
+
+def test_annotator_speed_and_pass_rate_for_the_dashboard() -> None:
+    from db.annotations import AnnotatorWork
+
+    n = 12
+    work = AnnotatorWork(1, "a", "annotator", False, n, 0, 0, 5.0, 5.0 * n, 4, 3, 0)
+    assert work.attention_pass_rate == 0.75
+    assert work.labels_per_hour == pytest.approx(3600 / 5.0)
+    idle = AnnotatorWork(2, "b", "annotator", False, 0, 0, 0, None, 0.0, 0, 0, 0)
+    assert idle.labels_per_hour is None and idle.attention_pass_rate is None
+    assert idle.last_at is None

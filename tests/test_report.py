@@ -6,12 +6,13 @@ import krippendorff
 import numpy as np
 import pytest
 
-from db.reads import AnnotatorStats, CampaignData, Judgments, MetricInfo
 from estimators import control_variates as cv
+from estimators import double_sampling as ds
 from estimators import human
 from estimators import vondaniken as vd
+from estimators.campaign import CampaignData, Judgments, MetricInfo, binarise
 from estimators.monitor import CampaignMonitor
-from estimators.report import binarise, campaign_report, default_signatures, width_paths
+from estimators.report import Unavailable, campaign_report, default_signatures, width_paths
 from estimators.simulation import make_pool
 
 SIG = "chrf|test"
@@ -59,7 +60,6 @@ def fake_campaign(
         output_ids=np.arange(k * n_items).reshape(k, n_items) + 1,
         metrics=[MetricInfo(SIG, "chrf", k * n_items, threshold, True, "youden")],
         scores={SIG: pool.g.copy()}, judgments=j, annotators=["a", "b"],
-        annotator_stats=[AnnotatorStats("a", "annotator", n, 0, 5.0, 5.0 * n, None, None, 4, 3)],
         provided_calibration=provided or [],
     )  # fmt: skip
     return data, pool
@@ -91,7 +91,7 @@ def test_columns_equal_the_estimators_they_name() -> None:
         expect = {
             "human": human.binary_beta(y.sum(), y.size),
             "vd_mixed": vd.per_system_posterior(y, m_all[lab], m_all[~lab]),
-            "vd_double": vd.per_system(y, m_all[lab].astype(float), m_all.astype(float)),
+            "vd_double": ds.per_system(y, m_all[lab].astype(float), m_all.astype(float)),
             "ppi": cv.ppi_mean(y, g[s, lab][:, None], g[s, ~lab][:, None]),
         }
         for method, res in expect.items():
@@ -139,7 +139,7 @@ def test_census_says_why_control_variates_cannot_help() -> None:
 def test_no_metrics_no_threshold_and_no_labels_are_explained() -> None:
     data, _ = fake_campaign(threshold=None)
     rep = campaign_report(data, signatures=[SIG])
-    assert "Calibration page" in rep.unavailable["vd_mixed"]
+    assert rep.unavailable["vd_mixed"] == Unavailable.NO_THRESHOLD  # worded by the dashboard
     assert "ppi" in rep.methods
     rep = campaign_report(data, signatures=[])
     assert rep.methods == ["human", "anytime"]
@@ -153,7 +153,8 @@ def test_unequal_inclusion_probabilities_refuse_verdicts_not_the_page() -> None:
     data, _ = fake_campaign(unequal_pi=True)
     rep = campaign_report(data, signatures=[SIG])
     assert rep.monitor is None
-    assert "unequal inclusion probabilities" in rep.unavailable["anytime"]
+    assert rep.unavailable["anytime"] == Unavailable.MONITOR_REFUSED
+    assert any("unequal inclusion probabilities" in note for note in rep.notes)
     assert "human" in rep.methods  # fixed-n estimates still shown
 
 
@@ -187,10 +188,6 @@ def test_krippendorff_alpha_on_repeated_outputs() -> None:
     assert no_overlap.agreement.alpha is None and "overlap" in no_overlap.agreement.note
 
 
-def test_annotator_rows_and_default_signature() -> None:
+def test_default_signature() -> None:
     data, _ = fake_campaign()
-    rep = campaign_report(data, signatures=default_signatures(data))
-    row = rep.annotators[0]
-    assert row["attention_pass_rate"] == 0.75
-    assert row["labels_per_hour"] == pytest.approx(3600 / 5.0)
     assert default_signatures(data) == [SIG]

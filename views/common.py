@@ -12,7 +12,8 @@ from sqlalchemy import Engine
 from db.engine import database_url, get_engine
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
-    from db.reads import CampaignData
+    from db.annotations import AnnotatorWork
+    from estimators.campaign import CampaignData
 
 
 @st.cache_resource
@@ -72,3 +73,16 @@ def current_campaign_data(cid: int) -> CampaignData:
     from db.reads import fingerprint
 
     return campaign_data(str(engine().url), cid, fingerprint(engine(), cid))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _annotator_work(db: str, cid: int, key: tuple[int, ...]) -> list[AnnotatorWork]:
+    from annotation.queue import annotator_overview
+
+    return annotator_overview(engine(), cid)
+
+
+def annotator_work(cid: int, key: tuple[int, ...]) -> list[AnnotatorWork]:
+    """Per-annotator work (the Annotators page's figures), re-read when ``key`` (the
+    campaign's fingerprint) changes."""
+    return _annotator_work(str(engine().url), cid, key)

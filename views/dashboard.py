@@ -17,15 +17,9 @@ import streamlit as st
 from annotation.exports import MIME, export_annotations, pairs_csv, results_csv, results_latex
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
-from estimators.report import (
-    LABEL_KINDS,
-    METHODS,
-    available_label_kinds,
-    campaign_report,
-    default_label_kind,
-    default_signatures,
-)
-from views.common import campaign_data, campaign_picker, engine, require_admin
+from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
+from estimators.report import METHODS, Unavailable, campaign_report, default_signatures
+from views.common import annotator_work, campaign_data, campaign_picker, engine, require_admin
 
 require_admin()
 st.title("Dashboard")
@@ -45,6 +39,21 @@ def campaign_results(  # type: ignore[no-untyped-def]
         campaign_data(db, cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha
     )
     return report, time.perf_counter() - started
+
+
+#: Why an estimate column is empty, in the user's words.
+UNAVAILABLE = {
+    Unavailable.NO_METRIC: "no metric chosen (or no metric scores yet)",
+    Unavailable.NO_THRESHOLD: "no threshold stored for the chosen metric(s): set one on the "
+    "Calibration page",
+    Unavailable.NEEDS_BINARY: "needs binary labels",
+    Unavailable.CENSUS: "every output is labelled (a census): metric scores of unlabelled "
+    "outputs are what control variates use, so they cannot add anything here",
+    Unavailable.PROVIDED_NOT_SCORED: "the imported calibration set's metric has no scores in "
+    "this campaign",
+    Unavailable.MONITOR_REFUSED: "these labels allow no anytime-valid verdicts (see the note "
+    "above)",
+}
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -125,7 +134,7 @@ def draw_estimates(report) -> None:  # type: ignore[no-untyped-def]
         "stopping. Rank sets: plausible ranks from the Holm-adjusted verdicts."
     )
     for m, why in report.unavailable.items():
-        st.caption(f"{METHODS.get(m, m)}: not shown — {why}.")
+        st.caption(f"{METHODS.get(m, m)}: not shown — {UNAVAILABLE[why]}.")
     with st.expander("Details: every estimate with n_human and n_metric"):
         detail = [
             {
@@ -253,7 +262,7 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
         st.altair_chart(chart, width="stretch")
 
 
-def draw_quality(report) -> None:  # type: ignore[no-untyped-def]
+def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untyped-def]
     left, right = st.columns(2)
     with left:
         st.subheader("Data efficiency per metric")
@@ -291,7 +300,22 @@ def draw_quality(report) -> None:  # type: ignore[no-untyped-def]
             st.caption(f"{a.n_units:,} outputs judged more than once ({a.n_judgments:,} "
                        "judgments).")  # fmt: skip
     st.subheader("Annotators")
-    frame = pd.DataFrame(report.annotators)
+    frame = pd.DataFrame(
+        [
+            {
+                "annotator": a.name,
+                "role": a.role,
+                "labels": a.n_labels,
+                "skips": a.n_skips,
+                "median_seconds": a.median_seconds,
+                "labels_per_hour": a.labels_per_hour,
+                "attention_checks": a.attention_answered,
+                "attention_pass_rate": a.attention_pass_rate,
+                "last_active": a.last_at,
+            }
+            for a in annotator_work(cid, fp)
+        ]
+    )
     if frame.empty:
         st.caption("No annotators yet: invite them from the campaign's annotation settings.")
     else:
@@ -307,7 +331,7 @@ def live_part() -> None:
             "import judgments with a campaign file (a `human_label` column). Estimates and "
             "verdicts appear here as labels arrive."
         )
-        draw_quality(report)
+        draw_quality(report, fp)
         return
     cols = st.columns(4)
     cols[0].metric("Human judgments", f"{report.n_judgments:,}")
@@ -321,7 +345,7 @@ def live_part() -> None:
         st.caption(f"Note: {note}")
     draw_estimates(report)
     draw_pairs(report)
-    draw_quality(report)
+    draw_quality(report, fp)
 
     st.subheader("Download results")
     c1, c2, c3 = st.columns(3)

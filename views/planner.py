@@ -28,8 +28,9 @@ from estimators.planning import (
     human_labels_needed,
     measurable_difference,
     min_metric_accuracy,
+    planning_inputs,
 )
-from estimators.report import default_signatures, planning_inputs
+from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError
 from views.common import (
     campaign_picker,

@@ -125,3 +125,18 @@ def _annotator_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
     from db.models import Annotation
 
     return s.get(Annotation, annotation_id).annotator_id
+
+
+def test_reasons_are_worded_and_annotators_keep_their_columns(app_engine) -> None:
+    seed_campaign(app_engine, "census", n_items=40, labelled=40, overlap=0, threshold=False)
+    at = _dashboard("census")
+    assert not at.exception
+    texts = _texts(at)
+    assert "no threshold stored for the chosen metric(s): set one on the Calibration page" in texts
+    assert "every output is labelled (a census)" in texts
+    [annotators] = [d.value for d in at.dataframe if "annotator" in d.value.columns]
+    assert list(annotators.columns) == [
+        "annotator", "role", "labels", "skips", "median_seconds", "labels_per_hour",
+        "attention_checks", "attention_pass_rate", "last_active",
+    ]  # fmt: skip
+    assert annotators["labels"].sum() == 120

@@ -1,0 +1,157 @@
+"""What the estimators read: a campaign as arrays (pure numpy; db.reads fills it).
+
+A campaign is a fixed pool: ``systems × items`` outputs (``output_ids``, −1 where a system
+has no output), a metric-score grid of the same shape per metric signature, and the human
+judgments in arrival order (:class:`Judgments`). Two rules every estimator shares are
+written here once:
+
+- which judgment of an output the estimators use: the first one in arrival order among the
+  judgments that carry the chosen kind (:meth:`CampaignData.first_judgments`); repeats of
+  an already-judged output feed agreement only;
+- a thresholded metric: m = 1{g ≥ t}, or 1{g ≤ t} for TER-like metrics (:func:`binarise`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "LABEL_KINDS",
+    "CampaignData",
+    "Judgments",
+    "LabelKind",
+    "MetricInfo",
+    "available_label_kinds",
+    "binarise",
+    "default_label_kind",
+]
+
+
+class LabelKind(StrEnum):
+    """The human judgment an analysis uses."""
+
+    LABEL = "label"  # binary, 1 = adequate
+    ONE_MINUS_HTER = "one_minus_hter"  # post-edit quality, clipped to [0, 1]
+    SCORE = "score"  # as imported
+
+
+#: Judgment kind → display name.
+LABEL_KINDS: dict[LabelKind, str] = {
+    LabelKind.LABEL: "binary label (1 = adequate)",
+    LabelKind.ONE_MINUS_HTER: "1 − HTER (post-edit quality, clipped to [0, 1])",
+    LabelKind.SCORE: "human score (as imported)",
+}
+
+
+def binarise(values: Any, threshold: float, higher_is_better: bool = True) -> np.ndarray:
+    """Binary metric m = 1{g ≥ threshold} (or g ≤ threshold for TER-like metrics), as bools."""
+    values = np.asarray(values, dtype=float)
+    return (values >= threshold) if higher_is_better else (values <= threshold)
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One stored metric signature of a campaign and its chosen threshold (if any)."""
+
+    signature: str
+    metric: str
+    n_scores: int
+    threshold: float | None = None
+    higher_is_better: bool | None = None
+    threshold_method: str | None = None
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Current judgments, one entry per annotation row, sorted by arrival order.
+
+    Arrival order is the assignment position (the queue's recorded random order); rows
+    without an assignment come last (``position`` NaN) and cannot drive sequential
+    verdicts. All arrays have the same length.
+    """
+
+    annotation_id: np.ndarray  # int
+    item: np.ndarray  # int, index into CampaignData.item_ids
+    system: np.ndarray  # int, index into CampaignData.systems
+    annotator: np.ndarray  # int, index into CampaignData.annotators
+    label: np.ndarray  # float: 0/1, NaN when the judgment has no binary label
+    score: np.ndarray  # float, NaN when absent
+    hter: np.ndarray  # float, NaN when absent
+    seconds: np.ndarray  # float, NaN when not timed
+    position: np.ndarray  # float, NaN without an assignment
+    inclusion_prob: np.ndarray  # float, NaN without an assignment
+    created_at: np.ndarray  # datetime64[us] (UTC)
+
+    def __len__(self) -> int:
+        return int(self.annotation_id.size)
+
+    @staticmethod
+    def empty() -> Judgments:
+        i, f = np.zeros(0, dtype=int), np.zeros(0, dtype=float)
+        return Judgments(i, i, i, i, f, f, f, f, f, f, np.zeros(0, dtype="datetime64[us]"))
+
+    def values(self, kind: str) -> np.ndarray:
+        """The judgment of ``kind`` per row (NaN where a row has none)."""
+        if kind == LabelKind.LABEL:
+            return np.asarray(self.label, dtype=float)
+        if kind == LabelKind.ONE_MINUS_HTER:
+            return np.clip(1.0 - np.asarray(self.hter, dtype=float), 0.0, 1.0)
+        if kind == LabelKind.SCORE:
+            return np.asarray(self.score, dtype=float)
+        raise ValueError(f"unknown judgment kind {kind!r}; use one of {sorted(LABEL_KINDS)}")
+
+    def output_key(self, n_items: int) -> np.ndarray:
+        """One integer per (system, item) output, for grouping the rows of an output."""
+        return self.system.astype(np.int64) * max(n_items, 1) + self.item
+
+
+def available_label_kinds(judgments: Judgments) -> list[LabelKind]:
+    """The judgment kinds present in ``judgments``, in :class:`LabelKind` order."""
+    return [k for k in LabelKind if np.isfinite(judgments.values(k)).any()]
+
+
+def default_label_kind(mode: str, judgments: Judgments) -> LabelKind | None:
+    """Post-edit campaigns default to 1 − HTER, others to the binary label; else scores."""
+    kinds = available_label_kinds(judgments)
+    first = [LabelKind.ONE_MINUS_HTER, LabelKind.LABEL]
+    preferred = first if mode == "post_edit" else first[::-1]
+    return next((k for k in [*preferred, LabelKind.SCORE] if k in kinds), None)
+
+
+@dataclass(frozen=True)
+class CampaignData:
+    """A campaign as arrays: the fixed pool, metric scores and the human judgments."""
+
+    campaign_id: int
+    name: str
+    mode: str
+    systems: list[str]
+    is_human: np.ndarray  # bool per system
+    item_ids: list[str]  # external ids; column j of every grid
+    output_ids: np.ndarray  # (k, N) int, −1 where a system has no output for an item
+    metrics: list[MetricInfo]
+    #: signature → (k, N) float grid of metric scores, NaN where missing.
+    scores: dict[str, np.ndarray]
+    judgments: Judgments
+    annotators: list[str]
+    #: Calibration sets imported into this campaign as the "ρ, η provided" prior.
+    provided_calibration: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    def metric(self, signature: str) -> MetricInfo | None:
+        return next((m for m in self.metrics if m.signature == signature), None)
+
+    def first_judgments(self, kind: str) -> np.ndarray:
+        """Rows the estimators use: per output, its first judgment of ``kind`` in arrival
+        order (rows without a value of ``kind`` are skipped). Sorted row indices."""
+        idx = np.flatnonzero(np.isfinite(self.judgments.values(kind)))
+        key = self.judgments.output_key(self.n_items)[idx]
+        _, first = np.unique(key, return_index=True)
+        return idx[np.sort(first)]

@@ -1,0 +1,93 @@
+"""How much each metric saves: measured and limiting data efficiency (statistics.md §2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from estimators import control_variates as cv
+from estimators.campaign import CampaignData
+from estimators.multiple import pairs
+
+__all__ = ["MetricEfficiency", "metric_efficiency"]
+
+
+@dataclass(frozen=True)
+class MetricEfficiency:
+    """How much one metric saves: measured and limiting data efficiency (statistics.md §2).
+
+    ``de_measured`` = median over systems of se²(human)/se²(PPI++) on this campaign (needs
+    unlabelled outputs: ``None`` for a census); ``de_limit`` = 1/(1 − ρ_y²), the efficiency
+    with an unlimited pool, from the median per-system correlation ρ_y of a single label with
+    the metric; ``de_pairs_limit`` the same for paired differences (the comparisons).
+    """
+
+    signature: str
+    metric: str
+    rho_y: float | None
+    de_measured: float | None
+    de_limit: float | None
+    rho_pairs: float | None
+    de_pairs_limit: float | None
+    n_labelled: int
+    n_unlabelled: int
+
+
+def _corr(x: np.ndarray, y: np.ndarray) -> float | None:
+    if x.size < 3 or np.std(x) == 0 or np.std(y) == 0:
+        return None
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _median(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None and math.isfinite(v)]
+    return float(np.median(vals)) if vals else None
+
+
+def metric_efficiency(
+    data: CampaignData, y_grid: np.ndarray, labelled: np.ndarray
+) -> list[MetricEfficiency]:
+    """Measured and limiting data efficiency of every stored metric (statistics.md §2).
+
+    ``y_grid`` (k, N): the judgment the estimators use per output; ``labelled`` where it is.
+    Measured DE is :func:`estimators.control_variates.ppi_mean`'s ``de``; the limits are
+    :func:`estimators.control_variates.theoretical_data_efficiency` at the median ρ.
+    """
+    out = []
+    k = len(data.systems)
+    for info in data.metrics:
+        grid = np.asarray(data.scores[info.signature], dtype=float)
+        rhos, des, n_l, n_u = [], [], 0, 0
+        for s in range(k):
+            present = (data.output_ids[s] >= 0) & np.isfinite(grid[s])
+            lab, unl = labelled[s] & present, present & ~labelled[s]
+            n_l += int(lab.sum())
+            n_u += int(unl.sum())
+            rhos.append(_corr(grid[s, lab], y_grid[s, lab]))
+            if lab.sum() >= 3 and unl.sum() >= 2:
+                res = cv.ppi_mean(y_grid[s, lab], grid[s, lab], grid[s, unl])
+                des.append(res.diagnostics["de"])
+        pair_rhos = []
+        for a, b in pairs(k):
+            both = labelled[a] & labelled[b] & np.isfinite(grid[a]) & np.isfinite(grid[b])
+            pair_rhos.append(
+                _corr(grid[a, both] - grid[b, both], y_grid[a, both] - y_grid[b, both])
+            )
+        rho = _median(rhos)
+        rho_p = _median(pair_rhos)
+        out.append(
+            MetricEfficiency(
+                signature=info.signature,
+                metric=info.metric,
+                rho_y=rho,
+                de_measured=_median(des),
+                de_limit=None if rho is None else cv.theoretical_data_efficiency(rho, 1),
+                rho_pairs=rho_p,
+                de_pairs_limit=None if rho_p is None else cv.theoretical_data_efficiency(rho_p, 1),
+                n_labelled=n_l,
+                n_unlabelled=n_u,
+            )
+        )
+    return out
