@@ -25,7 +25,7 @@ from annotation.campaign_file import (
     CampaignFileError,
     check_size,
 )
-from annotation.exporter import export_campaign, export_records
+from annotation.exports import export_campaign, export_records
 from annotation.importer import import_campaign
 from db.models import Annotator, Campaign, Item, System
 from tests.annotation.test_import_validation import HEADER, rejected, table_counts

@@ -65,7 +65,7 @@ def gappy_campaign(
         is_human=np.zeros(k, bool), item_ids=[f"i{x}" for x in range(n_items)],
         output_ids=output_ids,
         metrics=[MetricInfo(SIG, "chrf", int(np.isfinite(scores).sum()), None, True, None)],
-        scores={SIG: scores}, judgments=j, annotators=["a", "b"], annotator_stats=[],
+        scores={SIG: scores}, judgments=j, annotators=["a", "b"],
     )  # fmt: skip
     return data, pool
 
