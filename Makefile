@@ -37,6 +37,7 @@ test: setup
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_layers.py
 
 bench: install
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

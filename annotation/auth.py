@@ -21,9 +21,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine
-
-from db import annotations
+from db import Engine, annotations
 from db.engine import session_scope
 from db.settings import get_setting, set_setting
 

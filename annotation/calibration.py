@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine
-
 from annotation.exports import campaign_id_or_fail, to_csv
+from db import Engine
 from db.calibration import store_set
 from db.reads import CampaignData, read_campaign
 from db.scores import campaign_signatures, save_threshold

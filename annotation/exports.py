@@ -31,10 +31,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine
-
 from annotation.campaign_file import FILE_TYPES, REQUIRED
 from annotation.spreadsheet import GUARD_COLUMN, cell_text, neutralise
+from db import Engine
 from db.campaigns import campaign_rows
 from db.reads import annotation_log, campaign_id, read_campaign
 from estimators.report import METHODS, CampaignReport, campaign_report, default_signatures

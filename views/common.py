@@ -7,8 +7,8 @@ import re
 from typing import TYPE_CHECKING
 
 import streamlit as st
-from sqlalchemy import Engine
 
+from db import Engine
 from db.engine import database_url, get_engine
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
