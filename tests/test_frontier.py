@@ -13,6 +13,7 @@ from annotation.auth import create_annotator
 from db.engine import session_scope
 from db.models import Assignment
 from db.reads import read_campaign
+from db.vocabulary import SlotKind
 from estimators.report import campaign_report
 from tests.annotation.test_queue import make_campaign
 
@@ -80,4 +81,30 @@ def test_attention_slots_and_repeat_slots_of_judged_outputs_do_not_block(engine)
     }  # fmt: skip
     data = read_campaign(engine, cid)
     assert data.open_from == math.inf and len(data.judgments) == 16
+    assert _waiting(campaign_report(data)) == []
+
+
+def test_an_unanswered_attention_check_does_not_hold_back_later_labels(engine):
+    """a stops at an attention check (claimed, never answered); b labels everything else."""
+    cid = make_campaign(engine, 8, 2, overlap=0.5, attention_rate=0.2)
+    queue.build_queue(engine, cid, seed=1)
+    a = create_annotator(engine, cid, "a").annotator_id
+    b = create_annotator(engine, cid, "b").annotator_id
+    view = session.next_view(engine, a)
+    while view.slot.kind != SlotKind.ATTENTION:
+        view = session.submit(engine, a, view.slot.assignment_id, view.slot.claim_version, label=1)
+    held = _position(engine, view)
+    view = session.next_view(engine, b)
+    while view.slot is not None:
+        view = session.submit(engine, b, view.slot.assignment_id, view.slot.claim_version, label=0)
+    with session_scope(engine) as s:
+        pending = s.execute(
+            select(Assignment.position, Assignment.kind, Assignment.state).where(
+                Assignment.state.in_(["open", "claimed"])
+            )
+        ).all()
+    assert (held, "attention", "claimed") in pending
+    data = read_campaign(engine, cid)
+    assert data.open_from == math.inf
+    assert data.judgments.position.max() > held
     assert _waiting(campaign_report(data)) == []
