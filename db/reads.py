@@ -7,7 +7,8 @@ queries per refresh, never one query per system:
   systems × items grid per metric signature), the stored thresholds, the current human
   judgments (label / score / HTER) in arrival order with their assignment position and
   inclusion probability, as :class:`estimators.campaign.CampaignData` (attention-check
-  answers, skips and undos are left out: they never count in estimates).
+  answers, skips and undos are left out: they never count in estimates), and the queue's
+  frontier (the first position still open or claimed) that the live monitor stops at.
 - :func:`fingerprint` — one cheap query that changes whenever anything the dashboard shows
   changes (a label, an undo, new metric scores, a threshold, an imported calibration set):
   the cache key of the live dashboard.
@@ -20,12 +21,13 @@ append-only: an undo or a correction points at the row it replaces).
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, exists, func, select
 
 from db.annotations import ATTENTION, JUDGMENT_KINDS, SUPERSEDING, campaign_log
 from db.engine import session_scope
@@ -41,6 +43,7 @@ from db.models import (
     System,
     Threshold,
 )
+from db.vocabulary import SlotKind, SlotState
 from estimators.campaign import CampaignData, Judgments, MetricInfo
 
 __all__ = [
@@ -115,12 +118,16 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
     """The campaign ``cid`` as arrays (see :class:`CampaignData`).
 
     ``signatures`` restricts the metric grids to those signatures (default: all stored).
-    Eight queries whatever the number of systems (counted on the demo campaign).
+    Eight queries whatever the number of systems (counted on the demo campaign); the first
+    also reads the queue's frontier (:func:`_first_pending`) into ``open_from``.
     """
     with session_scope(engine) as s:
-        camp = s.get(Campaign, cid)
+        camp = s.execute(
+            select(Campaign.name, Campaign.mode, *_first_pending(cid)).where(Campaign.id == cid)
+        ).first()
         if camp is None:
             raise KeyError(f"no campaign with id {cid}")
+        name, mode, *pending = camp
         sys_rows = s.execute(
             select(System.id, System.name, System.is_human)
             .where(System.campaign_id == cid)
@@ -170,7 +177,6 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
             }
             for c in cal_sets
         ]
-        name, mode = camp.name, camp.mode
 
     sys_index = {sid: i for i, (sid, _, _) in enumerate(sys_rows)}
     item_index: dict[int, int] = {}
@@ -228,7 +234,41 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
         judgments=judged,
         annotators=[aname for _, aname, _ in annotators],
         provided_calibration=provided,
+        open_from=min((float(p) for p in pending if p is not None), default=math.inf),
     )
+
+
+def _first_pending(cid: int) -> list[Any]:
+    """The queue's frontier as two scalar subqueries: the smallest position of an open and
+    of a claimed regular slot whose label the monitor could still use (min of the two).
+
+    Skipped slots are settled (no label comes at that position); an expired claim is still
+    ``claimed`` until someone takes it, so it blocks; attention slots never carry estimator
+    labels. An overlap slot of an output already judged (a done regular slot at an earlier
+    position) does not block: its label is a repeat, used for agreement only (and one
+    annotator alone can never take it). One subquery per state, so each walks the
+    (campaign, state, position) index from its start.
+    """
+    a = Assignment.__table__
+    done = a.alias("done_before")
+    return [
+        select(a.c.position)
+        .where(
+            a.c.campaign_id == cid,
+            a.c.state == state,
+            a.c.kind == SlotKind.REGULAR,
+            ~exists().where(
+                done.c.output_id == a.c.output_id,
+                done.c.kind == SlotKind.REGULAR,
+                done.c.state == SlotState.DONE,
+                done.c.position < a.c.position,
+            ),
+        )
+        .order_by(a.c.position)
+        .limit(1)
+        .scalar_subquery()
+        for state in (SlotState.OPEN, SlotState.CLAIMED)
+    ]
 
 
 def _naive_utc(t: datetime | None) -> datetime:

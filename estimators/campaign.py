@@ -13,6 +13,7 @@ written here once:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -140,6 +141,10 @@ class CampaignData:
     annotators: list[str]
     #: Calibration sets imported into this campaign as the "ρ, η provided" prior.
     provided_calibration: list[dict[str, Any]] = field(default_factory=list)
+    #: The queue's frontier: the smallest position of a slot that may still bring a label
+    #: the monitor would use (open or claimed, not yet answered); inf when none. Labels at
+    #: later positions arrived early (annotators work in parallel) and wait for it.
+    open_from: float = math.inf
 
     @property
     def n_items(self) -> int:

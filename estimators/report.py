@@ -365,7 +365,13 @@ def _live_monitor(
     width_points: int,
 ) -> tuple[MonitorReport | None, list[dict[str, Any]]]:
     """The anytime-valid monitor on the labels with a recorded random order (one per
-    assignment position), and the width paths of its pair confidence sequences."""
+    assignment position), and the width paths of its pair confidence sequences.
+
+    Only the gap-free prefix of the queue order enters: labels at positions before
+    ``data.open_from`` (the first slot still open or claimed). A label submitted ahead of an
+    earlier, still unanswered slot waits, so the monitor's path only ever grows at its end
+    and the reported p-values (running minima along it) never increase between reads.
+    """
     j = data.judgments
     k = len(data.systems)
     mon_idx = first[np.isfinite(j.position[first]) & np.isfinite(j.inclusion_prob[first])]
@@ -374,6 +380,13 @@ def _live_monitor(
             f"{first.size - mon_idx.size} label(s) have no recorded random order (assignment "
             "position); they are left out of the anytime-valid verdicts."
         )
+    waiting = j.position[mon_idx] >= data.open_from
+    if waiting.any():
+        cols.notes.append(
+            f"{int(waiting.sum())} label(s) wait for earlier queue positions still being "
+            "annotated; the anytime-valid verdicts include them once those are answered."
+        )
+        mon_idx = mon_idx[~waiting]
     mon_idx = mon_idx[np.argsort(j.position[mon_idx], kind="stable")]
     _, uniq = np.unique(j.position[mon_idx], return_index=True)
     mon_idx = mon_idx[np.sort(uniq)]
