@@ -25,7 +25,9 @@ item set (``present``), never from the labels seen so far, so the reported anyti
 (running minima along a path that only grows) never increase as labels arrive in queue
 order. A label submitted after labels at later positions (annotators working in parallel)
 is placed at its own position — the random order validity rests on — so the path can change
-from that point; the caller should hold back labels beyond the lowest still-open position.
+from that point, so the caller holds back labels beyond the lowest still-open position
+(:attr:`estimators.campaign.CampaignData.open_from`, applied in
+:func:`estimators.report.campaign_report`).
 
 Per-system intervals are Bonferroni-simultaneous over the k systems, pair intervals over the
 k(k−1)/2 pairs; pair verdicts come from Holm on the anytime p-values, which is valid at
