@@ -165,6 +165,7 @@ def submit(
     *,
     label: int | None = None,
     post_edit: str | None = None,
+    no_edit_needed: bool = False,
     seconds: float | None = None,
     now: datetime | None = None,
 ) -> View:
@@ -172,12 +173,21 @@ def submit(
 
     binary: ``label`` 1/0 required; post_edit: ``post_edit`` required (its HTER against the
     shown text is stored); both: ``label`` required, ``post_edit`` stored when given.
+
+    A post-edit with the same words as the shown output (the box left untouched) counts as a
+    post-edit only when the annotator confirmed it (``no_edit_needed``): otherwise HTER data
+    would count every unedited click as a perfect translation (issue 17). Unconfirmed, "both"
+    stores the label with no post-edit and no HTER, and "post_edit" (which has nothing else
+    to store) refuses. ``no_edit_needed`` alone stores the shown output (HTER 0); with a
+    changed text it contradicts itself and is refused.
     """
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
         camp = _campaign_of(s, annotator_id)
-        _check_mode(camp.mode, label, post_edit)
+        _check_mode(camp.mode, label, post_edit, no_edit_needed)
         row = dbq.slot_row(s, assignment_id)
+        if row is not None and camp.mode.asks_post_edit:
+            post_edit = _confirmed_post_edit(camp.mode, row.text, post_edit, no_edit_needed)
         if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
             return _view(s, annotator_id, camp, now, _refused(s, assignment_id, annotator_id))
         hter_value = None
@@ -200,15 +210,50 @@ def submit(
         return _view(s, annotator_id, camp, now, None)
 
 
-def _check_mode(mode: str, label: int | None, post_edit: str | None) -> None:
+UNTOUCHED = (
+    "The post-edit box still holds the output unchanged. Edit it, or tick "
+    "“No edit needed” if the output needs no correction."
+)
+CONTRADICTION = (
+    "“No edit needed” is ticked but the text was changed. Untick it to save your "
+    "edit, or undo the edit."
+)
+
+
+def _check_mode(
+    mode: str, label: int | None, post_edit: str | None, no_edit_needed: bool = False
+) -> None:
     if label is not None and label not in (0, 1):
         raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
     if mode == CampaignMode.BINARY and label is None:
         raise InvalidJudgment("a binary campaign needs a label")
-    if mode == CampaignMode.POST_EDIT and post_edit is None:
+    if mode == CampaignMode.BINARY and (post_edit is not None or no_edit_needed):
+        raise InvalidJudgment("a binary campaign takes no post-edit")
+    if mode == CampaignMode.POST_EDIT and post_edit is None and not no_edit_needed:
         raise InvalidJudgment("a post-edit campaign needs the post-edited text")
     if mode == CampaignMode.BOTH and label is None:
         raise InvalidJudgment("this campaign needs a label with the post-edit")
+
+
+def untouched(shown: str, post_edit: str) -> bool:
+    """The same words as the shown output: whitespace-only changes (a browser's line
+    endings, a stray space) are no edit and would score HTER 0."""
+    return post_edit.split() == shown.split()
+
+
+def _confirmed_post_edit(
+    mode: CampaignMode, shown: str, post_edit: str | None, no_edit_needed: bool
+) -> str | None:
+    """The post-edit to store (None: none) under the confirmation rule in :func:`submit`."""
+    if no_edit_needed:
+        if post_edit is not None and not untouched(shown, post_edit):
+            raise InvalidJudgment(CONTRADICTION)
+        return shown
+    if post_edit is None or not untouched(shown, post_edit):
+        return post_edit
+    if mode == CampaignMode.POST_EDIT:
+        raise InvalidJudgment(UNTOUCHED)
+    return None
 
 
 def skip(

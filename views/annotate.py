@@ -5,9 +5,12 @@ and records); it never sees system names or which items are attention checks. Te
 literally (escaped, ``dir="auto"``), never rendered as markdown or HTML.
 
 Keys: ``a``/``j`` adequate, ``i``/``k`` inadequate, ``s`` skip, ``u`` undo. They never fire
-while typing in the post-edit box (``Esc`` leaves it); ``Ctrl+Enter`` there saves. Our own
-small listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside text
-areas (it would turn typing an "a" into a label).
+while typing in the post-edit box (``Esc`` leaves it). ``Ctrl+Enter`` there saves in a
+post-edit campaign; in a "both" campaign it only leaves the box ("Done editing"): a label is
+recorded only when the annotator chooses one. An untouched box is stored as a post-edit only
+with "No edit needed" ticked (annotation.session.submit enforces both). Our own small
+listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside text areas
+(it would turn typing an "a" into a label).
 """
 
 from __future__ import annotations
@@ -85,27 +88,51 @@ def _post_edit_key(slot: session.Slot) -> str:
     return f"post_edit_{slot.assignment_id}_{slot.claim_version}"
 
 
+def _no_edit_key(slot: session.Slot) -> str:
+    return f"no_edit_{slot.assignment_id}_{slot.claim_version}"
+
+
 @_guarded
 def _label(value: int | None) -> None:
     view: session.View = st.session_state["view"]
     slot = view.slot
     if slot is None:
         return
-    post_edit = None
+    post_edit, no_edit = None, False
     if view.campaign.mode.asks_post_edit:
         post_edit = st.session_state.get(_post_edit_key(slot), slot.text)
-        st.session_state["last_post_edit"] = (slot.text, post_edit)
-    _set_view(
-        session.submit(
+        no_edit = bool(st.session_state.get(_no_edit_key(slot)))
+    st.session_state.pop("hint", None)
+    try:
+        next_view = session.submit(
             engine(),
             ANNOTATOR,
             slot.assignment_id,
             slot.claim_version,
             label=value,
             post_edit=post_edit,
+            no_edit_needed=no_edit,
             seconds=_seconds(),
         )
-    )
+    except session.InvalidJudgment as refused:  # nothing saved; say why, keep the item
+        st.session_state["hint"] = (slot.assignment_id, str(refused))
+        return
+    if post_edit is not None and (no_edit or not session.untouched(slot.text, post_edit)):
+        st.session_state["last_post_edit"] = (slot.text, post_edit)
+    _set_view(next_view)
+
+
+CHOOSE_LABEL = (
+    "Your edit is kept but not saved yet: choose Adequate or Inadequate (keys `a` / `i`) "
+    "to save it with your judgment."
+)
+
+
+def _done_editing() -> None:
+    """Ctrl+Enter in a "both" campaign: leave the box, record nothing (no label chosen)."""
+    slot = st.session_state["view"].slot
+    if slot is not None:
+        st.session_state["hint"] = (slot.assignment_id, CHOOSE_LABEL)
 
 
 @_guarded
@@ -187,6 +214,9 @@ def item_panel() -> None:
     )
     if view.notice:
         st.warning(view.notice)
+    hint = st.session_state.get("hint")
+    if hint is not None and view.slot is not None and hint[0] == view.slot.assignment_id:
+        st.warning(hint[1])
     last = st.session_state.get("last_post_edit")
     if last is not None:
         with st.expander("Your last post-edit (word diff)", expanded=False):
@@ -218,10 +248,18 @@ def item_panel() -> None:
     if mode.asks_post_edit:
         with st.form(f"post_edit_form_{slot.assignment_id}_{slot.claim_version}", border=False):
             st.text_area(
-                "Post-edit (fix the output; Ctrl+Enter saves, Esc leaves the box)",
+                "Post-edit (fix the output; Ctrl+Enter saves, Esc leaves the box)"
+                if mode == CampaignMode.POST_EDIT
+                else "Post-edit (fix the output; Ctrl+Enter or Esc leaves the box, then "
+                "`a` / `i` saves your edit with your judgment)",
                 value=slot.text,
                 key=_post_edit_key(slot),
                 height=120,
+            )
+            st.checkbox(
+                "No edit needed (the output is correct as it is; without this tick an "
+                "unchanged box is not stored as a post-edit)",
+                key=_no_edit_key(slot),
             )
             if mode == CampaignMode.POST_EDIT:
                 st.form_submit_button(
@@ -232,7 +270,12 @@ def item_panel() -> None:
                     args=(None,),
                 )
             else:
-                c1, c2 = st.columns(2)
+                # The first submit button is the one Streamlit's own Ctrl+Enter fires: make
+                # it one that records nothing, so no key can pick a label for the annotator.
+                c0, c1, c2 = st.columns(3)
+                c0.form_submit_button(
+                    "Done editing `Ctrl+Enter`", key="done_editing", on_click=_done_editing
+                )
                 c1.form_submit_button(
                     "Adequate `a`", key="adequate", type="primary", on_click=_label, args=(1,)
                 )

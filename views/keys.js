@@ -1,4 +1,4 @@
-// The annotate page's key listener (pages/annotate.py keyboard()): installed once per
+// The annotate page's key listener (views/annotate.py keyboard()): installed once per
 // browser tab; __KEYS__ and __FOCUS__ are replaced by JSON before it is sent.
 const w = window, doc = document;
 w.__tandemKeys = __KEYS__;
@@ -11,11 +11,13 @@ if (!w.__tandemKeysInstalled) {
     if (typing) {
       if (e.key === "Escape") t.blur();
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t.tagName === "TEXTAREA") {
-        const save = doc.querySelector(".st-key-save_post_edit button");
-        if (save) {
-          e.preventDefault(); e.stopPropagation();  // only our save, not a second submit
-          t.blur(); setTimeout(() => save.click(), 50);
-        }
+        // post_edit: save; both: "Done editing" (records nothing; a label must be chosen).
+        // Never Streamlit's own form shortcut, which fires the form's first submit button.
+        e.preventDefault(); e.stopPropagation();
+        const save = doc.querySelector(
+          ".st-key-save_post_edit button, .st-key-done_editing button");
+        t.blur();
+        if (save) setTimeout(() => save.click(), 50);
       }
       return;
     }

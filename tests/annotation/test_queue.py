@@ -373,3 +373,70 @@ def test_fast_progress_counts_equal_a_full_count(engine: Engine) -> None:
         )
     assert fast == {k: full.get(k, 0) for k in ("open", "claimed", "done", "skipped")}
     assert fast["done"] == 5 and fast["skipped"] == 1 and fast["claimed"] > 0
+
+
+def _judgments(engine: Engine) -> list[tuple]:
+    with session_scope(engine) as s:
+        return s.execute(
+            select(Annotation.label, Annotation.post_edit, Annotation.hter).order_by(Annotation.id)
+        ).all()
+
+
+def test_both_mode_stores_an_untouched_post_edit_only_when_confirmed(engine: Engine) -> None:
+    """Issue 17: an a/i click with the box untouched is a label, not a perfect post-edit."""
+    cid = make_campaign(engine, 5, 1, mode="both")
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = session.next_view(engine, a)
+
+    def judge(**kw):  # type: ignore[no-untyped-def]
+        return session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, **kw)
+
+    shown = [v.slot.text]
+    v = judge(label=1, post_edit=v.slot.text)  # untouched, unconfirmed
+    shown.append(v.slot.text)
+    v = judge(label=0, post_edit=" " + v.slot.text.replace(" ", "\n ") + "\r\n")  # spaces only
+    shown.append(v.slot.text)
+    v = judge(label=1, post_edit=v.slot.text, no_edit_needed=True)  # confirmed
+    shown.append(v.slot.text)
+    v = judge(label=1, no_edit_needed=True)  # confirmed without sending the text
+    held = v.slot
+    with pytest.raises(session.InvalidJudgment, match="No edit needed"):  # contradiction
+        judge(label=0, post_edit=v.slot.text + " fixed", no_edit_needed=True)
+    with pytest.raises(session.InvalidJudgment):  # "both" still needs a label
+        judge(post_edit=v.slot.text, no_edit_needed=True)
+    assert session.next_view(engine, a).slot == held  # refused: nothing finished
+    judge(label=0, post_edit=v.slot.text + " fixed")
+    rows = _judgments(engine)
+    assert rows[:4] == [(1, None, None), (0, None, None), (1, shown[2], 0.0), (1, shown[3], 0.0)]
+    assert rows[4][:2] == (0, held.text + " fixed") and rows[4][2] > 0 and len(rows) == 5
+
+
+def test_post_edit_mode_refuses_an_unconfirmed_untouched_save(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 1, mode="post_edit")
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = session.next_view(engine, a)
+    with pytest.raises(session.InvalidJudgment, match="unchanged"):
+        session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=v.slot.text)
+    assert _judgments(engine) == [] and session.next_view(engine, a).slot == v.slot
+    session.submit(
+        engine,
+        a,
+        v.slot.assignment_id,
+        v.slot.claim_version,
+        post_edit=v.slot.text,
+        no_edit_needed=True,
+    )
+    assert _judgments(engine) == [(None, v.slot.text, 0.0)]
+
+
+def test_binary_mode_takes_no_post_edit(engine: Engine) -> None:
+    cid = make_campaign(engine, 2, 1)
+    queue.build_queue(engine, cid)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = session.next_view(engine, a)
+    for kw in ({"post_edit": v.slot.text}, {"no_edit_needed": True}):
+        with pytest.raises(session.InvalidJudgment, match="binary"):
+            session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1, **kw)
+    assert _judgments(engine) == []

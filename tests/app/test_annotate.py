@@ -287,3 +287,67 @@ def test_admin_creates_invite_builds_queue_and_revokes(app_engine: Engine) -> No
     next(b for b in at.button if b.label == "Revoke").click().run()
     frame = at.dataframe[0].value
     assert list(frame["status"]) == ["revoked"]
+
+
+def _judgments(engine: Engine) -> list[tuple]:
+    with session_scope(engine) as s:
+        return s.execute(
+            select(Annotation.label, Annotation.post_edit, Annotation.hter).order_by(Annotation.id)
+        ).all()
+
+
+def test_both_mode_untouched_box_stores_the_label_only_unless_confirmed(
+    app_engine: Engine,
+) -> None:
+    """Issue 17: an a/i click with the box untouched is no perfect post-edit."""
+    cid = make_campaign(app_engine, PLAIN, mode="both")
+    at, _ = annotator_app(app_engine, cid)
+    at.button(key="adequate").click().run()
+    assert not at.exception, at.exception
+    assert _judgments(app_engine) == [(1, None, None)]
+    assert not any("tandem-diff" in h.value for h in at.html)  # no "last post-edit" diff
+
+    second = at.text_area[0].value
+    assert at.checkbox[0].value is False  # a fresh item: the confirmation starts unticked
+    at.checkbox[0].check()
+    at.button(key="inadequate").click().run()
+    assert _judgments(app_engine)[1] == (0, second, 0.0)
+
+    at.checkbox[0].check()  # ticked, yet the text changed: refused, nothing saved
+    at.text_area[0].input("a corrected text")
+    held = shown_output(at)
+    at.button(key="adequate").click().run()
+    assert not at.exception, at.exception
+    assert len(_judgments(app_engine)) == 2 and shown_output(at) == held
+    assert any("No edit needed" in w.value for w in at.warning)
+
+
+def test_both_mode_done_editing_records_nothing(app_engine: Engine) -> None:
+    """Ctrl+Enter's button in a "both" campaign: no label chosen, so nothing is recorded."""
+    cid = make_campaign(app_engine, PLAIN, mode="both")
+    at, _ = annotator_app(app_engine, cid)
+    held = shown_output(at)
+    at.text_area[0].input("an edited text")
+    at.button(key="done_editing").click().run()
+    assert not at.exception, at.exception
+    assert _judgments(app_engine) == [] and shown_output(at) == held
+    assert any("choose Adequate or Inadequate" in w.value for w in at.warning)
+    assert at.text_area[0].value == "an edited text"  # the edit is kept
+    at.button(key="inadequate").click().run()
+    ((label, post_edit, hter),) = _judgments(app_engine)
+    assert (label, post_edit) == (0, "an edited text") and hter > 0
+
+
+def test_post_edit_mode_untouched_save_needs_the_confirmation(app_engine: Engine) -> None:
+    cid = make_campaign(app_engine, PLAIN, mode="post_edit")
+    at, _ = annotator_app(app_engine, cid)
+    held = shown_output(at)
+    original = at.text_area[0].value
+    at.button(key="save_post_edit").click().run()
+    assert not at.exception, at.exception
+    assert _judgments(app_engine) == [] and shown_output(at) == held
+    assert any("unchanged" in w.value for w in at.warning)
+    at.checkbox[0].check()
+    at.button(key="save_post_edit").click().run()
+    assert _judgments(app_engine) == [(None, original, 0.0)] and shown_output(at) != held
+    assert not any("unchanged" in w.value for w in at.warning)

@@ -1,0 +1,129 @@
+"""Issue 17 in a real browser: a "both" campaign (binary label + post-edit on one item).
+
+1. Ctrl+Enter in the post-edit box never records a label the annotator did not choose
+   (before the fix, Streamlit's form shortcut fired the form's first submit button: Adequate).
+2. A label given with the box untouched stores no post-edit and no HTER unless the annotator
+   ticks "No edit needed" (before the fix every click stored the output itself with HTER 0.0).
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from annotation import queue
+from annotation.auth import create_annotator
+from db.engine import session_scope
+from db.models import Annotation, Campaign, Item, Output, System
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+
+SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate_both.png"
+CHANGED = (
+    "(b) => { const el = document.querySelector('.tandem-output');"
+    " return el && el.innerText !== b; }"
+)
+
+
+def _seed(server: Server) -> str:
+    with session_scope(server.engine) as s:
+        camp = Campaign(name="both demo", mode="both", show_metrics=False)
+        s.add(camp)
+        s.flush()
+        sy = System(campaign_id=camp.id, name="sys-delta")
+        s.add(sy)
+        for j in range(4):
+            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source {j}.")
+            s.add(item)
+            s.flush()
+            s.add(Output(item_id=item.id, system_id=sy.id, text=f"Die Ausgabe {j} ist fast gut"))
+        cid = camp.id
+    queue.build_queue(server.engine, cid, seed=1)
+    return create_annotator(server.engine, cid, "both-editor").token
+
+
+def _rows(server: Server) -> list[tuple]:
+    with session_scope(server.engine) as s:
+        return [
+            tuple(r)
+            for r in s.execute(
+                select(
+                    Annotation.kind,
+                    Annotation.label,
+                    Annotation.post_edit,
+                    Annotation.hter,
+                    Annotation.output_id,
+                ).order_by(Annotation.id)
+            )
+        ]
+
+
+def _text_of(server: Server, output_id: int) -> str:
+    with session_scope(server.engine) as s:
+        return s.scalar(select(Output.text).where(Output.id == output_id))
+
+
+def _open(server: Server, page):  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/?token={_seed(server)}")
+    box = page.locator("textarea").first
+    box.wait_for()
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.tagName === 'TEXTAREA'"
+    )
+    return box
+
+
+def _output_text(page) -> str:  # type: ignore[no-untyped-def]
+    return page.locator(".tandem-output").first.inner_text()
+
+
+@pytest.mark.browser
+def test_ctrl_enter_never_records_an_unchosen_label(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    box = _open(server, page)
+    before = _output_text(page)
+    edited = before.replace("fast gut", "sehr gut")
+    box.fill(edited)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_timeout(2500)  # time for any (wrong) save and the next item to arrive
+    assert _rows(server) == []  # nothing recorded: no label was chosen
+    assert _output_text(page) == before  # still the same item
+    body = page.locator("body").inner_text()
+    assert "choose Adequate or Inadequate" in body
+    # Ctrl+Enter left the box with the edit kept; "i" now saves the chosen label with it.
+    page.wait_for_function("document.activeElement.tagName !== 'TEXTAREA'")
+    assert box.input_value() == edited
+    page.keyboard.press("i")
+    page.wait_for_function(CHANGED, arg=before)
+    ((kind, label, post_edit, hter, oid),) = _rows(server)
+    assert (kind, label, post_edit) == ("label", 0, edited) and hter > 0
+    assert _text_of(server, oid) == before
+
+
+@pytest.mark.browser
+def test_untouched_box_stores_no_post_edit_unless_confirmed(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    _open(server, page)
+    # A label with the box untouched and no confirmation: label only, no post-edit, no HTER.
+    first = _output_text(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("a")
+    page.wait_for_function(CHANGED, arg=first)
+    assert [r[:4] for r in _rows(server)] == [("label", 1, None, None)]
+
+    # "No edit needed" ticked: the output is stored as its own post-edit, HTER 0.0.
+    second = _output_text(page)
+    page.locator("textarea").first.wait_for()
+    no_edit = page.get_by_text("No edit needed")
+    assert no_edit.count() == 1
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
+    no_edit.click()
+    page.locator(".st-key-inadequate button").click()
+    page.wait_for_function(CHANGED, arg=second)
+    rows = _rows(server)
+    assert rows[1][:4] == ("label", 0, second, 0.0)
+    assert _text_of(server, rows[1][4]) == second
+    # The next item's box is fresh: untouched again and the confirmation unticked.
+    third = _output_text(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("a")
+    page.wait_for_function(CHANGED, arg=third)
+    assert [r[:4] for r in _rows(server)][2] == ("label", 1, None, None)
