@@ -349,11 +349,3 @@ def annotator_overview(engine: Engine, campaign_id: int) -> list[log.AnnotatorWo
     rate, items held now (the admin's Annotators page and the dashboard)."""
     with dbq.queue_transaction(engine) as s:
         return log.annotator_work(s, campaign_id)
-
-
-def current_judgments(
-    engine: Engine, campaign_id: int, annotator_id: int | None = None
-) -> list[log.CurrentJudgment]:
-    """Current regular judgments with assignment position and inclusion probability."""
-    with dbq.queue_transaction(engine) as s:
-        return log.current_judgments(s, campaign_id, annotator_id)
