@@ -30,9 +30,8 @@ with a recorded order and inclusion probabilities):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -42,14 +41,11 @@ from db import Engine
 from db import annotations as log
 from db import queue as dbq
 from db.campaigns import next_assignment_position
+from db.clock import utcnow
 from db.vocabulary import CampaignMode
+from metrics.base import Progress
 
-Progress = Callable[[int, int], None]
 _CHUNK = 5_000
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 # ---------------------------------------------------------------- building

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import Select, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, aliased
 
+from db.clock import utcnow
 from db.models import (
     Annotation,
     Annotator,
@@ -30,7 +31,6 @@ from db.models import (
     AttentionCheck,
     Campaign,
     Output,
-    utcnow,
 )
 
 LABEL, SKIP, ATTENTION, UNDO = "label", "skip", "attention", "undo"
