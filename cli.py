@@ -130,6 +130,7 @@ def import_(
     """Import a campaign file (validated completely first; nothing is written on error)."""
     from annotation.campaign_file import DEFAULT_MAX_MB, CampaignFileError, parse_column_map
     from annotation.importer import import_campaign
+    from db.vocabulary import CampaignMode
 
     if not file.exists():
         _fail(f"{file}: no such file.")
@@ -137,7 +138,7 @@ def import_(
         column_map = parse_column_map(map_ or [])
     except ValueError as exc:
         _fail(str(exc))
-    if mode not in ("binary", "post_edit", "both"):
+    if mode not in tuple(CampaignMode):
         _fail(f"--mode {mode!r}: use binary, post_edit or both.")
     engine = _engine()
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,9 +33,9 @@ from annotation.queue import ImportedJudgment, record_imported
 from db import Engine
 from db import campaigns as repo
 from db.engine import session_scope
+from metrics.base import Progress
 
 IMPORT_ANNOTATOR = "imported"
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

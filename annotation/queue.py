@@ -30,9 +30,8 @@ with a recorded order and inclusion probabilities):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -42,14 +41,11 @@ from db import Engine
 from db import annotations as log
 from db import queue as dbq
 from db.campaigns import next_assignment_position
+from db.clock import utcnow
 from db.vocabulary import CampaignMode
+from metrics.base import Progress
 
-Progress = Callable[[int, int], None]
 _CHUNK = 5_000
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 # ---------------------------------------------------------------- building
@@ -349,11 +345,3 @@ def annotator_overview(engine: Engine, campaign_id: int) -> list[log.AnnotatorWo
     rate, items held now (the admin's Annotators page and the dashboard)."""
     with dbq.queue_transaction(engine) as s:
         return log.annotator_work(s, campaign_id)
-
-
-def current_judgments(
-    engine: Engine, campaign_id: int, annotator_id: int | None = None
-) -> list[log.CurrentJudgment]:
-    """Current regular judgments with assignment position and inclusion probability."""
-    with dbq.queue_transaction(engine) as s:
-        return log.current_judgments(s, campaign_id, annotator_id)

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from annotation.queue import utcnow
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
+from db.clock import utcnow
 from db.vocabulary import CampaignMode, SlotKind
 
 SKIP_REASONS = (

@@ -38,6 +38,7 @@ from sqlalchemy import Engine, insert, select  # noqa: E402
 
 from annotation import queue, session  # noqa: E402
 from annotation.auth import create_annotator  # noqa: E402
+from db import annotations as log  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.models import Campaign, Item, MetricScore, Output, System  # noqa: E402
@@ -191,7 +192,8 @@ def main() -> None:
         empty.append(time.perf_counter() - t)
     empty_server = list(script_times)
 
-    n_labels = len(queue.current_judgments(engine, cid))
+    with session_scope(engine) as s:
+        n_labels = len(log.current_judgments(s, cid))
     print(f"database: {engine.dialect.name}; {n_labels} labels recorded during the bench")
     print(f"submit() alone (record + claim next + read it): {median_ms(submit):.1f} ms median")
     print("server time (script thread), medians:")

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import Select, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, aliased
 
+from db.clock import utcnow
 from db.models import (
     Annotation,
     Annotator,
@@ -30,8 +31,8 @@ from db.models import (
     AttentionCheck,
     Campaign,
     Output,
-    utcnow,
 )
+from db.vocabulary import SlotState
 
 LABEL, SKIP, ATTENTION, UNDO = "label", "skip", "attention", "undo"
 JUDGMENT_KINDS = (LABEL, SKIP, ATTENTION)
@@ -121,9 +122,9 @@ def revoke_annotator(s: Session, annotator_id: int, now: datetime) -> None:
     )
     s.execute(
         update(Assignment)
-        .where(Assignment.annotator_id == annotator_id, Assignment.state == "claimed")
+        .where(Assignment.annotator_id == annotator_id, Assignment.state == SlotState.CLAIMED)
         .values(
-            state="open",
+            state=SlotState.OPEN,
             annotator_id=None,
             claimed_at=None,
             claim_version=Assignment.claim_version + 1,
@@ -318,7 +319,7 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
     claimed = dict(
         s.execute(
             select(Assignment.annotator_id, func.count())
-            .where(Assignment.campaign_id == campaign_id, Assignment.state == "claimed")
+            .where(Assignment.campaign_id == campaign_id, Assignment.state == SlotState.CLAIMED)
             .group_by(Assignment.annotator_id)
         ).all()
     )

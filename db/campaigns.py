@@ -157,7 +157,7 @@ def list_campaigns(engine: Engine) -> list[CampaignSummary]:
             select(System.campaign_id, func.count().label("n"))
             .join(Output, Output.system_id == System.id)
             .join(Annotation, Annotation.output_id == Output.id)
-            .where(Annotation.kind == "label")
+            .where(Annotation.kind == LABEL)
             .group_by(System.campaign_id)
             .subquery()
         )

@@ -7,7 +7,7 @@ rows no later row supersedes (see :func:`db.repository.current_annotations`).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
@@ -27,6 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from db.clock import utcnow
 from db.vocabulary import CampaignMode, SlotKind, SlotState
 
 # Stable constraint names so Alembic migrations (and SQLite batch mode) can refer to them.
@@ -37,10 +38,6 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class Base(DeclarativeBase):

@@ -27,16 +27,13 @@ from db.models import (
 
 __all__ = [
     "CampaignInfo",
-    "KeyedScore",
     "OutputText",
     "ScoreRow",
     "StoredBaseline",
     "StoredThreshold",
     "campaign_info",
-    "campaign_scores",
     "campaign_signatures",
     "get_baseline",
-    "get_threshold",
     "insert_scores",
     "item_references",
     "output_scores",
@@ -197,30 +194,6 @@ def output_scores(engine: Engine, output_ids: Iterable[int]) -> dict[int, list[S
     return out
 
 
-@dataclass(frozen=True)
-class KeyedScore:
-    """A stored score with the external keys of its output (item id in the file, system)."""
-
-    output_id: int
-    item: str
-    system: str
-    value: float | None
-
-
-def campaign_scores(engine: Engine, campaign_id: int, signature: str) -> list[KeyedScore]:
-    """Every stored score of a signature in a campaign, keyed by (external item id, system)."""
-    q = (
-        select(MetricScore.output_id, Item.external_id, System.name, MetricScore.value)
-        .join(Output, Output.id == MetricScore.output_id)
-        .join(Item, Item.id == Output.item_id)
-        .join(System, System.id == Output.system_id)
-        .where(Item.campaign_id == campaign_id, MetricScore.signature == signature)
-        .order_by(MetricScore.output_id)
-    )
-    with session_scope(engine) as s:
-        return [KeyedScore(*r) for r in s.execute(q)]
-
-
 def campaign_signatures(engine: Engine, campaign_id: int) -> list[tuple[str, str, int]]:
     """(metric, signature, number of scores) of every signature scored in a campaign."""
     q = (
@@ -277,15 +250,6 @@ def save_baseline(
     stored = get_baseline(engine, campaign_id, model_signature)
     assert stored is not None
     return stored
-
-
-def get_threshold(engine: Engine, campaign_id: int, signature: str) -> StoredThreshold | None:
-    q = select(
-        Threshold.signature, Threshold.threshold, Threshold.higher_is_better, Threshold.method
-    ).where(Threshold.campaign_id == campaign_id, Threshold.signature == signature)
-    with session_scope(engine) as s:
-        row = s.execute(q).first()
-    return None if row is None else StoredThreshold(*row)
 
 
 def save_threshold(

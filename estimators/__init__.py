@@ -5,6 +5,21 @@ default with a binary metric: per-system double sampling), :mod:`estimators.vond
 (von Däniken's error-prone-metric model), :mod:`estimators.control_variates` (CV = PPI++),
 :mod:`estimators.planning` (measurable difference, labels needed). Formulas and sources:
 docs in each function and ../shared/docs/statistics.md.
+
+Library surface the app does not call (kept on purpose: each is tested, most serve the
+benchmarks or are the textbook baseline a default is compared with):
+:func:`~estimators.human.binary_wilson`, :func:`~estimators.human.binary_z`,
+:func:`~estimators.human.welch_difference`, :func:`~estimators.control_variates.chaganty_mean`,
+:func:`~estimators.control_variates.ppi_paired_difference`,
+:func:`~estimators.control_variates.data_efficiency`,
+:func:`~estimators.control_variates.annotator_noise_ratio`,
+:func:`~estimators.vondaniken.metric_only_known`,
+:func:`~estimators.vondaniken.metric_only_calibrated`,
+:func:`~estimators.double_sampling.per_system_difference`,
+:func:`~estimators.vondaniken.shared_rate`,
+:func:`~estimators.planning.labels_still_needed_for`,
+:func:`~estimators.sequential.naive_running_z` (the invalid "peeking" interval, a negative
+control) and :func:`~estimators.multiple.bonferroni_cs`.
 """
 
 from estimators.control_variates import (

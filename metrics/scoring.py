@@ -6,7 +6,7 @@ a score with that signature, computes only the missing ones (sacrebleu metrics o
 pool over all cores when the batch is large, BERTScore with the model loaded once per
 process) and stores them chunk by chunk, so an interrupted run keeps what it finished and a
 second run on unchanged data only reads. Newly imported outputs are scored the same way
-(:func:`ensure_scored` for a few outputs on demand).
+(``output_ids=`` for a few outputs on demand).
 
 Items without a reference (``Item.reference`` is NULL) are skipped by reference-based
 metrics and counted in :attr:`MetricRun.n_no_reference`; an empty or whitespace-only
@@ -281,17 +281,3 @@ def _prepare_bertscore(
         stored.precision, stored.recall, stored.f1, stored.n_pairs, stored.seed
     )
     m.set_baseline(report.baseline)
-
-
-def ensure_scored(
-    engine,  # type: ignore[no-untyped-def]
-    campaign_id: int,
-    output_ids: Iterable[int],
-    metric_names: str | Iterable[str] | None = None,
-    *,
-    bertscore: BertScoreConfig | None = None,
-) -> ScoreReport:
-    """Score a few (e.g. newly imported or just displayed) outputs now if they lack scores."""
-    return score_campaign(
-        engine, campaign_id, metric_names, bertscore=bertscore, output_ids=list(output_ids)
-    )

@@ -40,6 +40,23 @@ def shared_file(relative: str) -> Path:
     return path
 
 
+def stored_scores(engine: Engine, campaign_id: int, signature: str) -> dict[tuple[str, str], float]:
+    """The stored scores of a signature keyed by (external item id, system), read the way
+    the app reads them (:func:`db.reads.read_campaign`); outputs without a score left out."""
+    from db.reads import read_campaign
+
+    data = read_campaign(engine, campaign_id, [signature])
+    grid = data.scores.get(signature)
+    if grid is None:
+        return {}
+    return {
+        (item, system): float(grid[i, j])
+        for i, system in enumerate(data.systems)
+        for j, item in enumerate(data.item_ids)
+        if data.output_ids[i, j] >= 0 and grid[i, j] == grid[i, j]  # NaN: no score
+    }
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sqlite-template") / "template.db"

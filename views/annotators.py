@@ -9,6 +9,7 @@ import streamlit as st
 from annotation import queue
 from annotation.auth import create_annotator, revoke_annotator
 from db.campaigns import list_campaigns
+from db.vocabulary import CampaignMode
 from views.common import campaign_picker, engine, literal, require_admin
 
 require_admin()
@@ -38,7 +39,7 @@ st.caption(
 settings = queue.queue_settings(engine(), campaign_id)
 with st.form("queue_settings"):
     left, right = st.columns(2)
-    modes = ["binary", "post_edit", "both"]
+    modes = list(CampaignMode)
     mode = left.selectbox("Mode", modes, index=modes.index(settings["mode"]))
     paired = left.checkbox("Paired design (all systems of an item together)", settings["paired"])
     show_metrics = left.checkbox("Show metric scores beside the item", settings["show_metrics"])

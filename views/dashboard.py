@@ -26,7 +26,7 @@ st.title("Dashboard")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def campaign_results(  # type: ignore[no-untyped-def]
+def cached_campaign_report(  # type: ignore[no-untyped-def]
     db: str,
     cid: int,
     key: tuple[int, ...],
@@ -34,6 +34,7 @@ def campaign_results(  # type: ignore[no-untyped-def]
     signatures: tuple[str, ...],
     alpha: float,
 ):
+    """(campaign report, seconds it took), cached per fingerprint ``key`` and settings."""
     started = time.perf_counter()
     report = campaign_report(
         campaign_data(db, cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha
@@ -324,7 +325,7 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
 
 def live_part() -> None:
     fp = fingerprint(engine(), cid)
-    report, seconds = campaign_results(db_url, cid, fp, kind, tuple(signatures), alpha)
+    report, seconds = cached_campaign_report(db_url, cid, fp, kind, tuple(signatures), alpha)
     if report.n_judgments == 0:
         st.info(
             "No human labels yet. Invite annotators (they label randomly drawn outputs), or "

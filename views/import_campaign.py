@@ -12,6 +12,7 @@ from annotation.campaign_file import (
 )
 from annotation.importer import import_campaign
 from db.campaigns import campaign_exists
+from db.vocabulary import CampaignMode
 from views.common import engine, literal, require_admin
 
 require_admin()
@@ -69,7 +70,7 @@ if exists:
         )
         == "Append these rows to it"
     )
-mode = st.selectbox("Annotation mode", ["binary", "post_edit", "both"], disabled=append)
+mode = st.selectbox("Annotation mode", list(CampaignMode), disabled=append)
 target_lang = st.text_input("Target language code (for metric tokenizers)", value="")
 
 if st.button("Import", type="primary", disabled=not name or (exists and not append)):

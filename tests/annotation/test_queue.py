@@ -20,6 +20,7 @@ from annotation.auth import (
 )
 from annotation.importer import import_campaign
 from db import annotations as log
+from db.clock import utcnow
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Assignment, Campaign, Item, Output, System
 
@@ -199,7 +200,7 @@ def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine
     queue.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     b = create_annotator(engine, cid, "b").annotator_id
-    t0 = queue.utcnow()
+    t0 = utcnow()
     va = session.next_view(engine, a, now=t0)
     assert session.next_view(engine, b, now=t0 + timedelta(seconds=30)).slot is None
     vb = session.next_view(engine, b, now=t0 + timedelta(seconds=61))

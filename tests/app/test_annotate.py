@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation import queue, session
 from annotation.auth import create_annotator, revoke_annotator
+from db import annotations as log
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
 from tests.app.conftest import APP
@@ -213,7 +214,7 @@ def test_attention_checks_are_answered_apart_and_pass_rate_shown(app_engine: Eng
     assert degraded_seen == 4  # 25 % of 16 positions
     with session_scope(app_engine) as s:
         kinds = [k for (k,) in s.execute(select(Annotation.kind))]
-    judged = queue.current_judgments(app_engine, cid)
+        judged = log.current_judgments(s, cid)
     assert kinds.count("attention") == 4 and kinds.count("label") == 12 == len(judged)
     admin = AppTest.from_file(APP, default_timeout=30)
     admin.session_state["role"] = "admin"

@@ -7,8 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.calibration import calibration_export, import_calibration
 from db.calibration import applied_sets
-from db.reads import campaign_id
-from db.scores import get_threshold
+from db.reads import campaign_id, read_campaign
 from metrics.calibration_sets import SignatureMismatch
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
@@ -59,7 +58,7 @@ def test_threshold_change_and_save(app_engine) -> None:
     after = int(at.dataframe[0].value["metric: adequate"].sum())
     assert after < before  # a stricter threshold says "adequate" less often
     at.button(key="cal-save").click().run()
-    assert get_threshold(app_engine, campaign_id(app_engine, "demo"), SIG).threshold == 58.0
+    assert read_campaign(app_engine, campaign_id(app_engine, "demo")).metric(SIG).threshold == 58.0
 
 
 def test_without_scores_or_labels_the_page_says_what_to_do(app_engine) -> None:

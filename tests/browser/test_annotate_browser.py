@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from annotation import queue
 from annotation.auth import create_annotator
+from db import annotations as annotation_log
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, MetricScore, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -130,7 +131,8 @@ def test_keyboard_labelling_persists_and_undo(server: Server, page) -> None:  # 
     assert [(k, lab) for k, lab, _, _ in log][-1] == ("undo", None)
     label_ids = _label_ids(server)
     assert log[-1][3] == label_ids[2] and log[-1][2] == log[2][2]
-    judged = queue.current_judgments(server.engine, _campaign_id(server))
+    with session_scope(server.engine) as s:
+        judged = annotation_log.current_judgments(s, _campaign_id(server))
     assert [(j.label, _text_of(server, j.output_id)) for j in judged] == [
         (1, shown[0]),
         (0, shown[1]),

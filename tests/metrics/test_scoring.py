@@ -15,7 +15,7 @@ from db.reads import read_campaign
 from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig, BertScoreMetric
 from metrics.calibration_sets import calibration_arrays
-from metrics.scoring import ensure_scored, score_campaign
+from metrics.scoring import score_campaign
 from tests.metrics.conftest import add_labels, add_outputs, make_campaign
 
 REFS = {
@@ -93,7 +93,7 @@ def test_new_outputs_are_scored_on_demand(engine) -> None:  # type: ignore[no-un
         cid,
         [("s1", None, "C", "Die Katze liegt auf der Matte."), ("s6", "Neu.", "A", "Neu!")],
     )
-    report = ensure_scored(engine, cid, new.values(), "bleu,ter")
+    report = score_campaign(engine, cid, "bleu,ter", output_ids=list(new.values()))
     assert report.run("bleu").n_outputs == 2 and report.run("bleu").n_scored == 2
     full = score_campaign(engine, cid, "bleu,ter", workers=1)
     assert full.n_scored == 0 and full.run("ter").n_already == 10
@@ -171,9 +171,10 @@ def test_calibration_uses_current_labels_and_stores_the_threshold(engine) -> Non
 
     cal = calibrate_and_save(engine, cid, sig)
     assert cal.overall.n == 7 and set(cal.per_system) == {"A", "B"}
-    saved = store.get_threshold(engine, cid, sig)
-    assert saved is not None and saved.threshold == cal.threshold and saved.method == "youden"
-    assert saved.higher_is_better is True
+    saved = read_campaign(engine, cid).metric(sig)
+    assert saved is not None and saved.threshold == cal.threshold
+    assert saved.threshold_method == "youden" and saved.higher_is_better is True
     cal2 = calibrate_and_save(engine, cid, sig, method="balanced_accuracy")
-    assert store.get_threshold(engine, cid, sig).method == "balanced_accuracy"  # replaced
+    replaced = read_campaign(engine, cid).metric(sig)
+    assert replaced.threshold_method == "balanced_accuracy"  # replaced
     assert cal2.threshold == cal.threshold

@@ -8,9 +8,9 @@ import io
 import sacrebleu
 
 from annotation.calibration import calibrate_and_save
-from db import scores as store
+from db.reads import read_campaign
 from metrics.scoring import score_campaign
-from tests.conftest import shared_file
+from tests.conftest import shared_file, stored_scores
 from tests.metrics.conftest import WMT_CSV, read_wmt
 
 
@@ -40,11 +40,11 @@ def test_wmt_slice_scored_exactly_and_calibrated(sqlite_engine) -> None:  # type
         ("chrf", sacrebleu.sentence_chrf),
         ("ter", sacrebleu.sentence_ter),
     ):
-        stored = store.campaign_scores(sqlite_engine, cid, report.run(key).signature)
+        stored = stored_scores(sqlite_engine, cid, report.run(key).signature)
         assert len(stored) == len(rows)
-        for s in stored:
-            row = by_key[(s.item, s.system)]
-            assert s.value == scorer(row["output"], [row["reference"]]).score
+        for (item, system), value in stored.items():
+            row = by_key[(item, system)]
+            assert value == scorer(row["output"], [row["reference"]]).score
 
     cal = calibrate_and_save(sqlite_engine, cid, report.run("chrf").signature)
     labels = [int(r["human_label_binary"]) for r in rows]
@@ -55,6 +55,6 @@ def test_wmt_slice_scored_exactly_and_calibrated(sqlite_engine) -> None:  # type
     ter = calibrate_and_save(sqlite_engine, cid, report.run("ter").signature)
     assert ter.higher_is_better is False
     assert (
-        store.get_threshold(sqlite_engine, cid, report.run("ter").signature).threshold
+        read_campaign(sqlite_engine, cid).metric(report.run("ter").signature).threshold
         == ter.threshold
     )
