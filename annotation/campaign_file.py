@@ -23,7 +23,6 @@ from annotation.spreadsheet import is_guarded, restore
 
 REQUIRED = ("item_id", "source", "reference", "system", "output")
 OPTIONAL = ("doc_id", "human_label", "human_score", "post_edit", "annotator", "is_human")
-JUDGMENT_COLUMNS = ("human_label", "human_score", "post_edit")
 FILE_TYPES = {
     ".csv": "csv",
     ".tsv": "tsv",

@@ -32,9 +32,9 @@ from db.models import (
     Campaign,
     Output,
 )
-from db.vocabulary import SlotState
+from db.vocabulary import AnnotationKind, SlotState
 
-LABEL, SKIP, ATTENTION, UNDO = "label", "skip", "attention", "undo"
+LABEL, SKIP, ATTENTION, UNDO = AnnotationKind
 JUDGMENT_KINDS = (LABEL, SKIP, ATTENTION)
 #: The row that supersedes another (module level: keeps SQLAlchemy's statement cache warm).
 _LATER = aliased(Annotation, name="later")

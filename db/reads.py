@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Engine, exists, func, select
 
-from db.annotations import ATTENTION, JUDGMENT_KINDS, SUPERSEDING, campaign_log
+from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP, SUPERSEDING, campaign_log
 from db.engine import session_scope
 from db.models import (
     Annotation,
@@ -284,9 +284,9 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
     for row in rows:
         (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
          position, incl, akind) = row  # fmt: skip
-        if kind not in JUDGMENT_KINDS or kind == "skip":
+        if kind not in JUDGMENT_KINDS or kind == SKIP:
             continue  # undo markers and skips
-        if kind == ATTENTION or akind == "attention":
+        if kind == ATTENTION or akind == SlotKind.ATTENTION:
             continue
         regular.append(
             (

@@ -35,3 +35,12 @@ class SlotKind(StrEnum):
 
     REGULAR = "regular"
     ATTENTION = "attention"
+
+
+class AnnotationKind(StrEnum):
+    """What a row of the append-only annotation log records."""
+
+    LABEL = "label"  # a judgment of a regular output
+    SKIP = "skip"  # the annotator could not judge it (a reason is stored)
+    ATTENTION = "attention"  # an answer to an attention check (never counted in estimates)
+    UNDO = "undo"  # takes back the row it supersedes
