@@ -149,3 +149,29 @@ def screenshot_path(tracked: Path) -> Path:
     out = Path(os.environ.get("TMPDIR", "/tmp")) / "tandem-screenshots"
     out.mkdir(parents=True, exist_ok=True)
     return out / tracked.name
+
+
+def seed_edit_campaign(
+    engine: Engine, mode: str, *, name: str, system: str, annotator: str, n_items: int
+) -> str:
+    """A one-system campaign in ``mode`` whose outputs all need an edit ("… ist fast gut"),
+    with its queue built; returns the annotator's invite token."""
+    from annotation import queue
+    from annotation.auth import create_annotator
+    from db.engine import session_scope
+    from db.models import Campaign, Item, Output, System
+
+    with session_scope(engine) as s:
+        camp = Campaign(name=name, mode=mode, show_metrics=False)
+        s.add(camp)
+        s.flush()
+        sy = System(campaign_id=camp.id, name=system)
+        s.add(sy)
+        for j in range(n_items):
+            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source {j}.")
+            s.add(item)
+            s.flush()
+            s.add(Output(item_id=item.id, system_id=sy.id, text=f"Die Ausgabe {j} ist fast gut"))
+        cid = camp.id
+    queue.build_queue(engine, cid, seed=1)
+    return create_annotator(engine, cid, annotator).token

@@ -11,7 +11,7 @@ from annotation.auth import create_annotator
 from db import annotations as annotation_log
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, MetricScore, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path, seed_edit_campaign
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate.png"
 OUTPUTS = [
@@ -172,20 +172,14 @@ def _campaign_id(server: Server) -> int:
 
 
 def _seed_post_edit(server: Server, mode: str) -> str:
-    with session_scope(server.engine) as s:
-        camp = Campaign(name=f"post-edit {mode}", mode=mode, show_metrics=False)
-        s.add(camp)
-        s.flush()
-        sy = System(campaign_id=camp.id, name="sys-gamma")
-        s.add(sy)
-        for j in range(3):
-            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source {j}.")
-            s.add(item)
-            s.flush()
-            s.add(Output(item_id=item.id, system_id=sy.id, text=f"Die Ausgabe {j} ist fast gut"))
-        cid = camp.id
-    queue.build_queue(server.engine, cid, seed=1)
-    return create_annotator(server.engine, cid, f"editor-{mode}").token
+    return seed_edit_campaign(
+        server.engine,
+        mode,
+        name=f"post-edit {mode}",
+        system="sys-gamma",
+        annotator=f"editor-{mode}",
+        n_items=3,
+    )
 
 
 def _annotations(server: Server) -> list[tuple]:

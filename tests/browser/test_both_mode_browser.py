@@ -11,11 +11,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation import queue
-from annotation.auth import create_annotator
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from db.models import Annotation, Output
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path, seed_edit_campaign
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate_both.png"
 CHANGED = (
@@ -25,20 +23,14 @@ CHANGED = (
 
 
 def _seed(server: Server) -> str:
-    with session_scope(server.engine) as s:
-        camp = Campaign(name="both demo", mode="both", show_metrics=False)
-        s.add(camp)
-        s.flush()
-        sy = System(campaign_id=camp.id, name="sys-delta")
-        s.add(sy)
-        for j in range(4):
-            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source {j}.")
-            s.add(item)
-            s.flush()
-            s.add(Output(item_id=item.id, system_id=sy.id, text=f"Die Ausgabe {j} ist fast gut"))
-        cid = camp.id
-    queue.build_queue(server.engine, cid, seed=1)
-    return create_annotator(server.engine, cid, "both-editor").token
+    return seed_edit_campaign(
+        server.engine,
+        "both",
+        name="both demo",
+        system="sys-delta",
+        annotator="both-editor",
+        n_items=4,
+    )
 
 
 def _rows(server: Server) -> list[tuple]:
