@@ -21,6 +21,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from annotation.campaign_file import MAX_LENGTH
 from db import Engine, annotations
 from db.engine import session_scope
 from db.settings import get_setting, set_setting
@@ -186,13 +187,28 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: The annotators.name column's length (db/models.py), as the importer checks it.
+MAX_ANNOTATOR_NAME = MAX_LENGTH["annotator"]
+
+
 def create_annotator(engine: Engine, campaign_id: int, name: str) -> Invite:
     """Create an invited annotator of a campaign; the returned token is shown once."""
     name = name.strip()
     if not name:
         raise ValueError("an annotator needs a name")
+    if len(name) > MAX_ANNOTATOR_NAME:
+        raise ValueError(
+            f"an annotator's name may have at most {MAX_ANNOTATOR_NAME} characters "
+            f"(this one has {len(name)}): choose a shorter name"
+        )
     token = secrets.token_urlsafe(INVITE_TOKEN_BYTES)
     with session_scope(engine) as s:
+        # Checked inside the writing transaction; the unique constraint still guards a race.
+        if annotations.annotator_name_taken(s, campaign_id, name):
+            raise ValueError(
+                f"this campaign already has an annotator named {name!r}: choose another "
+                "name (names identify annotators in exports and agreement tables)"
+            )
         annotator_id = annotations.insert_annotator(s, campaign_id, name, token_hash(token))
     return Invite(annotator_id, name, campaign_id, token)
 

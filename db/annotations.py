@@ -88,6 +88,14 @@ def _annotator_select():  # type: ignore[no-untyped-def]
     ).join(Campaign, Campaign.id == Annotator.campaign_id)
 
 
+def annotator_name_taken(s: Session, campaign_id: int, name: str) -> bool:
+    return s.scalar(
+        select(func.count())
+        .select_from(Annotator)
+        .where(Annotator.campaign_id == campaign_id, Annotator.name == name)
+    ) > 0
+
+
 def insert_annotator(s: Session, campaign_id: int, name: str, token_hash: str) -> int:
     return s.execute(
         insert(Annotator)

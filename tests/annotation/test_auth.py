@@ -107,3 +107,36 @@ def test_old_200k_hash_verifies_and_is_upgraded_on_sign_in(admin_engine: Engine)
 def test_malformed_hash_never_verifies() -> None:
     for stored in ("", "x$y", "md5$1$00$00", "pbkdf2_sha256$many$00$00"):
         assert not verify_secret("pw", stored)
+
+
+def _annotator_count(engine: Engine) -> int:
+    from sqlalchemy import func, select
+
+    from db.engine import session_scope
+    from db.models import Annotator
+
+    with session_scope(engine) as s:
+        return s.scalar(select(func.count()).select_from(Annotator))
+
+
+def test_duplicate_or_overlong_annotator_name_is_a_plain_error(engine: Engine) -> None:
+    """A taken name (after trimming) or one over the column's 200 characters is refused with
+    a sentence that says what to do: no SQL, no token hash, nothing written."""
+    from annotation.auth import create_annotator
+    from annotation.importer import import_campaign
+    from db.reads import campaign_id
+
+    csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"
+    import_campaign(engine, csv.encode(), "names", filename="n.csv")
+    cid = campaign_id(engine, "names")
+    create_annotator(engine, cid, "Ana")
+    before = _annotator_count(engine)
+    for name, expected in [(" Ana ", "already has an annotator named 'Ana'"),
+                           ("x" * 201, "at most 200 characters")]:  # fmt: skip
+        with pytest.raises(ValueError) as err:
+            create_annotator(engine, cid, name)
+        message = str(err.value)
+        assert expected in message
+        assert "INSERT" not in message.upper() and "token_hash" not in message
+        assert _annotator_count(engine) == before
+    assert create_annotator(engine, cid, "Ana B").name == "Ana B"
