@@ -16,7 +16,6 @@ listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside 
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import streamlit as st
 from annotation import session
 from annotation.diff import diff_html, literal_html
 from db.vocabulary import CampaignMode
-from views.common import engine
+from views.common import engine, literal
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
 KEYS |= {"s": "skip", "u": "undo"}
@@ -303,14 +302,9 @@ def item_panel() -> None:
     keyboard(_post_edit_key(slot) if mode.asks_post_edit else None)
 
 
-def _md_literal(text: str) -> str:
-    """Names chosen by an admin, as literal text inside markdown (punctuation escaped)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$])", r"\\\1", text)
-
-
-st.title(_md_literal(st.session_state.get("campaign_name", "Annotate")))
+st.title(literal(st.session_state.get("campaign_name", "Annotate")))
 st.caption(
-    f"Signed in as {_md_literal(st.session_state.get('annotator_name', ''))}. Is the output "
+    f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. Is the output "
     "an adequate rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · "
     "`u` undo."
 )

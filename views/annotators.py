@@ -97,7 +97,7 @@ with st.form("new_annotator", clear_on_submit=True):
     if st.form_submit_button("Create invite link"):
         try:
             invite = create_annotator(engine(), campaign_id, new_name)
-        except Exception as exc:  # a duplicate name or an empty one
+        except ValueError as exc:  # an empty, over-long or taken name
             st.error(f"Could not create the annotator: {literal(exc)}")
         else:
             st.session_state["new_invite"] = (invite.name, invite.query)
