@@ -149,16 +149,23 @@ class _Columns:
 # ------------------------------------------------------------------------ the report
 
 
-def _pool_controls(data: CampaignData, signatures: Sequence[str], s: int) -> np.ndarray | None:
-    """(N, k) metric grid of system s for the chosen signatures; None if any is missing."""
+def _score_grids(data: CampaignData, signatures: Sequence[str]) -> list[np.ndarray | None]:
+    """Per system, the (N, k) grid of the chosen metrics' scores, NaN where missing (the
+    monitor takes these as they are: it degrades only the items lacking a score)."""
     if not signatures:
-        return None
-    cols = [np.asarray(data.scores[sig][s], dtype=float) for sig in signatures]
-    g = np.column_stack(cols)
+        return [None] * len(data.systems)
+    return [
+        np.column_stack([np.asarray(data.scores[sig][s], dtype=float) for sig in signatures])
+        for s in range(len(data.systems))
+    ]
+
+
+def _complete(data: CampaignData, grid: np.ndarray | None, s: int) -> np.ndarray | None:
+    """``grid`` when system s has every score of its outputs (what fixed-n PPI++ needs)."""
     present = data.output_ids[s] >= 0
-    if not present.any() or not np.isfinite(g[present]).all():
+    if grid is None or not present.any() or not np.isfinite(grid[present]).all():
         return None
-    return g
+    return grid
 
 
 def campaign_report(
@@ -207,12 +214,20 @@ def campaign_report(
     labelled[j.system[first], j.item[first]] = True
     y_grid = np.full((k, data.n_items), np.nan)
     y_grid[j.system[first], j.item[first]] = y_all[first]
-    # per-system control grids for PPI++ (the monitor takes the raw grids, gaps included)
-    pool = [_pool_controls(data, signatures, s) for s in range(k)]
+    grids = _score_grids(data, signatures)
+    pool = [_complete(data, g, s) for s, g in enumerate(grids)]  # fixed-n PPI++: no gaps
+    if signatures and any(p is None for p in pool):
+        gaps = [data.systems[s] for s in range(k) if pool[s] is None]
+        cols.notes.append(
+            "Metric scores are incomplete for " + ", ".join(gaps[:5])
+            + ("…" if len(gaps) > 5 else "")
+            + ": their fixed-n PPI++ estimates are not shown (the anytime-valid monitor "
+            "uses the scores they have)."
+        )  # fmt: skip
 
     _fixed_n_estimates(cols, data, kind, y_grid, labelled, pool, signatures, level)
     monitor, widths = _live_monitor(
-        cols, data, kind, y_all, first, signatures,
+        cols, data, kind, y_all, first, signatures, grids,
         alpha=alpha, equivalence_margin=equivalence_margin, higher_is_better=higher,
         width_points=width_points,
     )  # fmt: skip
@@ -358,6 +373,7 @@ def _live_monitor(
     y_all: np.ndarray,
     first: np.ndarray,
     signatures: list[str],
+    grids: list[np.ndarray | None],
     *,
     alpha: float,
     equivalence_margin: float,
@@ -373,7 +389,6 @@ def _live_monitor(
     and the reported p-values (running minima along it) never increase between reads.
     """
     j = data.judgments
-    k = len(data.systems)
     mon_idx = first[np.isfinite(j.position[first]) & np.isfinite(j.inclusion_prob[first])]
     if mon_idx.size < first.size:
         cols.notes.append(
@@ -392,11 +407,6 @@ def _live_monitor(
     mon_idx = mon_idx[np.sort(uniq)]
     if not mon_idx.size:
         return None, []
-    # Raw score grids (NaN = missing): the monitor degrades only the items lacking a score.
-    grids = [
-        np.column_stack([data.scores[sig][s] for sig in signatures]) if signatures else None
-        for s in range(k)
-    ]
     label_range = (0.0, 1.0) if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else None
     try:
         mon = CampaignMonitor(

@@ -277,3 +277,13 @@ def test_anytime_pvalue_path_is_a_prefix_of_the_longer_path():
             anytime_pvalue(z[:t], 0.0, t_star=4000, var_prior=1.0), full[:t]
         )
     assert np.all(np.diff(full) <= 0)
+
+
+def test_the_report_says_which_systems_lose_their_fixed_n_ppi():
+    """Fixed-n PPI++ needs every score of a system: where one is missing the report says so
+    (and the system's live verdicts stay)."""
+    data, _ = gappy_campaign(seed=1, score_gaps=True)
+    rep = campaign_report(data, signatures=[SIG])
+    note = next(n for n in rep.notes if n.startswith("Metric scores are incomplete for"))
+    assert all(name in note for name in data.systems)
+    assert rep.monitor is not None and rep.monitor.pairs
