@@ -56,14 +56,16 @@ def _campaign_id(engine, name: str) -> int:  # type: ignore[no-untyped-def]
 CampaignName = Annotated[str, typer.Option(help="Campaign name.")]
 
 
+# No tqdm monitor thread: our bars are driven by callbacks, and tqdm's monitor (a thread that
+# outlives the bar) alive at interpreter exit with pyarrow loaded made the process abort
+# ("terminate called without an active exception", exit 134).
+tqdm.monitor_interval = 0
+
+
 class _Bar:
     """A tqdm bar driven by the (done, total) progress callbacks the packages take."""
 
     def __init__(self, desc: str) -> None:
-        # No monitor thread: ours are driven by callbacks, and tqdm's monitor (a thread that
-        # outlives the bar) alive at interpreter exit with pyarrow loaded made the process
-        # abort ("terminate called without an active exception", exit 134).
-        tqdm.monitor_interval = 0
         self.bar = tqdm(desc=desc, unit="step", leave=False, file=sys.stderr)
 
     def __call__(self, done: int, total: int) -> None:

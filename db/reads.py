@@ -156,7 +156,7 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
         }
         ann_rows = s.execute(_current_rows(cid)).all()
         annotators = s.execute(
-            select(Annotator.id, Annotator.name, Annotator.role)
+            select(Annotator.id, Annotator.name)
             .where(Annotator.campaign_id == cid)
             .order_by(Annotator.id)
         ).all()
@@ -219,7 +219,7 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
             )
         )
 
-    ann_index = {aid: i for i, (aid, _, _) in enumerate(annotators)}
+    ann_index = {aid: i for i, (aid, _) in enumerate(annotators)}
     judged = _judgments(ann_rows, out_pos, ann_index)
     return CampaignData(
         campaign_id=cid,
@@ -232,7 +232,7 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
         metrics=metrics,
         scores=grids,
         judgments=judged,
-        annotators=[aname for _, aname, _ in annotators],
+        annotators=[aname for _, aname in annotators],
         provided_calibration=provided,
         open_from=min((float(p) for p in pending if p is not None), default=math.inf),
     )
