@@ -36,8 +36,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-def violations(path: Path) -> list[str]:
-    rel = path.relative_to(ROOT)
+def violations(path: Path, root: Path = ROOT) -> list[str]:
+    rel = path.relative_to(root)
     layer = rel.parts[0].removesuffix(".py")
     wrong = []
     for line, module in _imports(path):
@@ -61,11 +61,9 @@ def test_layer_rules(path: Path) -> None:
 
 def test_the_check_catches_a_violation(tmp_path: Path) -> None:
     """The rule itself can fail: a fake estimators module importing the database."""
-    fake = ROOT / "estimators" / "_layer_probe_.py"
-    try:
-        fake.write_text("import sqlalchemy\nfrom db.reads import read_campaign\n")
-        found = violations(fake)
-    finally:
-        fake.unlink()
+    fake = tmp_path / "estimators" / "probe.py"
+    fake.parent.mkdir()
+    fake.write_text("import sqlalchemy\nfrom db.reads import read_campaign\n")
+    found = violations(fake, root=tmp_path)
     assert len(found) == 2 and "SQLAlchemy belongs in db/" in found[0]
     assert "estimators/ may import only estimators" in found[1]

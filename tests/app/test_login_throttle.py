@@ -25,9 +25,11 @@ def test_lockout_message_refuses_the_right_password(app_engine) -> None:
     message = _try(at, "one guess too many").error[0].value
     assert re.fullmatch(
         r"Too many wrong passwords: sign-in is locked until \d\d:\d\d:\d\d UTC "
-        r"\(in (29|30) s\)\. Try again then\.",
+        r"\(in (\d+) s\)\. Try again then\.",
         message,
     ), message
+    # the 30 s lockout, counted down by however long this slow test took since the failure
+    assert 1 <= int(re.search(r"\(in (\d+) s\)", message).group(1)) <= 30
     # A fresh session (another tab, or a restarted server) with the right password: refused.
     other = AppTest.from_file(APP, default_timeout=30).run()
     assert "locked until" in _try(other, ADMIN_PASSWORD).error[0].value

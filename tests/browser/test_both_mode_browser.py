@@ -77,7 +77,9 @@ def test_ctrl_enter_never_records_an_unchosen_label(server: Server, page) -> Non
     edited = before.replace("fast gut", "sehr gut")
     box.fill(edited)
     page.keyboard.press("Control+Enter")
-    page.wait_for_timeout(2500)  # time for any (wrong) save and the next item to arrive
+    # The rerun that Ctrl+Enter caused has finished once its message shows; a wrong save
+    # would have been written before it.
+    expect(page.get_by_text("choose Adequate or Inadequate")).to_be_visible(timeout=30_000)
     assert _rows(server) == []  # nothing recorded: no label was chosen
     assert _output_text(page) == before  # still the same item
     body = page.locator("body").inner_text()
