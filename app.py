@@ -12,7 +12,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at
 
 import streamlit as st
 
-from annotation.auth import active_annotator, annotator_for_token
+from annotation.auth import (
+    SESSION_COOKIE,
+    active_annotator,
+    admin_session_valid,
+    annotator_for_token,
+    end_admin_sessions,
+    session_hours,
+    token_hash,
+)
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from views.common import engine
 
@@ -20,7 +28,20 @@ from views.common import engine
 # so a deep link runs that page (the sign-in, or an invite's annotate page) instead of
 # Streamlit's "page not found", and after signing in the admin lands on the page asked for.
 ADMIN_URL_PATHS = ("campaigns", "import_campaign", "annotators", "dashboard", "calibration",
-                   "planner", "annotate")  # fmt: skip
+                   "planner", "review", "annotate")  # fmt: skip
+
+
+def set_session_cookie(value: str, max_age_s: int) -> None:
+    """Write (or, with max_age_s=0, delete) the admin session cookie in the browser.
+
+    Streamlit reads cookies (st.context.cookies) but cannot set them, so a script does it;
+    the value is a token of [A-Za-z0-9._-] made by annotation.auth, never user text. Not
+    HttpOnly (a script sets it); SameSite=Strict, Secure on https."""
+    st.html(
+        f"<script>document.cookie = '{SESSION_COOKIE}={value}; Path=/; Max-Age={max_age_s}; "
+        "SameSite=Strict' + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def only_page(script: str, title: str, icon: str) -> list:
@@ -45,11 +66,21 @@ except DatabaseNotMigrated as exc:
 # and nothing else: only the annotate page is routed. The invite is checked on every run, so
 # a revoked link stops working at the next click.
 token = st.query_params.get("token")
+cookie = st.context.cookies.get(SESSION_COOKIE)
+if not token and "role" not in st.session_state and admin_session_valid(engine(), cookie):
+    # A reload, a new tab or a bookmark of a signed-in admin: the signed cookie is the proof.
+    st.session_state.update(role="admin", admin_session=cookie)
+session = st.session_state.get("admin_session")
+if session is not None and not admin_session_valid(engine(), session):
+    st.session_state.clear()  # expired, signed out elsewhere, or the password changed
+
 if token or st.session_state.get("role") == "annotator":
     who = (
         annotator_for_token(engine(), token)
         if token
-        else active_annotator(engine(), st.session_state.get("annotator_id", -1))
+        else active_annotator(
+            engine(), st.session_state.get("annotator_id", -1), st.session_state.get("invite")
+        )
     )
     if who is None:
         st.session_state.clear()
@@ -67,6 +98,8 @@ if token or st.session_state.get("role") == "annotator":
         annotator_name=who.name,
         campaign_id=who.campaign_id,
         campaign_name=who.campaign_name,
+        # The link this session came with: a re-issued link ends the old one's sessions.
+        invite=token_hash(token) if token else st.session_state.get("invite"),
     )
     pages = only_page("views/annotate.py", title="Annotate", icon=":material/edit_note:")
 elif st.session_state.get("role") == "admin":
@@ -82,16 +115,22 @@ elif st.session_state.get("role") == "admin":
             st.Page("views/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
             st.Page("views/calibration.py", title="Calibration", icon=":material/tune:"),
             st.Page("views/planner.py", title="Planner", icon=":material/calculate:"),
+            st.Page("views/review.py", title="Review", icon=":material/fact_check:"),
         ],
         "Annotation": [
             st.Page("views/annotate.py", title="Annotate", icon=":material/edit_note:"),
         ],
     }
     with st.sidebar:
-        if st.button("Sign out"):
+        if st.button("Sign out", help="Signs the admin out in every browser and tab."):
+            end_admin_sessions(engine())
             st.session_state.clear()
             st.rerun()
+        if session is not None and cookie != session:
+            set_session_cookie(session, int(session_hours() * 3600))
 else:
+    if cookie:
+        set_session_cookie("", 0)  # a stale cookie (expired or revoked): forget it
     pages = only_page("views/login.py", title="Sign in", icon=":material/key:")
 
 st.navigation(pages, position="hidden" if isinstance(pages, list) else "sidebar").run()

@@ -17,6 +17,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at
 import typer
 from tqdm import tqdm
 
+from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP
+
 app = typer.Typer(
     help="Tandem: human evaluation campaigns with valid live significance.",
     no_args_is_help=True,
@@ -50,6 +52,19 @@ def _campaign_id(engine, name: str) -> int:  # type: ignore[no-untyped-def]
     if cid is None:
         _fail(f"No campaign named {name!r}; `cli.py campaigns` lists them.")
     return cid
+
+
+def _signatures(engine, campaign: str, names: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """``--metric`` values (names such as chrf or comet22, or signatures) → stored signatures."""
+    from db.scores import campaign_signatures
+    from metrics.base import MetricConfigError
+    from metrics.registry import resolve_signatures
+
+    stored = [(m, sig) for m, sig, _ in campaign_signatures(engine, _campaign_id(engine, campaign))]
+    try:
+        return resolve_signatures(stored, names)
+    except MetricConfigError as exc:
+        _fail(f"--metric: {exc}.")
 
 
 #: The ``--campaign NAME`` option of most commands.
@@ -120,28 +135,66 @@ def import_(
             "e.g. --map human_label=human_label_binary (repeatable).",
         ),
     ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Import a column as metric scores: NAME=COLUMN, e.g. "
+            "--metric comet22=comet_score (repeatable; metric:NAME columns always are)."
+        ),
+    ] = None,
+    lower_is_better: Annotated[
+        list[str] | None,
+        typer.Option(help="An imported metric where smaller is better, e.g. metricx (repeatable)."),
+    ] = None,
+    metric_version: Annotated[
+        list[str] | None,
+        typer.Option(help="Version of an imported metric: NAME=VERSION (repeatable)."),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Leave a column of the file out, e.g. --ignore human_label to judge the "
+            "file again (repeatable)."
+        ),
+    ] = None,
     append: Annotated[bool, typer.Option(help="Add the rows to an existing campaign.")] = False,
     mode: Annotated[
-        str, typer.Option(help="binary, post_edit or both (new campaigns).")
+        str, typer.Option(help="binary, post_edit, both or spans (new campaigns).")
     ] = "binary",
     target_lang: Annotated[
         str | None, typer.Option(help="Target language code (chooses metric tokenizers).")
     ] = None,
     max_mb: Annotated[float | None, typer.Option(help="Import size limit in MB.")] = None,
+    show_metrics: Annotated[
+        bool,
+        typer.Option(
+            "--show-metrics/--hide-metrics",
+            help="Whether annotators see metric scores beside each item (new campaigns; "
+            "hidden by default: scores can anchor labels on the metrics used as controls).",
+        ),
+    ] = False,
+    overlap: Annotated[
+        float, typer.Option(help="Share of items judged by a second annotator (new campaigns).")
+    ] = DEFAULT_OVERLAP,
+    attention_rate: Annotated[
+        float, typer.Option(help="Share of queue positions that are attention checks.")
+    ] = DEFAULT_ATTENTION_RATE,
 ) -> None:
     """Import a campaign file (validated completely first; nothing is written on error)."""
     from annotation.campaign_file import DEFAULT_MAX_MB, CampaignFileError, parse_column_map
     from annotation.importer import import_campaign
+    from annotation.scores_file import parse_metric_specs
     from db.vocabulary import CampaignMode
 
     if not file.exists():
         _fail(f"{file}: no such file.")
     try:
         column_map = parse_column_map(map_ or [])
+        metrics = parse_metric_specs(metric or [], lower_is_better or [], metric_version or [])
     except ValueError as exc:
         _fail(str(exc))
     if mode not in tuple(CampaignMode):
-        _fail(f"--mode {mode!r}: use binary, post_edit or both.")
+        _fail(f"--mode {mode!r}: use binary, post_edit, both or spans.")
     engine = _engine()
     try:
         with _Bar("import") as bar:
@@ -150,14 +203,169 @@ def import_(
                 file,
                 campaign,
                 column_map=column_map,
+                metrics=metrics,
+                ignore=ignore or [],
                 append=append,
-                settings={"mode": mode, "target_lang": target_lang},
+                settings={
+                    "mode": mode,
+                    "target_lang": target_lang,
+                    "show_metrics": show_metrics,
+                    "overlap": overlap,
+                    "attention_rate": attention_rate,
+                },
                 max_mb=max_mb or DEFAULT_MAX_MB,
                 progress=bar,
             )
     except CampaignFileError as exc:
         _fail(f"Nothing was imported.\n{exc}")
     typer.echo(report.summary())
+    if not append:
+        from annotation.visibility import TRADE_OFF
+
+        seen = (
+            "see metric scores"
+            if show_metrics
+            else "do not see metric scores (--show-metrics to show them)"
+        )
+        typer.echo(
+            f"Annotators {seen}. {TRADE_OFF} Quality control: {overlap:.0%} "
+            f"overlap, {attention_rate:.0%} attention checks."
+        )
+
+
+@app.command("import-scores")
+def import_scores_cmd(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Scores file (CSV, TSV, JSONL, Parquet): item_id, system, metric, score "
+            "[, higher_is_better, version]."
+        ),
+    ],
+    campaign: CampaignName,
+    max_mb: Annotated[float | None, typer.Option(help="Import size limit in MB.")] = None,
+) -> None:
+    """Add metric scores you computed elsewhere (COMET, MetricX, an LLM judge) to a campaign."""
+    from annotation.campaign_file import DEFAULT_MAX_MB, CampaignFileError
+    from annotation.importer import import_scores
+
+    if not file.exists():
+        _fail(f"{file}: no such file.")
+    try:
+        report = import_scores(_engine(), file, campaign, max_mb=max_mb or DEFAULT_MAX_MB)
+    except CampaignFileError as exc:
+        _fail(f"Nothing was imported.\n{exc}")
+    typer.echo(report.summary())
+
+
+@app.command("export-scores")
+def export_scores_cmd(
+    campaign: CampaignName,
+    out: Annotated[Path, typer.Option(help="Scores file; its suffix picks the format.")],
+) -> None:
+    """Export a campaign's imported metric scores as a scores file (import-scores reads it)."""
+    from annotation.campaign_file import file_type
+    from annotation.exports import UnknownCampaign
+    from annotation.scores_file import export_scores
+
+    fmt = file_type(out.name)
+    if fmt is None:
+        _fail(f"{out}: use a .csv, .tsv, .jsonl or .parquet file name.")
+    try:
+        out.write_bytes(export_scores(_engine(), campaign, fmt))
+    except UnknownCampaign as exc:
+        _fail(f"{exc}; `cli.py campaigns` lists them.")
+    typer.echo(f"Wrote {out}.")
+
+
+@app.command("import-mqm")
+def import_mqm_cmd(
+    file: Annotated[Path, typer.Argument(help="MQM TSV in WMT's layout (one row per error).")],
+    campaign: CampaignName,
+    target_lang: Annotated[
+        str | None, typer.Option(help="Target language code (chooses metric tokenizers).")
+    ] = None,
+) -> None:
+    """Import WMT-style MQM error annotations as a new error-span campaign."""
+    from annotation.campaign_file import CampaignFileError
+    from annotation.mqm_tsv import import_mqm_tsv
+
+    if not file.is_file():
+        _fail(f"{file}: no such file.")
+    try:
+        report = import_mqm_tsv(_engine(), file, campaign, target_lang=target_lang)
+    except CampaignFileError as exc:
+        _fail(f"Nothing was imported.\n{exc}")
+    typer.echo(report.summary())
+
+
+@app.command("span-settings")
+def span_settings_cmd(
+    campaign: CampaignName,
+    categories: Annotated[
+        str | None, typer.Option(help="Comma-separated error categories (default: MQM core).")
+    ] = None,
+    esa: Annotated[
+        bool | None, typer.Option("--esa/--no-esa", help="Ask for a 0–100 overall score.")
+    ] = None,
+    weight: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="MQM weight NAME=VALUE: minor, minor_punctuation, major, non_translation "
+            "(repeatable)."
+        ),
+    ] = None,
+) -> None:
+    """Show or set an error-span campaign's categories, MQM weights and ESA score (settable
+    before the first label only)."""
+    from dataclasses import replace
+
+    from annotation.span_judgments import SettingsLocked, campaign_config, set_campaign_config
+    from annotation.spans import SpanConfig, SpanError, Weights
+
+    engine = _engine()
+    cid = _campaign_id(engine, campaign)
+    config = campaign_config(engine, cid)
+    try:
+        if categories is not None:
+            config = SpanConfig.from_meta(
+                config.to_meta() | {"categories": [c for c in categories.split(",") if c]}
+            )
+        if esa is not None:
+            config = replace(config, ask_esa=esa)
+        if weight:
+            pairs = dict(w.partition("=")[::2] for w in weight)
+            weights = Weights.from_mapping(config.to_meta()["weights"] | pairs)
+            config = replace(config, weights=weights)
+        set_campaign_config(engine, cid, config)
+    except (SpanError, SettingsLocked) as exc:
+        _fail(str(exc))
+    typer.echo(f"categories: {', '.join(config.categories)}")
+    typer.echo(f"weights: {config.to_meta()['weights']}; ESA score asked: {config.ask_esa}")
+
+
+@app.command("export-mqm")
+def export_mqm_cmd(
+    campaign: CampaignName,
+    out: Annotated[Path, typer.Option(help="Output .tsv file.")],
+) -> None:
+    """Export an error-span campaign's current judgments in WMT's MQM TSV layout."""
+    from annotation.mqm_tsv import export_mqm_tsv
+    from annotation.span_judgments import span_agreement
+
+    engine = _engine()
+    cid = _campaign_id(engine, campaign)
+    try:
+        out.write_bytes(export_mqm_tsv(engine, cid))
+    except ValueError as exc:
+        _fail(str(exc))
+    plain, aware = span_agreement(engine, cid)
+    typer.echo(f"Wrote {out}.")
+    if plain.f1 is not None:
+        typer.echo(
+            f"Span F1 between annotators on {plain.n_units:,} outputs judged more than once: "
+            f"{plain.f1:.3f} (severity-aware {aware.f1:.3f})."
+        )
 
 
 @app.command()
@@ -268,7 +476,8 @@ def export_results_cmd(
     metric: Annotated[
         list[str] | None,
         typer.Option(
-            help="Metric signature used as control (repeatable; default: the dashboard's default)."
+            help="Metric used as control: a name (chrf, or an imported one such as comet22) "
+            "or a signature (repeatable; default: the dashboard's default)."
         ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Family-wise error level.")] = 0.05,
@@ -284,8 +493,10 @@ def export_results_cmd(
 
     if out.suffix.lower() not in (".csv", ".tex"):
         _fail(f"{out}: use a .csv or .tex file name.")
+    engine = _engine()
+    signatures = _signatures(engine, campaign, metric) if metric else None
     try:
-        report = campaign_results(_engine(), campaign, signatures=metric, alpha=alpha)
+        report = campaign_results(engine, campaign, signatures=signatures, alpha=alpha)
     except UnknownCampaign as exc:
         _fail(f"{exc}; `cli.py campaigns` lists them.")
     if out.suffix.lower() == ".csv":
@@ -320,12 +531,9 @@ def export_calibration_cmd(
 
     engine = _engine()
     data = read_campaign(engine, _campaign_id(engine, campaign))
-    matches = [m.signature for m in data.metrics if metric in (m.signature, m.metric)]
-    if len(matches) != 1:
-        known = ", ".join(f"{m.metric} ({m.signature})" for m in data.metrics) or "none"
-        _fail(f"--metric {metric!r} matches {len(matches)} stored signatures; known: {known}.")
+    (signature,) = _signatures(engine, campaign, [metric])
     try:
-        exported = calibration_export(engine, campaign, matches[0], threshold=threshold, data=data)
+        exported = calibration_export(engine, campaign, signature, threshold=threshold, data=data)
     except (UnknownCampaign, CalibrationSetError) as exc:
         _fail(str(exc))
     out.write_bytes(exported.json)
@@ -358,7 +566,11 @@ def import_calibration_cmd(
 def score(
     campaign: CampaignName,
     metrics: Annotated[
-        str, typer.Option(help="Comma-separated: bleu, chrf, chrf++, ter, bertscore.")
+        str,
+        typer.Option(
+            help="Comma-separated: bleu, chrf, chrf++, ter, bertscore, and imported metrics "
+            "by name (their coverage is reported; they are not computed here)."
+        ),
     ] = "bleu,chrf,ter,bertscore",
     bertscore_model: Annotated[
         str | None,
@@ -380,18 +592,208 @@ def score(
     """Score the outputs that have no score yet (a re-run scores only new outputs)."""
     from metrics.base import MetricConfigError
     from metrics.bertscore import BertScoreConfig
+    from metrics.registry import split_metric_names
     from metrics.scoring import score_campaign
 
     engine = _engine()
     config = BertScoreConfig(
         model=bertscore_model, num_layers=bertscore_layers, idf=idf, rescale=rescale
     )
+    builtin, imported = split_metric_names(metrics)
+    lines = []
+    if imported:  # scores brought by the user: nothing to compute, say how much is there
+        from annotation.importer import imported_coverage
+
+        try:
+            lines = imported_coverage(engine, campaign, imported)
+        except MetricConfigError as exc:
+            _fail(str(exc))
+    if builtin or not imported:
+        try:
+            with _Bar("score") as bar:
+                report = score_campaign(engine, campaign, builtin, progress=bar, bertscore=config)
+        except MetricConfigError as exc:
+            _fail(str(exc))
+        typer.echo(report.summary())
+    for line in lines:
+        typer.echo(line)
+
+
+@app.command()
+def plan(
+    campaign: CampaignName,
+    labels: Annotated[
+        int | None, typer.Option(help="Planned labels per system (your label budget / systems).")
+    ] = None,
+    smallest_difference: Annotated[
+        float | None,
+        typer.Option(
+            help="Accept the planner's forecast for the smallest difference you care about "
+            "(a share of adequate outputs, e.g. 0.05)."
+        ),
+    ] = None,
+    design: Annotated[
+        str | None, typer.Option(help="Live design: gsd_obf, asympcs, betting or eb_strict.")
+    ] = None,
+    estimand: Annotated[
+        str | None, typer.Option(help="test_set (the campaign's own items) or superpopulation.")
+    ] = None,
+) -> None:
+    """Show or set the plan the live verdicts are tuned to (fix it before the first label)."""
+    from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
+    from db.campaigns import list_campaigns
+    from estimators.live_designs import DESIGN_TEXT
+
+    engine = _engine()
+    cid = _campaign_id(engine, campaign)
+    if labels is not None and smallest_difference is not None:
+        _fail("Give either --labels or --smallest-difference, not both.")
+    values: dict[str, object] = {}
     try:
-        with _Bar("score") as bar:
-            report = score_campaign(engine, campaign, metrics, progress=bar, bertscore=config)
-    except MetricConfigError as exc:
+        if smallest_difference is not None:
+            n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)
+            values["planned_labels"] = forecast_planned_labels(n_systems, smallest_difference)
+            typer.echo(
+                f"Planner: {values['planned_labels']:,} labels per system detect a difference of "
+                f"{smallest_difference:g} with 80% power (fixed-n paired test, {n_systems} "
+                "systems, Holm's first level, worst-case variance)."
+            )
+        elif labels is not None:
+            values["planned_labels"] = labels
+        if design is not None:
+            values["live_design"] = design
+        if estimand is not None:
+            values["estimand"] = estimand
+        before = current_plan(engine, cid)
+        now = set_plan(engine, cid, **values) if values else before
+    except ValueError as exc:
         _fail(str(exc))
-    typer.echo(report.summary())
+    size = "each pool's size" if now.planned_labels is None else f"{now.planned_labels:,}"
+    typer.echo(f"Planned labels per system: {size}")
+    typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
+    typer.echo(f"Estimand: {now.estimand}")
+    for ch in now.late:
+        typer.secho(
+            f"Changed after {ch.labels_before:,} labels existed, recorded but NOT applied: "
+            f"{ch.key} {ch.old_value!r} → {ch.new_value!r} (a plan chosen after seeing data "
+            "could turn past verdicts significant).",
+            fg=typer.colors.YELLOW,
+        )
+
+
+@app.command()
+def sampling(
+    campaign: CampaignName,
+    active: Annotated[bool, typer.Option("--active/--uniform", help="Sampling design.")],
+    tau: Annotated[
+        float | None, typer.Option(help="Active: share of uniform mixed in, π ≥ τ·rate.")
+    ] = None,
+) -> None:
+    """Switch a campaign's queue between uniform and active sampling (logged with the number
+    of labels so far; the untouched tail of the queue is drawn in rounds from now on)."""
+    from annotation.queue import setting_changes, update_queue_settings
+
+    engine = _engine()
+    cid = _campaign_id(engine, campaign)
+    values: dict = {"sampling": "active" if active else "uniform"}
+    if tau is not None:
+        values["active_tau"] = tau
+    try:
+        update_queue_settings(engine, cid, **values)
+    except ValueError as exc:
+        _fail(f"{campaign}: {exc}")
+    changes = [c for c in setting_changes(engine, cid) if c.key in values]
+    after = changes[-1].labels_before if changes else 0
+    note = f" (changed after {after:,} labels; the dashboard shows it)" if after else ""
+    shown_tau = f", τ = {tau:g}" if tau is not None else ""
+    typer.echo(f"{campaign}: sampling {values['sampling']}{shown_tau}{note}")
+
+
+@app.command()
+def evaluate(
+    campaign: CampaignName,
+    controls: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated controls: stored metric names or signatures (e.g. chrf, "
+            "bertscore_f, an imported comet22) and/or `learned` (the cross-fitted ŷ from "
+            "every stored metric). Empty: human only."
+        ),
+    ] = "learned",
+    label_kind: Annotated[
+        str | None,
+        typer.Option(help="label (binary), one_minus_hter or score (default: by campaign mode)."),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Family-wise error level (Holm).")] = 0.05,
+) -> None:
+    """Print per-system and pairwise fixed-n results with the chosen controls (headless)."""
+    from db.reads import read_campaign
+    from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
+    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+
+    engine = _engine()
+    data = read_campaign(engine, _campaign_id(engine, campaign))
+    kinds = available_label_kinds(data.judgments)
+    kind = label_kind or default_label_kind(data.mode, data.judgments)
+    if kind is None:
+        _fail(f"Campaign {campaign!r} has no human judgments yet.")
+    if kind not in kinds:
+        _fail(f"No {kind!r} judgments in {campaign!r}; available: "
+              f"{', '.join(kinds) or 'none'} ({', '.join(LABEL_KINDS)} are the kinds).")
+    chosen = []
+    for name in (c.strip() for c in controls.split(",")):
+        if not name:
+            continue
+        if name == LEARNED or name in data.scores:
+            chosen.append(name)
+            continue
+        matches = sorted(data.metrics, key=lambda m: -m.n_scores)
+        match = next((m.signature for m in matches if m.metric == name), None)
+        if match is None:
+            known = [*sorted({m.metric for m in data.metrics}), LEARNED]
+            _fail(f"Unknown control {name!r} for {campaign!r}; known: {', '.join(known)} "
+                  "(score metrics first: `cli.py score`).")
+        chosen.append(match)
+    learned = learned_control(data, kind) if data.scores else None
+    if LEARNED in chosen and learned is None:
+        _fail("The learned control needs stored metric scores (`cli.py score`), at least "
+              "10 labels and some unlabelled outputs.")
+    try:
+        result = evaluate(data, kind, chosen, learned=learned, alpha=alpha)
+    except ValueError as exc:
+        _fail(str(exc))
+    label = " + ".join(result.control_labels) or "none"
+    typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: {label}.")
+    if learned is not None:
+        typer.echo(f"Learned control ŷ: {learned.model}, {learned.folds}-fold cross-fitted on "
+                   f"{learned.n_labels} labels from {len(learned.features)} metric(s).")
+    typer.echo("Fixed-n intervals (valid when the number of labels was fixed in advance).\n")
+    typer.echo(f"{'system':<24} {'method':<8} {'n':>6} {'estimate':>9} {'95% interval':>19}"
+               f" {'DE':>6}")
+    for name, method, r in result.systems:
+        de = r.diagnostics.get("de")
+        typer.echo(f"{name[:24]:<24} {method:<8} {r.n_human:>6} {r.estimate:>9.4f} "
+                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {'' if de is None else f'{de:6.2f}'}")
+    typer.echo(f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
+               f"{'p (Holm)':>9}  verdict")
+    for p in result.pairs:
+        r = p["result"]
+        pair = f"{p['a']} – {p['b']}"
+        typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {r.estimate:>8.4f} "
+                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {p['p_holm']:>9.4f}  {p['verdict']}")
+    eff = control_efficiency(data, kind, learned)
+    if eff:
+        typer.echo(f"\n{'control':<24} {'ρ (judgment)':>13} {'ρ (pairs)':>10} {'DE':>6} "
+                   f"{'DE pairs':>9}")
+        for e in eff:
+            cells = [e.rho, e.rho_pairs, e.de, e.de_pairs]
+            txt = ["–" if v is None else f"{v:.3f}" for v in cells]
+            typer.echo(f"{e.label[:24]:<24} {txt[0]:>13} {txt[1]:>10} {txt[2]:>6} {txt[3]:>9}")
+        if not any(e.helps for e in eff):
+            typer.echo("No control helps here: every measured DE is below 1.02, so PPI++ "
+                       "saves no labels; human-only results are as good.")
+    for note in result.notes:
+        typer.echo(f"Note: {note}", err=True)
 
 
 @app.command()

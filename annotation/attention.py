@@ -17,6 +17,12 @@ replace     —                                       any span (words of another
 
 An attention check carries at least one major edit, so a careful annotator labels it
 *inadequate* (``expected_label = 0``); its MQM score is the sum of its edits' severities.
+
+Each edit also records where it is in the degraded text (``regions``: character ranges
+``[start, end)`` of the words it inserted, replaced or moved, or of the two words around a
+deletion), so a span-mode answer can be checked at span level: it passes when a span of
+the output overlaps a region of an edit of the check's severity, with at least that
+severity (db.annotations.span_attention_passed).
 Checks are mixed into the queue at the campaign's ``attention_rate`` (annotation.queue) and
 their answers are stored with ``kind = "attention"``: never counted in estimates.
 """
@@ -24,6 +30,7 @@ their answers are stored with ``kind = "attention"``: never counted in estimates
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 import numpy as np
@@ -112,12 +119,17 @@ def degrade(
     donor = [w for w in donor_text.split() if w not in set(words)] or donor_text.split()
     n_edits = n_edits or int(rng.integers(1, 4))
     ops: list[dict[str, Any]] = []
+    tags: list[set[int]] = [set() for _ in words]  # which edits touched each word
     for k in range(n_edits):
         op = OPERATIONS[int(rng.integers(0, len(OPERATIONS)))]
-        words, record = apply_edit(words, op, major=(k == 0), rng=rng, donor=donor)
+        edited, record = apply_edit(words, op, major=(k == 0), rng=rng, donor=donor)
+        tags = _carry_tags(words, edited, tags, k)
+        words = edited
         ops.append(record)
         if len(words) < 3:
             break
+    for k, record in enumerate(ops):
+        record["regions"] = _regions(words, tags, k)
     mqm = sum(o["severity"] for o in ops)
     severity = MAJOR if any(o["severity"] == MAJOR for o in ops) else MINOR
     return Degraded(
@@ -127,3 +139,44 @@ def degrade(
         mqm=mqm,
         expected_label=0 if severity == MAJOR else 1,
     )
+
+
+def _carry_tags(
+    before: list[str], after: list[str], tags: list[set[int]], k: int
+) -> list[set[int]]:
+    """The edit tags of ``after``'s words: unchanged words keep theirs; words edit ``k``
+    inserted, replaced or moved get ``k``; so do the two words around a deletion, which
+    also inherit the tags of the words it removed (an earlier edit stays findable)."""
+    out: list[set[int]] = [set() for _ in after]
+    gaps = []
+    matcher = SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+                out[j] |= tags[i]
+        else:
+            old = {k, *(t for i in range(i1, i2) for t in tags[i])}
+            for j in range(j1, j2):
+                out[j] |= old
+            if j1 == j2:  # a deletion: its neighbours carry it (and what it removed)
+                gaps.append((j1, old))
+    for j, old in gaps:
+        for n in (j - 1, j):
+            if 0 <= n < len(after):
+                out[n] |= old
+    return out
+
+
+def _regions(words: list[str], tags: list[set[int]], k: int) -> list[list[int]]:
+    """Character ranges [start, end) in ``" ".join(words)`` of the runs of words tagged k."""
+    regions: list[list[int]] = []
+    pos = 0
+    for word, t in zip(words, tags, strict=True):
+        start, end = pos, pos + len(word)
+        if k in t:
+            if regions and regions[-1][1] == start - 1:
+                regions[-1][1] = end
+            else:
+                regions.append([start, end])
+        pos = end + 1
+    return regions

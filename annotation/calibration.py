@@ -61,10 +61,10 @@ def campaign_calibration(
             "no output has both a binary human label and this metric's score yet"
         )
     higher = info.higher_is_better
-    if higher is None:
-        from metrics.registry import HIGHER_IS_BETTER
+    if higher is None:  # no stored threshold: the metric's own direction (imported ones say it)
+        from metrics.imported import higher_is_better
 
-        higher = HIGHER_IS_BETTER.get(info.metric, True)
+        higher = higher_is_better(info.metric, signature)
     if threshold is None and use_stored and info.threshold is not None:
         threshold, method = info.threshold, info.threshold_method or method
     elif threshold is not None:
@@ -162,11 +162,14 @@ def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
     """
     cid = campaign_id_or_fail(engine, campaign)
     cal = cs.parse(raw)
-    cs.check_signature(cal, [(metric, sig) for metric, sig, _ in campaign_signatures(engine, cid)])
+    # An imported metric's set applies to this campaign's own file of the same metric.
+    signature = cs.check_signature(
+        cal, [(metric, sig) for metric, sig, _ in campaign_signatures(engine, cid)]
+    )
     return store_set(
         engine,
         name=cal.name,
-        signature=cal.signature,
+        signature=signature,
         threshold=cal.threshold,
         higher_is_better=cal.higher_is_better,
         counts=cal.counts,

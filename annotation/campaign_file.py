@@ -14,7 +14,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +90,8 @@ class Row:
     annotator: str | None = None
     is_human: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Error spans of the judgment (JSON, annotation.spans); set by the MQM TSV importer.
+    spans: list[dict[str, Any]] | None = None
 
     @property
     def has_judgment(self) -> bool:
@@ -126,6 +128,39 @@ def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
             )
         mapping[target.strip()] = source.strip()
     return mapping
+
+
+#: Column names other tools use for a Tandem column (WMT MQM, MLQE-PE, Appraise, Pearmut,
+#: Label Studio exports): the Import page suggests them as mappings.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "item_id": ("segment_id", "seg_id", "segid", "item", "id"),
+    "source": ("src", "source_text", "original"),
+    "reference": ("ref", "references", "reference_text"),
+    "system": ("system_name", "sys", "model", "sysname"),
+    "output": ("hypothesis", "hyp", "mt", "translation", "target", "candidate", "summary"),
+    "doc_id": ("doc", "document", "document_id", "docid"),
+    "human_label": ("human_label_binary", "label", "adequate", "binary_label"),
+    "human_score": ("score_human", "mqm_score", "da_score", "da_mean"),
+    "post_edit": ("pe", "postedit", "post_edited"),
+    "annotator": ("rater", "rater_id", "annotator_id", "worker_id", "worker", "user"),
+}
+
+
+def suggest_column_map(header: Sequence[str]) -> dict[str, str]:
+    """Tandem column → a column of ``header`` that other tools use for it, for every Tandem
+    column the file lacks (the first alias found, in :data:`ALIASES` order)."""
+    present = set(header)
+    lower = {h.lower(): h for h in header}
+    out: dict[str, str] = {}
+    for target, names in ALIASES.items():
+        if target in present:
+            continue
+        for name in names:
+            col = lower.get(name)
+            if col is not None and col not in out.values() and col not in (*REQUIRED, *OPTIONAL):
+                out[target] = col
+                break
+    return out
 
 
 def file_type(filename: str) -> str | None:
@@ -377,11 +412,25 @@ def read_records(
             ]
         )
     check_size(len(data), filename, max_mb)
+    if not data.strip():
+        raise _fail(
+            filename,
+            "is empty (0 bytes)" if not data else "is empty (whitespace only)",
+            "Choose the file that holds the data, or export it again.",
+        )
     if kind == "parquet":
         return _read_parquet(data, filename, max_mb)
     text = _decode(data, filename)
     if kind == "jsonl":
         return _read_jsonl(text, filename)
+    first_line = text.split("\n", 1)[0]
+    if kind == "csv" and ";" in first_line and "," not in first_line:
+        raise _fail(
+            filename,
+            f"looks semicolon-separated: its header is one column '{first_line.strip()[:80]}'",
+            "Save it with commas as separators (spreadsheets in many languages use ';' for "
+            "'CSV'; choose 'CSV UTF-8 (comma delimited)'), or with tabs as a .tsv file.",
+        )
     return _read_delimited(text, filename, "," if kind == "csv" else "\t")
 
 
@@ -483,10 +532,44 @@ def parse_campaign_file(
     filename: str,
     column_map: Mapping[str, str] | None = None,
     max_mb: float = DEFAULT_MAX_MB,
+    *,
+    ignore: Iterable[str] = (),
+    wording: Wording | None = None,
 ) -> CampaignFile:
-    """Read and validate a whole file; raise :class:`CampaignFileError` listing problems."""
+    """Read and validate a whole file; raise :class:`CampaignFileError` listing problems.
+
+    ``ignore``: columns of the file to leave out (e.g. its ``human_label`` when the file is
+    to be judged again); ``wording`` words the hints for the app (default: command line).
+    """
     header, records = read_records(data, filename, max_mb)
-    return _validate(filename, header, records, column_map)
+    return _validate(filename, header, records, column_map, ignore, wording or CLI_WORDING)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How hints name the controls: the command line's flags or the Import page's boxes."""
+
+    mapping: str  # "--map {target}={source}"
+    map_hint: str  # how to map a column of yours to {target}
+    ignore_hint: str  # how to leave out the file's column {target}
+    metric: str  # "--metric {name}={column}"
+
+    def map(self, target: str, source: str) -> str:
+        return self.mapping.format(target=target, source=source)
+
+
+CLI_WORDING = Wording(
+    mapping="--map {target}={source}",
+    map_hint="map a column of yours to it with --map {target}=YOUR_COLUMN",
+    ignore_hint="leave the file's '{target}' column out with --ignore {target}",
+    metric="--metric {name}={column}",
+)
+WEB_WORDING = Wording(
+    mapping="mapping '{target}' ← '{source}'",
+    map_hint="choose a column of yours for '{target}' under 'Map columns'",
+    ignore_hint="tick '{target}' under 'Ignore columns of the file'",
+    metric="metric '{name}' ← column '{column}'",
+)
 
 
 def _validate(
@@ -494,31 +577,50 @@ def _validate(
     header: list[str],
     records: list[tuple[int | None, dict[str, Any]]],
     column_map: Mapping[str, str] | None,
+    ignore: Iterable[str] = (),
+    wording: Wording = CLI_WORDING,
 ) -> CampaignFile:
     problems: list[Problem] = []
 
-    column_map = dict(column_map or {})
-    for target, source in column_map.items():
-        if source not in header:
+    ignored = set(ignore)
+    for col in ignored:
+        if col not in header:
             problems.append(
                 Problem(
                     filename,
-                    f"--map {target}={source}: the file has no column '{source}'",
+                    f"cannot ignore column '{col}': the file has no such column",
+                    f"Columns in the file: {', '.join(header) or '(none)'}.",
+                    column=col,
+                )
+            )
+    column_map = dict(column_map or {})
+    for target, source in column_map.items():
+        if source not in header or source in ignored:
+            problems.append(
+                Problem(
+                    filename,
+                    f"{wording.map(target, source)}: the file has no column '{source}'"
+                    + (" (it is ignored)" if source in ignored else ""),
                     f"Columns in the file: {', '.join(header) or '(none)'}.",
                     column=source,
                 )
             )
-        elif target in header and target != source:
+        elif target in header and target != source and target not in ignored:
             problems.append(
                 Problem(
                     filename,
-                    f"--map {target}={source}: the file already has a column '{target}'",
-                    f"Rename or drop the file's '{target}' column, or leave out the mapping.",
+                    f"{wording.map(target, source)}: the file already has a column '{target}'",
+                    f"To use '{source}' instead, "
+                    + wording.ignore_hint.format(target=target)
+                    + "; or leave out the mapping.",
                     column=target,
                 )
             )
     if problems:
         raise CampaignFileError(problems)
+    if ignored:
+        header = [h for h in header if h not in ignored]
+        records = [(line, {k: v for k, v in r.items() if k not in ignored}) for line, r in records]
     rename = {source: target for target, source in column_map.items()}
     columns = [rename.get(h, h) for h in header]
 
@@ -529,7 +631,7 @@ def _validate(
                 Problem(
                     filename,
                     f"missing required column '{c}'",
-                    f"Add it, or map a column of yours to it with --map {c}=YOUR_COLUMN. "
+                    f"Add it, or {wording.map_hint.format(target=c)}. "
                     f"Required: {', '.join(REQUIRED)}; found: {', '.join(header) or '(none)'}.",
                     column=c,
                 )
@@ -701,10 +803,16 @@ class FileCheck:
     n_rows: int
     problems: list[Problem]
     truncated: bool = False
+    parsed: CampaignFile | None = None  # the validated file, when it is valid
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def n_judgments(self) -> int:
+        """Rows that carry a judgment (human_label, human_score or post_edit)."""
+        return 0 if self.parsed is None else sum(r.has_judgment for r in self.parsed.rows)
 
 
 def check_campaign_file(
@@ -713,6 +821,9 @@ def check_campaign_file(
     column_map: Mapping[str, str] | None = None,
     max_mb: float = DEFAULT_MAX_MB,
     preview_rows: int = 10,
+    *,
+    ignore: Iterable[str] = (),
+    wording: Wording | None = None,
 ) -> FileCheck:
     """Preview the first rows and validate the whole file, without raising."""
     try:
@@ -720,8 +831,8 @@ def check_campaign_file(
     except CampaignFileError as exc:
         return FileCheck([], [], 0, exc.problems, exc.truncated)
     preview = [rec for _, rec in records[:preview_rows]]
-    try:
-        parsed = _validate(filename, header, records, column_map)  # the file is read once
+    try:  # the file is read once
+        parsed = _validate(filename, header, records, column_map, ignore, wording or CLI_WORDING)
     except CampaignFileError as exc:
         return FileCheck(header, preview, len(records), exc.problems, exc.truncated)
-    return FileCheck(header, preview, len(parsed.rows), [])
+    return FileCheck(header, preview, len(parsed.rows), [], parsed=parsed)

@@ -29,10 +29,13 @@ import io
 import json
 import math
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from annotation.campaign_file import FILE_TYPES, REQUIRED
+from annotation.queue import annotator_overview
 from annotation.spreadsheet import GUARD_COLUMN, cell_text, neutralise
+from annotation.visibility import metric_visibility, shown_at
 from db import Engine
 from db.campaigns import campaign_rows
 from db.reads import annotation_log, campaign_id, read_campaign
@@ -57,6 +60,9 @@ ANNOTATION_COLUMNS = [
     "assignment_kind",
     "supersedes_id",
     "current",
+    "metrics_shown",  # whether the annotator saw metric scores then (empty: imported)
+    "spans",  # error spans as JSON text (span campaigns), else empty
+    "esa_score",
 ]
 MIME = {
     "csv": "text/csv",
@@ -179,17 +185,29 @@ def export_annotations(
     One row per annotation: ids, item, system, annotator, kind (label/skip[/undo]), label,
     score, HTER, post-edit, skip reason, seconds, created_at (ISO 8601), the assignment's
     position in the random queue order and inclusion probability, whether it was an
-    attention check, what it supersedes, and whether it is current.
+    attention check, what it supersedes, whether it is current, and in span campaigns the
+    error spans (JSON text) and the ESA score.
     """
     if fmt not in ANNOTATION_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(ANNOTATION_FORMATS)}")
     cid = campaign_id_or_fail(engine, campaign)
     records = annotation_log(engine, cid, current_only=current_only)
+    _add_metrics_shown(engine, cid, records)
     if fmt == "csv":
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":
         return to_jsonl(records)
     return to_parquet(ANNOTATION_COLUMNS, records)
+
+
+def _add_metrics_shown(engine: Engine, cid: int, records: list[dict[str, Any]]) -> None:
+    """Per row, whether metric scores were beside the item when it was given (the setting
+    in force at ``created_at``); empty for judgments imported with a file."""
+    visibility = metric_visibility(engine, cid)
+    imported = {w.name for w in annotator_overview(engine, cid) if w.role == "import"}
+    for r in records:
+        when = datetime.fromisoformat(r["created_at"]) if r["created_at"] else None
+        r["metrics_shown"] = None if r["annotator"] in imported else shown_at(visibility, when)
 
 
 # ------------------------------------------------------------------------ results
@@ -234,6 +252,10 @@ PAIR_COLUMNS = [
     "p_holm",
     "verdict",
     "labels_needed",
+    # what the live verdicts were tuned to (issue 11): the design, t* and the estimand
+    "design",
+    "t_star",
+    "estimand",
 ]
 
 

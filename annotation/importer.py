@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,25 @@ from annotation.campaign_file import (
     CampaignFile,
     CampaignFileError,
     Problem,
+    Wording,
     check_campaign_name,
     check_size,
     parse_campaign_file,
 )
 from annotation.queue import ImportedJudgment, record_imported
+from annotation.scores_file import (
+    MetricSpec,
+    ScoresFile,
+    metric_specs,
+    parse_scores_file,
+    scores_from_campaign,
+)
 from db import Engine
 from db import campaigns as repo
+from db import scores as score_store
 from db.engine import session_scope
 from metrics.base import Progress
+from metrics.imported import parse_signature
 
 IMPORT_ANNOTATOR = "imported"
 
@@ -50,6 +60,7 @@ class ImportReport:
     annotators: int
     census: bool  # every output of the campaign has a judgment
     seconds: float
+    metrics: list[MetricCoverage] = field(default_factory=list)
 
     def summary(self) -> str:
         text = (
@@ -63,7 +74,66 @@ class ImportReport:
                 " Not every output is judged: estimates from these labels assume the judged "
                 "outputs were a random sample."
             )
-        return text
+        return "\n".join([text, *(m.line() for m in self.metrics)])
+
+    def with_seconds(self, seconds: float) -> ImportReport:
+        return replace(self, seconds=seconds)
+
+
+@dataclass(frozen=True)
+class MetricCoverage:
+    """One imported metric after an import: how many of the campaign's outputs it scores."""
+
+    name: str
+    signature: str
+    higher_is_better: bool
+    n_added: int  # scores this import stored
+    n_scored: int  # outputs of the campaign with a score of this signature
+    n_outputs: int  # outputs of the campaign
+    already: bool = False  # the same file was imported before: nothing new
+
+    @property
+    def n_missing(self) -> int:
+        return self.n_outputs - self.n_scored
+
+    def line(self) -> str:
+        what = "already imported from this file; " if self.already else ""
+        text = (
+            f"  {self.name} ({'higher' if self.higher_is_better else 'lower'} is better): "
+            f"{what}{self.n_scored:,} of {self.n_outputs:,} outputs scored"
+        )
+        if self.n_missing:
+            text += f", {self.n_missing:,} without a score"
+        return text + "."
+
+
+@dataclass(frozen=True)
+class ScoresImportReport:
+    """What :func:`import_scores` stored."""
+
+    campaign: str
+    campaign_id: int
+    filename: str
+    sha256: str
+    rows: int
+    metrics: list[MetricCoverage]
+    seconds: float
+    #: metrics whose direction the file did not state (higher is better was assumed)
+    assumed_direction: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        head = (
+            f"Imported {self.rows:,} scores of {len(self.metrics)} metric(s) from "
+            f"{self.filename} (sha256 {self.sha256[:12]}…) into '{self.campaign}' in "
+            f"{self.seconds:.2f} s:"
+        )
+        lines = [head, *(m.line() for m in self.metrics)]
+        if self.assumed_direction:
+            lines.append(
+                f"  No higher_is_better given for {', '.join(self.assumed_direction)}: "
+                "higher is better assumed (give false for error-like metrics such as MetricX)."
+            )
+        return "\n".join(lines)
 
 
 def import_campaign(
@@ -73,16 +143,22 @@ def import_campaign(
     *,
     filename: str | None = None,
     column_map: Mapping[str, str] | None = None,
+    metrics: Sequence[MetricSpec] = (),
+    ignore: Sequence[str] = (),
     append: bool = False,
     settings: Mapping[str, Any] | None = None,
     max_mb: float = DEFAULT_MAX_MB,
     progress: Progress | None = None,
+    wording: Wording | None = None,
 ) -> ImportReport:
     """Validate ``source`` completely, then write it as one transaction.
 
-    Raises :class:`CampaignFileError` (nothing written) for any problem in the file, for a
-    campaign name that exists when ``append`` is false, and for appended rows that clash
-    with the campaign's existing items.
+    ``metrics``: columns to import as metric scores (``metric:NAME`` columns always are;
+    :mod:`annotation.scores_file`); ``ignore``: columns of the file to leave out (e.g. its
+    judgments, so that it is judged again). Raises :class:`CampaignFileError` (nothing
+    written) for any problem in the file, for a campaign name that exists when ``append`` is
+    false, and for appended rows that clash with the campaign's existing items. ``wording``
+    names the Import page's controls in hints instead of the command line's.
     """
     started = time.perf_counter()
     if isinstance(source, Path):
@@ -94,7 +170,12 @@ def import_campaign(
         raise ValueError("filename is needed to tell the file type of raw bytes")
     check_campaign_name(campaign, filename)
     tick = progress or (lambda done, total: None)
-    parsed = parse_campaign_file(data, filename, column_map, max_mb)
+    parsed = parse_campaign_file(data, filename, column_map, max_mb, ignore=ignore, wording=wording)
+    imported = (
+        scores_from_campaign(parsed, data, metrics, wording=wording)
+        if metric_specs(parsed.columns, metrics)
+        else None
+    )
     tick(1, 4)
 
     with session_scope(engine) as s:
@@ -120,14 +201,171 @@ def import_campaign(
             )
         else:
             camp = existing
+            score_store.lock_campaign(s, camp.id)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
+        coverage = (
+            _write_scores(s, camp.id, imported, repo.existing_output_keys(s, camp.id))
+            if imported is not None
+            else []
+        )
     return ImportReport(
         campaign=campaign,
         campaign_id=camp.id,
         rows=len(parsed.rows),
         seconds=time.perf_counter() - started,
+        metrics=coverage,
         **report,
     )
+
+
+def import_scores(
+    engine: Engine,
+    source: Path | bytes,
+    campaign: str,
+    *,
+    filename: str | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+) -> ScoresImportReport:
+    """Add a scores file's metrics to an existing campaign, all or nothing.
+
+    Raises :class:`CampaignFileError` (nothing written) for any problem in the file
+    (:func:`annotation.scores_file.parse_scores_file`), an unknown campaign, item, system
+    or output, and a metric the campaign already has from another file (one signature per
+    metric name) or with the other direction. Importing the same file again adds nothing.
+    """
+    started = time.perf_counter()
+    if isinstance(source, Path):
+        filename = filename or source.name
+        data = _read_file(source, filename, max_mb)
+    else:
+        data = source
+    if not filename:
+        raise ValueError("filename is needed to tell the file type of raw bytes")
+    scores = parse_scores_file(data, filename, max_mb)
+    with session_scope(engine) as s:
+        camp = repo.get_campaign(s, campaign)
+        if camp is None:
+            raise CampaignFileError(
+                [
+                    Problem(
+                        filename,
+                        f"there is no campaign named '{campaign}'",
+                        "Import the campaign first, or choose one of the existing campaigns.",
+                    )
+                ]
+            )
+        score_store.lock_campaign(s, camp.id)
+        coverage = _write_scores(s, camp.id, scores, repo.existing_output_keys(s, camp.id))
+        cid = camp.id
+    return ScoresImportReport(
+        campaign=campaign,
+        campaign_id=cid,
+        filename=filename,
+        sha256=scores.sha256,
+        rows=len(scores.entries),
+        metrics=coverage,
+        seconds=time.perf_counter() - started,
+        assumed_direction=scores.defaulted_direction,
+    )
+
+
+def _write_scores(
+    s: Any, campaign_id: int, scores: ScoresFile, outputs: dict[tuple[str, str], int]
+) -> list[MetricCoverage]:
+    """Match ``scores`` with the campaign's outputs and store them (caller's transaction).
+
+    Every problem is collected first; nothing is written unless there is none.
+    """
+    filename = scores.filename
+    problems: list[Problem] = []
+    items = {i for i, _ in outputs}
+    systems = {sy for _, sy in outputs}
+    existing = score_store.imported_signatures(s, campaign_id)  # sig → (name, n)
+    by_name: dict[str, str] = {name: sig for sig, (name, _) in existing.items()}
+    first_row: dict[str, int] = {}
+    for e in scores.entries:
+        first_row.setdefault(e.metric, e.row)
+    for name, new in scores.metrics.items():
+        old = by_name.get(name)
+        if old is None or old == str(new):
+            continue
+        prev = parse_signature(old)
+        assert prev is not None
+        if prev.higher_is_better != new.higher_is_better:
+            message = (
+                f"conflicting direction: the campaign's metric '{name}' is "
+                f"{'higher' if prev.higher_is_better else 'lower'}-is-better (imported from "
+                f"'{prev.file}'), this file says "
+                f"{'higher' if new.higher_is_better else 'lower'}-is-better"
+            )
+            fix = "Give the metric its direction as before, or import it under another name."
+        else:
+            message = (
+                f"the campaign already has metric '{name}' from '{prev.file}' (sha256 "
+                f"{prev.sha256[:12]}…); scores of one metric come from one file, so that they "
+                "share one signature"
+            )
+            fix = (
+                f"Import these scores under another metric name (e.g. '{name}_2'), or use a "
+                "new campaign."
+            )
+        problems.append(Problem(filename, message, fix, row=first_row.get(name), column="metric"))
+    rows: list[score_store.ScoreRow] = []
+    for e in scores.entries:
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        oid = outputs.get((e.item_id, e.system))
+        if oid is not None:
+            rows.append(score_store.ScoreRow(oid, e.metric, scores.signature(e.metric), e.value))
+        elif e.item_id not in items:
+            problems.append(
+                Problem(
+                    filename,
+                    f"item '{e.item_id}' is not in the campaign",
+                    "Use the campaign's item ids (an export of the campaign lists them), "
+                    "or remove the row.",
+                    row=e.row,
+                    column="item_id",
+                )
+            )
+        elif e.system not in systems:
+            problems.append(
+                Problem(
+                    filename,
+                    f"system '{e.system}' is not in the campaign",
+                    f"Use one of the campaign's systems ({', '.join(sorted(systems))}), "
+                    "or remove the row.",
+                    row=e.row,
+                    column="system",
+                )
+            )
+        else:
+            problems.append(
+                Problem(
+                    filename,
+                    f"the campaign has no output of system '{e.system}' for item '{e.item_id}'",
+                    "Remove the row, or add the output to the campaign first.",
+                    row=e.row,
+                    column="system",
+                )
+            )
+    if problems:
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
+    score_store.insert_scores_in(s, rows)
+    counts = scores.counts()
+    return [
+        MetricCoverage(
+            name=name,
+            signature=str(sig),
+            higher_is_better=sig.higher_is_better,
+            n_added=0 if by_name.get(name) == str(sig) else counts[name],
+            n_scored=existing.get(str(sig), (name, 0))[1]
+            + (0 if by_name.get(name) == str(sig) else counts[name]),
+            n_outputs=len(outputs),
+            already=by_name.get(name) == str(sig),
+        )
+        for name, sig in scores.metrics.items()
+    ]
 
 
 def _read_file(path: Path, filename: str, max_mb: float) -> bytes:
@@ -302,6 +540,7 @@ def _write_judgments(
                 "score": r.human_score,
                 "post_edit": r.post_edit,
                 "hter": hters.get(id(r)),
+                "spans": r.spans,
             }
         )
     repo.insert_judgments(s, annotation_rows)
@@ -317,3 +556,80 @@ def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
             v = v.item()
         out[k] = v
     return out
+
+
+def imported_coverage(engine: Engine, campaign: str, names: Sequence[str]) -> list[str]:
+    """One line per imported metric ``names`` of ``campaign``: its provenance and how many
+    outputs it scores (``cli.py score`` with imported names; nothing is computed).
+
+    Raises :class:`metrics.base.MetricConfigError` for a campaign or a name it lacks.
+    """
+    from metrics.base import MetricConfigError
+    from metrics.registry import METRIC_NAMES
+
+    info = score_store.campaign_info(engine, campaign)
+    if info is None:
+        raise MetricConfigError(f"no campaign {campaign!r} (the `campaign` option)")
+    stored = [
+        (m, sig, n)
+        for m, sig, n in score_store.campaign_signatures(engine, info.id)
+        if parse_signature(sig) is not None
+    ]
+    n_outputs = score_store.count_outputs(engine, info.id)
+    lines = []
+    for name in names:
+        found = [(sig, n) for m, sig, n in stored if m == name]
+        if not found:
+            have = ", ".join(sorted({m for m, _, _ in stored})) or "none"
+            raise MetricConfigError(
+                f"unknown metric {name!r}: not a built-in metric ({', '.join(METRIC_NAMES)}) "
+                f"and not imported into campaign '{info.name}' (its imported metrics: {have}); "
+                "add it with `cli.py import-scores`"
+            )
+        for sig, n in found:
+            p = parse_signature(sig)
+            assert p is not None
+            lines.append(
+                f"  {name}: imported (version {p.version or 'not given'}, "
+                f"{'higher' if p.higher_is_better else 'lower'} is better, from {p.file}, "
+                f"sha256 {p.sha256[:12]}…): {n:,} of {n_outputs:,} outputs scored"
+                + (f", {n_outputs - n:,} without a score" if n < n_outputs else "")
+                + "; nothing to compute."
+            )
+    return lines
+def import_parsed(
+    engine: Engine,
+    parsed: CampaignFile,
+    campaign: str,
+    *,
+    settings: Mapping[str, Any] | None = None,
+) -> ImportReport:
+    """Write already-validated rows (e.g. annotation.mqm_tsv's) as a new campaign, in one
+    transaction; ``settings`` are the campaign's columns (``meta`` included)."""
+    started = time.perf_counter()
+    settings = dict(settings or {})
+    with session_scope(engine) as s:
+        if repo.get_campaign(s, campaign) is not None:
+            raise CampaignFileError(
+                [
+                    Problem(
+                        parsed.filename,
+                        f"a campaign named '{campaign}' already exists",
+                        "Choose a new campaign name.",
+                    )
+                ]
+            )
+        camp = repo.create_campaign(
+            s,
+            campaign,
+            queue_seed=secrets.randbelow(2**31),
+            **{"meta": {"source_file": parsed.filename}, **settings},
+        )
+        report = _write(s, camp.id, camp.queue_seed or 0, parsed, lambda done, total: None)
+    return ImportReport(
+        campaign=campaign,
+        campaign_id=camp.id,
+        rows=len(parsed.rows),
+        seconds=time.perf_counter() - started,
+        **report,
+    )

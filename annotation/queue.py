@@ -42,7 +42,8 @@ from db import annotations as log
 from db import queue as dbq
 from db.campaigns import next_assignment_position
 from db.clock import utcnow
-from db.vocabulary import CampaignMode
+from db.vocabulary import CampaignMode, Estimand, Sampling
+from estimators.live_designs import LiveDesign
 from metrics.base import Progress
 
 _CHUNK = 5_000
@@ -135,6 +136,8 @@ def build_queue(
             groups = merged
 
         start = next_assignment_position(s, campaign_id)
+        # active sampling: draw rounds decide which slots open (draw_round)
+        first_state = dbq.PENDING if camp.sampling == Sampling.ACTIVE else dbq.OPEN
         rows = []
         for group in groups:
             for row in group:
@@ -143,7 +146,7 @@ def build_queue(
                         **row,
                         "campaign_id": campaign_id,
                         "position": start + len(rows),
-                        "state": dbq.OPEN,
+                        "state": first_state,
                         "claim_version": 0,
                     }
                 )
@@ -278,6 +281,178 @@ def _make_checks(
     ]
 
 
+# ---------------------------------------------------------------- active sampling
+
+#: Items a draw round draws before it stops: small rounds let π follow the labels closely.
+ROUND_DRAWS = 10
+#: Pending slots a round reads at most (it stops early when they run out; the next continues).
+ROUND_SLOTS = 4_000
+#: Share of visited items an active campaign labels when no planned size is set.
+DEFAULT_RATE = 0.5
+
+
+def sampling_rate(planned_labels: int | None, n_items: int) -> float:
+    """The labelling rate b of active sampling: the planned labels per system over the
+    items (so the planned number of labels arrives when the whole pool has been visited),
+    within [0.05, 1]; :data:`DEFAULT_RATE` without a plan."""
+    if not planned_labels or n_items <= 0:
+        return DEFAULT_RATE
+    return min(max(planned_labels / n_items, 0.05), 1.0)
+
+
+@dataclass(frozen=True)
+class DrawRound:
+    """One draw round, as recorded in ``Campaign.meta["active_rounds"]``."""
+
+    round: int
+    visits: int
+    drawn: int
+    opened: int
+
+
+def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
+    """Visit the next pending slots of an active campaign and draw which get labels.
+
+    statistics.md §9 (Zrnic & Candès 2024). In queue order, each pending item (all its
+    systems' outputs, paired design) is visited: its π is fixed from the uncertainty model
+    fitted on the labels that exist now (:func:`estimators.active.item_uncertainties`, on the
+    campaign's default metric, mixed with uniform by τ), then ξ ~ Bernoulli(π) with the
+    campaign's seeded generator; drawn slots open, the others are "passed". Each slot records
+    π × its uniform probability (1.0; the overlap share for a second slot) and the round.
+    Attention slots on the way open. The round stops before the next item once
+    :data:`ROUND_DRAWS` items (1 in 200 of the pool for big pools) were drawn. A campaign
+    switched back to uniform opens all its pending slots with π = 1. Runs inside the
+    caller's queue transaction (the claim path calls it when nothing is left to claim);
+    None when nothing is pending.
+    """
+    from estimators import active
+
+    if not dbq.has_pending(s, campaign_id):  # a uniform queue at its end: no lock taken
+        return None
+    camp = dbq.campaign_for_update(s, campaign_id)
+    pending = dbq.pending_slots(s, campaign_id, ROUND_SLOTS)  # again, under the lock
+    if not pending:
+        return None
+    is_active = camp.sampling == Sampling.ACTIVE
+    meta = dict(camp.meta or {})
+    rounds = list(meta.get("active_rounds", []))
+    number = len(rounds)
+    record: dict[str, Any] = {"round": number, "sampling": camp.sampling or Sampling.UNIFORM}
+    if is_active:
+        signature = _round_metric(s, campaign_id, rounds)
+        model = _round_model(dbq.round_inputs(s, campaign_id, signature), camp.mode)
+        u, col = model.u, model.col
+        todo = sorted({col[p.output_id] for p in pending if p.kind == dbq.REGULAR})
+        rate = sampling_rate(camp.planned_labels, model.n_items)
+        tau = camp.active_tau if camp.active_tau is not None else active.DEFAULT_TAU
+        # ū over the items still to visit (this round's window of them)
+        reference = float(np.mean(u[todo])) if todo else 0.0
+        # bigger pools, bigger rounds: a round reads the campaign's labels and scores once
+        draws = max(ROUND_DRAWS, model.n_items // 200)
+        record.update(rate=rate, tau=tau, metric=signature, labels=model.n_labels)
+    rng = np.random.default_rng([camp.queue_seed or 0, 12, number])
+    decided: dict[int, tuple[bool, float]] = {}
+    rows: list[dict[str, Any]] = []
+    drawn = 0
+    for p in pending:
+        key = p.item_id if camp.paired and p.item_id is not None else p.output_id
+        if p.kind == dbq.ATTENTION:
+            decision = (True, 1.0)
+        elif key in decided:
+            decision = decided[key]
+        elif p.slot > 0:  # an overlap slot of an item visited before (uniformly)
+            decision = (True, 1.0)
+        else:
+            if is_active and drawn >= draws:
+                break
+            pi = 1.0
+            if is_active:
+                pi = float(
+                    active.inclusion_probabilities(
+                        u[col[p.output_id]], rate, tau, reference=reference
+                    )
+                )
+            decision = decided[key] = (bool(rng.random() < pi), pi)
+            drawn += decision[0]
+        take, pi = decision
+        rows.append(
+            {
+                "id": p.id,
+                "state": dbq.OPEN if take else dbq.PASSED,
+                "pi": p.base_prob * pi,
+                "round": number,
+            }
+        )
+    dbq.settle_visits(s, rows)
+    record.update(
+        first_position=pending[0].position,
+        last_position=pending[len(rows) - 1].position,
+        visits=len(decided),
+        drawn=drawn,
+        at=(now or utcnow()).isoformat(),
+    )
+    meta["active_rounds"] = [*rounds, record]
+    camp.meta = meta
+    opened = sum(r["state"] == dbq.OPEN for r in rows)
+    return DrawRound(number, len(decided), drawn, opened)
+
+
+@dataclass(frozen=True)
+class _RoundModel:
+    u: np.ndarray  # (N,) item uncertainty
+    col: dict[int, int]  # output id → item column
+    n_items: int
+    n_labels: int
+
+
+def _round_metric(s: Any, campaign_id: int, rounds: list[dict[str, Any]]) -> str | None:
+    """The metric of the uncertainty model: the last round's, else the first scored one in
+    the estimators' order of preference (fixed before any label of the round)."""
+    from estimators.report import PREFERRED_METRICS
+
+    last = next((r.get("metric") for r in reversed(rounds) if r.get("metric")), None)
+    if last:
+        return str(last)
+    scored = dbq.round_signature(s, campaign_id)
+    rank = {name: i for i, name in enumerate(PREFERRED_METRICS)}
+    best = min(scored, key=lambda x: (rank.get(x[1], len(rank)), x[1], x[0]), default=None)
+    return None if best is None else best[0]
+
+
+def _round_model(inputs: dbq.RoundInputs, mode: str) -> _RoundModel:
+    """Arrays of the campaign (one metric, first judgments) → u per item (estimators.active).
+    The judgment is the campaign's: 1 − HTER (clipped) for post-edit campaigns, else the
+    label."""
+    from estimators import active
+
+    systems = {sid: i for i, sid in enumerate(sorted({o[2] for o in inputs.outputs}))}
+    items = {iid: j for j, iid in enumerate(sorted({o[1] for o in inputs.outputs}))}
+    g = np.full((len(systems), len(items)), np.nan)
+    present = np.zeros(g.shape, dtype=bool)
+    at: dict[int, tuple[int, int]] = {}
+    for oid, iid, sid, value in inputs.outputs:
+        at[oid] = (systems[sid], items[iid])
+        present[at[oid]] = True
+        if value is not None:
+            g[at[oid]] = value
+    seen: set[int] = set()
+    rows: list[tuple[int, int, float]] = []
+    for oid, label, hter in inputs.judgments:
+        value = (
+            (None if hter is None else min(max(1.0 - hter, 0.0), 1.0))
+            if mode == CampaignMode.POST_EDIT
+            else label
+        )
+        if value is None or oid in seen or oid not in at:
+            continue
+        seen.add(oid)
+        rows.append((*at[oid], float(value)))
+    sys_a, item_a, y = (np.array(c) for c in zip(*rows, strict=True)) if rows else (
+        np.zeros(0, int), np.zeros(0, int), np.zeros(0))  # fmt: skip
+    u = active.item_uncertainties(g, present, sys_a.astype(int), item_a.astype(int), y)
+    return _RoundModel(u, {oid: j for oid, (_, j) in at.items()}, len(items), len(rows))
+
+
 # ---------------------------------------------------------------- admin side
 
 
@@ -336,8 +511,35 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
             raise ValueError(f"{key} must be between {lo} and {hi}")
     if "claim_timeout_s" in values and int(values["claim_timeout_s"]) < 30:
         raise ValueError("claim_timeout_s must be at least 30 seconds")
+    planned = values.get("planned_labels")
+    if planned is not None and int(planned) < 1:
+        raise ValueError("planned_labels must be a positive number of labels (or unset)")
+    for key, kinds in (("estimand", Estimand), ("sampling", Sampling), ("live_design", LiveDesign)):
+        if values.get(key) is not None and values[key] not in tuple(kinds):
+            raise ValueError(f"{key} must be one of {', '.join(kinds)} (or unset)")
+    tau = values.get("active_tau")
+    if tau is not None and not 0.0 < float(tau) <= 1.0:
+        raise ValueError("active_tau (the uniform share of active sampling) must be in (0, 1]")
     with dbq.queue_transaction(engine) as s:
+        if values.get("sampling") == Sampling.ACTIVE:
+            paired = values.get("paired", dbq.campaign_settings(s, campaign_id)["paired"])
+            if not paired:
+                raise ValueError(
+                    "active sampling draws items with all their systems' outputs: it needs "
+                    "the paired design (set paired first)"
+                )
         dbq.update_campaign_settings(s, campaign_id, values)
+        if values.get("sampling") == Sampling.ACTIVE:
+            # the queue's untouched tail is drawn in rounds from now on (a mixed history:
+            # the labels so far keep π = 1, the monitor weights the rest)
+            dbq.pend_untouched_tail(s, campaign_id)
+
+
+def setting_changes(engine: Engine, campaign_id: int) -> list[dbq.SettingChange]:
+    """Every logged settings change of the campaign, oldest first, with the number of labels
+    that existed then (``labels_before`` > 0: changed after looking at data)."""
+    with dbq.queue_transaction(engine) as s:
+        return dbq.setting_changes(s, campaign_id)
 
 
 def annotator_overview(engine: Engine, campaign_id: int) -> list[log.AnnotatorWork]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from annotation.queue import draw_round
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
@@ -97,6 +98,8 @@ def _view(
 ) -> View:
     cutoff = now - timedelta(seconds=camp.claim_timeout_s)
     ids = dbq.claim_next(s, camp.id, annotator_id, now, cutoff, camp.paired)
+    if not ids and draw_round(s, camp.id, now) is not None:  # active sampling's next round
+        ids = dbq.claim_next(s, camp.id, annotator_id, now, cutoff, camp.paired)
     slot = None
     if ids:
         row = dbq.slot_row(s, ids[0])
@@ -123,7 +126,7 @@ def _view(
             mine_judged=judged,
             mine_skipped=skipped,
             queue_total=total,
-            queue_finished=counts[dbq.DONE] + counts[dbq.SKIPPED],
+            queue_finished=counts[dbq.DONE] + counts[dbq.SKIPPED] + counts[dbq.PASSED],
             queue_open=counts[dbq.OPEN],
         ),
         notice=notice,
@@ -168,6 +171,8 @@ def submit(
     no_edit_needed: bool = False,
     seconds: float | None = None,
     now: datetime | None = None,
+    spans: list[dict[str, Any]] | None = None,
+    esa_score: float | None = None,
 ) -> View:
     """Record a judgment of a held slot and return the next view, in one transaction.
 
@@ -180,6 +185,9 @@ def submit(
     stores the label with no post-edit and no HTER, and "post_edit" (which has nothing else
     to store) refuses. ``no_edit_needed`` alone stores the shown output (HTER 0); with a
     changed text it contradicts itself and is refused.
+
+    spans: ``spans`` required (``[]`` = "no errors"), no ``label``: the label and the MQM
+    score are derived from the spans (annotation.span_judgments), as is ``esa_score`` checked.
     """
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
@@ -188,6 +196,8 @@ def submit(
         row = dbq.slot_row(s, assignment_id)
         if row is not None and camp.mode.asks_post_edit:
             post_edit = _confirmed_post_edit(camp.mode, row.text, post_edit, no_edit_needed)
+        span_fields = _span_fields(s, camp, row, label, spans, esa_score)
+        label = span_fields.pop("label", label)
         if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
             return _view(s, annotator_id, camp, now, _refused(s, assignment_id, annotator_id))
         hter_value = None
@@ -206,8 +216,38 @@ def submit(
             hter=hter_value,
             seconds=seconds,
             created_at=now,
+            **span_fields,
         )
         return _view(s, annotator_id, camp, now, None)
+
+
+def _span_fields(
+    s: Any,
+    camp: dbq.AnnotatorCampaign,
+    row: dbq.SlotRow | None,
+    label: int | None,
+    spans: list[dict[str, Any]] | None,
+    esa_score: float | None,
+) -> dict[str, Any]:
+    """The span judgment's log fields (label and MQM score derived); {} outside span mode."""
+    if not camp.mode.asks_spans:
+        if spans is not None or esa_score is not None:
+            raise InvalidJudgment("this campaign does not take error spans")
+        return {}
+    if label is not None:
+        raise InvalidJudgment("a span campaign derives the label from the spans; send spans")
+    if spans is None:
+        raise InvalidJudgment("a span campaign needs the error spans ([] for no errors)")
+    if row is None:
+        return {}
+    # Imported here: span_judgments brings numpy (agreement), which sign-in does not need.
+    from annotation.span_judgments import config_of, judgment_fields
+    from annotation.spans import SpanError
+
+    try:
+        return judgment_fields(config_of(s, camp.id), row.text, row.source, spans, esa_score)
+    except SpanError as refused:
+        raise InvalidJudgment(str(refused)) from None
 
 
 UNTOUCHED = (

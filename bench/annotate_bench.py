@@ -9,7 +9,12 @@ built (100,000 slots), and one invited annotator. Then measures, with Streamlit'
   (records the label, claims the next item, reads it, its scores and the progress counts);
 - ``redraw``: the annotate page rerun without an action (drawing the item alone);
 - ``empty``: a rerun of a page that draws nothing (the floor of any Streamlit interaction);
-- ``submit``: annotation.session.submit alone (the database part), without Streamlit.
+- ``submit``: annotation.session.submit alone (the database part), without Streamlit;
+- ``span save``: the same campaign switched to error-span mode; an item with two marked
+  spans (one minor, one major) is saved with "Save and next" → the next item is rendered
+  (validates the spans, derives label and MQM score, records, claims and draws the next
+  item in the span widget), reported as a ratio to the binary label click; and
+  ``submit`` with those two spans, as a ratio to ``submit`` with a label.
 
 "Server time" is the duration of the script run on Streamlit's script thread (timed around
 ``ScriptRunner._run_script``: callbacks, page script, element deltas). AppTest compiles the
@@ -147,34 +152,53 @@ def main() -> None:
     upgrade(engine)
     cid, token = populate(engine)
 
-    # The database part alone: a second annotator labels through annotation.queue.
+    # The database part alone, a label and two spans in turn (the campaign's mode switched
+    # before each, so both meet the same load): annotators label through annotation.session.
     other = create_annotator(engine, cid, "direct").annotator_id
+    direct_spans = create_annotator(engine, cid, "direct-spans").annotator_id
     view = session.next_view(engine, other)
-    submit = []
+    set_mode(engine, cid, "spans")
+    span_view = session.next_view(engine, direct_spans)
+    submit, span_submit = [], []
     for _ in range(args.repeats):
+        set_mode(engine, cid, "binary")
         t = time.perf_counter()
         view = session.submit(
             engine, other, view.slot.assignment_id, view.slot.claim_version, label=1
         )
         submit.append(time.perf_counter() - t)
+        set_mode(engine, cid, "spans")
+        t = time.perf_counter()
+        slot = span_view.slot
+        span_view = session.submit(
+            engine, direct_spans, slot.assignment_id, slot.claim_version, spans=two_spans(slot.text)
+        )
+        span_submit.append(time.perf_counter() - t)
+    set_mode(engine, cid, "binary")
 
     # The annotate page: click → next item rendered.
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["token"] = token
     at.run()
     assert not at.exception, at.exception
+    spans = SpanPage(engine, cid, AppTest)
     for _ in range(5):  # warm up caches and compiled statements
+        set_mode(engine, cid, "binary")
         at.button(key="adequate").click().run()
-    label = []
-    script_times.clear()
-    for _ in range(args.repeats):
+        spans.save(script_times)
+    label, label_server, span_server = [], [], []
+    for _ in range(args.repeats):  # a binary click and a span save in turn, same load
+        set_mode(engine, cid, "binary")
         before = next(h.value for h in at.html if "tandem-output" in h.value)
+        script_times.clear()
         t = time.perf_counter()
         at.button(key="adequate").click().run()
         label.append(time.perf_counter() - t)
+        label_server.extend(script_times)
         after = next(h.value for h in at.html if "tandem-output" in h.value)
         assert after != before and not at.exception
-    label_server = list(script_times)
+        span_server.extend(spans.save(script_times))
+    set_mode(engine, cid, "binary")
     script_times.clear()
     for _ in range(args.repeats):  # the same page redrawn without an action
         at.run()
@@ -202,9 +226,83 @@ def main() -> None:
     print(f"  empty page rerun:                 {median_ms(empty_server):.1f} ms")
     ratio = statistics.median(label_server) / statistics.median(empty_server)
     print(f"  ratio label / empty rerun:        {ratio:.1f}")
+    span_ratio = statistics.median(span_server) / statistics.median(label_server)
+    print(
+        f"  span save (2 spans) → next item:  {median_ms(span_server):.1f} ms "
+        f"= {span_ratio:.2f} × the binary label click"
+    )
+    sub_ratio = statistics.median(span_submit) / statistics.median(submit)
+    print(
+        f"  submit() with 2 spans alone:      {median_ms(span_submit):.1f} ms "
+        f"= {sub_ratio:.2f} × submit() with a label"
+    )
     print("AppTest wall time (adds thread start and polling), medians:")
     print(f"  label {median_ms(label):.1f} ms, empty {median_ms(empty):.1f} ms")
     engine.dispose()
+
+
+def set_mode(engine: Engine, cid: int, mode: str) -> None:
+    from sqlalchemy import update
+
+    with session_scope(engine) as s:
+        s.execute(update(Campaign).where(Campaign.id == cid).values(mode=mode))
+
+
+def two_spans(text: str) -> list[dict]:
+    """A minor span on the first word and a major one on the rest."""
+    cut = text.index(" ")
+    return [
+        {"start": 0, "end": cut, "severity": "minor", "category": "fluency", "side": "target"},
+        {
+            "start": cut + 1,
+            "end": len(text),
+            "severity": "major",
+            "category": "accuracy",
+            "side": "target",
+        },
+    ]
+
+
+class SpanPage:
+    """An annotator's annotate page in span mode: mark two spans (widget events, untimed),
+    then "Save and next" (timed)."""
+
+    def __init__(self, engine: Engine, cid: int, app_test) -> None:  # type: ignore[no-untyped-def]
+        self.engine, self.cid = engine, cid
+        set_mode(engine, cid, "spans")
+        self.at = app_test.from_file(str(ROOT / "app.py"), default_timeout=60)
+        self.at.query_params["token"] = create_annotator(engine, cid, "spans").token
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+        self.n = 0
+
+    def widget(self) -> dict:
+        import json
+
+        (el,) = list(self.at.get("component_instance"))
+        return json.loads(el.proto.json_args)
+
+    def save(self, script_times: list[float]) -> list[float]:
+        set_mode(self.engine, self.cid, "spans")
+        w = self.widget()
+        events = []
+        for sp in two_spans(w["target"]):
+            events.append(
+                {"type": "select", "side": "target", "start": sp["start"], "end": sp["end"]}
+            )
+            events.append({"type": "key", "key": "q" if sp["severity"] == "minor" else "w"})
+            events.append({"type": "key", "key": "2" if sp["category"] == "fluency" else "1"})
+        numbered = []
+        for e in events:
+            self.n += 1
+            numbered.append({"n": self.n, "nonce": w["nonce"], **e})
+        self.at.session_state["span_widget"] = {"session": "bench", "events": numbered}
+        self.at.run()
+        assert len(self.widget()["spans"]) == 2, self.widget()
+        script_times.clear()
+        self.at.button(key="span_save").click().run()
+        assert self.widget()["target"] != w["target"] and not self.at.exception
+        return list(script_times)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,22 @@ with the sign of the true (whole-pool) difference. Methods:
                      (ppi_paired_difference with controls (g_A, g_B) and λ = (λ_A, −λ_B))
 - PPI++ 1          — PPI++ on D with the control g_A − g_B
 - PPI++ 2          — PPI++ on D with the controls (g_A, g_B)
-- sequential       — median first time t ≥ 30 at which the asymptotic confidence sequence
-                     (estimators.sequential; predictable CV increments, control g_A − g_B, in
-                     the finite-pool form since the labels are fixed recorded judgments drawn
-                     without replacement) excludes 0 with the right sign; t* = the PPI++ 1 n80
-                     (the planned size a planner would give); second column t* = N; third
-                     column the with-replacement increments the monitor uses by default.
-                     Binary labels get the monitor's variance prior (D in [−1, 1]).
+- live designs     — median first time t ≥ 30 at which each live design of the monitor
+                     (estimators.live_designs: AsympCS, group-sequential O'Brien–Fleming
+                     α-spending with 20 looks, betting CS) calls the pair significant with
+                     the right sign, on the monitor's default increments: predictable CV with
+                     the control g_A − g_B in the finite-pool (Des Raj) form — the estimand is
+                     the campaign's own test set, the labels fixed recorded judgments taken
+                     without replacement. A stream that never decides counts as ∞.
+                     The planned size t* is what the planner forecasts for a user who names
+                     the true whole-pool difference as the smallest one they care about and
+                     knows the spread of D: n_plan = ((z_0.975 + z_0.8)·sd(D)/|Δ|)², clipped
+                     to [30, N] (a user cannot know the true n80); the "×0.5" and "×4"
+                     columns mis-plan it. "old default" is the monitor before issue 11
+                     (AsympCS, super-population increments, t* = N).
+                     The labels lie in [0, 1], so the monitor's variance prior (D in
+                     [−1, 1]) applies to all; the betting design runs without a control, as
+                     in the monitor (a control would widen the increments' known bounds).
 
 Label savings = 1 − n80(method)/n80(human paired). Oracle bound (Chaganty et al. 2018, §3;
 statistics.md §2): with a metric whose population correlation with D is ρ, no unbiased
@@ -31,8 +40,9 @@ with R² the whole-pool squared multiple correlation of D with the PPI++ 2 contr
 judgments of the pool (one fixed value per output), so sampling is without replacement and
 the "truth" is the whole-pool mean difference.
 
-Data (../shared/data): Chaganty et al. 2018 CNN/DM summaries (4 MT systems; labels HTER =
-mean of the 2 raters' HTER, lower is better, and the binary mean-overall > 0) and WMT21 TED
+Data (../shared/data): Chaganty et al. 2018 CNN/DM summaries (4 systems; labels 1 − HTER
+clipped to [0, 1] with HTER the mean of the 2 raters' HTER, as the app analyses post-edits,
+and the binary mean-overall > 0) and WMT21 TED
 en-de (13 systems; binary no-Major-error label; 8 pairs spread over those with |Δ| ≥ 0.06,
 so that n80 can exist within the 529 segments). Metric: sentence chrF (sacrebleu), and
 BERTScore F1 with the offline all-MiniLM-L6-v2 (cached under /tmp by content hash) as a
@@ -65,7 +75,8 @@ sys.path.insert(0, str(ROOT))
 
 from estimators import control_variates as cv  # noqa: E402
 from estimators import double_sampling, human  # noqa: E402
-from estimators.sequential import asymptotic_cs, paired_cv_increments  # noqa: E402
+from estimators.live_designs import LiveDesign, design_paths  # noqa: E402
+from estimators.sequential import paired_cv_increments  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 CACHE = Path(os.environ.get("TANDEM_BENCH_CACHE", "/tmp/tandem_bench_cache"))
@@ -73,6 +84,9 @@ LEVEL = 0.95
 POWER = 0.8
 MIN_N = 30
 METHODS = ["human paired", "human unpaired", "von Däniken", "CV", "PPI++ 1", "PPI++ 2"]
+DESIGNS = [LiveDesign.ASYMPCS, LiveDesign.GSD_OBF, LiveDesign.BETTING]
+MISPLANS = {"": 1.0, " ×0.5": 0.5, " ×4": 4.0}
+LIVE = [f"{d}{tag}" for d in DESIGNS for tag in MISPLANS] + ["old default"]
 
 
 # ----------------------------------------------------------------------------- data
@@ -160,7 +174,11 @@ def load_chaganty(use_bertscore: bool) -> list[Pool]:
     df = df[df["item_id"].isin(full[full == len(systems)].index)]
     metrics = _metrics(df, systems, "output_num0", "reference_num0", use_bertscore)
     return [
-        Pool("chaganty HTER", systems, _wide(df, systems, "hter_mean"), metrics),
+        # 1 − HTER clipped to [0, 1]: the post-edit judgment as the app analyses it
+        # (estimators.campaign.LabelKind.ONE_MINUS_HTER), so the labels have a known range
+        Pool(
+            "chaganty 1-HTER", systems, np.clip(1 - _wide(df, systems, "hter_mean"), 0, 1), metrics
+        ),
         Pool("chaganty binary", systems, _wide(df, systems, "human_label_binary"), metrics),
     ]
 
@@ -229,17 +247,33 @@ def n80(method, pair, orders, orders2, n_max) -> float:
     return float(hi)
 
 
-def sequential_median(pair, orders, t_star, n_max, *, finite_pool=True, var_prior=0.0) -> float:
+def planned_size(d: np.ndarray) -> int:
+    """The planner's fixed-n forecast for the true whole-pool difference (80 % power)."""
+    z = 1.959963984540054 + 0.8416212335729143
+    n = math.ceil((z * d.std(ddof=1) / abs(d.mean())) ** 2) if d.mean() != 0 else d.size
+    return int(min(max(n, MIN_N), d.size))
+
+
+def live_median(pair, orders, design: str, t_star: float, *, var_prior=0.0,
+                finite_pool=True, bounds=None) -> float:  # fmt: skip
+    """Median over orders of the first t ≥ 30 at which ``design`` calls the pair, right sign."""
     ya, yb, ga, gb, _, _, sign = pair
-    o = np.asarray(orders)[:, :n_max]
-    # finite-pool (Des Raj) increments: the labels are the recorded judgments of a fixed pool,
-    # taken without replacement, so the exact martingale is the finite-population one.
-    inc = paired_cv_increments(
-        ya[o], yb[o], ga[o], gb[o], ga.mean(), gb.mean(),
-        pool_size=ya.size if finite_pool else None,
+    o = np.asarray(orders)
+    n = ya.size
+    kw = {"pool_size": n if finite_pool else None}
+    if LiveDesign(design).bounded:
+        # bounded increments: human-only, as the monitor runs the betting design (a control
+        # would widen the known bounds by |λ|·max|g − ḡ|)
+        span = bounds[1] - bounds[0]
+        inc = paired_cv_increments(ya[o], yb[o], None, None, label_range=(-span, span), **kw)
+    else:
+        inc = paired_cv_increments(ya[o], yb[o], ga[o], gb[o], ga.mean(), gb.mean(), **kw)
+    _, p = design_paths(
+        design, inc.z, level=1 - LEVEL, alpha=1 - LEVEL, theta0=0.0, t_star=t_star,
+        bounds=inc.bounds, var_prior=var_prior,
     )  # fmt: skip
-    cs = asymptotic_cs(inc.z, 1 - LEVEL, t_star=t_star, var_prior=var_prior)
-    hit = cs.lower > 0 if sign > 0 else cs.upper < 0
+    centre = np.cumsum(inc.z, axis=1) / np.arange(1, n + 1)
+    hit = (p <= 1 - LEVEL) & (np.sign(centre) == sign)
     first = np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, np.inf)
     return float(np.median(first))
 
@@ -275,17 +309,34 @@ def run_pair(task) -> list[dict]:
         row["R2_1"] = 1 - np.sum((d - x1 @ np.linalg.lstsq(x1, d, rcond=None)[0]) ** 2) / tss
         row["R2_2"] = 1 - np.sum((d - x2 @ np.linalg.lstsq(x2, d, rcond=None)[0]) ** 2) / tss
         row["oracle"] = row["human paired"] * (1 - row["R2_2"])
-        t_plan = row["PPI++ 1"] if math.isfinite(row["PPI++ 1"]) else n_items
-        # the monitor's variance prior: labels in [0, 1] ⇒ D in [−1, 1], prior 1; HTER has no
-        # a-priori bound, so no prior
-        prior = 1.0 if set(np.unique(np.concatenate([ya, yb]))) <= {0.0, 1.0} else 0.0
-        row["sequential"] = sequential_median(pair, orders, t_plan, n_items, var_prior=prior)
-        row["sequential t*=N"] = sequential_median(pair, orders, n_items, n_items, var_prior=prior)
-        row["sequential w/r"] = sequential_median(
-            pair, orders, t_plan, n_items, finite_pool=False, var_prior=prior
+        # the monitor's variance prior: labels in [0, 1] ⇒ D in [−1, 1], prior 1
+        prior, bounds = 1.0, (0.0, 1.0)
+        t_plan = planned_size(d)
+        row["t_plan"] = t_plan
+        for design in DESIGNS:
+            for tag, factor in MISPLANS.items():
+                t_star = max(MIN_N, round(factor * t_plan))
+                row[f"{design}{tag}"] = live_median(
+                    pair, orders, design, t_star, var_prior=prior, bounds=bounds
+                )
+        row["old default"] = live_median(
+            pair, orders, LiveDesign.ASYMPCS, n_items, var_prior=prior, finite_pool=False
         )
         rows.append(row)
+    _active_columns(rows, ya, yb, metrics, r_orders, seed)
     return rows
+
+
+def _active_columns(rows, ya, yb, metrics, r_orders, seed) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12: the queue's uniform vs active design on this pair (chrF rows; n80 and live
+    stopping labels; bench/active_significance.py has the method and its own report)."""
+    from active_significance import design_columns
+
+    binary = set(np.unique(np.concatenate([ya, yb]))) <= {0.0, 1.0}
+    for row in rows:
+        if row["metric"] == "chrF":
+            ga, gb = metrics["chrF"]
+            row.update(design_columns(ya, yb, ga, gb, orders=r_orders, seed=seed, binary=binary))
 
 
 # ----------------------------------------------------------------------------- driver
@@ -324,7 +375,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-bertscore", action="store_true")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None, help="write the rows here")
+    ap.add_argument("--learned", action="store_true",
+                    help="only the learned-control table (statistics.md §8) and MLQE-PE")
     args = ap.parse_args(argv)
+    if args.learned:
+        learned_main(args)
+        return 0
     r_orders = 20 if args.quick else args.orders
     t0 = time.time()
     pools = load_chaganty(not args.no_bertscore) + load_wmt(not args.no_bertscore)
@@ -353,8 +409,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(rows: list[dict]) -> None:
-    cols = [*METHODS, "oracle", "sequential", "sequential t*=N", "sequential w/r"]
-    short = ["hum-p", "hum-u", "vD", "CV", "PPI1", "PPI2", "oracle", "seq", "seqN", "seqWR"]
+    cols = [*METHODS, "oracle"]
+    short = ["hum-p", "hum-u", "vD", "CV", "PPI1", "PPI2", "oracle"]
     print("\nn80 (labels per system for 80% of orders to exclude 0 with the right sign)")
     head = f"{'pool':20s} {'metric':9s} {'A vs B':32s} {'Δ':>7s} " + " ".join(
         f"{s:>5s}" for s in short
@@ -367,13 +423,25 @@ def report(rows: list[dict]) -> None:
             + " ".join(f"{fmt(r[c]):>5s}" for c in cols)
             + f"  {r['R2_1']:.3f} {r['R2_2']:.3f}"
         )
-    print("\nlabel savings vs human paired (1 − n80/n80_human paired); seq = sequential median")
+    print("\nlabel savings vs human paired (1 − n80/n80_human paired)")
     print(head[: head.index("hum-p")] + " ".join(f"{s:>5s}" for s in short[1:]))
     for r in rows:
         ref = r["human paired"]
         print(
             f"{r['pool']:20s} {r['metric']:9s} {(r['A'] + ' vs ' + r['B'])[:32]:32s} "
             f"{r['delta']:+7.3f} " + " ".join(f"{saving(r[c], ref):>5s}" for c in cols[1:])
+        )
+    print(
+        "\nlive designs: median stopping labels / n80(human paired); t_plan = planner "
+        "forecast (×0.5, ×4 = mis-planned)"
+    )
+    print(f"{'pool':20s} {'metric':9s} {'A vs B':32s} {'n80':>5s} {'plan':>5s} "
+          + " ".join(f"{c[:13]:>13s}" for c in LIVE))  # fmt: skip
+    for r in rows:
+        ref = r["human paired"]
+        print(
+            f"{r['pool']:20s} {r['metric']:9s} {(r['A'] + ' vs ' + r['B'])[:32]:32s} "
+            f"{fmt(ref):>5s} {r['t_plan']:5d} " + " ".join(f"{ratio(r[c], ref):>13s}" for c in LIVE)
         )
     done = [r for r in rows if all(math.isfinite(r[c]) for c in ("human paired", "PPI++ 2"))]
     if not done:
@@ -395,14 +463,235 @@ def report(rows: list[dict]) -> None:
     for c in ("PPI++ 1", "PPI++ 2"):
         worse = sum(r[c] > r["human paired"] for r in done)
         print(f"  {c} worse than human paired in {worse}/{len(done)} rows")
-    for c in ("sequential", "sequential t*=N", "sequential w/r"):
-        ratio = [r[c] / r["PPI++ 1"] for r in done if math.isfinite(r["PPI++ 1"])]
-        print(
-            f"  {c} median / PPI++ 1 n80: median {np.median(ratio):.2f}, "
-            f"max {np.max(ratio):.2f}; ≤ 1.1 in {sum(x <= 1.1 for x in ratio)}/{len(ratio)} rows"
-        )
     big = [r for r in done if r["human paired"] > MIN_N]
     print(f"  rows with n80(human paired) > {MIN_N} (not at the floor): {len(big)}")
+    for label, subset in (("all rows", done), ("rows not at the floor", big)):
+        print(f"\nlive / fixed-n n80 (human paired), {label} ({len(subset)}):")
+        for c in LIVE:
+            x = np.array([r[c] / r["human paired"] for r in subset])
+            print(
+                f"  {c:16s} median {np.median(x):5.2f}  ≤ 1.10 in {np.sum(x <= 1.1):2d}/"
+                f"{x.size}  never decides (median ∞) in {np.sum(~np.isfinite(x))}"
+            )
+    _report_active(rows)
+
+
+def ratio(x: float, ref: float) -> str:
+    if not math.isfinite(ref):
+        return "–"
+    return "∞" if not math.isfinite(x) else f"{x / ref:.2f}"
+
+
+def _report_active(rows: list[dict]) -> None:
+    """Issue 12: active vs uniform labelling per chrF row (n80, live stopping labels)."""
+    rows = [r for r in rows if "n80 active" in r]
+    if not rows:
+        return
+    print("\nactive vs uniform labelling (b = 0.5, τ = 0.3; chrF; labels):")
+    for r in rows:
+        print(
+            f"  {r['pool']:20s} {(r['A'] + ' vs ' + r['B'])[:32]:32s} n80 "
+            f"{fmt(r['n80 uniform'])} → {fmt(r['n80 active'])} "
+            f"{saving(r['n80 active'], r['n80 uniform'])}, live {fmt(r['live uniform'])} → "
+            f"{fmt(r['live active'])} {saving(r['live active'], r['live uniform'])}"
+        )
+
+
+# ----------------------------------------------------------------------------- learned control
+# statistics.md §8 on real data (`--learned`): the cross-fitted ŷ (estimators.learned) from
+# every automatic signal of the pool — the metrics above and the cheap text features of
+# metrics.features — as ONE PPI++ control, against human-only and the best single metric.
+# MLQE-PE has one system per language pair (no pairs): there the system mean is reported,
+# with the translation model's own sentence score `nmt_model_score` as an imported metric.
+
+LEARNED_ORDERS = 100  # cross-fitting per order and n: fewer orders than the other methods
+
+
+def _text_features(sources, references, outputs) -> np.ndarray:
+    from metrics.features import FEATURE_KEYS, text_features
+
+    rows = [text_features(s, r, o) for s, r, o in zip(sources, references, outputs, strict=True)]
+    return np.array([[row[k] for k in FEATURE_KEYS] for row in rows], dtype=float)
+
+
+def _feature_grid(df: pd.DataFrame, systems, cand_col, ref_col) -> np.ndarray:
+    """(N, k, 6) cheap features, items and systems in the order of :func:`_wide`."""
+    df = df.sort_values(["item_id", "system"])
+    src = df["source"].astype(object).fillna("").tolist()
+    f = _text_features(src, df[ref_col].fillna("").tolist(), df[cand_col].fillna("").tolist())
+    cols = [f"f{i}" for i in range(f.shape[1])]
+    df = df.assign(**{c: f[:, i] for i, c in enumerate(cols)})
+    return np.stack([_wide(df, systems, c) for c in cols], axis=-1)
+
+
+def _learned_power(n, ya, yb, xa, xb, orders, sign) -> float:
+    from estimators.learned import learned_ppi_paired_difference
+
+    hits = 0
+    for o in orders:
+        lab, unl = o[:n], o[n:]
+        res = learned_ppi_paired_difference(
+            ya[lab], yb[lab], xa[lab], xb[lab], xa[unl], xb[unl], level=LEVEL
+        )
+        hits += _excludes(res, sign)
+    return hits / len(orders)
+
+
+def _bisect(power, n_max: int) -> float:
+    lo, hi = MIN_N, n_max
+    if power(hi) < POWER:
+        return math.inf
+    if power(lo) >= POWER:
+        return float(lo)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if power(mid) >= POWER else (mid, hi)
+    return float(hi)
+
+
+def _pair_stats(d: np.ndarray, controls: np.ndarray) -> tuple[float, float]:
+    """(Pearson of D with the control, whole-pool R² of D on it)."""
+    r = float(np.corrcoef(d, controls)[0, 1]) if np.std(controls) > 0 else 0.0
+    return r, r * r
+
+
+def learned_pair_row(task) -> dict:
+    """n80 of human paired, PPI++ with each single metric, and PPI++ with the learned ŷ."""
+    pool_name, a, b, ya, yb, metrics, feats_a, feats_b, r_orders, seed = task
+    rng = np.random.default_rng(seed)
+    n_items = ya.size
+    orders = [rng.permutation(n_items) for _ in range(r_orders)]
+    delta = float(ya.mean() - yb.mean())
+    sign = 1.0 if delta > 0 else -1.0
+    n_max = n_items - 3  # PPI++ with ŷ needs ≥ 3 unlabelled items (residual ddof 2)
+    row = {"pool": pool_name, "A": a, "B": b, "delta": delta, "N": n_items}
+    pair = (ya, yb, None, None, None, None, sign)
+    row["human paired"] = n80("human paired", pair, orders, orders, n_max)
+    d = ya - yb
+    for metric, (ga, gb) in metrics.items():
+        pair = (ya, yb, ga, gb, None, None, sign)
+        row[f"n80 {metric}"] = n80("PPI++ 1", pair, orders, orders, n_max)
+        row[f"r {metric}"], row[f"R2 {metric}"] = _pair_stats(d, ga - gb)
+    xa = np.column_stack([*(g[0] for g in metrics.values()), feats_a])
+    xb = np.column_stack([*(g[1] for g in metrics.values()), feats_b])
+    row["n80 learned"] = _bisect(
+        lambda n: _learned_power(n, ya, yb, xa, xb, orders, sign), n_max
+    )
+    # ŷ's pool-level quality: cross-fitted on a random half, read on the other half
+    from estimators.learned import cross_fit
+
+    half = orders[0][: n_items // 2]
+    rest = orders[0][n_items // 2 :]
+    items = np.arange(half.size)
+    fit = cross_fit(np.vstack([xa[half], xb[half]]), np.concatenate([ya[half], yb[half]]),
+                    np.vstack([xa[rest], xb[rest]]), groups=np.concatenate([items, items]))
+    ha, hb = fit.unlabelled[: rest.size], fit.unlabelled[rest.size :]
+    row["r learned"], row["R2 learned"] = _pair_stats(d[rest], ha - hb)
+    return row
+
+
+def mlqe_rows(r_orders: int, seed: int = 7) -> list[dict]:
+    """Per language pair: Pearson of each signal with the judgment, measured DE of PPI++ with
+    it (labels = a random 20 %), and n80 for a ±target interval on the system mean."""
+    from estimators.learned import learned_ppi_mean
+
+    df = pd.read_csv(DATA / "mlqe-pe-test20" / "mlqe_pe_test20.csv")
+    rows = []
+    for lp, part in df.groupby("lang_pair", sort=True):
+        feats = _text_features(part["source"].fillna("").tolist(), [""] * len(part),
+                               part["output"].fillna("").tolist())  # fmt: skip
+        nmt = part["nmt_model_score"].to_numpy(float)
+        x = np.column_stack([nmt, feats])
+        for label, target in (("human_label_binary", 0.05), ("human_score", 2.5)):
+            y = part[label].to_numpy(float)
+            rng = np.random.default_rng(seed)
+            orders = [rng.permutation(y.size) for _ in range(r_orders)]
+            row = {"lp": lp, "label": label, "N": y.size, "target": target,
+                   "r nmt_model_score": float(np.corrcoef(y, nmt)[0, 1])}  # fmt: skip
+
+            def width_power(n, method, _y=y, _x=x, _orders=orders, _t=target):
+                ok = 0
+                for o in _orders:
+                    lab, unl = o[:n], o[n:]
+                    if method == "human":
+                        res = human.mean_t(_y[lab], LEVEL)
+                    elif method == "nmt":
+                        res = cv.ppi_mean(_y[lab], _x[lab, 0], _x[unl, 0], level=LEVEL)
+                    else:
+                        res = learned_ppi_mean(_y[lab], _x[lab], _x[unl], level=LEVEL)
+                    ok += (res.high - res.low) / 2 <= _t
+                return ok / len(_orders)
+
+            for method in ("human", "nmt", "learned"):
+                row[f"n80 {method}"] = _bisect(lambda n, m=method: width_power(n, m), y.size - 3)
+            lab, unl = orders[0][:200], orders[0][200:]
+            row["DE nmt_model_score"] = cv.ppi_mean(y[lab], nmt[lab], nmt[unl]).diagnostics["de"]
+            res = learned_ppi_mean(y[lab], x[lab], x[unl])
+            row["DE learned"], row["r learned"] = res.diagnostics["de"], res.diagnostics["rho"]
+            rows.append(row)
+    return rows
+
+
+def learned_main(args) -> None:
+    """`--learned`: the learned-control table on every real pair, then MLQE-PE."""
+    r_orders = 10 if args.quick else min(args.orders, LEARNED_ORDERS)
+    t0 = time.time()
+    tasks = []
+    specs = [("chaganty", "output_num0", "reference_num0"), ("wmt", "output", "reference")]
+    pools = load_chaganty(not args.no_bertscore) + load_wmt(not args.no_bertscore)
+    for p_i, pool in enumerate(pools):
+        wmt = pool.name.startswith("wmt")
+        _, cand, ref = specs[1 if wmt else 0]
+        df = (pd.read_csv(DATA / "wmt21-ted-mqm" / "wmt21_ted_ende.csv") if wmt else
+              pd.read_csv(DATA / "chaganty2018-cnndm-summaries" / "items.csv"))  # fmt: skip
+        df = df[df["system"].isin(pool.systems)]
+        full = df.groupby("item_id")["system"].nunique()
+        df = df[df["item_id"].isin(full[full == len(pool.systems)].index)]
+        feats = _feature_grid(df, pool.systems, cand, ref)
+        pairs = select_pairs(pool, 0.06 if wmt else 0.0, (3 if args.quick else 8) if wmt else 99)
+        for a, b in pairs[:2] if args.quick else pairs:
+            metrics = {name: (g[:, a], g[:, b]) for name, g in pool.metrics.items()}
+            tasks.append((pool.name, pool.systems[a], pool.systems[b], pool.y[:, a],
+                          pool.y[:, b], metrics, feats[:, a], feats[:, b], r_orders,
+                          1000 * p_i + 10 * a + b))  # fmt: skip
+    with ProcessPoolExecutor(max_workers=args.workers) as ex:
+        rows = list(ex.map(learned_pair_row, tasks))
+    names = [k[4:] for k in rows[0] if k.startswith("n80 ") and k != "n80 learned"]
+    print(f"\nlearned control on {len(rows)} real pairs (R = {r_orders} orders): n80 and "
+          "saving vs human paired; r / R² = Pearson / R² of D with the control's difference")
+    print(f"{'pool':20s} {'A vs B':30s} {'Δ':>7s} {'hum':>5s} "
+          + " ".join(f"{m[:9]:>9s} {'sav':>5s}" for m in [*names, "learned"])
+          + "  best-imported  " + " ".join(f"r/R² {m[:9]}" for m in [*names, "learned"]))
+    for r in rows:
+        ref = r["human paired"]
+        cells = " ".join(f"{fmt(r['n80 ' + m]):>9s} {saving(r['n80 ' + m], ref):>5s}"
+                         for m in [*names, "learned"])  # fmt: skip
+        stats_ = " ".join(f"{r['r ' + m]:+.3f}/{r['R2 ' + m]:.3f}" for m in [*names, "learned"])
+        print(f"{r['pool']:20s} {(r['A'] + ' vs ' + r['B'])[:30]:30s} {r['delta']:+7.3f} "
+              f"{fmt(ref):>5s} {cells}  {'–':>13s}  {stats_}")
+    done = [r for r in rows if math.isfinite(r["human paired"]) and r["human paired"] > MIN_N]
+    for m in [*names, "learned"]:
+        sav = [1 - r["n80 " + m] / r["human paired"] for r in done if math.isfinite(r["n80 " + m])]
+        if sav:
+            print(f"  {m:10s} median saving {100 * np.median(sav):+5.1f}% "
+                  f"(range {100 * min(sav):+.1f}% … {100 * max(sav):+.1f}%, {len(sav)} rows "
+                  f"not at the floor)")
+    print("\nMLQE-PE test20 (one system per language pair): n80 = labels for a 95% interval of "
+          "half-width ≤ target on the system mean in 80% of orders")
+    mrows = mlqe_rows(r_orders)
+    print(f"{'lp':6s} {'label':18s} {'target':>6s} {'r nmt':>6s} {'r ŷ':>6s} {'DE nmt':>6s} "
+          f"{'DE ŷ':>6s} {'hum':>5s} {'nmt':>5s} {'sav':>5s} {'ŷ':>5s} {'sav':>5s}")
+    for r in mrows:
+        h = r["n80 human"]
+        print(f"{r['lp']:6s} {r['label']:18s} {r['target']:6.2f} {r['r nmt_model_score']:+6.3f} "
+              f"{r['r learned']:+6.3f} {r['DE nmt_model_score']:6.3f} {r['DE learned']:6.3f} "
+              f"{fmt(h):>5s} {fmt(r['n80 nmt']):>5s} {saving(r['n80 nmt'], h):>5s} "
+              f"{fmt(r['n80 learned']):>5s} {saving(r['n80 learned'], h):>5s}")
+    if args.json:
+        args.json.with_suffix(".learned.json").write_text(
+            json.dumps({"pairs": rows, "mlqe": mrows}, indent=1, default=float)
+        )
+    print(f"\nlearned-control bench {time.time() - t0:.0f} s")
 
 
 if __name__ == "__main__":

@@ -30,9 +30,11 @@ from db.models import (
     Assignment,
     AttentionCheck,
     Campaign,
+    Item,
     Output,
+    System,
 )
-from db.vocabulary import AnnotationKind, SlotState
+from db.vocabulary import AnnotationKind, Severity, SlotState
 
 LABEL, SKIP, ATTENTION, UNDO = AnnotationKind
 JUDGMENT_KINDS = (LABEL, SKIP, ATTENTION)
@@ -154,6 +156,8 @@ _LOG_COLUMNS = (
     "hter",
     "skip_reason",
     "seconds",
+    "spans",
+    "esa_score",
     "supersedes_id",
     "created_at",
 )
@@ -286,6 +290,27 @@ def attention_passed(label: int | None, post_edit: str | None, expected: int, sh
     return post_edit is not None and post_edit.split() != shown.split()
 
 
+def span_attention_passed(
+    spans: list[dict[str, Any]], operations: list[dict[str, Any]], severity: int
+) -> bool | None:
+    """A span-mode answer to an attention check passes when a span of the output overlaps a
+    region of an injected edit of the check's severity (−5 major, −1 minor), with at least
+    that severity (annotation.attention records the regions). None when the check has no
+    regions (made before they were recorded): judge it by its derived label instead."""
+    edits = [o for o in operations if o.get("severity") == severity and o.get("regions")]
+    if not edits:
+        return None
+    need = (Severity.MAJOR if severity <= -5 else Severity.MINOR).rank
+    marked = [
+        (sp["start"], sp["end"])
+        for sp in spans
+        if sp.get("side") == "target" and Severity(sp["severity"]).rank >= need
+    ]
+    return any(
+        s < e2 and s2 < e for o in edits for s2, e2 in o["regions"] for s, e in marked
+    )
+
+
 def _no_work() -> dict[str, Any]:
     return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None}
 
@@ -303,10 +328,13 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
             AttentionCheck.expected_label,
             AttentionCheck.degraded_text,
             Annotation.created_at,
+            Annotation.spans,
+            AttentionCheck.operations,
+            AttentionCheck.severity,
         )
     )
     acc: dict[int, dict[str, Any]] = {}
-    for aid, kind, label, post_edit, secs, superseded, expected, shown, created in rows:
+    for aid, kind, label, post_edit, secs, superseded, expected, shown, created, *att in rows:
         a = acc.setdefault(aid, _no_work())
         if kind == UNDO:
             a["undos"] += 1
@@ -323,7 +351,13 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
             a["skips"] += 1
         elif kind == ATTENTION and expected is not None:
             a["att"] += 1
-            a["passed"] += attention_passed(label, post_edit, expected, shown or "")
+            spans, operations, severity = att
+            passed = None
+            if spans is not None:  # a span-mode answer: checked at span level
+                passed = span_attention_passed(spans, operations or [], severity)
+            if passed is None:
+                passed = attention_passed(label, post_edit, expected, shown or "")
+            a["passed"] += passed
     claimed = dict(
         s.execute(
             select(Assignment.annotator_id, func.count())
@@ -373,3 +407,63 @@ def annotator_judgment_counts(s: Session, annotator_id: int) -> tuple[int, int]:
     page's own counter, one indexed query."""
     counts = dict(s.connection().execute(_JUDGMENT_COUNTS, {"annotator_id": annotator_id}).all())
     return counts.get(LABEL, 0) + counts.get(ATTENTION, 0), counts.get(SKIP, 0)
+
+
+@dataclass(frozen=True)
+class SpanJudgment:
+    """A current span judgment with the texts and names an MQM TSV export needs."""
+
+    system: str
+    doc: str
+    doc_id: str  # WMT's within-document id (output metadata), else the item id
+    seg_id: str  # the item's external id
+    rater: str
+    source: str
+    target: str
+    spans: list[dict[str, Any]]
+
+
+def current_span_judgments(s: Session, campaign_id: int) -> list[SpanJudgment]:
+    """Current ``label`` rows that carry spans, by output then annotation id."""
+    rows = s.execute(
+        campaign_log(
+            campaign_id,
+            System.name,
+            Item.doc_id,
+            Output.meta,
+            Item.external_id,
+            Annotator.name,
+            Item.source,
+            Output.text,
+            Annotation.spans,
+            current_only=True,
+        )
+        .join(Output, Output.id == Annotation.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .join(System, System.id == Output.system_id)
+        .where(Annotation.kind == LABEL, Annotation.spans.is_not(None))
+        .order_by(Output.id, Annotation.id)
+    )
+    out = []
+    for system, doc, meta, ext, rater, source, text, spans in rows:
+        doc_id = str((meta or {}).get("wmt_doc_id") or ext)
+        out.append(SpanJudgment(system, doc or "", doc_id, ext, rater, source, text, spans))
+    return out
+
+
+def undone_spans(s: Session, annotator_id: int, assignment_id: int) -> list[dict[str, Any]] | None:
+    """The spans of the annotator's newest undone judgment of a slot (None: none), so an
+    item that comes back after an undo shows what was marked."""
+    later = _LATER
+    return s.execute(
+        select(Annotation.spans)
+        .join(later, later.supersedes_id == Annotation.id)
+        .where(
+            Annotation.annotator_id == annotator_id,
+            Annotation.assignment_id == assignment_id,
+            Annotation.spans.is_not(None),
+            later.kind == UNDO,
+        )
+        .order_by(Annotation.id.desc())
+        .limit(1)
+    ).scalar()

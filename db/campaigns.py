@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from db.annotations import LABEL, campaign_log
@@ -40,6 +40,22 @@ class CampaignSummary:
 
 def get_campaign(session: Session, name: str) -> Campaign | None:
     return session.scalar(select(Campaign).where(Campaign.name == name))
+
+
+_META = select(Campaign.__table__.c.meta).where(Campaign.__table__.c.id == bindparam("cid"))
+
+
+def campaign_meta(session: Session, campaign_id: int) -> dict[str, Any]:
+    """A campaign's free-form settings (``campaigns.meta``), {} when unset (one Core query:
+    it runs on every span-mode save)."""
+    return dict(session.connection().execute(_META, {"cid": campaign_id}).scalar() or {})
+
+
+def set_campaign_meta_key(session: Session, campaign_id: int, key: str, value: Any) -> None:
+    """Set one key of ``campaigns.meta`` (the JSON is replaced whole: portable)."""
+    meta = campaign_meta(session, campaign_id)
+    meta[key] = value
+    session.execute(update(Campaign).where(Campaign.id == campaign_id).values(meta=meta))
 
 
 def campaign_exists(engine: Engine, name: str) -> bool:

@@ -64,6 +64,17 @@ class Campaign(Base):
     target_lang: Mapped[str | None] = mapped_column(String(20))
     #: Seed of the campaign's random item order (recorded so the order can be audited).
     queue_seed: Mapped[int | None] = mapped_column(Integer)
+    #: Planned number of human labels (per system / pair) the live verdicts are tuned to;
+    #: NULL = not planned (the monitor then plans for the pool size).
+    planned_labels: Mapped[int | None] = mapped_column(Integer)
+    #: Live (anytime-valid) design in force; NULL = the default design.
+    live_design: Mapped[str | None] = mapped_column(String(30))
+    #: What the dashboard estimates; NULL = the default (the campaign's own test set).
+    estimand: Mapped[str | None] = mapped_column(String(30))
+    #: How the queue draws items ("uniform" or "active"); NULL = uniform.
+    sampling: Mapped[str | None] = mapped_column(String(20))
+    #: Active sampling's share of uniform, π ≥ τ·rate; NULL = the default 0.3.
+    active_tau: Mapped[float | None] = mapped_column(Float)
     meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -151,7 +162,8 @@ class Assignment(Base):
     position: Mapped[int] = mapped_column(Integer)
     #: Probability that this output was included in the human-labelled sample by the draw.
     inclusion_prob: Mapped[float] = mapped_column(Float)
-    #: open | claimed | done | skipped
+    #: open | claimed | done | skipped; active sampling: pending (not visited yet) | passed
+    #: (visited, not drawn)
     state: Mapped[str] = mapped_column(String(20), default=SlotState.OPEN.value)
     #: "regular" or "attention" (attention checks are never counted in estimates).
     kind: Mapped[str] = mapped_column(String(20), default=SlotKind.REGULAR.value)
@@ -165,6 +177,9 @@ class Assignment(Base):
     item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
     #: 0 = the output's first judgment; 1 = its overlap (second-annotator) slot.
     slot: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    #: Active sampling: the round (uncertainty-model version) that fixed ``inclusion_prob``;
+    #: NULL for a uniform slot.
+    draw_round: Mapped[int | None] = mapped_column(Integer)
 
 
 class Annotation(Base):
@@ -189,6 +204,12 @@ class Annotation(Base):
     hter: Mapped[float | None] = mapped_column(Float)
     skip_reason: Mapped[str | None] = mapped_column(Text)
     seconds: Mapped[float | None] = mapped_column(Float)
+    #: Error spans of a span-mode judgment (JSON list of {start, end, severity, category,
+    #: side}; [] = "no errors"); ``label`` and ``score`` hold the label and MQM score
+    #: derived from them (annotation.spans). NULL for judgments without spans.
+    spans: Mapped[list[Any] | None] = mapped_column(JSON)
+    #: ESA-style 0–100 overall score given with the spans (when the campaign asks for one).
+    esa_score: Mapped[float | None] = mapped_column(Float)
     supersedes_id: Mapped[int | None] = mapped_column(
         ForeignKey("annotations.id", ondelete="SET NULL"), index=True
     )
@@ -286,6 +307,28 @@ class AttentionCheck(Base):
     expected_label: Mapped[int] = mapped_column(Integer)
 
 
+class CampaignSettingChange(Base):
+    """Append-only log of campaign setting changes, with how many labels existed then.
+
+    A setting that shapes the analysis or what annotators see (planned size, live design,
+    estimand, sampling, metric visibility, mode, …) may change after labels arrived only
+    visibly: the dashboard and exports list every change made after the first label.
+    """
+
+    __tablename__ = "campaign_setting_changes"
+    __table_args__ = (Index("ix_campaign_setting_changes_campaign", "campaign_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(50))
+    #: Old and new values as JSON scalars (None = unset).
+    old_value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    new_value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    #: Current human labels of the campaign when the change was made (0 = before any label).
+    labels_before: Mapped[int] = mapped_column(Integer)
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class AppSetting(Base):
     """Installation-wide key/value settings (e.g. the hashed admin password)."""
 
@@ -293,3 +336,53 @@ class AppSetting(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class Job(Base):
+    """A long task run outside the page session (today: scoring a campaign's outputs).
+
+    The page inserts a ``queued`` row and starts a worker process; the worker claims it,
+    writes progress and a heartbeat, and checks ``state`` between chunks so that
+    ``cancelling`` stops it. A ``running`` row whose heartbeat is stale (the worker died, the
+    machine restarted) is claimed again by the next worker, which resumes: scoring skips what
+    is already stored.
+    """
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_campaign_state", "campaign_id", "state"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    #: What the job does ("score").
+    kind: Mapped[str] = mapped_column(String(30))
+    #: Its arguments, e.g. {"metrics": ["bleu", "chrf"], "idf": false, "rescale": false}.
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: queued | running | cancelling | cancelled | done | failed
+    state: Mapped[str] = mapped_column(String(20), default="queued")
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    #: The estimate shown before the start (seconds), kept to compare with the real time.
+    estimate_s: Mapped[float | None] = mapped_column(Float)
+    #: The result summary, or the error that stopped it.
+    message: Mapped[str | None] = mapped_column(Text)
+    #: host:pid of the worker that holds it.
+    worker: Mapped[str | None] = mapped_column(String(100))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class InviteEvent(Base):
+    """Append-only log of an annotator's invite links: issued, re-issued (the old link stops
+    working), revoked."""
+
+    __tablename__ = "invite_events"
+    __table_args__ = (Index("ix_invite_events_annotator", "annotator_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
+    #: "issued" | "reissued" | "revoked"
+    event: Mapped[str] = mapped_column(String(20))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -36,6 +37,7 @@ from sqlalchemy import (
     bindparam,
     exists,
     func,
+    insert,
     or_,
     select,
     text,
@@ -43,20 +45,25 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from db import annotations as log
 from db.campaigns import insert_returning_ids
+from db.clock import utcnow
 from db.engine import session_scope
 from db.models import (
+    Annotation,
     Annotator,
     Assignment,
     AttentionCheck,
     Campaign,
+    CampaignSettingChange,
     Item,
     MetricScore,
     Output,
 )
-from db.vocabulary import CampaignMode, SlotKind, SlotState
+from db.scores import IMPORTED_MARK
+from db.vocabulary import AnnotationKind, CampaignMode, SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED = SlotState  # short names of the states and kinds
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
 REGULAR, ATTENTION = SlotKind
 
 #: Metric keys shown beside an item, in display order.
@@ -395,7 +402,11 @@ _SLOT_ROW = (
 _S = MetricScore.__table__
 _SCORES = (
     select(_S.c.metric, _S.c.value)
-    .where(_S.c.output_id == bindparam("output_id"), _S.c.metric.in_(SHOWN_METRICS))
+    .where(
+        _S.c.output_id == bindparam("output_id"),
+        # the built-in shown keys, and every metric the campaign's team imported
+        _S.c.metric.in_(SHOWN_METRICS) | _S.c.signature.contains(IMPORTED_MARK, autoescape=True),
+    )
     .order_by(_S.c.id)
 )
 
@@ -411,9 +422,13 @@ def _per_state(fn, state: str):  # type: ignore[no-untyped-def]
 # Progress without scanning the queue: positions are dense from 0 (every build and the
 # importer append at max + 1), so the number of slots is 1 + the largest position, found
 # by one index lookup per state; only the finished and held slots are counted.
+# Active sampling: pending slots count as open (not yet settled); passed ones as settled.
 _FAST_COUNTS = select(
-    *(_per_state(func.max(_A.c.position), st) for st in (OPEN, CLAIMED, DONE, SKIPPED)),
-    *(_per_state(func.count(), st) for st in (CLAIMED, DONE, SKIPPED)),
+    *(
+        _per_state(func.max(_A.c.position), st)
+        for st in (OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED)
+    ),
+    *(_per_state(func.count(), st) for st in (CLAIMED, DONE, SKIPPED, PASSED)),
 )
 
 
@@ -438,18 +453,26 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
 
 
 def output_scores(s: Session, output_id: int) -> dict[str, float | None]:
-    """metric key → value for the shown metrics of one output (newest signature wins)."""
+    """metric key → value for the shown metrics of one output (newest signature wins):
+    :data:`SHOWN_METRICS`, then the imported metrics by name."""
     rows = s.connection().execute(_SCORES, {"output_id": output_id})
     return {metric: value for metric, value in rows}
 
 
 def queue_counts(s: Session, campaign_id: int) -> dict[str, int]:
-    """All slots of a campaign by state (open / claimed / done / skipped), in
-    O(log n + finished) (the page's progress bar, see ``_FAST_COUNTS``)."""
+    """All slots of a campaign by state (open / claimed / done / skipped / passed), in
+    O(log n + finished) (the page's progress bar, see ``_FAST_COUNTS``); an active
+    campaign's pending slots count as open."""
     row = s.connection().execute(_FAST_COUNTS, {"campaign_id": campaign_id}).one()
-    *maxes, claimed, done, skipped = row
+    *maxes, claimed, done, skipped, passed = row
     total = 1 + max((m for m in maxes if m is not None), default=-1)
-    return {OPEN: total - claimed - done - skipped, CLAIMED: claimed, DONE: done, SKIPPED: skipped}
+    return {
+        OPEN: total - claimed - done - skipped - passed,
+        CLAIMED: claimed,
+        DONE: done,
+        SKIPPED: skipped,
+        PASSED: passed,
+    }
 
 
 # ---------------------------------------------------------------- admin side
@@ -462,6 +485,11 @@ QUEUE_SETTINGS = (
     "claim_timeout_s",
     "show_metrics",
     "show_reference",
+    "planned_labels",
+    "live_design",
+    "estimand",
+    "sampling",
+    "active_tau",
 )
 
 
@@ -473,7 +501,69 @@ def campaign_settings(s: Session, campaign_id: int) -> dict[str, Any]:
 
 
 def update_campaign_settings(s: Session, campaign_id: int, values: dict[str, Any]) -> None:
-    s.execute(update(Campaign).where(Campaign.id == campaign_id).values(**values))
+    """Write the settings and log every value that changes, with the number of current
+    labels at that moment (:class:`db.models.CampaignSettingChange`; append-only)."""
+    camp = campaign_for_update(s, campaign_id)
+    changed = {k: v for k, v in values.items() if getattr(camp, k) != v}
+    if not changed:
+        return
+    labels = current_label_count(s, campaign_id)
+    s.execute(
+        insert(CampaignSettingChange),
+        [
+            {
+                "campaign_id": campaign_id,
+                "key": key,
+                "old_value": _jsonable(getattr(camp, key)),
+                "new_value": _jsonable(value),
+                "labels_before": labels,
+                "changed_at": utcnow(),
+            }
+            for key, value in changed.items()
+        ],
+    )
+    s.execute(update(Campaign).where(Campaign.id == campaign_id).values(**changed))
+
+
+def _jsonable(value: Any) -> Any:
+    return value.value if isinstance(value, StrEnum) else value
+
+
+def current_label_count(s: Session, campaign_id: int) -> int:
+    """Current (not undone) regular judgments of a campaign, imported ones included."""
+    return int(
+        s.scalar(
+            log.campaign_log(campaign_id, func.count(), current_only=True).where(
+                Annotation.kind == AnnotationKind.LABEL
+            )
+        )
+        or 0
+    )
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    key: str
+    old_value: Any
+    new_value: Any
+    labels_before: int
+    changed_at: datetime
+
+
+def setting_changes(s: Session, campaign_id: int) -> list[SettingChange]:
+    """Every logged change of a campaign's settings, oldest first."""
+    rows = s.execute(
+        select(
+            CampaignSettingChange.key,
+            CampaignSettingChange.old_value,
+            CampaignSettingChange.new_value,
+            CampaignSettingChange.labels_before,
+            CampaignSettingChange.changed_at,
+        )
+        .where(CampaignSettingChange.campaign_id == campaign_id)
+        .order_by(CampaignSettingChange.id)
+    )
+    return [SettingChange(*row) for row in rows]
 
 
 def kind_counts(s: Session, campaign_id: int) -> dict[str, int]:
@@ -483,3 +573,121 @@ def kind_counts(s: Session, campaign_id: int) -> dict[str, int]:
         .group_by(Assignment.kind)
     )
     return {kind: n for kind, n in rows}
+
+
+# ---------------------------------------------------------------- active sampling's rounds
+
+
+@dataclass(frozen=True)
+class PendingSlot:
+    id: int
+    position: int
+    kind: SlotKind
+    item_id: int | None
+    output_id: int
+    slot: int
+    #: the uniform design's probability (1.0, the overlap share, 0.0 for attention)
+    base_prob: float
+
+
+def pending_slots(s: Session, campaign_id: int, limit: int | None = None) -> list[PendingSlot]:
+    """An active campaign's slots no draw round has visited yet, in queue order (the first
+    ``limit``)."""
+    rows = s.connection().execute(
+        select(
+            _A.c.id, _A.c.position, _A.c.kind, _A.c.item_id, _A.c.output_id, _A.c.slot,
+            _A.c.inclusion_prob,
+        )
+        .where(_A.c.campaign_id == campaign_id, _A.c.state == PENDING)
+        .order_by(_A.c.position)
+        .limit(limit)
+    )  # fmt: skip
+    return [PendingSlot(i, p, SlotKind(k), it, o, sl, b) for i, p, k, it, o, sl, b in rows]
+
+
+def pend_untouched_tail(s: Session, campaign_id: int) -> int:
+    """Make the untouched tail of a uniform queue pending (switching to active sampling):
+    the open slots after the last position any annotator has reached (claimed, done or
+    skipped), none of which can have a label. Returns how many."""
+    reached = s.scalar(
+        select(func.max(_A.c.position)).where(
+            _A.c.campaign_id == campaign_id, _A.c.state.in_([CLAIMED, DONE, SKIPPED])
+        )
+    )
+    cond = [_A.c.campaign_id == campaign_id, _A.c.state == OPEN]
+    if reached is not None:
+        cond.append(_A.c.position > reached)
+    return s.execute(update(_A).where(*cond).values(state=PENDING)).rowcount
+
+
+def has_pending(s: Session, campaign_id: int) -> bool:
+    return (
+        s.scalar(
+            select(_A.c.id).where(_A.c.campaign_id == campaign_id, _A.c.state == PENDING).limit(1)
+        )
+        is not None
+    )
+
+
+def settle_visits(s: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Write a draw round's decisions: per slot id its new state (open / passed), inclusion
+    probability and round."""
+    if not rows:
+        return
+    s.connection().execute(
+        update(_A)
+        .where(_A.c.id == bindparam("slot_id"), _A.c.state == PENDING)
+        .values(
+            state=bindparam("new_state"),
+            inclusion_prob=bindparam("pi"),
+            draw_round=bindparam("round"),
+        ),
+        [
+            {"slot_id": r["id"], "new_state": r["state"], "pi": r["pi"], "round": r["round"]}
+            for r in rows
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class RoundInputs:
+    """What a draw round's uncertainty model reads, in a few Core queries: per output of the
+    campaign its item, system and score of one metric signature (None: no score), and the
+    current regular judgments (output, label, HTER) in queue order."""
+
+    outputs: list[tuple[int, int, int, float | None]]
+    judgments: list[tuple[int, float | None, float | None]]
+
+
+_MS = MetricScore.__table__
+
+
+def round_signature(s: Session, campaign_id: int) -> list[tuple[str, str]]:
+    """(signature, metric) of every metric scored in the campaign."""
+    q = (
+        select(_MS.c.signature, _MS.c.metric)
+        .join(_O, _O.c.id == _MS.c.output_id)
+        .join(_I, _I.c.id == _O.c.item_id)
+        .where(_I.c.campaign_id == campaign_id)
+        .distinct()
+    )
+    return [(sig, metric) for sig, metric in s.connection().execute(q)]
+
+
+def round_inputs(s: Session, campaign_id: int, signature: str | None) -> RoundInputs:
+    conn = s.connection()
+    outputs = conn.execute(
+        select(_O.c.id, _O.c.item_id, _O.c.system_id, _MS.c.value)
+        .join(_I, _I.c.id == _O.c.item_id)
+        .outerjoin(_MS, and_(_MS.c.output_id == _O.c.id, _MS.c.signature == signature))
+        .where(_I.c.campaign_id == campaign_id)
+    ).all()
+    judged = conn.execute(
+        log.campaign_log(
+            campaign_id, Annotation.output_id, Annotation.label, Annotation.hter,
+            current_only=True,
+        )
+        .where(Annotation.kind == AnnotationKind.LABEL, Assignment.kind == REGULAR)
+        .order_by(Assignment.position)
+    ).all()  # fmt: skip
+    return RoundInputs([tuple(r) for r in outputs], [tuple(r) for r in judged])  # type: ignore[misc]

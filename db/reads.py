@@ -21,13 +21,17 @@ append-only: an undo or a correction points at the row it replaces).
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Engine, exists, func, select
+from sqlalchemy.orm import Session
 
 from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP, SUPERSEDING, campaign_log
 from db.engine import session_scope
@@ -37,6 +41,7 @@ from db.models import (
     Assignment,
     CalibrationSet,
     Campaign,
+    CampaignSettingChange,
     Item,
     MetricScore,
     Output,
@@ -44,7 +49,9 @@ from db.models import (
     Threshold,
 )
 from db.vocabulary import SlotKind, SlotState
+from estimators.active import Visits
 from estimators.campaign import CampaignData, Judgments, MetricInfo
+from estimators.live_designs import PLAN_KEYS, plan_in_force
 
 __all__ = [
     "CampaignData",
@@ -109,25 +116,55 @@ def fingerprint(engine: Engine, cid: int) -> tuple[int, ...]:
     cal = select(
         func.count(CalibrationSet.id), func.coalesce(func.max(CalibrationSet.id), 0)
     ).where(CalibrationSet.applied_campaign_id == cid)
+    # a plan / design / estimand change (logged) re-tunes the live verdicts
+    plan = select(func.coalesce(func.max(CampaignSettingChange.id), 0)).where(
+        CampaignSettingChange.campaign_id == cid
+    )
     with session_scope(engine) as s:
-        row = s.execute(select(*both(ann), *both(scores), *both(thr), *both(cal))).one()
+        row = s.execute(
+            select(*both(ann), *both(scores), *both(thr), *both(cal), plan.scalar_subquery())
+        ).one()
     return tuple(int(v) for v in row)
 
 
-def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None) -> CampaignData:
+def read_campaign(
+    engine: Engine | Session, cid: int, signatures: list[str] | None = None
+) -> CampaignData:
     """The campaign ``cid`` as arrays (see :class:`CampaignData`).
 
     ``signatures`` restricts the metric grids to those signatures (default: all stored).
-    Eight queries whatever the number of systems (counted on the demo campaign); the first
-    also reads the queue's frontier (:func:`_first_pending`) into ``open_from``.
+    Nine queries whatever the number of systems (counted on the demo campaign); the first
+    also reads the plan settings, the queue's frontier (:func:`_first_pending`) into
+    ``open_from`` and whether active draw rounds ran; only then a tenth reads the design's
+    visits (:func:`_visits`). ``engine`` may be an open ``Session`` (a queue transaction
+    reading inside itself).
     """
-    with session_scope(engine) as s:
+    with _scope(engine) as s:
         camp = s.execute(
-            select(Campaign.name, Campaign.mode, *_first_pending(cid)).where(Campaign.id == cid)
-        ).first()
+            select(
+                Campaign.name, Campaign.mode, *(getattr(Campaign, k) for k in PLAN_KEYS),
+                _has_rounds(cid), *_first_pending(cid),
+            ).where(Campaign.id == cid)
+        ).first()  # fmt: skip
         if camp is None:
             raise KeyError(f"no campaign with id {cid}")
-        name, mode, *pending = camp
+        name, mode, *rest = camp
+        n_plan = len(PLAN_KEYS)
+        plan_values = dict(zip(PLAN_KEYS, rest[:n_plan], strict=True))
+        has_rounds, pending = rest[n_plan], rest[n_plan + 1 :]
+        plan_changes = s.execute(
+            select(
+                CampaignSettingChange.key,
+                CampaignSettingChange.old_value,
+                CampaignSettingChange.new_value,
+                CampaignSettingChange.labels_before,
+            )
+            .where(
+                CampaignSettingChange.campaign_id == cid,
+                CampaignSettingChange.key.in_(PLAN_KEYS),
+            )
+            .order_by(CampaignSettingChange.id)
+        ).all()
         sys_rows = s.execute(
             select(System.id, System.name, System.is_human)
             .where(System.campaign_id == cid)
@@ -165,6 +202,7 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
             .where(CalibrationSet.applied_campaign_id == cid)
             .order_by(CalibrationSet.id)
         ).all()
+        visit_rows = _visit_rows(s, cid) if has_rounds else []
         provided = [
             {
                 "id": c.id,
@@ -235,6 +273,63 @@ def read_campaign(engine: Engine, cid: int, signatures: list[str] | None = None)
         annotators=[aname for _, aname in annotators],
         provided_calibration=provided,
         open_from=min((float(p) for p in pending if p is not None), default=math.inf),
+        live_plan=plan_in_force(plan_values, plan_changes),
+        visits=_visits(visit_rows, out_pos),
+    )
+
+
+@contextmanager
+def _scope(engine: Engine | Session) -> Iterator[Session]:
+    if isinstance(engine, Session):
+        yield engine
+    else:
+        with session_scope(engine) as s:
+            yield s
+
+
+def _has_rounds(cid: int) -> Any:
+    """Whether an active draw round ever ran (else the monitor needs no visits)."""
+    a = Assignment.__table__
+    return exists().where(a.c.campaign_id == cid, a.c.draw_round.is_not(None))
+
+
+def _visit_rows(s: Session, cid: int) -> list[Any]:
+    """First-judgment regular slots visited so far: output, position, π, state, round."""
+    a = Assignment.__table__
+    return s.execute(
+        select(a.c.output_id, a.c.position, a.c.inclusion_prob, a.c.state, a.c.draw_round)
+        .where(
+            a.c.campaign_id == cid,
+            a.c.kind == SlotKind.REGULAR,
+            a.c.slot == 0,
+            a.c.state != SlotState.PENDING,
+        )
+        .order_by(a.c.position)
+    ).all()
+
+
+def _visits(rows: list[Any], out_pos: dict[int, tuple[int, int]]) -> Visits | None:
+    """The active design's visits, one per item (its first slot's position), in queue order:
+    π as recorded by the draw round (1.0 for a uniform slot: every visited item labelled),
+    drawn unless "passed". Skipped items are dropped later, with their labels missing."""
+    if not rows:
+        return None
+    seen: dict[int, int] = {}
+    item, pi, drawn, position = [], [], [], []
+    for oid, pos, incl, state, rnd in rows:
+        col = out_pos[oid][1]
+        if col in seen:
+            continue
+        seen[col] = len(item)
+        item.append(col)
+        pi.append(float(incl) if rnd is not None else 1.0)
+        drawn.append(state != SlotState.PASSED)
+        position.append(float(pos))
+    return Visits(
+        item=np.array(item, dtype=np.int64),
+        pi=np.array(pi, dtype=float),
+        drawn=np.array(drawn, dtype=bool),
+        position=np.array(position, dtype=float),
     )
 
 
@@ -339,7 +434,7 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
     otherwise every row of the append-only log, with a ``current`` flag. Columns: annotation
     id, item id, system, annotator, kind, label, score, HTER, post-edit, skip reason,
     seconds, created_at, assignment position, inclusion probability, assignment kind,
-    supersedes id, current.
+    supersedes id, current, spans (JSON text, span campaigns), ESA score.
     """
     q = (
         campaign_log(
@@ -387,6 +482,8 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
                     "assignment_kind": akind,
                     "supersedes_id": ann.supersedes_id,
                     "current": later_id is None,
+                    "spans": None if ann.spans is None else json.dumps(ann.spans),
+                    "esa_score": ann.esa_score,
                 }
             )
     return out

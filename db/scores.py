@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
 
 from db.engine import session_scope
 from db.models import (
@@ -26,6 +27,7 @@ from db.models import (
 )
 
 __all__ = [
+    "IMPORTED_MARK",
     "CampaignInfo",
     "OutputText",
     "ScoreRow",
@@ -33,9 +35,14 @@ __all__ = [
     "StoredThreshold",
     "campaign_info",
     "campaign_signatures",
+    "count_outputs",
     "get_baseline",
+    "imported_score_rows",
+    "imported_signatures",
     "insert_scores",
+    "insert_scores_in",
     "item_references",
+    "lock_campaign",
     "output_scores",
     "outputs_with_references",
     "save_baseline",
@@ -44,6 +51,9 @@ __all__ = [
 ]
 
 _INSERT_CHUNK = 5000
+#: What marks the signature of an imported metric (:mod:`metrics.imported` builds them):
+#: ``NAME|src:imported|version:…|higher:…|file:…|sha256:…``.
+IMPORTED_MARK = "|src:imported|"
 
 
 @dataclass(frozen=True)
@@ -147,28 +157,88 @@ def insert_scores(engine: Engine, rows: Sequence[ScoreRow]) -> int:
     """
     if not rows:
         return 0
-    dialect = engine.dialect.name
+    with session_scope(engine) as s:
+        insert_scores_in(s, rows)
+    return len(rows)
+
+
+def insert_scores_in(s: Session, rows: Sequence[ScoreRow]) -> None:
+    """:func:`insert_scores` inside the caller's transaction (an import writes its outputs
+    and their imported scores all or nothing)."""
+    dialect = s.get_bind().dialect.name
     if dialect not in ("postgresql", "sqlite"):  # pragma: no cover - only these two are used
         raise ValueError(
             f"Tandem stores scores in SQLite or PostgreSQL; DATABASE_URL names {dialect}"
         )
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(MetricScore).on_conflict_do_nothing(index_elements=["output_id", "signature"])
+    for start in range(0, len(rows), _INSERT_CHUNK):
+        s.execute(
+            stmt,
+            [
+                {
+                    "output_id": r.output_id,
+                    "metric": r.metric,
+                    "signature": r.signature,
+                    "value": r.value,
+                }
+                for r in rows[start : start + _INSERT_CHUNK]
+            ],
+        )
+
+
+def lock_campaign(s: Session, campaign_id: int) -> bool:
+    """Lock the campaign row for the rest of the transaction (PostgreSQL; SQLite's writers
+    are serialised by BEGIN IMMEDIATE already); False when there is no such campaign."""
+    q = select(Campaign.id).where(Campaign.id == campaign_id).with_for_update()
+    return s.execute(q).first() is not None
+
+
+def count_outputs(engine: Engine, campaign_id: int) -> int:
+    """How many outputs a campaign has."""
+    q = (
+        select(func.count())
+        .select_from(Output)
+        .join(Item, Item.id == Output.item_id)
+        .where(Item.campaign_id == campaign_id)
+    )
     with session_scope(engine) as s:
-        for start in range(0, len(rows), _INSERT_CHUNK):
-            s.execute(
-                stmt,
-                [
-                    {
-                        "output_id": r.output_id,
-                        "metric": r.metric,
-                        "signature": r.signature,
-                        "value": r.value,
-                    }
-                    for r in rows[start : start + _INSERT_CHUNK]
-                ],
-            )
-    return len(rows)
+        return int(s.scalar(q) or 0)
+
+
+def imported_score_rows(engine: Engine, campaign_id: int) -> list[tuple[str, str, str, str, float]]:
+    """(item id, system, metric, signature, value) of every imported score of a campaign,
+    ordered by metric, item and system (what a scores-file export writes)."""
+    q = (
+        select(Item.external_id, System.name, MetricScore.metric, MetricScore.signature,
+               MetricScore.value)
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .join(System, System.id == Output.system_id)
+        .where(
+            Item.campaign_id == campaign_id,
+            MetricScore.signature.contains(IMPORTED_MARK, autoescape=True),
+            MetricScore.value.is_not(None),
+        )
+        .order_by(MetricScore.metric, MetricScore.signature, Item.id, System.id)
+    )  # fmt: skip
+    with session_scope(engine) as s:
+        return [tuple(r) for r in s.execute(q)]  # type: ignore[misc]
+
+
+def imported_signatures(s: Session, campaign_id: int) -> dict[str, tuple[str, int]]:
+    """signature → (metric name, number of scores) of the campaign's imported metrics."""
+    q = (
+        select(MetricScore.signature, MetricScore.metric, func.count())
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .where(
+            Item.campaign_id == campaign_id,
+            MetricScore.signature.contains(IMPORTED_MARK, autoescape=True),
+        )
+        .group_by(MetricScore.signature, MetricScore.metric)
+    )
+    return {sig: (metric, int(n)) for sig, metric, n in s.execute(q)}
 
 
 def output_scores(engine: Engine, output_ids: Iterable[int]) -> dict[int, list[ScoreRow]]:
@@ -277,3 +347,10 @@ def save_threshold(
         row.higher_is_better = bool(higher_is_better)
         row.method = method
     return StoredThreshold(signature, float(threshold), bool(higher_is_better), method)
+
+
+def item_sources(engine: Engine, campaign_id: int) -> dict[int, str]:
+    """Item id → source text of a campaign's items (for the cheap text features)."""
+    q = select(Item.id, Item.source).where(Item.campaign_id == campaign_id)
+    with session_scope(engine) as s:
+        return {i: src for i, src in s.execute(q)}

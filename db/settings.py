@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
 
 from db.engine import session_scope
 from db.models import AppSetting
@@ -20,3 +21,16 @@ def set_setting(engine: Engine, key: str, value: str) -> None:
             s.add(AppSetting(key=key, value=value))
         else:
             row.value = value
+
+
+def add_setting_if_absent(engine: Engine, key: str, value: str) -> bool:
+    """Store ``value`` unless ``key`` has one already (also against a concurrent writer);
+    True when this call stored it."""
+    try:
+        with session_scope(engine) as s:
+            if s.get(AppSetting, key) is not None:
+                return False
+            s.add(AppSetting(key=key, value=value))
+    except IntegrityError:
+        return False
+    return True

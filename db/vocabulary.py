@@ -15,19 +15,44 @@ class CampaignMode(StrEnum):
     BINARY = "binary"  # a label 1/0
     POST_EDIT = "post_edit"  # the corrected text (its HTER is stored)
     BOTH = "both"  # a label, and a post-edit when given
+    SPANS = "spans"  # error spans (MQM / ESA); label and MQM score derived from them
+    SPANS_POST_EDIT = "spans_post_edit"  # error spans, and a post-edit when given
 
     @property
     def asks_post_edit(self) -> bool:
-        return self in (CampaignMode.POST_EDIT, CampaignMode.BOTH)
+        return self in (CampaignMode.POST_EDIT, CampaignMode.BOTH, CampaignMode.SPANS_POST_EDIT)
+
+    @property
+    def asks_spans(self) -> bool:
+        return self in (CampaignMode.SPANS, CampaignMode.SPANS_POST_EDIT)
+
+
+class Severity(StrEnum):
+    """An error span's severity (MQM). Critical is scored as major (WMT's weights)."""
+
+    MINOR = "minor"
+    MAJOR = "major"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        """Order for "at least this severe": minor 1 < major 2 < critical 3."""
+        return (Severity.MINOR, Severity.MAJOR, Severity.CRITICAL).index(self) + 1
 
 
 class SlotState(StrEnum):
-    """An assignment slot's life: open → claimed → done | skipped."""
+    """An assignment slot's life: open → claimed → done | skipped.
+
+    Active sampling adds two states before "open": a slot is ``pending`` until a draw round
+    visits it, then ``open`` (drawn) or ``passed`` (not drawn; never shown).
+    """
 
     OPEN = "open"
     CLAIMED = "claimed"
     DONE = "done"
     SKIPPED = "skipped"
+    PENDING = "pending"
+    PASSED = "passed"
 
 
 class SlotKind(StrEnum):
@@ -44,3 +69,17 @@ class AnnotationKind(StrEnum):
     SKIP = "skip"  # the annotator could not judge it (a reason is stored)
     ATTENTION = "attention"  # an answer to an attention check (never counted in estimates)
     UNDO = "undo"  # takes back the row it supersedes
+
+
+class Estimand(StrEnum):
+    """What the dashboard's system means and differences refer to."""
+
+    TEST_SET = "test_set"  # the campaign's own items, one judgment each (finite pool; WMT's)
+    SUPERPOPULATION = "superpopulation"  # the expected judgment over annotators
+
+
+class Sampling(StrEnum):
+    """How the queue draws the items that get human labels."""
+
+    UNIFORM = "uniform"  # every open item equally likely (recorded inclusion probability)
+    ACTIVE = "active"  # probabilities favour uncertain items, recorded and weighted back

@@ -1,15 +1,18 @@
-"""Inter-annotator agreement: Krippendorff's α on outputs judged more than once."""
+"""Inter-annotator agreement on outputs judged more than once: Krippendorff's α on any
+judgment (binary label, MQM score, …) and character-level F1 between error spans."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import krippendorff
 import numpy as np
 
 from estimators.campaign import CampaignData, LabelKind
 
-__all__ = ["Agreement", "agreement"]
+__all__ = ["Agreement", "SpanAgreement", "agreement", "span_f1"]
 
 
 @dataclass(frozen=True)
@@ -53,3 +56,58 @@ def agreement(data: CampaignData, y_all: np.ndarray, kind: str) -> Agreement:
         return Agreement(None, level, n_units, int(multi.sum()), "all judgments are identical")
     alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
     return Agreement(alpha, level, n_units, int(multi.sum()))
+
+
+#: One annotator's error spans of one output: (start, end, is_major) character ranges.
+MarkedSpans = Sequence[tuple[int, int, bool]]
+
+
+@dataclass(frozen=True)
+class SpanAgreement:
+    """Character-level span F1 between annotators, micro-averaged over annotator pairs."""
+
+    f1: float | None  # None when no pair marked any character
+    n_units: int  # outputs with ≥ 2 annotators
+    n_pairs: int  # annotator pairs compared (over all units)
+    n_both_clean: int  # pairs in which neither annotator marked anything
+    severity_aware: bool
+
+
+def _chars(spans: MarkedSpans, major: bool | None) -> set[int]:
+    return {
+        c for s, e, is_major in spans if major is None or is_major == major for c in range(s, e)
+    }
+
+
+def span_f1(units: Sequence[Sequence[MarkedSpans]], severity_aware: bool = False) -> SpanAgreement:
+    """Character-level F1 between the error spans of every pair of annotators of an output,
+    micro-averaged: F1 = 2 Σ |A ∩ B| / Σ (|A| + |B|) over all pairs of all units, where A and
+    B are the sets of output characters the two annotators marked (symmetric, so no one is
+    the reference). ``severity_aware``: a character agrees only when both marked it with the
+    same severity class (major/critical vs minor), i.e. |A ∩ B| = |A_maj ∩ B_maj| +
+    |A_min ∩ B_min|. Pairs in which neither marked anything agree perfectly but carry no
+    characters; they are counted in ``n_both_clean`` (read them with α on the labels).
+
+    The character-level span F1 of the WMT error-span tasks (e.g. Blain et al. 2023, "Findings
+    of the WMT 2023 Shared Task on Quality Estimation"; Kocmi et al. 2024, ESA), here between
+    annotators instead of between a system and gold spans.
+    """
+    agree = total = pairs = clean = n_units = 0
+    for unit in units:
+        if len(unit) < 2:
+            continue
+        n_units += 1
+        for a, b in combinations(unit, 2):
+            pairs += 1
+            ca, cb = _chars(a, None), _chars(b, None)
+            if not ca and not cb:
+                clean += 1
+                continue
+            if severity_aware:
+                agree += len(_chars(a, True) & _chars(b, True))
+                agree += len(_chars(a, False) & _chars(b, False))
+            else:
+                agree += len(ca & cb)
+            total += len(ca) + len(cb)
+    f1 = 2 * agree / total if total else None
+    return SpanAgreement(f1, n_units, pairs, clean, severity_aware)

@@ -20,6 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from estimators.active import Visits
+from estimators.live_designs import LivePlan
+
 __all__ = [
     "LABEL_KINDS",
     "CampaignData",
@@ -37,14 +40,14 @@ class LabelKind(StrEnum):
 
     LABEL = "label"  # binary, 1 = adequate
     ONE_MINUS_HTER = "one_minus_hter"  # post-edit quality, clipped to [0, 1]
-    SCORE = "score"  # as imported
+    SCORE = "score"  # as imported, or the MQM score derived from error spans
 
 
 #: Judgment kind → display name.
 LABEL_KINDS: dict[LabelKind, str] = {
     LabelKind.LABEL: "binary label (1 = adequate)",
     LabelKind.ONE_MINUS_HTER: "1 − HTER (post-edit quality, clipped to [0, 1])",
-    LabelKind.SCORE: "human score (as imported)",
+    LabelKind.SCORE: "human score (as imported; the MQM score in error-span campaigns)",
 }
 
 
@@ -145,6 +148,12 @@ class CampaignData:
     #: the monitor would use (open or claimed, not yet answered); inf when none. Labels at
     #: later positions arrived early (annotators work in parallel) and wait for it.
     open_from: float = math.inf
+    #: The live verdicts' plan in force (planned size, design, estimand; changes made after
+    #: labels existed are listed, not applied).
+    live_plan: LivePlan = field(default_factory=LivePlan)
+    #: Active sampling: every visit of the queue's draw rounds (None for a uniform
+    #: campaign); the monitor weights the labels by their recorded π.
+    visits: Visits | None = None
 
     @property
     def n_items(self) -> int:

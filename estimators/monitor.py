@@ -9,8 +9,10 @@ of the labels still needed.
 Validity rests on the random order (statistics.md, Notation): the items that get labels must
 be drawn at random by the queue, which records each assignment's position and inclusion
 probability. The monitor refuses labels without them, with positions out of order, or with
-unequal inclusion probabilities within a system (the sequential increments assume a
-uniformly random draw; weighted designs are not supported here).
+unequal inclusion probabilities within a system — unless the queue's active-sampling visits
+are given (``visits``): then every stream is the weighted visit stream of
+:mod:`estimators.active` (statistics.md §9), whose increments stay a martingale difference
+sequence because each π and ŷ was fixed before its draw.
 
 Paired differences use the items labelled for both systems, in the order the pair was
 completed (the later of the two positions).
@@ -38,13 +40,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
-from estimators import planning
+from estimators import active, betting, planning
+from estimators import group_sequential as gsd
 from estimators import sequential as seq
+from estimators.live_designs import LiveDesign, design_paths
 from estimators.multiple import RankSet, bonferroni_alpha, holm, pairs, rank_sets
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 
@@ -95,6 +99,11 @@ class PairStatus:
     labels_needed_planner: int | None = None
     forecast_method: str = "cs_width"
     coverage: PoolCoverage | None = None
+    #: what ``labels_needed`` is: "forecast" (under the design in force), "floor" (labels to
+    #: the 30-label floor, below which no forecast is made), "decided", "pool exhausted"
+    #: (every item of the pair's pool is labelled) or "plan spent" (group-sequential design
+    #: past its planned maximum: no α left)
+    needed_basis: str = "forecast"
 
     @property
     def decided(self) -> bool:
@@ -115,6 +124,14 @@ class MonitorReport:
     alpha: float
     mode: str
     notes: list[str] = field(default_factory=list)
+    #: the live design in force (:class:`estimators.live_designs.LiveDesign`)
+    design: str = LiveDesign.ASYMPCS
+    #: the planned labels per system the sequences are tuned to (``None``: each pool's size)
+    planned_labels: int | None = None
+    #: True: estimand = the campaign's own items (finite pool); False: μ over annotators
+    finite_pool: bool = False
+    #: Active sampling: per system / pair name, the design's ESS and measured saving.
+    designs: dict[str, active.DesignSummary] = field(default_factory=dict)
 
     @property
     def items_without_metric(self) -> dict[str, int]:
@@ -142,9 +159,13 @@ class MonitorReport:
                     "p_holm": p.p_holm,
                     "verdict": p.verdict_text,
                     "labels_needed": p.labels_needed,
+                    "labels_needed_basis": p.needed_basis,
                     "labels_needed_planner": p.labels_needed_planner,
                     "pool": None if p.coverage is None else p.coverage.pool,
                     "no_metric": None if p.coverage is None else p.coverage.no_metric,
+                    "design": self.design,
+                    "t_star": r.diagnostics.get("t_star"),
+                    "estimand": "test set" if self.finite_pool else "superpopulation",
                 }
             )
         return out
@@ -187,13 +208,25 @@ class CampaignMonitor:
     alpha: family-wise level.
     mode: ``"asymptotic"`` (default; Waudby-Smith et al. 2024 AsympCS) or ``"strict"``
         (empirical Bernstein on bounded increments; needs ``label_range``).
-    t_star: planned number of labels per system/pair (default: the system's or pair's pool
-        size).
+    design: the live design (:class:`estimators.live_designs.LiveDesign`); overrides
+        ``mode`` (default: ``asympcs`` for "asymptotic", ``eb_strict`` for "strict").
+        ``betting`` and ``eb_strict`` need ``label_range``; ``betting`` runs without metric
+        controls (a control would widen the increments' known bounds).
+    t_star: planned number of labels per system (= items per pair in the paired design),
+        fixed before the first label; each system and pair uses min(t*, its pool size) —
+        the AsympCS tuning, the bets' sizing, the group-sequential maximum (default: the
+        system's or pair's pool size).
     equivalence_margin: report "no difference larger than x" when the pair's simultaneous
         interval contains 0 and lies within ±margin (x = its largest absolute endpoint).
     higher_is_better: ``False`` for HTER-like labels (then Δ̂ < 0 means A is better).
     pair_controls: ``"difference"`` (g_A − g_B) or ``"both"`` ((g_A, g_B)).
     label_range: known (low, high) of the labels (e.g. (0, 1)); required in strict mode.
+    visits: active sampling (:class:`estimators.active.Visits`, the queue's draw rounds in
+        order): the streams become the weighted visit increments of
+        :func:`estimators.active.visit_stream` (recorded π, predictable binned ŷ) instead of
+        the uniform-draw control-variate increments; unequal π are then accepted, mixed
+        histories (π = 1 visits first) included. Asymptotic mode only; ``finite_pool`` is
+        not applied to them.
     finite_pool: estimand = the mean of the labels the pool's outputs get, one label each,
         taken without replacement (finite-population Des Raj increments: exact, and the
         interval shrinks to a point when the whole pool is labelled). Default ``False``:
@@ -213,6 +246,7 @@ class CampaignMonitor:
         names: Sequence[str] | None = None,
         alpha: float = 0.05,
         mode: Literal["asymptotic", "strict"] = "asymptotic",
+        design: str | None = None,
         t_star: float | None = None,
         equivalence_margin: float = 0.05,
         higher_is_better: bool = True,
@@ -220,6 +254,7 @@ class CampaignMonitor:
         label_range: tuple[float, float] | None = (0.0, 1.0),
         finite_pool: bool = False,
         present: np.ndarray | None = None,
+        visits: active.Visits | None = None,
     ) -> None:
         self.k = len(pool_metrics)
         if self.k < 1:
@@ -247,12 +282,30 @@ class CampaignMonitor:
             raise ValueError("one name per system")
         if mode not in ("asymptotic", "strict"):
             raise ValueError(f"mode must be 'asymptotic' or 'strict', not {mode!r}")
-        if mode == "strict" and label_range is None:
-            raise ValueError("strict mode needs the known label_range")
+        if design is None:
+            design = LiveDesign.ASYMPCS if mode == "asymptotic" else LiveDesign.EB_STRICT
+        if design not in tuple(LiveDesign):
+            raise ValueError(f"design must be one of {', '.join(LiveDesign)}, not {design!r}")
+        self.design = LiveDesign(design)
+        if self.design.bounded and label_range is None:
+            raise ValueError(
+                f"the {self.design} design (strict mode) needs the known label_range: use "
+                "binary labels or 1 − HTER, or the asympcs / gsd_obf design"
+            )
+        if t_star is not None and not t_star >= 1:
+            raise ValueError(f"the planned size t* must be a positive number, not {t_star}")
         self.alpha, self.mode, self.t_star = alpha, mode, t_star
         self.margin, self.higher_is_better = equivalence_margin, higher_is_better
         self.pair_controls, self.label_range = pair_controls, label_range
         self.finite_pool = finite_pool
+        self.visits = visits
+        if visits is not None and self.design != LiveDesign.ASYMPCS:
+            raise ValueError(
+                f"strict mode needs uniform draws; active sampling is monitored in asymptotic "
+                f"mode with the asympcs design (not {self.design})"
+            )
+        #: stream name → the active design's effective sample size and measured saving
+        self.designs: dict[str, active.DesignSummary] = {}
         #: pair → its confidence sequence, filled by :meth:`report` and reused by
         #: :meth:`pair_sequence` (the width chart), so a refresh computes each pair once
         self._pair_cs: dict[tuple[int, int], seq.ConfidenceSequence] = {}
@@ -287,7 +340,7 @@ class CampaignMonitor:
             lo, hi = self.label_range
             if np.any((self.label < lo) | (self.label > hi)):
                 raise ValueError(f"labels outside the declared range {self.label_range}")
-        for s in range(self.k):
+        for s in range(self.k if self.visits is None else 0):  # visits: weighted streams
             pi = self.inclusion_prob[self.system == s]
             if pi.size and not np.allclose(pi, pi[0], rtol=1e-9, atol=0):
                 raise ValueError(
@@ -305,19 +358,27 @@ class CampaignMonitor:
         keep = np.sort(first)
         return items[keep], y[keep], pos[keep], int(mask.sum() - keep.size)
 
+    def _t_star(self, pool: _Pool) -> int:
+        """The planned size for one system or pair: min(t*, its pool), fixed in advance.
+        The group-sequential design needs at least one label per look."""
+        t = pool.size if self.t_star is None else min(int(self.t_star), pool.size)
+        return max(t, gsd.LOOKS) if self.design == LiveDesign.GSD_OBF else max(t, 1)
+
     def _analyse(self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None):
         """Increments, CS at ``alpha_cs``, and anytime p-value (tuned at α) vs ``theta0``.
 
-        t* and the finite-pool N are the size of the fixed pool, never the labels seen so far:
-        the path up to t then depends on the first t labels only, so a later read extends it.
+        t* and the finite-pool N come from the size of the fixed pool and the plan, never
+        from the labels seen so far: the path up to t then depends on the first t labels
+        only, so a later read extends it.
         """
-        t_star = self.t_star if self.t_star is not None else pool.size
+        t_star = self._t_star(pool)
         ctrl = pool.controls
         gbar = None if ctrl is None else ctrl.mean
         # the pool's (imputed) control values, for the strict mode's bounds
         g_all = None if ctrl is None else ctrl.values[pool.mask]
-        pool_size = pool.size if self.finite_pool else None
-        if self.mode == "asymptotic":
+        pool_size = pool.size if self.finite_pool and self.visits is None else None
+        m = max(len(pairs(self.k)), 1)
+        if not self.design.bounded:
             inc = seq.cv_increments(y, g, gbar, pool_size=pool_size)
             # 10 pseudo-observations of the largest variance the labels allow: keeps the CLT
             # sequence valid at extreme adequacy rates (see seq.asymptotic_cs)
@@ -327,44 +388,47 @@ class CampaignMonitor:
                 else (self.label_range[1] - self.label_range[0]) ** 2 / 4
             )
             prior = 4 * prior if pair else prior
-            cs = seq.asymptotic_cs(
-                inc.z, alpha_cs, t_star=t_star, running_intersection=True, var_prior=prior
-            )
-            p = (
-                None
-                if theta0 is None
-                else seq.anytime_pvalue(
-                    inc.z, theta0, t_star=t_star, alpha_tuning=self.alpha, var_prior=prior
-                )
-            )
+            if self.visits is not None and len(self.visits):
+                # a visit carries mean(π) labels: its increments' variance is ≈ 1/mean(π)
+                # times a label's, so the prior is scaled alike (statistics.md §9)
+                prior /= max(float(np.mean(self.visits.pi)), 1e-3)
+            cs, p = design_paths(
+                self.design, inc.z, level=alpha_cs, alpha=self.alpha, m=m, theta0=theta0,
+                t_star=t_star, var_prior=prior,
+            )  # fmt: skip
+            return inc, self._clip(cs, pair), p, t_star
+        lo, hi = self.label_range
+        span = hi - lo
+        yr = (lo - hi, hi - lo) if pair else (lo, hi)
+        if g is None or self.design == LiveDesign.BETTING:
+            inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
         else:
-            lo, hi = self.label_range
-            span = hi - lo
-            yr = (lo - hi, hi - lo) if pair else (lo, hi)
-            if g is None:
-                inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
-            else:
-                sd = g_all.std(axis=0)
-                sd = np.where(sd > 0, sd, 1.0)
-                clip = (span if pair else 0.5 * span) / sd
-                inc = seq.cv_increments(
-                    y,
-                    g,
-                    gbar,
-                    lam_clip=clip,
-                    label_range=yr,
-                    g_range=(g_all.min(axis=0), g_all.max(axis=0)),
-                    pool_size=pool_size,
-                )
-            cs = seq.empirical_bernstein_cs(inc.z, alpha_cs, bounds=inc.bounds)
-            p = (
-                None
-                if theta0 is None
-                else seq.empirical_bernstein_pvalue(
-                    inc.z, theta0, bounds=inc.bounds, alpha_tuning=self.alpha
-                )
+            sd = g_all.std(axis=0)
+            sd = np.where(sd > 0, sd, 1.0)
+            clip = (span if pair else 0.5 * span) / sd
+            inc = seq.cv_increments(
+                y,
+                g,
+                gbar,
+                lam_clip=clip,
+                label_range=yr,
+                g_range=(g_all.min(axis=0), g_all.max(axis=0)),
+                pool_size=pool_size,
             )
-        return inc, cs, p, t_star
+        cs, p = design_paths(
+            self.design, inc.z, level=alpha_cs, alpha=self.alpha, m=m, theta0=theta0,
+            t_star=t_star, bounds=inc.bounds,
+        )  # fmt: skip
+        return inc, self._clip(cs, pair), p, t_star
+
+    def _clip(self, cs: seq.ConfidenceSequence, pair: bool) -> seq.ConfidenceSequence:
+        """Intervals clipped to what the estimand can be: [lo, hi] for a system with labels
+        in [lo, hi], [lo − hi, hi − lo] for a difference (clipping keeps validity)."""
+        if self.label_range is None:
+            return cs
+        lo, hi = self.label_range
+        lo, hi = (lo - hi, hi - lo) if pair else (lo, hi)
+        return replace(cs, lower=np.clip(cs.lower, lo, hi), upper=np.clip(cs.upper, lo, hi))
 
     def _pair_stream(self, stream_a, stream_b, a: int, b: int):  # type: ignore[no-untyped-def]
         """Paired differences D = y_A − y_B on the items both systems have, in the order
@@ -388,6 +452,8 @@ class CampaignMonitor:
         cs = self._pair_cs.get((a, b))
         if cs is None:
             d, g, pool = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
+            if self.visits is not None:
+                d, g, pool, _ = self._weighted((a, b), pool)
             if d.size < seq.BURN_IN:
                 return None
             a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
@@ -432,7 +498,7 @@ class CampaignMonitor:
         plist = pairs(self.k)
         a_sys = bonferroni_alpha(alpha, self.k)
         a_pair = bonferroni_alpha(alpha, len(plist)) if plist else alpha
-        method = "asympcs" if self.mode == "asymptotic" else "eb_strict"
+        method = str(self.design)
 
         sys_results: list[EstimateResult] = []
         sys_cover: list[PoolCoverage] = []
@@ -447,15 +513,23 @@ class CampaignMonitor:
             sys_cover.append(cover)
             notes.extend(self._coverage_notes(self.names[s], cover))
             g = None if pool.controls is None else pool.controls.values[items]
+            n_labels, kind = None, f"{method}+cv"
+            if self.visits is not None:
+                y, g, pool, n_labels = self._weighted((s,), pool)
+                kind = f"{method}+active"
             sys_results.append(
-                self._result(y, g, pool, a_sys, pair=False, method=f"{method}+cv")[0]
+                self._result(y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels)[0]
             )
 
         pair_results, pvals, forecasts_inputs, pair_cover = [], [], [], []
         for a, b in plist:
             d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
+            n_labels, kind = None, f"{method}+cv paired"
+            if self.visits is not None:
+                d, g, pool, n_labels = self._weighted((a, b), pool)
+                kind = f"{method}+active paired"
             res, p_last, sigma, t_star, cs = self._result(
-                d, g, pool, a_pair, pair=True, method=f"{method}+cv paired", theta0=0.0
+                d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels
             )
             if cs is not None:
                 self._pair_cs[(a, b)] = cs
@@ -467,22 +541,24 @@ class CampaignMonitor:
 
         pair_status = []
         for idx, ((a, b), res) in enumerate(zip(plist, pair_results, strict=True)):
-            verdict = self._verdict(res, float(adj[idx]))
             sigma, t_star, pool_size = forecasts_inputs[idx]
+            verdict = self._verdict(res, float(adj[idx]), t_star, pool_size)
             decided = is_decided(verdict)
-            needed = (
-                0
-                if decided
-                else forecast_labels_needed(
-                    res.estimate,
-                    sigma,
-                    res.n_human,
-                    alpha=a_pair,
-                    t_star=t_star,
-                    max_labels=pool_size,
-                )
+            # active sampling: the forecasts run in visits and are reported in labels
+            visits = res.diagnostics.get("visits") or res.n_human
+            per_visit = res.n_human / visits if visits else 1.0
+            in_visits = res.with_(n_human=visits) if per_visit != 1.0 else res
+            needed, basis = (
+                (0, "decided") if decided
+                else self._labels_needed(in_visits, sigma, t_star, pool_size, a_pair)
+            )  # fmt: skip
+            planner = (
+                0 if decided else self._planner_forecast(in_visits, sigma, 1 - a_pair, pool_size)
             )
-            planner = 0 if decided else self._planner_forecast(res, sigma, 1 - a_pair, pool_size)
+            if per_visit != 1.0:
+                needed, planner = (
+                    None if x is None else math.ceil(x * per_visit) for x in (needed, planner)
+                )
             pair_status.append(
                 PairStatus(
                     a=self.names[a],
@@ -493,7 +569,9 @@ class CampaignMonitor:
                     verdict=verdict,
                     labels_needed=needed,
                     labels_needed_planner=planner,
+                    forecast_method=str(self.design),
                     coverage=pair_cover[idx],
+                    needed_basis=basis,
                 )
             )
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
@@ -508,8 +586,10 @@ class CampaignMonitor:
             for s in range(self.k)
         ]
         return MonitorReport(
-            systems=systems, pairs=pair_status, alpha=alpha, mode=self.mode, notes=notes
-        )
+            systems=systems, pairs=pair_status, alpha=alpha, mode=self.mode, notes=notes,
+            design=self.design, planned_labels=None if self.t_star is None else int(self.t_star),
+            finite_pool=self.finite_pool, designs=dict(self.designs),
+        )  # fmt: skip
 
     def _coverage_notes(self, name: str, cover: PoolCoverage) -> list[str]:
         out = []
@@ -525,8 +605,28 @@ class CampaignMonitor:
             )
         return out
 
-    def _result(self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None):
-        n = int(y.shape[-1])
+    def _weighted(self, systems: tuple[int, ...], pool: _Pool):  # type: ignore[no-untyped-def]
+        """Active sampling: the visit increments of a system or pair (``g`` None: the
+        control is inside them) and its label count; records its design summary."""
+        assert self.visits is not None
+        labels = []
+        for s in systems:
+            items, y = self._stream(s)[:2]
+            lab = np.full(self.n_items, np.nan)
+            lab[items] = y
+            labels.append(lab)
+        lo, hi = self.label_range if self.label_range is not None else (0.0, 1.0)
+        stream = active.visit_stream(
+            self.visits, labels, [self.metrics[s] for s in systems], pool.mask,
+            prior_mean=(lo + hi) / 2,
+        )  # fmt: skip
+        self.designs[" – ".join(self.names[s] for s in systems)] = stream.summary
+        return stream.z, None, pool, stream.n_labels
+
+    def _result(
+        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None, n_labels=None
+    ):  # type: ignore[no-untyped-def]
+        n = int(y.shape[-1]) if n_labels is None else int(n_labels)
         ctrl = pool.controls
         n_metric = 0 if ctrl is None else ctrl.size - int(ctrl.imputed.sum())
         if n == 0:
@@ -540,7 +640,7 @@ class CampaignMonitor:
                 level=1 - alpha_cs,
                 valid_for_verdict=False,
             )
-            return res, 1.0, float("nan"), float(self.t_star or pool.size), None
+            return res, 1.0, float("nan"), self._t_star(pool), None
         inc, cs, p, t_star = self._analyse(y, g, pool, alpha_cs, pair=pair, theta0=theta0)
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
@@ -550,13 +650,17 @@ class CampaignMonitor:
             "t_star": t_star,
             "simultaneous_alpha": alpha_cs,
             "mode": self.mode,
+            "design": str(self.design),
+            "estimand": "test set" if self.finite_pool else "superpopulation",
         }
+        if n_labels is not None:
+            diagnostics["visits"] = int(inc.z.shape[-1])
         if p is not None:
             diagnostics["p_value"] = p_last
         res = EstimateResult(
             estimate=float(np.mean(inc.z)),
             ci=(float(cs.lower[-1]), float(cs.upper[-1])),
-            se=sigma / math.sqrt(n),
+            se=sigma / math.sqrt(inc.z.shape[-1]),
             n_human=n,
             n_metric=n_metric,
             method=method,
@@ -580,7 +684,7 @@ class CampaignMonitor:
             return None
         return int(need)
 
-    def _verdict(self, res: EstimateResult, p_holm: float) -> Verdict:
+    def _verdict(self, res: EstimateResult, p_holm: float, n_max: int, pool_size: int) -> Verdict:
         if res.n_human < MIN_LABELS_FOR_VERDICT:
             return "not yet"
         if p_holm <= self.alpha:
@@ -590,7 +694,47 @@ class CampaignMonitor:
         x = max(abs(lo), abs(hi))
         if lo <= 0 <= hi and x <= self.margin:
             return f"no difference larger than {x:.3g}"
+        if res.n_human >= pool_size:
+            return f"no significant difference at α = {self.alpha:g} with all {pool_size:,} items"
+        if self.design == LiveDesign.GSD_OBF and res.n_human >= n_max:
+            return (
+                f"no significant difference at α = {self.alpha:g} within the planned "
+                f"{n_max:,} labels (the design's α is spent)"
+            )
         return "not yet"
+
+    def _labels_needed(
+        self, res: EstimateResult, sigma: float, t_star: int, pool_size: int, level: float
+    ) -> tuple[int | None, str]:
+        """(more items to label for the pair, what that number is) under the design in
+        force, at the current Δ̂ and σ̂; ``None`` when the pool (or the plan) cannot get
+        there."""
+        n = res.n_human
+        if n < MIN_LABELS_FOR_VERDICT:
+            return MIN_LABELS_FOR_VERDICT - n, "floor"
+        if n >= pool_size:
+            return None, "pool exhausted"
+        if self.design == LiveDesign.GSD_OBF:
+            if n >= t_star:
+                return None, "plan spent"
+            need = gsd.gsd_labels_needed(
+                res.estimate, sigma, n, level=level, alpha=self.alpha,
+                m=max(len(pairs(self.k)), 1), n_max=t_star, max_labels=min(t_star, pool_size),
+            )  # fmt: skip
+        elif self.design == LiveDesign.ASYMPCS:
+            need = forecast_labels_needed(
+                res.estimate, sigma, n, alpha=level, t_star=t_star, max_labels=pool_size
+            )
+        else:
+            lo, hi = self.label_range
+            span = 2 * (hi - lo)  # the pair's increments lie in [lo − hi, hi − lo]
+            t_tune = t_star if self.design == LiveDesign.BETTING else None
+
+            def width(t: int) -> float:
+                return betting.betting_half_width(sigma, span, t, level, t_tune or t)
+
+            need = _smallest_t(lambda t: width(t) < abs(res.estimate), n, pool_size)
+        return need, "forecast"
 
 
 @dataclass(frozen=True)
@@ -613,6 +757,20 @@ def _as_2d(m: np.ndarray) -> np.ndarray:
     if arr.ndim != 2:
         raise ValueError("pool metric scores must have shape (N,) or (N, k)")
     return np.where(np.isfinite(arr), arr, np.nan)
+
+
+def _smallest_t(ok, n_now: int, max_labels: int) -> int | None:  # type: ignore[no-untyped-def]
+    """More labels until ``ok(t)`` (true from some t on) holds, t ≤ ``max_labels``."""
+    t0 = max(int(n_now), MIN_LABELS_FOR_VERDICT)
+    if max_labels < t0 or not ok(max_labels):
+        return None
+    if ok(t0):
+        return t0 - int(n_now)
+    lo, hi = t0, int(max_labels)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi - int(n_now)
 
 
 def forecast_labels_needed(

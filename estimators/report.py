@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from estimators import active as act
 from estimators import control_variates as cv
 from estimators import double_sampling as ds
 from estimators import human
@@ -47,6 +48,7 @@ from estimators.campaign import (
     default_label_kind,
 )
 from estimators.efficiency import MetricEfficiency, metric_efficiency
+from estimators.live_designs import FALLBACK_DESIGN, LiveDesign
 from estimators.monitor import CampaignMonitor, MonitorReport
 from estimators.multiple import pairs
 from estimators.result import EstimateResult
@@ -68,6 +70,7 @@ METHODS: dict[str, str] = {
     "ppi": "Control variates / PPI++",
     "vd_provided": "von Däniken (ρ, η provided)",
     "anytime": "Anytime-valid (live)",
+    "active": "Active inference (weighted by π)",
 }
 
 
@@ -226,6 +229,8 @@ def campaign_report(
         )  # fmt: skip
 
     _fixed_n_estimates(cols, data, kind, y_grid, labelled, pool, signatures, level)
+    if data.visits is not None and data.visits.weighted:
+        _active_estimates(cols, data, kind, y_grid, grids, signatures, level)
     monitor, widths = _live_monitor(
         cols, data, kind, y_all, first, signatures, grids,
         alpha=alpha, equivalence_margin=equivalence_margin, higher_is_better=higher,
@@ -363,6 +368,39 @@ def _provided_estimate(
     return None
 
 
+def _active_estimates(
+    cols: _Columns,
+    data: CampaignData,
+    kind: str,
+    y_grid: np.ndarray,
+    grids: list[np.ndarray | None],
+    signatures: list[str],
+    level: float,
+) -> None:
+    """Active sampling drew items with unequal π: the unweighted fixed-n columns would be
+    biased, so they are replaced by the weighted active-inference estimate
+    (:func:`estimators.active.fixed_n` on :func:`estimators.active.visit_stream`)."""
+    assert data.visits is not None
+    visits = data.visits.before(data.open_from)
+    prior = 0.5 if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else 0.0
+    dropped = sorted({m for _, m in cols.estimates} - {"active"})
+    cols.estimates.clear()
+    for s, name in enumerate(data.systems):
+        present = data.output_ids[s] >= 0
+        stream = act.visit_stream(visits, [y_grid[s]], [grids[s]], present, prior_mean=prior)
+        if stream.n_labels:
+            cols.estimates[(name, "active")] = act.fixed_n(stream.z, stream.n_labels, level)
+    cols.method_metrics["active"] = (
+        f"ŷ from {data.metric(signatures[0]).metric} bins" if signatures else "ŷ = label mean"
+    )
+    if dropped:
+        cols.notes.append(
+            "Active sampling drew items with unequal probabilities: the unweighted columns ("
+            + ", ".join(METHODS[m] for m in dropped)
+            + ") would be biased and are replaced by the weighted active-inference estimate."
+        )
+
+
 # ------------------------------------------------------------------------ live monitor
 
 
@@ -381,7 +419,9 @@ def _live_monitor(
     width_points: int,
 ) -> tuple[MonitorReport | None, list[dict[str, Any]]]:
     """The anytime-valid monitor on the labels with a recorded random order (one per
-    assignment position), and the width paths of its pair confidence sequences.
+    assignment position), and the width paths of its pair confidence sequences. Design,
+    planned size and estimand are the campaign's plan in force (``data.live_plan``: fixed
+    before the first label; changes made later are listed there, not applied).
 
     Only the gap-free prefix of the queue order enters: labels at positions before
     ``data.open_from`` (the first slot still open or claimed). A label submitted ahead of an
@@ -408,6 +448,23 @@ def _live_monitor(
     if not mon_idx.size:
         return None, []
     label_range = (0.0, 1.0) if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else None
+    plan = data.live_plan
+    design = plan.design
+    if design.bounded and label_range is None:
+        # a property of the judgment kind, known before any label: not a data-driven switch
+        cols.notes.append(
+            f"The {design} design needs judgments with a known range; "
+            f"{LABEL_KINDS[kind]} has none, so the {FALLBACK_DESIGN} design is used."
+        )
+        design = FALLBACK_DESIGN
+    if data.visits is not None and design != FALLBACK_DESIGN:
+        # weighted (active-sampling) increments have no known bounds and are validated with
+        # the asymptotic CS only: decided by the campaign's sampling setting, not the labels
+        cols.notes.append(
+            f"Active sampling weights the labels, so the {design} design cannot run; the "
+            f"{FALLBACK_DESIGN} design is used."
+        )
+        design = FALLBACK_DESIGN
     try:
         mon = CampaignMonitor(
             grids, j.item[mon_idx], j.system[mon_idx], y_all[mon_idx],
@@ -415,6 +472,8 @@ def _live_monitor(
             names=list(data.systems), alpha=alpha, equivalence_margin=equivalence_margin,
             higher_is_better=higher_is_better, label_range=label_range,
             present=data.output_ids >= 0,
+            design=design, t_star=plan.planned_labels, finite_pool=plan.finite_pool,
+            visits=None if data.visits is None else data.visits.before(data.open_from),
         )  # fmt: skip
         monitor = mon.report()
     except ValueError as exc:
@@ -426,7 +485,9 @@ def _live_monitor(
         if st.result.n_human:
             cols.estimates[(st.name, "anytime")] = st.result
     cols.method_metrics["anytime"] = (
-        " + ".join(data.metric(s).metric for s in signatures) or "none (human only)"
+        f"none (the {design} design uses no metric control)"
+        if design == LiveDesign.BETTING
+        else " + ".join(data.metric(s).metric for s in signatures) or "none (human only)"
     )
     return monitor, width_paths(mon, points=width_points)
 

@@ -131,3 +131,135 @@ def label_correlation(pool: Pool, system: int = 0) -> float:
         var_y = draws.mean(axis=0).var() + draws.var(axis=0, ddof=1).mean()
         cov = np.mean((draws.mean(axis=0) - draws.mean()) * (g - g.mean()))
     return float(cov / np.sqrt(var_y * g.var()))
+
+
+# ------------------------------------------------------------------------ active labelling
+
+
+@dataclass(frozen=True)
+class ActiveRun:
+    """Visit streams of the active design (statistics.md §9), shape (reps, T) each.
+
+    ``truth`` is μ_s (one system) or Δ = μ_A − μ_B (two systems).
+    """
+
+    z: np.ndarray
+    labelled: np.ndarray
+    pi: np.ndarray
+    truth: float
+    #: labels (or paired differences) at every visit, drawn or not, and the predictable ŷ
+    #: and mean_pool(ŷ) the increments used
+    y: np.ndarray
+    yhat: np.ndarray
+    pool_mean: np.ndarray
+
+    @property
+    def labels(self) -> np.ndarray:
+        """Labelled visits per stream."""
+        return self.labelled.sum(axis=-1)
+
+
+def simulate_active(
+    rng: np.random.Generator,
+    f: np.ndarray,
+    g: np.ndarray,
+    systems: tuple[int, ...],
+    *,
+    reps: int,
+    visits: int,
+    rate: float,
+    tau: float = 0.3,
+    model: Literal["binned", "oracle", "wrong"] = "binned",
+    labels: np.ndarray | None = None,
+    round_size: int = 50,
+    bins: int = 5,
+    prior_mean: float = 0.5,
+) -> ActiveRun:
+    """Replay the queue's active design ``reps`` times on a pool (simulated or real).
+
+    ``f`` (k, N): per output the expected judgment (simulated pools: Bernoulli labels are
+    drawn from it) — or, with ``labels`` (k, N) given, the real labels of a data set, which
+    are then replayed as they are (``f`` only defines the oracle model). ``g`` (k, N): the
+    metric. Each stream visits a fresh random permutation of the items; in rounds of
+    ``round_size`` visits, π = :func:`estimators.active.inclusion_probabilities` from the
+    uncertainty model fitted on the labels of earlier rounds (``"binned"``: the queue's own
+    model; ``"oracle"``: the true Var(Y | item); ``"wrong"``: deliberately inverted, the
+    most certain items drawn most), then ξ ~ Bernoulli(π). ``rate = 1`` is uniform labelling
+    of the first ``visits`` items. Increments use the predictable binned ŷ
+    (:func:`estimators.active.predictions`); with two systems they are for the difference.
+    """
+    from estimators import active
+
+    f = np.asarray(f, dtype=float)
+    g = np.asarray(g, dtype=float)
+    k_sel = len(systems)
+    n_items = f.shape[1]
+    order = np.argsort(rng.random((reps, n_items)), axis=1)[:, :visits]
+    edges = [active.metric_edges(g[s]) for s in systems]
+    n_bins = [e.size + 2 for e in edges]
+    pool_bins = [active.bin_index(e, g[s]) for e, s in zip(edges, systems, strict=True)]
+    vbins = [pb[order] for pb in pool_bins]
+    if labels is None:
+        y = np.stack([(rng.random(order.shape) < f[s][order]).astype(float) for s in systems])
+    else:
+        y = np.stack([np.asarray(labels, dtype=float)[s][order] for s in systems])
+    var_true = f * (1 - f)
+    # every pool item's combination of bins (one per system): the binned model's
+    # uncertainty is a function of it, so ū over the pool is a weighted sum over codes
+    strides = np.cumprod([1, *n_bins[:-1]])
+    code_pool = sum(pb * st for pb, st in zip(pool_bins, strides, strict=True))
+    n_codes = int(np.prod(n_bins))
+    code_share = np.bincount(code_pool, minlength=n_codes) / n_items
+    code_bins = [(np.arange(n_codes) // st) % nb for st, nb in zip(strides, n_bins, strict=True)]
+    sums = [np.zeros((3, reps, nb)) for nb in n_bins]  # labels, Σy, Σy² per stream and bin
+    rows = np.arange(reps)[:, None]
+    pi = np.ones(order.shape)
+    drawn = np.zeros(order.shape, dtype=bool)
+    for start in range(0, visits, round_size):
+        sl = slice(start, min(start + round_size, visits))
+        if rate >= 1.0:
+            pi[:, sl] = 1.0
+        elif model == "binned":
+            v = sum(_binned_second(sums[c], prior_mean)[:, code_bins[c]] for c in range(k_sel))
+            u_code = np.sqrt(v)  # (reps, codes)
+            u_visit = u_code[rows, code_pool[order[:, sl]]]
+            ref = (u_code @ code_share)[:, None]
+            pi[:, sl] = np.minimum(tau * rate + (1 - tau) * rate * u_visit / ref, 1.0)
+        else:
+            var_sel = var_true[list(systems)]
+            u_pool = np.sqrt(var_sel.sum(axis=0) if model == "oracle" else (0.26 - var_sel).sum(0))
+            u_visit = u_pool[order[:, sl]]
+            pi[:, sl] = np.minimum(tau * rate + (1 - tau) * rate * u_visit / u_pool.mean(), 1.0)
+        drawn[:, sl] = rng.random(pi[:, sl].shape) < pi[:, sl]
+        hit = drawn[:, sl]
+        for c in range(k_sel):
+            yy = np.where(hit, y[c][:, sl], 0.0)
+            key = (rows * n_bins[c] + vbins[c][:, sl]).ravel()
+            for m, w in enumerate((hit.astype(float), yy, yy * yy)):
+                sums[c][m] += np.bincount(key, w.ravel(), reps * n_bins[c]).reshape(reps, -1)
+    y_d = yhat_d = pm_d = 0.0
+    for c in range(k_sel):
+        yhat, pool_mean = active.predictions(
+            vbins[c], y[c], drawn, pool_bins[c], n_bins[c], prior_mean=prior_mean
+        )
+        sign = 1.0 if c == 0 else -1.0
+        y_d, yhat_d, pm_d = y_d + sign * y[c], yhat_d + sign * yhat, pm_d + sign * pool_mean
+    z = active.increments(y_d, drawn, pi, yhat_d, pm_d)
+    mu = (np.asarray(labels, dtype=float) if labels is not None else f).mean(axis=1)
+    truth = float(mu[systems[0]] - (mu[systems[1]] if k_sel > 1 else 0.0))
+    return ActiveRun(z=z, labelled=drawn, pi=pi, truth=truth, y=y_d, yhat=yhat_d, pool_mean=pm_d)
+
+
+def _binned_second(sums: np.ndarray, prior_mean: float) -> np.ndarray:
+    """Per stream and bin, :func:`estimators.active.fit_binned`'s E[(Y − ŷ)²] from running
+    sums (labels, Σy, Σy²) of shape (3, reps, bins)."""
+    from estimators.active import PRIOR_WEIGHT as w
+
+    n_b, s1, s2 = sums
+    prior_var = prior_mean * (1 - prior_mean)
+    n = n_b.sum(axis=1, keepdims=True)
+    m0 = (s1.sum(axis=1, keepdims=True) + w * prior_mean) / (n + w)
+    ss0 = s2.sum(axis=1, keepdims=True) - 2 * m0 * s1.sum(axis=1, keepdims=True) + n * m0**2
+    v0 = (ss0 + w * prior_var) / (n + w)
+    mean = (s1 + w * m0) / (n_b + w)
+    return (s2 - 2 * mean * s1 + n_b * mean**2 + w * v0) / (n_b + w)

@@ -40,6 +40,7 @@ import numpy as np
 from estimators.campaign import CampaignData, LabelKind
 from estimators.vondaniken import drift_test
 from metrics.calibration import Calibration, Rate, metric_positive
+from metrics.imported import parse_signature, same_computation
 
 SCHEMA = "tandem.calibration_set"
 SCHEMA_VERSION = 1
@@ -338,15 +339,32 @@ def parse(data: bytes | str | dict[str, Any]) -> CalibrationSet:
     )
 
 
-def check_signature(cal: CalibrationSet, campaign_signatures: list[tuple[str, str]]) -> None:
-    """Refuse a set whose metric signature the campaign's scores do not carry.
+def check_signature(cal: CalibrationSet, campaign_signatures: list[tuple[str, str]]) -> str:
+    """The campaign's signature the set applies to; refuse a set whose metric signature the
+    campaign's scores do not carry.
 
     ``campaign_signatures``: the campaign's (metric, signature) pairs. Raises
     :class:`SignatureMismatch` naming the set's signature and the campaign's.
     """
     sigs = [sig for _, sig in campaign_signatures]
     if cal.signature in sigs:
-        return
+        return cal.signature
+    # An imported metric's scores come from each campaign's own file: the same name, declared
+    # version and direction mean the same numbers (metrics.imported.same_computation).
+    same = [sig for sig in sigs if same_computation(cal.signature, sig)]
+    if len(same) == 1:
+        return same[0]
+    imported = parse_signature(cal.signature)
+    if imported is not None:
+        raise SignatureMismatch(
+            f"Refused: the calibration set was measured with the imported metric "
+            f"'{imported.name}' (version {imported.version or 'not given'}, "
+            f"{'higher' if imported.higher_is_better else 'lower'} is better), and this "
+            "campaign has no imported metric of that name, declared version and direction "
+            f"(its signatures: {'; '.join(sigs) or 'none'}). Import the same metric with the "
+            "same version string and direction (a version must be given for a set to carry "
+            "over), or calibrate on this campaign's own labels."
+        )
     same_metric = [sig for metric, sig in campaign_signatures if metric == cal.metric]
     if same_metric:
         theirs = "; ".join(same_metric)

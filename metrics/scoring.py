@@ -27,6 +27,7 @@ from typing import NamedTuple
 from db import scores as store
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
+from metrics.features import FeaturesMetric
 from metrics.registry import build_metrics
 from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, worth_parallel
 
@@ -163,15 +164,7 @@ def score_campaign(
     for m in metrics:
         sigs = m.signatures()
         done_by_key = {k: store.scored_output_ids(engine, info.id, sigs[k]) for k in m.keys}
-        todo = []
-        n_no_reference = 0
-        for o in outputs:
-            if all(o.output_id in done_by_key[k] for k in m.keys):
-                continue
-            if m.needs_reference and o.reference is None:
-                n_no_reference += 1
-                continue
-            todo.append(o)
+        todo, n_no_reference = _missing(m, outputs, done_by_key)
         for k in m.keys:
             run = MetricRun(k, sigs[k], m.higher_is_better(k), n_outputs=len(outputs))
             run.n_already = sum(1 for o in outputs if o.output_id in done_by_key[k])
@@ -211,7 +204,7 @@ def score_campaign(
                 store.insert_scores(engine, rows)
         finally:
             if pool is not None:
-                pool.shutdown()
+                pool.shutdown(cancel_futures=True)  # a cancelled job stops at once
 
     for plan in plans:
         m, todo = plan.metric, plan.todo
@@ -228,9 +221,85 @@ def score_campaign(
             store.insert_scores(engine, _rows(plan, chunk, scored, report))
         report.n_truncated += m.n_truncated
 
+    for plan in plans:
+        if isinstance(plan.metric, FeaturesMetric) and plan.todo:
+            sources = store.item_sources(engine, info.id)
+            todo = plan.todo
+            scored = plan.metric.score(
+                [o.text for o in todo], [o.reference or "" for o in todo],
+                progress=ticker.step(len(todo) * len(plan.metric.keys)),
+                sources=[sources.get(o.item_id) for o in todo],
+            )  # fmt: skip
+            store.insert_scores(engine, _rows(plan, todo, scored, report))
+
     ticker.finish()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _missing(
+    m: Metric, outputs: Sequence[store.OutputText], done_by_key: dict[str, set[int]]
+) -> tuple[list[store.OutputText], int]:
+    """The outputs that lack a score for one of ``m``'s keys, and how many of the others
+    are skipped because their item has no reference."""
+    todo, n_no_reference = [], 0
+    for o in outputs:
+        if all(o.output_id in done_by_key[k] for k in m.keys):
+            continue
+        if m.needs_reference and o.reference is None:
+            n_no_reference += 1
+            continue
+        todo.append(o)
+    return todo, n_no_reference
+
+
+@dataclass(frozen=True)
+class PendingWork:
+    """What a scoring run of one metric would have to do (nothing is computed)."""
+
+    metric: str  # the registry name ("bleu", "bertscore")
+    n_outputs: int
+    n_todo: int
+    #: BERTScore with rescale and no stored campaign baseline: the run computes it first.
+    needs_baseline: bool = False
+
+
+def pending_work(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int | str,
+    metric_names: str | Iterable[str] | None = None,
+    *,
+    bertscore: BertScoreConfig | None = None,
+) -> list[PendingWork]:
+    """Per metric, how many of the campaign's outputs a :func:`score_campaign` call with the
+    same arguments would score: the planning half of that function, without computing."""
+    info = store.campaign_info(engine, campaign_id)
+    if info is None:
+        raise MetricConfigError(f"no campaign {campaign_id!r} (the `campaign` option)")
+    outputs = store.outputs_with_references(engine, info.id)
+    work = []
+    for m in build_metrics(metric_names, info.target_lang, bertscore):
+        needs_baseline = False
+        if isinstance(m, BertScoreMetric):
+            if m.config.idf:
+                m.set_idf_documents(store.item_references(engine, info.id))
+            if m.config.rescale:
+                stored = store.get_baseline(engine, info.id, m.model_signature())
+                needs_baseline = stored is None
+                if stored is not None:
+                    m.set_baseline(
+                        Baseline(
+                            stored.precision, stored.recall, stored.f1, stored.n_pairs, stored.seed
+                        )
+                    )
+        if needs_baseline:  # no score can carry a baseline that does not exist yet
+            todo = [o for o in outputs if not (m.needs_reference and o.reference is None)]
+        else:
+            sigs = m.signatures()
+            done = {k: store.scored_output_ids(engine, info.id, sigs[k]) for k in m.keys}
+            todo, _ = _missing(m, outputs, done)
+        work.append(PendingWork(m.name, len(outputs), len(todo), needs_baseline))
+    return work
 
 
 def _rows(

@@ -147,7 +147,7 @@ def test_superseded_and_attention_rows_are_left_out(engine) -> None:
 def test_fingerprint_tracks_scores_and_thresholds(engine) -> None:
     cid = seed_campaign(engine, n_items=10, labelled=10, overlap=0, scores=False)
     fp0 = fingerprint(engine, cid)
-    assert fp0[:2] == (30, fp0[1]) and fp0[2:] == (0, 0, 0, 0, 0, 0)
+    assert fp0[:2] == (30, fp0[1]) and fp0[2:] == (0, 0, 0, 0, 0, 0, 0)
     grid = read_campaign(engine, cid).output_ids
     insert_scores(engine, [ScoreRow(int(grid[0, 0]), "chrf", SIG, 1.0)])
     fp1 = fingerprint(engine, cid)
@@ -171,7 +171,7 @@ def test_bulk_queries_do_not_grow_with_systems(engine) -> None:
         finally:
             event.remove(engine, "before_cursor_execute", count)
         counts.append(sum(1 for st in statements if st.lstrip().upper().startswith("SELECT")))
-    assert counts[0] == counts[1] <= 8
+    assert counts[0] == counts[1] <= 9  # the plan's setting changes are the ninth
 
 
 def test_unknown_campaign_raises(engine) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotation import session
+from annotation.auth import active_annotator
 from annotation.diff import diff_html, literal_html
 from db.vocabulary import CampaignMode
 from views.common import engine, literal
@@ -34,7 +35,7 @@ METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "bertscore_f": "B
 def _deny() -> None:
     st.session_state.clear()
     st.error(
-        "This invite link is not valid any more: it was revoked. "
+        "This invite link is not valid any more: it was revoked or replaced by a new one. "
         "Ask the campaign's administrator for a new one."
     )
     st.stop()
@@ -61,6 +62,12 @@ def _guarded(action):  # type: ignore[no-untyped-def]
     """Run a queue call; a revoked invite ends the session instead of raising."""
 
     def run(*args):  # type: ignore[no-untyped-def]
+        # A fragment's click does not pass app.py's gate: a re-issued link ends here.
+        invite = st.session_state.get("invite")
+        if invite is not None and active_annotator(engine(), ANNOTATOR, invite) is None:
+            st.session_state.clear()
+            st.session_state["denied"] = True
+            return
         try:
             action(*args)
         except session.AccessDenied:
@@ -195,6 +202,9 @@ def scores_table(scores: dict[str, float | None] | None) -> None:
     lines = []
     for key, label in METRIC_LABELS.items():
         lines.append(f"{label}: {_fmt(key, scores.get(key))}")
+    for key, value in scores.items():  # metrics the campaign's team imported, by their name
+        if key not in METRIC_LABELS:
+            lines.append(f"{key}: {'–' if value is None else f'{value:.4g}'}")
     st.text("\n".join(lines))
 
 
@@ -225,6 +235,12 @@ def item_panel() -> None:
     if slot is None:
         st.success("Nothing left for you in this campaign. Thank you!")
         st.button("Undo last `u`", key="undo", on_click=_undo)
+        return
+
+    if view.campaign.mode.asks_spans:  # error-span mode: views/annotate_spans.py draws it
+        from views.annotate_spans import span_item
+
+        span_item(view, ANNOTATOR, _set_view, _seconds, _skip, _undo)
         return
 
     main, side = st.columns([3, 1])
@@ -303,6 +319,13 @@ def item_panel() -> None:
 
 
 st.title(literal(st.session_state.get("campaign_name", "Annotate")))
+if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions and keys
+    from views.annotate_spans import INSTRUCTIONS
+
+    who = literal(st.session_state.get("annotator_name", ""))
+    st.caption(f"Signed in as {who}. {INSTRUCTIONS}")
+    item_panel()
+    st.stop()
 st.caption(
     f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. Is the output "
     "an adequate rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · "

@@ -1,5 +1,6 @@
-"""Admin: a campaign's annotators (invite links, revocation, their work and attention-check
-pass rate) and its assignment queue (settings, build/extend)."""
+"""Admin: a campaign's annotators (invite links, re-issue and revocation, their work and
+attention-check pass rate) and its assignment queue (settings with the quality-control cost
+and the recorded metric-visibility choice, build/extend)."""
 
 from urllib.parse import urlsplit
 
@@ -7,9 +8,20 @@ import pandas as pd
 import streamlit as st
 
 from annotation import queue
-from annotation.auth import create_annotator, revoke_annotator
+from annotation.auth import create_annotator, invite_events, reissue_invite, revoke_annotator
+from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
+from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
+from annotation.visibility import (
+    TRADE_OFF,
+    ConfirmationNeeded,
+    label_count,
+    metric_visibility,
+    set_metric_visibility,
+    visibility_statement,
+)
 from db.campaigns import list_campaigns
 from db.vocabulary import CampaignMode
+from estimators.live_designs import DESIGN_TEXT, SUPERPOPULATION, TEST_SET, LiveDesign
 from views.common import campaign_picker, engine, literal, require_admin
 
 require_admin()
@@ -42,7 +54,18 @@ with st.form("queue_settings"):
     modes = list(CampaignMode)
     mode = left.selectbox("Mode", modes, index=modes.index(settings["mode"]))
     paired = left.checkbox("Paired design (all systems of an item together)", settings["paired"])
-    show_metrics = left.checkbox("Show metric scores beside the item", settings["show_metrics"])
+    show_metrics = left.checkbox(
+        "Show metric scores beside the item", settings["show_metrics"], help=TRADE_OFF
+    )
+    n_labels = label_count(engine(), campaign_id)
+    confirm_visibility = (
+        left.checkbox(
+            f"Change metric visibility although {n_labels:,} labels exist (recorded with that "
+            "count, shown on the dashboard and in the exports)"
+        )
+        if n_labels
+        else False
+    )
     show_reference = left.checkbox("Show the reference", settings["show_reference"])
     overlap = right.slider(
         "Overlap: share of items judged by a second annotator", 0.0, 1.0, settings["overlap"]
@@ -53,23 +76,63 @@ with st.form("queue_settings"):
     timeout = right.number_input(
         "Claim timeout (seconds)", min_value=30, value=int(settings["claim_timeout_s"]), step=60
     )
-    if st.form_submit_button("Save settings"):
+    saved = st.form_submit_button("Save settings")
+if saved:
+    try:  # metric visibility first: after labels it needs the confirmation
+        set_metric_visibility(engine(), campaign_id, show_metrics, confirmed=confirm_visibility)
+    except ConfirmationNeeded as exc:
+        st.error(f"Nothing was saved: {literal(exc)}")
+    else:
         queue.update_queue_settings(
             engine(),
             campaign_id,
             mode=mode,
             paired=paired,
-            show_metrics=show_metrics,
             show_reference=show_reference,
             overlap=overlap,
             attention_rate=attention_rate,
             claim_timeout_s=int(timeout),
         )
         st.rerun()
-st.caption(
-    "Paired design, overlap and the attention rate shape the next build; outputs already "
-    "queued (or judged in an imported file) are never queued again."
+cost = qc_cost(
+    summaries[name].n_outputs,
+    summaries[name].n_items,
+    paired=settings["paired"],
+    overlap=settings["overlap"],
+    attention_rate=settings["attention_rate"],
 )
+st.caption(
+    f"Quality control as saved ({settings['overlap']:.0%} overlap, "
+    f"{settings['attention_rate']:.0%} attention checks) costs {cost.describe()} New campaigns "
+    f"start with {DEFAULT_OVERLAP:.0%} overlap (inter-annotator agreement on a random "
+    f"sample) and {DEFAULT_ATTENTION_RATE:.0%} attention checks (degraded outputs a careful "
+    "annotator rejects; never counted in estimates). Paired design, overlap and the "
+    "attention rate shape the next build; outputs already queued (or judged in an imported "
+    "file) are never queued again."
+)
+st.caption(visibility_statement(metric_visibility(engine(), campaign_id)))
+
+# Active sampling (statistics.md §9): a self-contained form, changes are logged with the
+# number of labels that existed (annotation.queue.update_queue_settings)
+with st.form("sampling_settings"):
+    left, right = st.columns(2)
+    sampling = left.radio(
+        "Sampling", ["uniform", "active"], horizontal=True,
+        index=1 if settings.get("sampling") == "active" else 0,
+        help="Active: items the metric predicts worst are drawn more often, with recorded "
+        "probabilities that every estimate weights back.",
+    )  # fmt: skip
+    tau = right.number_input(
+        "τ: share of uniform mixed in (π ≥ τ × the labelling rate)", 0.05, 1.0,
+        float(settings.get("active_tau") or 0.3), step=0.05, key="active_tau",
+    )  # fmt: skip
+    if st.form_submit_button("Save sampling"):
+        try:
+            queue.update_queue_settings(engine(), campaign_id, sampling=sampling, active_tau=tau)
+        except ValueError as exc:  # active needs the paired design
+            st.error(str(exc))
+        else:
+            st.rerun()
 
 if st.button("Build / extend queue", type="primary", key="build_queue"):
     bar = st.progress(0.0, text="Drawing the random order…")
@@ -90,6 +153,67 @@ if st.button("Build / extend queue", type="primary", key="build_queue"):
     else:
         st.info("Every output is queued already.")
 
+# ---------------------------------------------------------------- live plan
+st.subheader("Live plan")
+plan = current_plan(engine(), campaign_id)
+st.caption(
+    "The dashboard's live verdicts are tuned to a planned number of labels per system "
+    "(your label budget divided by the number of systems). Fix the plan before the first "
+    "label: a change made after labels exist is recorded and shown on the dashboard, but "
+    "not applied, because a plan chosen after seeing data could turn past verdicts "
+    "significant."
+)
+with st.form("live_plan"):
+    left, right = st.columns(2)
+    planned = left.number_input(
+        "Planned labels per system", min_value=0, step=10,
+        value=int(plan.planned_labels or 0), help="0 = not set: tuned to the pool size.",
+    )  # fmt: skip
+    smallest = left.number_input(
+        "…or the smallest difference you care about", min_value=0.0, max_value=0.99,
+        value=0.0, step=0.01, format="%.2f",
+        help="If set, the planner's forecast replaces the number above: labels per system "
+        "for an 80% chance to detect this difference in adequacy rates.",
+    )  # fmt: skip
+    designs = list(LiveDesign)
+    design = right.selectbox(
+        "Live design", designs, index=designs.index(plan.design),
+        format_func=lambda d: f"{d} — {DESIGN_TEXT[d]}",
+    )  # fmt: skip
+    estimands = [TEST_SET, SUPERPOPULATION]
+    estimand = right.selectbox(
+        "Estimand", estimands, index=estimands.index(plan.estimand),
+        format_func={TEST_SET: "this campaign's own items (test set, as WMT reports)",
+                     SUPERPOPULATION: "the average annotator (super-population)"}.get,
+    )  # fmt: skip
+    if st.form_submit_button("Save plan"):
+        try:
+            n_systems = summaries[name].n_systems
+            size = (
+                forecast_planned_labels(n_systems, smallest) if smallest > 0
+                else (int(planned) or None)
+            )  # fmt: skip
+            after = set_plan(
+                engine(), campaign_id, planned_labels=size, live_design=design, estimand=estimand
+            )
+        except ValueError as exc:
+            st.error(f"Could not save the plan: {literal(exc)}")
+        else:
+            st.session_state["plan_saved"] = (size, len(after.late) > len(plan.late))
+            st.rerun()
+saved = st.session_state.pop("plan_saved", None)
+if saved is not None:
+    size, late = saved
+    if late:
+        st.warning("Saved and recorded, but not applied: labels already exist (see the dashboard).")
+    else:
+        st.success(f"Plan saved: {'each pool' if size is None else f'{size:,} labels per system'}.")
+size_text = "each pool's size" if plan.planned_labels is None else f"{plan.planned_labels:,}"
+st.caption(
+    f"In force: {size_text} labels per system, design {plan.design}, estimand {plan.estimand}."
+    + (f" {len(plan.late)} later change(s) recorded, not applied." if plan.late else "")
+)
+
 # ---------------------------------------------------------------- annotators
 st.subheader("Invite an annotator")
 with st.form("new_annotator", clear_on_submit=True):
@@ -98,19 +222,34 @@ with st.form("new_annotator", clear_on_submit=True):
         try:
             invite = create_annotator(engine(), campaign_id, new_name)
         except ValueError as exc:  # an empty, over-long or taken name
-            st.error(f"Could not create the annotator: {literal(exc)}")
+            st.error(f"Could not create the annotator: {literal(exc)}.")
         else:
-            st.session_state["new_invite"] = (invite.name, invite.query)
+            st.session_state["new_invite"] = (invite.name, invite.query, False)
 
 shown = st.session_state.pop("new_invite", None)
 if shown is not None:
     url = urlsplit(st.context.url or "")
     path = url.path.rstrip("/").removesuffix("/annotators")
     base = f"{url.scheme}://{url.netloc}{path}" if url.netloc else ""
-    st.success(f"Invite link for {literal(shown[0])}. It is shown only now: copy it and send it.")
+    st.success(
+        f"Invite link for {literal(shown[0])}. It is shown only now: copy it and send it"
+        + (" (the previous link no longer works)." if shown[2] else ".")
+    )
     st.code(f"{base}/{shown[1]}", language=None)
 
 work = queue.annotator_overview(engine(), campaign_id)
+events = invite_events(engine(), campaign_id)
+
+
+def link_issued(annotator_id: int) -> str:
+    issued = [at for event, at in events.get(annotator_id, []) if event != "revoked"]
+    return f"{issued[-1]:%Y-%m-%d %H:%M} UTC" if issued else ""
+
+
+def reissues(annotator_id: int) -> int:
+    return sum(event == "reissued" for event, _ in events.get(annotator_id, []))
+
+
 if not work:
     st.info("No annotators yet.")
     st.stop()
@@ -127,6 +266,8 @@ st.dataframe(
                 "attention checks": w.attention_answered,
                 "attention pass rate": w.attention_pass_rate,
                 "holding now": w.claimed_now,
+                "link issued": link_issued(w.annotator_id),
+                "re-issued": reissues(w.annotator_id),
             }
             for w in work
         ]
@@ -141,8 +282,17 @@ st.dataframe(
 
 active = {w.name: w.annotator_id for w in work if not w.revoked and w.role == "annotator"}
 if active:
-    with st.form("revoke"):
+    reissue_col, revoke_col = st.columns(2)
+    with reissue_col.form("reissue"):
+        who = st.selectbox("Re-issue a lost invite link of", list(active))
+        st.caption("A new link; the old one stops working at once. Labels stay theirs.")
+        if st.form_submit_button("Re-issue link"):
+            invite = reissue_invite(engine(), active[who])
+            st.session_state["new_invite"] = (invite.name, invite.query, True)
+            st.rerun()
+    with revoke_col.form("revoke"):
         who = st.selectbox("Revoke the invite link of", list(active))
+        st.caption("The link stops working; items they hold go back to the queue.")
         if st.form_submit_button("Revoke"):
             revoke_annotator(engine(), active[who])
             st.rerun()

@@ -20,6 +20,7 @@ from db.scores import save_threshold
 from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
+from metrics.imported import describe
 from views.common import campaign_data, campaign_picker, engine, literal, require_admin
 
 require_admin()
@@ -101,7 +102,7 @@ if not data.metrics:
     import_section(name, cid)
     st.stop()
 
-labels = {m.signature: f"{m.metric} ({m.signature})" for m in data.metrics}
+labels = {m.signature: describe(m.metric, m.signature) for m in data.metrics}
 default = default_signatures(data)[0]
 signature = st.selectbox("Metric", list(labels), index=list(labels).index(default),
                          format_func=labels.get, key="cal-metric")  # fmt: skip

@@ -11,6 +11,7 @@ import math
 import time
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -18,8 +19,18 @@ from annotation.exports import MIME, export_annotations, pairs_csv, results_csv,
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
 from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
+from estimators.live_designs import DESIGN_TEXT, LiveDesign
 from estimators.report import METHODS, Unavailable, campaign_report, default_signatures
-from views.common import annotator_work, campaign_data, campaign_picker, engine, require_admin
+from estimators.result import MIN_LABELS_FOR_VERDICT
+from metrics.imported import describe
+from views.common import (
+    annotator_work,
+    campaign_data,
+    campaign_picker,
+    engine,
+    literal,
+    require_admin,
+)
 
 require_admin()
 st.title("Dashboard")
@@ -62,7 +73,27 @@ def fmt(x: float | None, digits: int = 3) -> str:
 
 
 def interval(r) -> str:  # type: ignore[no-untyped-def]
+    if not (math.isfinite(r.low) and math.isfinite(r.high)) or (
+        r.method.startswith(tuple(LiveDesign)) and r.n_human < MIN_LABELS_FOR_VERDICT
+    ):
+        # no interval yet: say so rather than "1.000 [—, —]" from two labels
+        return f"{r.n_human} label(s); interval from {MIN_LABELS_FOR_VERDICT}"
     return f"{fmt(r.estimate)} [{fmt(r.low)}, {fmt(r.high)}]"
+
+
+#: What the "more items" column holds, by PairStatus.needed_basis.
+NEEDED_TEXT = {
+    "pool exhausted": "none left: every item of the pair is labelled",
+    "plan spent": "none: the planned maximum is reached (the design's α is spent)",
+}
+
+
+def needed_text(p) -> str:  # type: ignore[no-untyped-def]
+    if p.needed_basis == "floor":
+        return f"{p.labels_needed:,} to reach the {MIN_LABELS_FOR_VERDICT}-label floor"
+    if p.labels_needed is None:
+        return NEEDED_TEXT.get(p.needed_basis, "not within this pool and plan")
+    return f"{p.labels_needed:,}"
 
 
 summaries = list_campaigns(engine())
@@ -80,7 +111,7 @@ if not data.systems or not data.item_ids:
 
 # ------------------------------------------------------------------ settings
 kinds = available_label_kinds(data.judgments)
-sig_names = {m.signature: f"{m.metric} ({m.signature})" for m in data.metrics}
+sig_names = {m.signature: describe(m.metric, m.signature) for m in data.metrics}
 with st.sidebar:
     st.subheader("Dashboard settings")
     live = st.toggle("Refresh automatically", value=True, key="dash-live")
@@ -106,10 +137,21 @@ if data.metrics:
     )
 else:
     st.info(
-        "No metric scores yet, so only human-only estimates are shown. Score the campaign "
-        f'(`python cli.py score --campaign "{name}"`) to add control variates / PPI++ and '
-        "the von Däniken estimators."
+        "No metric scores yet, so only human-only estimates are shown. Use the **Score** "
+        "button on the **Campaigns** page to add control variates / PPI++ and the von "
+        "Däniken estimators."
     )
+
+
+# ------------------------------------------------------------------ metric visibility
+def draw_metric_visibility(campaign: int) -> None:
+    """Whether annotators saw the metrics used as controls (issue 17.3: recorded choice)."""
+    from annotation.visibility import metric_visibility, visibility_statement
+
+    st.caption(visibility_statement(metric_visibility(engine(), campaign)))
+
+
+draw_metric_visibility(cid)
 
 
 # ------------------------------------------------------------------ the live part
@@ -151,7 +193,11 @@ def draw_estimates(report) -> None:  # type: ignore[no-untyped-def]
             }
             for (s, m), r in report.estimates.items()
         ]
-        st.dataframe(pd.DataFrame(detail), hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame(detail), hide_index=True, width="stretch",
+            column_config={c: st.column_config.NumberColumn(format="%.3f")
+                           for c in ("estimate", "low", "high")},
+        )  # fmt: skip
 
 
 def verdict_class(verdict: str, row_is_a: bool) -> str:
@@ -159,7 +205,11 @@ def verdict_class(verdict: str, row_is_a: bool) -> str:
         return "row better" if row_is_a else "column better"
     if verdict == "B better":
         return "column better" if row_is_a else "row better"
-    return "not yet" if verdict == "not yet" else "no real difference"
+    if verdict == "not yet":
+        return "not yet"
+    if verdict.startswith("no significant difference"):
+        return "no significant difference"
+    return "no real difference"
 
 
 def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
@@ -191,9 +241,10 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
                                     if math.isfinite(s.result.estimate) else math.inf)]  # fmt: skip
     frame = pd.DataFrame(cells)
     colors = alt.Scale(
-        domain=["row better", "column better", "not yet", "no real difference"],
-        range=["#2e7d32", "#c62828", "#bdbdbd", "#90caf9"],
-    )
+        domain=["row better", "column better", "not yet", "no real difference",
+                "no significant difference"],
+        range=["#2e7d32", "#c62828", "#bdbdbd", "#90caf9", "#7e57c2"],
+    )  # fmt: skip
     base = alt.Chart(frame).encode(
         x=alt.X("column:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False)),
         y=alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False)),
@@ -221,13 +272,10 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
                 [
                     {
                         "pair": f"{p.a} – {p.b}",
-                        "difference": p.result.estimate,
+                        "difference": round(p.result.estimate, 3),
                         "interval": f"[{fmt(p.result.low)}, {fmt(p.result.high)}]",
                         "labels so far": p.result.n_human,
-                        "more items to label (both systems)": (
-                            "not within this pool" if p.labels_needed is None
-                            else f"{p.labels_needed:,}"
-                        ),
+                        "more items to label (both systems)": needed_text(p),
                         "status": p.verdict_text,
                     }
                     for p in sorted(undecided, key=lambda p: (p.labels_needed is None,
@@ -238,22 +286,35 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
             width="stretch",
         )  # fmt: skip
         st.caption(
-            'Forecast at the current difference and spread; "not within this pool" means '
-            "the difference is too small to settle with the outputs there are."
+            f"Forecast under the design in force ({mon.design}) at the current difference "
+            'and spread; "not within this pool and plan" means the difference is too small '
+            "to settle with the outputs there are (or, for the group-sequential design, "
+            "within the planned maximum)."
         )
 
     if report.widths:
         st.subheader("Interval width against human labels")
         widths = pd.DataFrame(report.widths)
+        widths = widths[np.isfinite(widths["width"]) & (widths["width"] > 0)]
         chart = (
             alt.Chart(widths)
             .mark_line(opacity=0.6)
             .encode(
-                x=alt.X("t:Q", title="labelled items (pair)"),
+                x=alt.X(
+                    "t:Q",
+                    title="labelled items (pair)",
+                    scale=alt.Scale(
+                        domain=[int(widths["t"].min()), int(widths["t"].max())], nice=False
+                    ),
+                ),
                 y=alt.Y(
                     "width:Q",
                     title="confidence-sequence width (log scale)",
-                    scale=alt.Scale(type="log"),
+                    scale=alt.Scale(
+                        type="log",
+                        nice=False,
+                        domain=[float(widths["width"].min()), float(widths["width"].max())],
+                    ),
                 ),
                 color=alt.Color("pair:N", legend=None),
                 tooltip=["pair", "t", alt.Tooltip("width:Q", format=".3f")],
@@ -261,6 +322,36 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
             .properties(height=280)
         )
         st.altair_chart(chart, width="stretch")
+
+
+def _round(x: float | None, digits: int = 3) -> float | None:
+    return None if x is None or not math.isfinite(x) else round(float(x), digits)
+
+
+def draw_plan(report, data) -> None:  # type: ignore[no-untyped-def]
+    """What the live verdicts estimate and what they are tuned to (issue 11, 17.4)."""
+    plan = data.live_plan
+    st.subheader("What the live verdicts report")
+    st.markdown(plan.estimand_sentence(report.label_kind or "label", report.n_items))
+    mon = report.monitor
+    per_system = [s.result.n_human for s in mon.systems] if mon else []
+    so_far = (f"{min(per_system):,}" if min(per_system) == max(per_system)
+              else f"{min(per_system):,}–{max(per_system):,}") if per_system else "0"  # fmt: skip
+    c = st.columns(3)
+    c[0].metric("Planned labels per system",
+                "pool size" if plan.planned_labels is None else f"{plan.planned_labels:,}",
+                help="t*: the confidence sequences are tightest here (set it on the "
+                "Annotators page before the first label)")  # fmt: skip
+    c[1].metric("Labels so far per system", so_far)
+    c[2].metric("Design", str(plan.design), help=DESIGN_TEXT[plan.design])
+    st.caption(f"Design in force: {DESIGN_TEXT[plan.design]}.")
+    for ch in plan.late:
+        st.warning(
+            f"The plan's **{ch.key}** was changed from {literal(ch.old_value)} to "
+            f"{literal(ch.new_value)} after {ch.labels_before:,} labels existed. The change is "
+            "recorded but not applied: a plan chosen after seeing data could make past "
+            "verdicts significant."
+        )
 
 
 def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untyped-def]
@@ -275,10 +366,10 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
                     [
                         {
                             "metric": e.metric,
-                            "ρ_y (label, metric)": e.rho_y,
-                            "DE measured": e.de_measured,
-                            "DE limit": e.de_limit,
-                            "DE limit, pairs": e.de_pairs_limit,
+                            "ρ_y (label, metric)": _round(e.rho_y),
+                            "DE measured": _round(e.de_measured),
+                            "DE limit": _round(e.de_limit),
+                            "DE limit, pairs": _round(e.de_pairs_limit),
                         }
                         for e in report.efficiency
                     ]
@@ -300,6 +391,9 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
             st.metric(f"Krippendorff's α ({a.level})", f"{a.alpha:.3f}")
             st.caption(f"{a.n_units:,} outputs judged more than once ({a.n_judgments:,} "
                        "judgments).")  # fmt: skip
+        from views.span_agreement import draw_span_agreement  # error-span campaigns only
+
+        draw_span_agreement(data.mode, db_url, cid, fp)
     st.subheader("Annotators")
     frame = pd.DataFrame(
         [
@@ -308,11 +402,11 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
                 "role": a.role,
                 "labels": a.n_labels,
                 "skips": a.n_skips,
-                "median_seconds": a.median_seconds,
-                "labels_per_hour": a.labels_per_hour,
-                "attention_checks": a.attention_answered,
-                "attention_pass_rate": a.attention_pass_rate,
-                "last_active": a.last_at,
+                "median seconds per item": a.median_seconds,
+                "labels per hour": a.labels_per_hour,
+                "attention checks": a.attention_answered,
+                "attention pass rate": a.attention_pass_rate,
+                "last active": a.last_at,
             }
             for a in annotator_work(cid, fp)
         ]
@@ -320,7 +414,70 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
     if frame.empty:
         st.caption("No annotators yet: invite them from the campaign's annotation settings.")
     else:
-        st.dataframe(frame, hide_index=True, width="stretch")
+        st.dataframe(
+            frame, hide_index=True, width="stretch",
+            column_config={
+                "median seconds per item": st.column_config.NumberColumn(format="%.1f"),
+                "labels per hour": st.column_config.NumberColumn(format="%.0f"),
+                "attention pass rate": st.column_config.NumberColumn(format="percent"),
+            },
+        )  # fmt: skip
+
+
+def draw_sampling(report) -> None:  # type: ignore[no-untyped-def]
+    """The queue's sampling design in force and, for active sampling, what it has cost and
+    saved so far (statistics.md §9; numbers from estimators.active.DesignSummary)."""
+    # imported here: a self-contained block of a page other developers edit too
+    from annotation.queue import queue_settings, sampling_rate
+    from db.vocabulary import Sampling
+    from estimators.active import DEFAULT_TAU
+
+    settings = queue_settings(engine(), cid)
+    designs = report.monitor.designs if report.monitor is not None else {}
+    st.subheader("Sampling design")
+    if settings.get("sampling") != Sampling.ACTIVE and not designs:
+        st.caption(
+            "Uniform: every item is equally likely to be labelled next, in the queue's "
+            "recorded random order. Active sampling (Annotators page) would draw the items "
+            "the metric predicts worst more often and weight their labels back."
+        )
+        return
+    tau = settings.get("active_tau") or DEFAULT_TAU
+    if settings.get("sampling") == Sampling.ACTIVE:
+        rate = sampling_rate(settings.get("planned_labels"), report.n_items)
+        st.caption(
+            f"Active sampling in force: each visited item is labelled with a recorded "
+            f"probability π ≥ τ·b = {tau:g} × {rate:.2g}, larger where the metric predicts the "
+            "human judgment worst; every estimate weights a label by 1/π."
+        )
+    else:
+        st.caption("Uniform sampling in force now; earlier labels were drawn actively and "
+                   "stay weighted by their recorded π.")  # fmt: skip
+    if designs:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "system / pair": name,
+                        "items visited": d.visits,
+                        "labels": d.labels,
+                        "effective sample size": d.ess,
+                        "variance (active)": d.var_active,
+                        "variance (uniform, same labels)": d.var_uniform,
+                        "labels saved": d.saving,
+                    }
+                    for name, d in designs.items()
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={"labels saved": st.column_config.NumberColumn(format="percent")},
+        )
+        st.caption(
+            "Labels saved = 1 − variance(active)/variance(uniform): what uniform sampling of "
+            "the same number of labels would have given, estimated from the labels so far "
+            "(negative: active sampling lost). Effective sample size = (Σ 1/π)²/Σ 1/π²."
+        )
 
 
 def live_part() -> None:
@@ -344,9 +501,12 @@ def live_part() -> None:
     st.caption(f"Computed in {seconds:.2f} s; last checked {time.strftime('%H:%M:%S')}.")
     for note in report.notes:
         st.caption(f"Note: {note}")
+    draw_plan(report, campaign_data(db_url, cid, fp))
     draw_estimates(report)
     draw_pairs(report)
+    draw_sampling(report)
     draw_quality(report, fp)
+    draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha)
 
     st.subheader("Download results")
     c1, c2, c3 = st.columns(3)
@@ -357,6 +517,81 @@ def live_part() -> None:
     c3.download_button("Pairwise verdicts (CSV)", pairs_csv(report), f"{name}-pairs.csv",
                        MIME["csv"], key="dl-pairs-csv")  # fmt: skip
 
+
+# ------------------------------------------------------------------ controls panel
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_controls(  # type: ignore[no-untyped-def]
+    db: str, cid: int, key: tuple[int, ...], kind: str, chosen: tuple[str, ...], alpha: float,
+    _previous=None,
+):
+    """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``;
+    ``_previous`` (not hashed) is the last ŷ, reused until the labels double."""
+    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+
+    data = campaign_data(db, cid, key)
+    learned = learned_control(data, kind, previous=_previous)
+    chosen = tuple(c for c in chosen if c != LEARNED or learned is not None)
+    return learned, control_efficiency(data, kind, learned), evaluate(
+        data, kind, list(chosen), learned=learned, alpha=alpha
+    )
+
+
+def draw_controls(data, fp: tuple[int, ...], kind: str | None, alpha: float) -> None:  # type: ignore[no-untyped-def]
+    """The learned control ŷ next to the single metrics: how well each predicts the human
+    judgment, the data efficiency it measured here, and fixed-n results with the chosen
+    controls (estimators.controls). ŷ is refitted only when the labels have doubled."""
+    from estimators.controls import LEARNED
+
+    st.subheader("Controls: single metrics and the learned ŷ")
+    if kind is None or not data.scores:
+        st.caption("Needs human judgments and metric scores (`cli.py score`; add `features` "
+                   "for the cheap text features the learned control also uses).")  # fmt: skip
+        return
+    labels = {s: m.metric for s in data.scores if (m := data.metric(s)) is not None}
+    labels = {LEARNED: "learned ŷ", **{s: labels.get(s, s) for s in data.scores}}
+    options = [LEARNED, *sorted(data.scores, key=labels.get)]
+    chosen = st.multiselect("Controls for the fixed-n comparison", options, default=[LEARNED],
+                            format_func=labels.get, key="dash-controls")  # fmt: skip
+    state_key = f"learned-{data.campaign_id}-{kind}"
+    learned, eff, ev = cached_controls(db_url, data.campaign_id, fp, kind, tuple(chosen), alpha,
+                                       _previous=st.session_state.get(state_key))  # fmt: skip
+    st.session_state[state_key] = learned
+    st.dataframe(
+        pd.DataFrame([{"control": e.label, "ρ (judgment, control)": e.rho,
+                       "ρ (pair differences)": e.rho_pairs, "DE systems": e.de,
+                       "DE pairs": e.de_pairs, "saves labels": "yes" if e.helps else "no"}
+                      for e in eff]),
+        hide_index=True, width="stretch",
+    )  # fmt: skip
+    if learned is not None:
+        st.caption(f"Learned ŷ: {learned.model}, {learned.folds}-fold cross-fitted (by item) on "
+                   f"{learned.n_labels:,} labels from {len(learned.features)} metric "
+                   "signature(s); no labelled output's ŷ comes from a model that saw its "
+                   "label.")  # fmt: skip
+    elif LEARNED in chosen:
+        st.caption("The learned control needs at least 10 labels and unlabelled outputs to "
+                   "use it on.")  # fmt: skip
+    if not any(e.helps for e in eff):
+        st.info("No control helps on this campaign: every measured data efficiency is below "
+                "1.02, so metric-assisted estimates need as many labels as human-only ones.")
+    rows = [{"system": name, "method": "PPI++ (" + " + ".join(ev.control_labels) + ")"
+             if m == "ppi" else "human only", "n": r.n_human, "estimate": r.estimate,
+             "low": r.low, "high": r.high, "DE": r.diagnostics.get("de")}
+            for name, m, r in ev.systems]  # fmt: skip
+    for note in ev.notes:
+        st.caption(literal(note))
+    if not rows:
+        return
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame([{"pair": f"{p['a']} – {p['b']}", "method": p["method"],
+                       "n": p["result"].n_human, "Δ": p["result"].estimate,
+                       "low": p["result"].low, "high": p["result"].high,
+                       "p (Holm)": p["p_holm"], "verdict": p["verdict"]} for p in ev.pairs]),
+        hide_index=True, width="stretch",
+    )  # fmt: skip
+    st.caption("Fixed-n intervals: valid when the number of labels was fixed in advance. The "
+               "live verdicts above are the anytime-valid ones.")  # fmt: skip
 
 st.fragment(run_every=every if live else None)(live_part)()
 

@@ -1,4 +1,5 @@
-"""Import a campaign file: preview, validation result, then an atomic import."""
+"""Import a campaign file (preview, mapping step, validation, atomic import), or add metric
+scores computed elsewhere to an existing campaign."""
 
 import pandas as pd
 import streamlit as st
@@ -6,93 +7,269 @@ import streamlit as st
 from annotation.campaign_file import (
     OPTIONAL,
     REQUIRED,
+    WEB_WORDING,
     CampaignFileError,
     check_campaign_file,
     check_size,
+    suggest_column_map,
 )
-from annotation.importer import import_campaign
-from db.campaigns import campaign_exists
+from annotation.importer import import_campaign, import_scores
+from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
+from annotation.scores_file import (
+    METRIC_PREFIX,
+    OPTIONAL_SCORE_COLUMNS,
+    SCORE_COLUMNS,
+    MetricSpec,
+    scores_from_campaign,
+    suggest_metric_columns,
+)
+from annotation.visibility import TRADE_OFF
+from db.campaigns import campaign_exists, list_campaigns
 from db.vocabulary import CampaignMode
 from views.common import engine, literal, require_admin
+from views.import_mqm import import_mqm_form, is_mqm_tsv
 
 require_admin()
-st.title("Import a campaign")
-st.caption(
-    "Long format, one row per (item, system): "
-    f"**{', '.join(REQUIRED)}**; optional {', '.join(OPTIONAL)}; other columns are kept as "
-    "metadata. CSV, TSV, JSONL or Parquet. Nothing is written unless the whole file is valid."
-)
+st.title("Import a campaign or its metric scores")
+FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
+JUDGMENT_COLUMNS = ("human_label", "human_score", "post_edit")
 
-upload = st.file_uploader("Campaign file", type=["csv", "tsv", "jsonl", "ndjson", "parquet"])
-if upload is None:
-    st.stop()
-try:
-    check_size(upload.size, upload.name)  # before the bytes are copied into memory
-except CampaignFileError as exc:
-    st.error(str(exc))
-    st.stop()
-data = upload.getvalue()
 
-header = check_campaign_file(data, upload.name).header
-column_map: dict[str, str] = {}
-with st.expander("Map columns", expanded=False):
-    st.caption("Use a column of your file for a Tandem column (e.g. human_label ← my_label).")
-    for target in (*REQUIRED, *OPTIONAL):
-        if target in header:
-            continue
-        choice = st.selectbox(target, ["—", *header], key=f"map-{target}")
+def problem_list(problems, truncated: bool = False) -> str:  # type: ignore[no-untyped-def]
+    return "\n".join(f"- {literal(p)}" for p in problems) + (
+        "\n- …more problems not shown." if truncated else ""
+    )
+
+
+campaign_tab, scores_tab = st.tabs(["Campaign file", "Metric scores for a campaign"])
+
+# ------------------------------------------------------------------ a campaign file
+with campaign_tab:
+    st.caption(
+        "Long format, one row per (item, system): "
+        f"**{', '.join(REQUIRED)}**; optional {', '.join(OPTIONAL)}; columns "
+        f"`{METRIC_PREFIX}NAME` are metric scores you computed elsewhere (e.g. COMET); other "
+        "columns are kept as metadata. CSV, TSV, JSONL or Parquet. Nothing is written unless "
+        "the whole file is valid."
+    )
+    upload = st.file_uploader("Campaign file", type=FILE_TYPES, key="campaign-file")
+
+
+def campaign_step() -> None:
+    if upload is None:
+        return
+    try:
+        check_size(upload.size, upload.name)  # before the bytes are copied into memory
+    except CampaignFileError as exc:
+        st.error(literal(exc))
+        return
+    data = upload.getvalue()
+    if is_mqm_tsv(upload.name, data):  # WMT's MQM layout: an error-span campaign
+        import_mqm_form(upload.name, data)
+        return
+    first = check_campaign_file(data, upload.name, wording=WEB_WORDING)
+    if not first.header:  # unreadable: empty, ;-separated, not UTF-8, damaged Parquet…
+        st.error("The file cannot be read:\n\n" + problem_list(first.problems))
+        return
+    header = first.header
+    tandem_named = [c for c in header if c in (*REQUIRED, *OPTIONAL)]
+
+    st.subheader("Map columns")
+    suggested = suggest_column_map(header)
+    if suggested:
+        st.caption(
+            "Suggested from the column names (change or clear any): "
+            + ", ".join(f"{literal(t)} ← {literal(c)}" for t, c in suggested.items())
+        )
+    ignorable = [c for c in header if c in OPTIONAL]
+    ignore = (
+        st.multiselect(
+            "Ignore columns of the file",
+            ignorable,
+            key="ignore-columns",
+            help="Leave out a column that carries a Tandem name: e.g. ignore human_label to "
+            "have a judged file judged again, or to use another column as human_label below.",
+        )
+        if ignorable
+        else []
+    )
+    column_map: dict[str, str] = {}
+    cols = st.columns(3)
+    open_targets = [t for t in (*REQUIRED, *OPTIONAL) if t not in header or t in ignore]
+    for n, target in enumerate(open_targets):
+        options = ["—", *(h for h in header if h not in ignore)]
+        default = suggested.get(target, "—")
+        choice = cols[n % 3].selectbox(
+            f"{target} ←",
+            options,
+            index=options.index(default) if default in options else 0,
+            key=f"map-{target}",
+        )
         if choice != "—":
             column_map[target] = choice
 
-check = check_campaign_file(data, upload.name, column_map)
-st.subheader("Preview")
-if check.preview:
-    st.dataframe(pd.DataFrame(check.preview), hide_index=True, width="stretch")
-if check.ok:
+    taken = {*tandem_named, *column_map.values()}
+    metric_cols = suggest_metric_columns(header, first.preview, taken)
+    specs: list[MetricSpec] = []
+    if metric_cols:
+        chosen = st.multiselect(
+            "Import as metric scores",
+            metric_cols,
+            default=[c for c in metric_cols if c.startswith(METRIC_PREFIX)],
+            key="metric-columns",
+            help="Columns that look like automatic scores. Imported ones are stored like BLEU "
+            "or chrF, with the file's name and SHA-256 as provenance, and can be controls, be "
+            "calibrated and be shown beside items. Columns not chosen stay metadata.",
+        )
+        for col in chosen:
+            left, mid, right = st.columns([2, 1, 2])
+            metric = left.text_input(
+                f"Metric name for {col}", value=col.removeprefix(METRIC_PREFIX), key=f"mn-{col}"
+            )
+            higher = mid.checkbox("Higher is better", value=True, key=f"mh-{col}")
+            version = right.text_input(f"Version of {col} (optional)", key=f"mv-{col}")
+            specs.append(MetricSpec(metric.strip(), col, version.strip(), higher))
+
+    check = check_campaign_file(data, upload.name, column_map, ignore=ignore, wording=WEB_WORDING)
+    problems, truncated = list(check.problems), check.truncated
+    scores = None
+    if check.parsed is not None:
+        try:
+            scores = scores_from_campaign(check.parsed, data, specs, wording=WEB_WORDING)
+        except CampaignFileError as exc:
+            problems, truncated = exc.problems, exc.truncated
+
+    st.subheader("Preview")
+    if check.preview:
+        st.dataframe(pd.DataFrame(check.preview), hide_index=True, width="stretch")
+    if problems:
+        st.error("The file cannot be imported as it is:\n\n" + problem_list(problems, truncated))
+        return
     st.success(f"{check.n_rows:,} rows are valid.")
-else:
-    st.error(
-        "The file cannot be imported as it is:\n\n"
-        + "\n".join(f"- {literal(p)}" for p in check.problems)
-        + ("\n- …more problems not shown." if check.truncated else "")
-    )
-    st.stop()
-
-name = st.text_input("Campaign name", value=upload.name.rsplit(".", 1)[0])
-exists = bool(name) and campaign_exists(engine(), name)
-append = False
-if exists:
-    append = (
-        st.radio(
-            f"A campaign named '{name}' exists.",
-            ["Append these rows to it", "Choose a new name"],
-            index=1,
-        )
-        == "Append these rows to it"
-    )
-mode = st.selectbox("Annotation mode", list(CampaignMode), disabled=append)
-target_lang = st.text_input("Target language code (for metric tokenizers)", value="")
-
-if st.button("Import", type="primary", disabled=not name or (exists and not append)):
-    bar = st.progress(0.0, text="Importing…")
-    try:
-        report = import_campaign(
-            engine(),
-            data,
-            name,
-            filename=upload.name,
-            column_map=column_map,
-            append=append,
-            settings={"mode": mode, "target_lang": target_lang or None},
-            progress=lambda done, total: bar.progress(done / total, text="Importing…"),
-        )
-    except CampaignFileError as exc:
-        bar.empty()
-        st.error("Nothing was imported:\n\n" + "\n".join(f"- {literal(p)}" for p in exc.problems))
-    else:
-        bar.progress(1.0, text="Done")
-        st.success(literal(report.summary()))
+    judged = check.n_judgments
+    if judged:
+        carried = [c for c in JUDGMENT_COLUMNS if c in check.parsed.columns]
+        how = [f"set *{c} ←* to —" if c in column_map else f"ignore {c}" for c in carried]
         st.info(
-            "Next: score the outputs on the **Campaigns** page, then build the annotation "
-            "queue and invite annotators on the **Annotators** page."
+            f"**{judged:,} of {check.n_rows:,} rows come with a judgment** "
+            f"({', '.join(carried)}). They are imported as judgments by their annotator "
+            "(or 'imported'), in a recorded random order, and are **not queued** for your "
+            f"annotators. To have the file judged again, {' and '.join(how)} above."
         )
+    else:
+        st.info("The file carries no judgments: every output can be queued for annotators.")
+    if scores is not None and scores.metrics:
+        counts = scores.counts()
+        st.info(
+            "Metric scores to import: "
+            + "; ".join(
+                f"{literal(m)} ({counts[m]:,} of {check.n_rows:,} rows scored, "
+                f"{'higher' if s.higher_is_better else 'lower'} is better)"
+                for m, s in scores.metrics.items()
+            )
+        )
+
+    name = st.text_input("Campaign name", value=upload.name.rsplit(".", 1)[0])
+    exists = bool(name) and campaign_exists(engine(), name)
+    append = False
+    if exists:
+        append = (
+            st.radio(
+                f"A campaign named '{literal(name)}' exists.",
+                ["Append these rows to it", "Choose a new name"],
+                index=1,
+            )
+            == "Append these rows to it"
+        )
+    mode = st.selectbox("Annotation mode", list(CampaignMode), disabled=append)
+    target_lang = st.text_input("Target language code (for metric tokenizers)", value="")
+
+    # What annotators see, and quality control: chosen here, for the new campaign (17.3/9).
+    shown, hidden = "Shown to annotators", "Hidden from annotators (blind)"
+    show_choice = st.radio(
+        "Metric scores beside each item", [hidden, shown], index=None, disabled=append,
+        horizontal=True,
+    )  # fmt: skip
+    st.caption(f"{TRADE_OFF} Admins always see the scores on the **Review** page.")
+    qc_left, qc_right = st.columns(2)
+    overlap = qc_left.slider(
+        "Overlap: share of items judged by a second annotator", 0.0, 1.0,
+        DEFAULT_OVERLAP, disabled=append,
+    )  # fmt: skip
+    attention_rate = qc_right.slider(
+        "Attention checks: share of queue positions", 0.0, 0.5, DEFAULT_ATTENTION_RATE,
+        disabled=append,
+    )  # fmt: skip
+    cost = qc_cost(check.n_rows, 0, paired=False, overlap=overlap, attention_rate=attention_rate)
+    st.caption(
+        f"Quality control costs {cost.describe()} Both can be changed on the **Annotators** "
+        "page until the queue is built."
+    )
+    if not append and show_choice is None:
+        st.caption("**Import** is enabled once you choose whether annotators see the metric scores.")
+
+    if st.button(
+        "Import",
+        type="primary",
+        disabled=not name or (exists and not append) or (not append and show_choice is None),
+    ):
+        bar = st.progress(0.0, text="Importing…")
+        try:
+            report = import_campaign(
+                engine(),
+                data,
+                name,
+                filename=upload.name,
+                column_map=column_map,
+                metrics=specs,
+                ignore=ignore,
+                append=append,
+                settings={
+                    "mode": mode,
+                    "target_lang": target_lang or None,
+                    "show_metrics": show_choice == shown,
+                    "overlap": overlap,
+                    "attention_rate": attention_rate,
+                },
+                progress=lambda done, total: bar.progress(done / total, text="Importing…"),
+                wording=WEB_WORDING,
+            )
+        except CampaignFileError as exc:
+            bar.empty()
+            st.error("Nothing was imported:\n\n" + problem_list(exc.problems))
+        else:
+            bar.progress(1.0, text="Done")
+            st.success(literal(report.summary()).replace("\n", "  \n"))
+            st.info(
+                "Next: score the outputs on the **Campaigns** page, then build the annotation "
+                "queue and invite annotators on the **Annotators** page."
+            )
+
+
+with campaign_tab:
+    campaign_step()
+
+# ------------------------------------------------------------------ a scores file
+with scores_tab:
+    st.caption(
+        "Scores you computed elsewhere (COMET, MetricX, an LLM judge), one row per item, "
+        f"system and metric: **{', '.join(SCORE_COLUMNS)}**; optional "
+        f"{', '.join(OPTIONAL_SCORE_COLUMNS)} (true when larger is better; the same for all "
+        "rows of a metric). Outputs without a score may be left out; the coverage is reported."
+    )
+    names = [c.name for c in list_campaigns(engine())]
+    if not names:
+        st.info("No campaign yet: import a campaign file first.")
+    else:
+        target = st.selectbox("Campaign", names, key="scores-campaign")
+        scores_upload = st.file_uploader("Scores file", type=FILE_TYPES, key="scores-file")
+        if scores_upload is not None and st.button("Import scores", type="primary"):
+            try:
+                check_size(scores_upload.size, scores_upload.name)
+                report = import_scores(
+                    engine(), scores_upload.getvalue(), target, filename=scores_upload.name
+                )
+            except CampaignFileError as exc:
+                st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
+            else:
+                st.success(literal(report.summary()).replace("\n", "  \n"))

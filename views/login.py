@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from annotation.auth import admin_password_configured, sign_in_admin
+from annotation.auth import admin_password_configured, issue_admin_session, sign_in_admin
 from views.common import engine
 
 st.title("Tandem")
@@ -23,7 +23,8 @@ with st.form("login"):
     if st.form_submit_button("Sign in", type="primary"):
         result = sign_in_admin(engine(), password)
         if result.ok:
-            st.session_state["role"] = "admin"
+            # The same URL runs again as the admin's page: a deep link lands where it pointed.
+            st.session_state.update(role="admin", admin_session=issue_admin_session(engine()))
             st.rerun()
         elif result.retry_at is None:
             st.error("Wrong password.")

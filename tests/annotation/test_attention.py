@@ -92,3 +92,45 @@ def test_word_diff_and_escaping() -> None:
     assert "<del" in html and "y</del>" in html
     lit = literal_html("**bold** <i>x</i>\nשלום")
     assert 'dir="auto"' in lit and "&lt;i&gt;" in lit and "<i>" not in lit
+
+
+def test_edits_record_where_they_are_in_the_degraded_text() -> None:
+    """Every edit's regions lie inside the degraded text and hold what it put there: the
+    inserted or replacing words, both swapped words, the words around a deletion."""
+    text = " ".join(WORDS)
+    for seed in range(300):
+        d = degrade(text, np.random.default_rng(seed), " ".join(DONOR))
+        assert d is not None
+        for op in d.operations:
+            regions = op["regions"]
+            assert regions, op
+            covered = " ".join(d.text[s:e] for s, e in regions)
+            assert all(0 <= s < e <= len(d.text) for s, e in regions)
+            if op["op"] == "insert" and op is d.operations[-1]:  # later edits may move words
+                assert op["span"] in covered or set(op["span"].split()) & set(covered.split())
+
+
+def test_span_level_attention_rule() -> None:
+    from db.annotations import span_attention_passed
+
+    ops = [
+        {"op": "replace", "severity": MAJOR, "regions": [[10, 20]]},
+        {"op": "swap", "severity": MINOR, "regions": [[30, 35]]},
+        {"mqm": -6},
+    ]
+
+    def span(s: int, e: int, sev: str, side: str = "target") -> dict:
+        return {"start": s, "end": e, "severity": sev, "category": "accuracy", "side": side}
+
+    assert span_attention_passed([span(15, 25, "major")], ops, MAJOR) is True
+    assert span_attention_passed([span(15, 25, "critical")], ops, MAJOR) is True
+    assert span_attention_passed([span(15, 25, "minor")], ops, MAJOR) is False  # too mild
+    assert span_attention_passed([span(20, 25, "major")], ops, MAJOR) is False  # touches only
+    assert span_attention_passed([span(30, 35, "major")], ops, MAJOR) is False  # the minor edit
+    assert span_attention_passed([span(12, 14, "major", "source")], ops, MAJOR) is False
+    assert span_attention_passed([], ops, MAJOR) is False
+    assert span_attention_passed([span(31, 32, "minor")], ops, MINOR) is True
+    assert (
+        span_attention_passed([span(0, 5, "major")], [{"op": "delete", "severity": MAJOR}], MAJOR)
+        is None
+    )

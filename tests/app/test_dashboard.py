@@ -136,7 +136,7 @@ def test_reasons_are_worded_and_annotators_keep_their_columns(app_engine) -> Non
     assert "every output is labelled (a census)" in texts
     [annotators] = [d.value for d in at.dataframe if "annotator" in d.value.columns]
     assert list(annotators.columns) == [
-        "annotator", "role", "labels", "skips", "median_seconds", "labels_per_hour",
-        "attention_checks", "attention_pass_rate", "last_active",
+        "annotator", "role", "labels", "skips", "median seconds per item", "labels per hour",
+        "attention checks", "attention pass rate", "last active",
     ]  # fmt: skip
     assert annotators["labels"].sum() == 120

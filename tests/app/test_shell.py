@@ -61,18 +61,24 @@ def test_unmigrated_database_is_refused_with_the_command(tmp_path: Path, monkeyp
     assert "make migrate" in at.error[0].value
 
 
-def test_score_button_scores_and_a_rerun_adds_nothing(app_engine) -> None:
+def test_score_button_scores_and_a_rerun_adds_nothing(app_engine, monkeypatch) -> None:
     import sacrebleu
 
     from db.scores import campaign_signatures
+    from metrics import scoring_job
     from tests.conftest import stored_scores
 
+    # The worker process's body, run here (tests/metrics/test_scoring_job.py and the browser
+    # test run a real worker process).
+    monkeypatch.setattr(scoring_job, "spawn_worker", scoring_job.run_scoring_job)
     report = import_campaign(app_engine, CSV, "tiny", filename="tiny.csv")
     at = _admin(app_engine).run()
     at.multiselect[0].set_value(["chrf"]).run()
-    next(b for b in at.button if b.label == "Score").click().run()
+    assert "To score: chrf 2 of 2 outputs" in at.caption[-1].value
+    next(b for b in at.button if b.label == "Start scoring").click().run()
     assert not at.exception
-    assert "chrf: 2 new, 0 already scored of 2 outputs" in at.success[0].value
+    assert "done" in at.success[0].value
+    assert "chrf: 2 new, 0 already scored of 2 outputs" in at.code[0].value
     [(metric, signature, n)] = campaign_signatures(app_engine, report.campaign_id)
     assert (metric, n) == ("chrf", 2)
     stored = {
@@ -83,5 +89,6 @@ def test_score_button_scores_and_a_rerun_adds_nothing(app_engine) -> None:
         ("A", sacrebleu.sentence_chrf("Hallo", ["Hallo"]).score),
         ("B", sacrebleu.sentence_chrf("Hi", ["Hallo"]).score),
     }
-    next(b for b in at.button if b.label == "Score").click().run()
-    assert "chrf: 0 new, 2 already scored of 2 outputs" in at.success[0].value
+    # Nothing left to do: the estimate says so and the button is off.
+    assert "nothing to do" in at.caption[-1].value
+    assert next(b for b in at.button if b.label == "Start scoring").disabled

@@ -54,7 +54,8 @@ def test_dashboard_renders_wmt_within_one_rerun(wmt_server: str, page) -> None: 
     started = time.perf_counter()
     dashboard.click()
     # one rerun draws every section; none may be missing or raise
-    for heading in ("Per-system estimates", "Pairwise verdicts (anytime-valid, Holm-adjusted)",
+    for heading in ("What the live verdicts report", "Per-system estimates",
+                    "Pairwise verdicts (anytime-valid, Holm-adjusted)",
                     "Labels still needed", "Interval width against human labels",
                     "Data efficiency per metric", "Agreement", "Annotators"):  # fmt: skip
         expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible(timeout=90_000)

@@ -128,7 +128,13 @@ def test_no_difference_verdict_when_the_interval_is_narrow_around_zero():
     x = float(pair.verdict.rsplit(" ", 1)[1])
     assert x <= 0.05 and pair.result.low <= 0 <= pair.result.high
     tight = CampaignMonitor(list(g), items, systems, y, pos, incl, equivalence_margin=0.001)
-    assert tight.report().pairs[0].verdict == "not yet"
+    # every item of the pool is labelled: the monitor concludes instead of "not yet"
+    (done,) = tight.report().pairs
+    assert done.verdict == "no significant difference at α = 0.05 with all 4,000 items"
+    assert done.labels_needed is None and done.needed_basis == "pool exhausted"
+    half = CampaignMonitor(list(g), items[:4000], systems[:4000], y[:4000], pos[:4000],
+                           incl[:4000], equivalence_margin=0.001)  # fmt: skip
+    assert half.report().pairs[0].verdict == "not yet"
 
 
 def test_no_verdict_below_the_minimum_number_of_labels():

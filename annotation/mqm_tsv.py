@@ -1,0 +1,329 @@
+"""WMT's MQM TSV layout (google/wmt-mqm-human-evaluation): import as a span campaign, export.
+
+One row per error, tab-separated, no quoting, a header row::
+
+    system  doc  doc_id  seg_id  rater  source  target  category  severity
+
+The erroneous text is marked ``<v>…</v>`` in the target (or in the source, for omissions
+and source errors); a segment a rater found error-free has one row with category and
+severity ``No-error``. WMT's severities are Minor, Major, Critical (scored as Major) and
+Neutral (weight 0: not kept, counted in the report); categories are the file's own
+(``Accuracy/Mistranslation``, ``Fluency/Punctuation``, ``Non-translation!``, …).
+
+Import: each (system, seg_id, rater) becomes one judgment — its spans, and the binary label
+and MQM score derived from them (annotation.spans) — by the annotator named by ``rater``; the
+item is ``seg_id`` (its ``doc`` is the item's document; WMT's within-document ``doc_id`` is
+kept in the output's metadata). An error whose row marks no text in either the target or
+the source is kept as a "missing" mark at the start of the source (its position is unknown).
+The file has no reference column: items have no reference.
+
+Export writes the same layout, one row per span of every current span judgment (a
+"No-error" row for an empty one), so import → export → import keeps every span. Like every
+Tandem TSV export it carries the formula guard (annotation.spreadsheet): the trailing empty
+column ``tandem_formula_guard``, and a ``'`` before text cells that start with = + - @.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation.campaign_file import (
+    DEFAULT_MAX_MB,
+    MAX_PROBLEMS,
+    CampaignFile,
+    CampaignFileError,
+    Problem,
+    Row,
+    check_campaign_name,
+    check_size,
+)
+from annotation.importer import ImportReport, import_parsed
+from annotation.span_judgments import META_KEY
+from annotation.spans import SpanConfig, SpanError, Weights, derive, parse_spans
+from annotation.spreadsheet import GUARD_COLUMN, cell_text, is_guarded, restore
+from db import Engine
+from db import annotations as log
+from db.engine import session_scope
+from db.vocabulary import CampaignMode
+
+COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+OPEN, CLOSE = "<v>", "</v>"
+NO_ERROR = "no-error"
+NEUTRAL = "neutral"
+
+
+@dataclass
+class Segment:
+    """One rater's judgment of one (system, segment): clean texts and its spans (JSON)."""
+
+    row: int  # first data row (1-based) of the segment in the file
+    system: str
+    doc: str
+    doc_id: str
+    seg_id: str
+    rater: str
+    source: str
+    target: str
+    spans: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class MqmFile:
+    filename: str
+    segments: list[Segment]
+    categories: list[str]  # the file's top-level categories, in order of appearance
+    neutral: int  # Neutral-severity rows (weight 0, not kept)
+
+
+def unmark(text: str) -> tuple[str, tuple[int, int] | None]:
+    """``"a <v>b</v> c"`` → ``("a b c", (2, 3))``; ``(text, None)`` without a mark.
+    Raises ValueError for unbalanced or repeated marks."""
+    i = text.find(OPEN)
+    if i < 0:
+        if CLOSE in text:
+            raise ValueError(f"'{CLOSE}' without an opening '{OPEN}'")
+        return text, None
+    j = text.find(CLOSE, i + len(OPEN))
+    if j < 0:
+        raise ValueError(f"'{OPEN}' is not closed by '{CLOSE}'")
+    clean = text[:i] + text[i + len(OPEN) : j] + text[j + len(CLOSE) :]
+    if OPEN in clean or CLOSE in clean:
+        raise ValueError(f"more than one '{OPEN}…{CLOSE}' mark in one row")
+    return clean, (i, j - len(OPEN))
+
+
+def mark(text: str, start: int, end: int) -> str:
+    return text[:start] + OPEN + text[start:end] + CLOSE + text[end:]
+
+
+def _decode(data: bytes, filename: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CampaignFileError(
+            [Problem(filename, f"line {line} is not valid UTF-8", "Save the file as UTF-8.")]
+        ) from None
+
+
+def parse_mqm_tsv(data: bytes, filename: str) -> MqmFile:
+    """Read and validate a whole MQM TSV; CampaignFileError lists every problem."""
+    # Split on line feeds only: str.splitlines would also split at U+2028, U+0085, … in text.
+    lines = [ln.removesuffix("\r") for ln in _decode(data, filename).split("\n")]
+    if not lines or not lines[0].strip():
+        raise CampaignFileError([Problem(filename, "is empty", f"Give the header {COLUMNS}.")])
+    header = [h.strip() for h in lines[0].split("\t")]
+    guarded = is_guarded(header)
+    if guarded:
+        header = [restore(h) for h in header[:-1]]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"the header lacks column(s) {missing}",
+                    f"An MQM TSV has the columns {' '.join(COLUMNS)} (a 'comment' column "
+                    "may follow).",
+                )
+            ]
+        )
+    width = len(header) + guarded
+    required = 1 + max(header.index(c) for c in COLUMNS)
+    problems: list[Problem] = []
+    segments: dict[tuple[str, str, str], Segment] = {}
+    categories: dict[str, None] = {}
+    neutral = 0
+    for number, line in enumerate(lines[1:], start=1):
+        values = line.split("\t")
+        if not line.strip():
+            continue
+
+        def bad(message: str, fix: str, column: str | None = None, n: int = number) -> None:
+            problems.append(Problem(filename, message, fix, row=n, line=n + 1, column=column))
+
+        if required <= len(values) < width:  # trailing optional cells (e.g. comment) left out
+            values += [""] * (width - len(values))
+        if len(values) != width:
+            bad(
+                f"has {len(values)} fields but the header has {width}",
+                "MQM TSV has no quoting: a tab or line break inside a text splits the row.",
+            )
+            continue
+        rec = dict(zip(header, (restore(v) if guarded else v for v in values), strict=False))
+        severity = rec["severity"].strip().casefold()
+        category = rec["category"].strip()
+        try:
+            target, t_span = unmark(rec["target"])
+            source, s_span = unmark(rec["source"])
+        except ValueError as exc:
+            bad(str(exc), "Mark the error with one <v>…</v> in target or source.")
+            continue
+        for column in ("system", "seg_id", "rater"):
+            if not rec[column].strip():
+                bad(f"'{column}' is empty", "Every row needs system, seg_id and rater.", column)
+        key = (rec["system"].strip(), rec["seg_id"].strip(), rec["rater"].strip())
+        seg = segments.setdefault(
+            key,
+            Segment(
+                number,
+                key[0],
+                rec["doc"].strip(),
+                rec["doc_id"].strip(),
+                key[1],
+                key[2],
+                source,
+                target,
+            ),
+        )
+        if (seg.source, seg.target) != (source, target):
+            bad(
+                f"the {'target' if seg.target != target else 'source'} differs from row "
+                f"{seg.row} of the same system, seg_id and rater",
+                "All rows of one segment must hold the same text (apart from the <v> marks).",
+                "target" if seg.target != target else "source",
+            )
+            continue
+        if severity == NO_ERROR or category.casefold() == NO_ERROR:
+            continue
+        if severity == NEUTRAL:
+            neutral += 1
+            continue
+        if t_span is not None and s_span is not None:
+            bad("both target and source are marked", "Mark one of them.")
+            continue
+        side, (start, end) = (
+            ("target", t_span) if t_span is not None else ("source", s_span or (0, 0))
+        )
+        if side == "target" and start == end:  # an empty mark in the output: a gap there
+            side, start, end = "source", 0, 0
+        raw = {"start": start, "end": end, "severity": severity, "category": category, "side": side}
+        try:
+            parse_spans([raw], target, source, categories=None)
+        except SpanError as exc:
+            bad(str(exc).removeprefix("span 1: "), "Fix the severity or the category.")
+            continue
+        categories.setdefault(category.partition("/")[0].strip(), None)
+        seg.spans.append(raw)
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
+    if not segments:
+        raise CampaignFileError([Problem(filename, "has no data rows", "Add the error rows.")])
+    return MqmFile(filename, list(segments.values()), list(categories), neutral)
+
+
+def is_human_system(name: str) -> bool:
+    """WMT names human translations rated as systems ``ref-A``, ``refB``, ``Human-…``."""
+    return name.casefold().startswith(("ref", "human"))
+
+
+def import_mqm_tsv(
+    engine: Engine,
+    source: Path | bytes,
+    campaign: str,
+    *,
+    filename: str | None = None,
+    weights: Mapping[str, Any] | None = None,
+    target_lang: str | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+) -> ImportReport:
+    """Import an MQM TSV as a new span campaign (one transaction, all or nothing)."""
+    started = time.perf_counter()
+    if isinstance(source, Path):
+        filename = filename or source.name
+        check_size(source.stat().st_size, filename, max_mb)
+        source = source.read_bytes()
+    if not filename:
+        raise ValueError("filename is needed for messages about raw bytes")
+    check_size(len(source), filename, max_mb)
+    check_campaign_name(campaign, filename)
+    parsed = parse_mqm_tsv(source, filename)
+    config = SpanConfig(
+        categories=tuple(parsed.categories) or SpanConfig().categories,
+        weights=Weights.from_mapping(weights),
+    )
+    rows = []
+    for seg in parsed.segments:
+        spans = parse_spans(seg.spans, seg.target, seg.source, categories=None)
+        label, score = derive(spans, config.weights)
+        rows.append(
+            Row(
+                number=seg.row,
+                line=seg.row + 1,
+                item_id=seg.seg_id,
+                source=seg.source,
+                reference=None,
+                system=seg.system,
+                output=seg.target,
+                doc_id=seg.doc or None,
+                human_label=label,
+                human_score=score,
+                annotator=seg.rater,
+                is_human=is_human_system(seg.system),
+                extras={"wmt_doc_id": seg.doc_id},
+                spans=[s.to_json() for s in spans],
+            )
+        )
+    report = import_parsed(
+        engine,
+        CampaignFile(filename, list(COLUMNS), ["wmt_doc_id"], rows),
+        campaign,
+        settings={
+            "mode": CampaignMode.SPANS.value,
+            "target_lang": target_lang,
+            "meta": {"source_file": filename, META_KEY: config.to_meta()},
+        },
+    )
+    return report.with_seconds(time.perf_counter() - started)
+
+
+# ---------------------------------------------------------------- export
+
+
+def _capital(severity: str) -> str:
+    return severity[:1].upper() + severity[1:]
+
+
+def export_mqm_tsv(engine: Engine, campaign_id: int) -> bytes:
+    """The campaign's current span judgments in the MQM TSV layout (module docstring)."""
+    with session_scope(engine) as s:
+        judgments = log.current_span_judgments(s, campaign_id)
+    out = io.StringIO()
+    out.write("\t".join([*COLUMNS, GUARD_COLUMN]) + "\n")
+    for j in judgments:
+        for name, text in (("source", j.source), ("output", j.target)):
+            if any(c in text for c in "\t\r\n") or OPEN in text or CLOSE in text:
+                raise ValueError(
+                    f"item {j.seg_id!r}, system {j.system!r}: the {name} holds a tab, a line "
+                    f"break or a {OPEN} mark, which the MQM TSV layout cannot carry; export "
+                    "the campaign as CSV or JSONL instead"
+                )
+        rows = [(j.source, j.target, "No-error", "No-error")] if not j.spans else []
+        for sp in j.spans:
+            source, target = j.source, j.target
+            if sp["side"] == "target":
+                target = mark(target, sp["start"], sp["end"])
+            else:
+                source = mark(source, sp["start"], sp["end"])
+            rows.append((source, target, sp["category"], _capital(sp["severity"])))
+        for source, target, category, severity in rows:
+            cells = [
+                j.system,
+                j.doc,
+                j.doc_id,
+                j.seg_id,
+                j.rater,
+                source,
+                target,
+                category,
+                severity,
+            ]
+            out.write("\t".join(cell_text(c) for c in cells) + "\t\n")
+    return out.getvalue().encode("utf-8")

@@ -1,0 +1,266 @@
+"""Fixed-n estimates with a chosen set of controls, the learned control ŷ among them.
+
+What ``cli.py evaluate`` prints and the dashboard's controls panel shows (pure numpy/scipy):
+
+- :func:`learned_control` — the campaign's cross-fitted ŷ from every stored metric signature
+  (built-in, imported, cheap features; :mod:`estimators.learned`), reused between labels
+  until the label count doubles (a fit stays valid: outputs labelled after it get the
+  K-model mean, which never saw their labels);
+- :func:`control_efficiency` — per control (each metric and ŷ): correlation with the human
+  judgment and measured data efficiency se²(human)/se²(PPI++) for system means and pairs;
+- :func:`evaluate` — per system and per pair, human-only and PPI++ with the chosen controls
+  (statistics.md §2; pairs on the items labelled for both systems, control g_A − g_B),
+  t-test p-values and Holm across pairs (§5).
+
+These are fixed-n intervals: valid when the number of labels was not chosen by watching the
+results. The live verdicts are the anytime-valid monitor's (:mod:`estimators.monitor`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from estimators import control_variates as cv
+from estimators import human
+from estimators import learned as lr
+from estimators.campaign import CampaignData, LabelKind
+from estimators.multiple import holm, pairs
+from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
+
+__all__ = [
+    "LEARNED",
+    "ControlEfficiency",
+    "Evaluation",
+    "control_efficiency",
+    "evaluate",
+    "label_grid",
+    "learned_control",
+]
+
+#: The name of the learned control wherever a metric signature is accepted.
+LEARNED = "learned"
+
+
+def label_grid(data: CampaignData, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(y_grid, labelled), both (systems, N): each output's first judgment of ``kind``."""
+    j = data.judgments
+    first = data.first_judgments(kind)
+    y_grid = np.full((len(data.systems), data.n_items), np.nan)
+    y_grid[j.system[first], j.item[first]] = j.values(kind)[first]
+    return y_grid, np.isfinite(y_grid)
+
+
+def learned_control(
+    data: CampaignData,
+    kind: str,
+    *,
+    previous: lr.LearnedGrid | None = None,
+    signatures: Sequence[str] | None = None,
+    seed: int = 0,
+) -> lr.LearnedGrid | None:
+    """ŷ over the campaign from ``signatures`` (default: every stored metric signature).
+
+    ``previous`` is returned as it is while still fresh (:func:`estimators.learned.learned_grid`).
+    ``None`` without metric scores or with fewer than 10 labels.
+    """
+    sigs = tuple(sorted(signatures if signatures is not None else data.scores))
+    if not sigs:
+        return None
+    y_grid, labelled = label_grid(data, kind)
+    features = np.stack([np.asarray(data.scores[s], dtype=float) for s in sigs], axis=-1)
+    return lr.learned_grid(
+        features, y_grid, labelled, data.output_ids >= 0,
+        names=sigs, previous=previous, seed=seed,
+    )  # fmt: skip
+
+
+def _grid(data: CampaignData, name: str, learned: lr.LearnedGrid | None) -> np.ndarray:
+    if name == LEARNED:
+        if learned is None:
+            raise ValueError("the learned control needs metric scores and at least 10 labels")
+        return learned.values
+    if name not in data.scores:
+        raise ValueError(f"no metric signature {name!r} in campaign {data.name!r}")
+    return np.asarray(data.scores[name], dtype=float)
+
+
+def _display(data: CampaignData, name: str) -> str:
+    if name == LEARNED:
+        return "learned ŷ"
+    info = data.metric(name)
+    return info.metric if info else name
+
+
+def _corr(a: np.ndarray, b: np.ndarray) -> float | None:
+    if a.size < 3 or np.std(a) == 0 or np.std(b) == 0:
+        return None
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def _median(values: list[float | None]) -> float | None:
+    v = [x for x in values if x is not None and math.isfinite(x)]
+    return float(np.median(v)) if v else None
+
+
+@dataclass(frozen=True)
+class ControlEfficiency:
+    """How much one control saves on this campaign (statistics.md §2).
+
+    ``rho``: median over systems of corr(judgment, control) on the labelled outputs;
+    ``rho_pairs``: median over pairs of corr(D, g_A − g_B); ``de`` / ``de_pairs``: median
+    measured se²(human)/se²(PPI++) for system means / paired differences (None without
+    unlabelled outputs or labels).
+    """
+
+    name: str
+    label: str
+    rho: float | None
+    rho_pairs: float | None
+    de: float | None
+    de_pairs: float | None
+
+    @property
+    def helps(self) -> bool:
+        """Saves at least 2 % of the labels somewhere (DE ≥ 1.02)."""
+        return any(d is not None and d >= 1.02 for d in (self.de, self.de_pairs))
+
+
+def control_efficiency(
+    data: CampaignData, kind: str, learned: lr.LearnedGrid | None = None
+) -> list[ControlEfficiency]:
+    """:class:`ControlEfficiency` of every stored metric and of ``learned`` (if given)."""
+    y_grid, labelled = label_grid(data, kind)
+    present = data.output_ids >= 0
+    names = sorted(data.scores, key=lambda s: _display(data, s))
+    if learned is not None:
+        names.append(LEARNED)
+    out = []
+    for name in names:
+        g = _grid(data, name, learned)
+        ok = present & np.isfinite(g)
+        ddof = lr.RESIDUAL_DDOF if name == LEARNED else 1
+        rhos, des, prhos, pdes = [], [], [], []
+        for s in range(len(data.systems)):
+            lab, unl = labelled[s] & ok[s], ok[s] & ~labelled[s]
+            rhos.append(_corr(y_grid[s, lab], g[s, lab]))
+            if lab.sum() >= 5 and unl.sum() >= 3:
+                res = cv.ppi_mean(y_grid[s, lab], g[s, lab], g[s, unl], ddof=ddof)
+                des.append(res.diagnostics["de"])
+        for a, b in pairs(len(data.systems)):
+            both = labelled[a] & labelled[b] & ok[a] & ok[b]
+            rest = ok[a] & ok[b] & ~both
+            d = y_grid[a, both] - y_grid[b, both]
+            prhos.append(_corr(d, g[a, both] - g[b, both]))
+            if both.sum() >= 5 and rest.sum() >= 3:
+                res = cv.ppi_paired_difference(
+                    y_grid[a, both], y_grid[b, both], g[a, both], g[b, both],
+                    g[a, rest], g[b, rest], ddof=ddof,
+                )  # fmt: skip
+                pdes.append(res.diagnostics["de"])
+        out.append(ControlEfficiency(name, _display(data, name), _median(rhos),
+                                     _median(prhos), _median(des), _median(pdes)))  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Per-system and pairwise fixed-n results with and without the chosen controls."""
+
+    label_kind: str
+    controls: list[str]
+    control_labels: list[str]
+    #: rows: system, method ("human" | "ppi"), EstimateResult
+    systems: list[tuple[str, str, EstimateResult]]
+    #: rows: a, b, method, EstimateResult, p-value, Holm-adjusted p, verdict
+    pairs: list[dict]
+    notes: list[str] = field(default_factory=list)
+
+
+def _p_value(res: EstimateResult) -> float:
+    if not res.se > 0:
+        return 1.0 if res.estimate == 0 else 0.0
+    z = abs(res.estimate) / res.se
+    return float(2 * (stats.t.sf(z, res.df) if res.df else stats.norm.sf(z)))
+
+
+def evaluate(
+    data: CampaignData,
+    kind: str,
+    controls: Sequence[str] = (),
+    *,
+    learned: lr.LearnedGrid | None = None,
+    alpha: float = 0.05,
+    level: float = 0.95,
+) -> Evaluation:
+    """Human-only and PPI++ (with ``controls``: metric signatures and/or :data:`LEARNED`)
+    for every system and pair; Holm over the pairs of each method; a verdict needs
+    ≥ 30 shared labels and a Holm-adjusted p ≤ ``alpha``."""
+    controls = list(dict.fromkeys(controls))
+    if data.visits is not None and data.visits.weighted:
+        # these estimators assume uniformly drawn labels; under active sampling they would be
+        # biased (the report's weighted active-inference estimate is the valid one)
+        return Evaluation(kind, controls, [_display(data, c) for c in controls], [], [], [
+            "Active sampling drew items with unequal probabilities: unweighted human-only and "
+            "PPI++ results would be biased, so none are shown here; the weighted "
+            "active-inference estimate is in the per-system table."])  # fmt: skip
+    grids = [_grid(data, c, learned) for c in controls]
+    g = np.stack(grids, axis=-1) if grids else None
+    ddof = lr.RESIDUAL_DDOF if LEARNED in controls else 1
+    y_grid, labelled = label_grid(data, kind)
+    present = data.output_ids >= 0
+    ok = present if g is None else present & np.isfinite(g).all(axis=-1)
+    notes: list[str] = []
+    binary = kind == LabelKind.LABEL
+    rows: list[tuple[str, str, EstimateResult]] = []
+    for s, name in enumerate(data.systems):
+        lab = labelled[s]
+        y = y_grid[s, lab]
+        if y.size < 2:
+            continue
+        rows.append((name, "human", human.binary_beta(float(y.sum()), y.size, level)
+                     if binary else human.mean_t(y, level)))  # fmt: skip
+        if g is None:
+            continue
+        unl = ok[s] & ~lab
+        if (lab & ~ok[s]).any() or unl.sum() < 3 or y.size - 1 - len(controls) < 2:
+            notes.append(f"{name}: PPI++ not shown (controls missing for some outputs, too "
+                         "few labels, or no unlabelled outputs).")  # fmt: skip
+            continue
+        rows.append((name, "ppi", cv.ppi_mean(y, g[s, lab], g[s, unl], level=level, ddof=ddof)))
+    pair_rows: list[dict] = []
+    for method in ["human"] + (["ppi"] if g is not None else []):
+        batch = []
+        for a, b in pairs(len(data.systems)):
+            both = labelled[a] & labelled[b]
+            if both.sum() < 3:
+                continue
+            ya, yb = y_grid[a, both], y_grid[b, both]
+            if method == "human":
+                res = human.paired_difference(ya, yb, level)
+            else:
+                rest = ok[a] & ok[b] & ~both
+                if (both & ~(ok[a] & ok[b])).any() or rest.sum() < 3 or both.sum() < 5:
+                    continue
+                res = cv.ppi_paired_difference(
+                    ya, yb, g[a, both], g[b, both], g[a, rest], g[b, rest],
+                    level=level, ddof=ddof,
+                )  # fmt: skip
+            batch.append({"a": data.systems[a], "b": data.systems[b], "method": method,
+                          "result": res, "p": _p_value(res)})  # fmt: skip
+        adjusted = holm([r["p"] for r in batch], alpha).adjusted if batch else []
+        for r, p_holm in zip(batch, adjusted, strict=True):
+            res = r["result"]
+            decided = p_holm <= alpha and res.n_human >= MIN_LABELS_FOR_VERDICT
+            winner = r["a"] if res.estimate > 0 else r["b"]
+            r["p_holm"] = float(p_holm)
+            r["verdict"] = f"{winner} better" if decided else "not significant"
+            pair_rows.append(r)
+    if not binary and kind != LabelKind.ONE_MINUS_HTER:
+        notes.append("Verdicts assume higher judgments are better.")
+    return Evaluation(kind, controls, [_display(data, c) for c in controls], rows, pair_rows,
+                      notes)  # fmt: skip

@@ -1,0 +1,380 @@
+"""Scoring as a background job: estimated before it starts, run by a worker process outside
+the page's session, polled by the page, cancellable, and resumed after a restart.
+
+Why a separate process and a table rather than a thread of the web server: scoring is CPU
+work (sacrebleu in Python, BERTScore in torch) that would compete with every page for the
+server process; a worker process leaves the server free, survives a server restart, and can
+be stopped hard without corrupting anything (scores are stored chunk by chunk, each chunk
+one transaction). The ``jobs`` row (:mod:`db.jobs`) is the only link between page and
+worker: the page writes the request and reads progress; the worker writes progress and a
+heartbeat every :data:`HEARTBEAT_S` and reads cancel requests. A job whose heartbeat is
+older than :data:`STALE_AFTER_S` has lost its worker; :func:`resume_orphaned` (called when
+the Campaigns page opens) starts a new one, which continues where the last stopped, because
+:func:`metrics.scoring.score_campaign` only scores what is not stored yet.
+
+The estimate (:func:`estimate_scoring`) counts what is missing per metric
+(:func:`metrics.scoring.pending_work`) and multiplies by seconds per output: defaults
+measured on the project machine, corrected by the ratio of real to estimated time of this
+server's last runs (stored in app_settings), so it learns the machine it runs on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from db import jobs as store
+from db.settings import get_setting, set_setting
+from metrics.bertscore import BertScoreConfig
+from metrics.registry import KEYS, parse_metric_names
+from metrics.scoring import PendingWork, ScoreReport, pending_work, score_campaign
+
+log = logging.getLogger(__name__)
+
+KIND = "score"
+HEARTBEAT_S = 1.0
+STALE_AFTER_S = 30.0  # no heartbeat for this long: the worker is gone
+QUEUED_AFTER_S = 30.0  # a queued job no worker took within this: start one
+CANCEL_GRACE_S = 10.0  # a worker that has not stopped this long after a cancel exits hard
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+#: Seconds per output and metric on the project machine (2 cores): sacrebleu sentence
+#: scorers timed one by one on 1,500 WMT21 TED outputs (load ≈ 7), BERTScore from
+#: bench/metrics_bench.py (162 outputs/s); the learned factor corrects them.
+SECONDS_PER_OUTPUT = {"bleu": 0.0007, "chrf": 0.0018, "chrf++": 0.0017, "ter": 0.0096}
+BERTSCORE_SECONDS_PER_OUTPUT = 1 / 160
+START_S = 3.0  # the worker's interpreter and imports
+BERTSCORE_LOAD_S = 6.0  # loading the model
+_FACTOR_KEY = "scoring_time_factor:{family}"
+
+
+class JobCancelled(Exception):
+    """Raised inside the worker when its job was cancelled (or taken over)."""
+
+
+class ScoringAlreadyRunning(RuntimeError):
+    def __init__(self, job_id: int) -> None:
+        super().__init__(
+            f"scoring job {job_id} of this campaign is still running: wait for it or cancel it"
+        )
+        self.job_id = job_id
+
+
+def _family(metric: str) -> str:
+    return "bertscore" if metric == "bertscore" else "sacrebleu"
+
+
+def _factor(engine: Any, family: str) -> float | None:
+    raw = get_setting(engine, _FACTOR_KEY.format(family=family))
+    return float(raw) if raw else None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a scoring run would do and how long it should take."""
+
+    work: tuple[PendingWork, ...]
+    seconds: float
+    #: True when corrected by this server's earlier runs (else the default figures).
+    learned: bool
+
+    @property
+    def n_todo(self) -> int:
+        return sum(w.n_todo for w in self.work)
+
+    @property
+    def units(self) -> int:
+        """Progress units of the run: outputs × stored keys (BERTScore has three)."""
+        return sum(w.n_todo * len(KEYS[w.metric]) for w in self.work)
+
+    def describe(self) -> str:
+        parts = [
+            f"{w.metric} {w.n_todo:,} of {w.n_outputs:,}"
+            + (" (+ a campaign baseline)" if w.needs_baseline else "")
+            for w in self.work
+        ]
+        if not self.n_todo:
+            return "Everything chosen is scored already: nothing to do."
+        basis = "from this server's earlier runs" if self.learned else "from benchmark figures"
+        return (
+            f"To score: {', '.join(parts)} outputs. Estimated time: about "
+            f"{format_seconds(self.seconds)} ({basis})."
+        )
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, rest = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {rest:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def _default_seconds(work: Sequence[PendingWork]) -> dict[str, float]:
+    """Seconds per family from the default per-output figures (no overheads)."""
+    out = {"sacrebleu": 0.0, "bertscore": 0.0}
+    for w in work:
+        if w.metric == "bertscore":
+            n = w.n_todo + (w.n_outputs if w.needs_baseline else 0)
+            out["bertscore"] += n * BERTSCORE_SECONDS_PER_OUTPUT
+        else:
+            out["sacrebleu"] += w.n_todo * SECONDS_PER_OUTPUT[w.metric]
+    return out
+
+
+def estimate_scoring(
+    engine: Any,
+    campaign_id: int,
+    metrics: Sequence[str],
+    *,
+    idf: bool = False,
+    rescale: bool = False,
+) -> Estimate:
+    work = tuple(
+        pending_work(
+            engine, campaign_id, metrics, bertscore=BertScoreConfig(idf=idf, rescale=rescale)
+        )
+    )
+    seconds, learned = 0.0, False
+    for family, base in _default_seconds(work).items():
+        if base <= 0:
+            continue
+        factor = _factor(engine, family)
+        learned = learned or factor is not None
+        seconds += base * (factor or 1.0) + (BERTSCORE_LOAD_S if family == "bertscore" else 0.0)
+    if seconds:
+        seconds += START_S
+    return Estimate(work, seconds, learned)
+
+
+def _learn(engine: Any, family: str, predicted: float, actual: float) -> None:
+    """Move the family's correction factor towards actual / predicted (runs of > 1 s)."""
+    if predicted <= 0 or actual < 1.0:
+        return
+    ratio = min(20.0, max(0.05, actual / predicted))
+    old = _factor(engine, family)
+    new = ratio if old is None else 0.5 * old + 0.5 * ratio
+    set_setting(engine, _FACTOR_KEY.format(family=family), f"{new:.4f}")
+
+
+# ---------------------------------------------------------------- the page's side
+
+
+def active_job(engine: Any, campaign_id: int) -> store.JobRow | None:
+    """The campaign's queued or running scoring job, if any."""
+    return next((j for j in store.campaign_jobs(engine, campaign_id, KIND, 5) if j.active), None)
+
+
+def latest_jobs(engine: Any, campaign_id: int, limit: int = 5) -> list[store.JobRow]:
+    return store.campaign_jobs(engine, campaign_id, KIND, limit)
+
+
+def start_scoring(
+    engine: Any,
+    campaign_id: int,
+    metrics: Sequence[str],
+    *,
+    idf: bool = False,
+    rescale: bool = False,
+    estimate: Estimate | None = None,
+) -> int:
+    """Queue a scoring job for the campaign and start its worker; the job's id.
+
+    Raises :class:`ScoringAlreadyRunning` when one is active, and
+    :class:`metrics.base.MetricConfigError` for unknown metric names."""
+    names = parse_metric_names(list(metrics))
+    running = active_job(engine, campaign_id)
+    if running is not None:
+        raise ScoringAlreadyRunning(running.id)
+    estimate = estimate or estimate_scoring(engine, campaign_id, names, idf=idf, rescale=rescale)
+    job_id = store.create_job(
+        engine,
+        campaign_id,
+        KIND,
+        {"metrics": names, "idf": idf, "rescale": rescale},
+        total=estimate.units,
+        estimate_s=estimate.seconds,
+    )
+    spawn_worker(engine, job_id)
+    return job_id
+
+
+def cancel_job(engine: Any, job_id: int) -> str | None:
+    """Ask the job to stop; what it stored so far is kept (a later run continues)."""
+    return store.request_cancel(engine, job_id)
+
+
+def spawn_worker(engine: Any, job_id: int) -> None:
+    """Run the job in a new worker process (its own session: a server restart leaves it)."""
+    env = {**os.environ, "DATABASE_URL": engine.url.render_as_string(hide_password=False)}
+    subprocess.Popen(  # our own interpreter and module, an int argument
+        [sys.executable, "-m", "metrics.scoring_job", str(int(job_id))],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def resume_orphaned(engine: Any) -> list[int]:
+    """Start a worker for every job that lost its own (server restarted, worker killed);
+    a lost job that was being cancelled is marked cancelled. The ids resumed."""
+    resumed = []
+    for job in store.orphaned_jobs(engine, STALE_AFTER_S, QUEUED_AFTER_S):
+        if job.kind != KIND:
+            continue
+        if job.state == store.CANCELLING:
+            store.finish(
+                engine, job.id, None, store.CANCELLED, _cancel_message(job.done, job.total)
+            )
+            continue
+        spawn_worker(engine, job.id)
+        resumed.append(job.id)
+    return resumed
+
+
+# ---------------------------------------------------------------- the worker's side
+
+
+class _Heartbeat(threading.Thread):
+    """Beats for the job every HEARTBEAT_S with the latest progress; notices a cancel."""
+
+    def __init__(self, engine: Any, job_id: int, worker: str, hard_exit: bool) -> None:
+        super().__init__(daemon=True, name=f"job-{job_id}-heartbeat")
+        self.engine, self.job_id, self.worker, self.hard_exit = engine, job_id, worker, hard_exit
+        self.done, self.total = 0, 0
+        self.stop_requested: float | None = None  # monotonic time of the cancel
+        self.finished = threading.Event()
+
+    def run(self) -> None:
+        while not self.finished.wait(HEARTBEAT_S):
+            try:
+                state = store.beat(self.engine, self.job_id, self.worker, self.done, self.total)
+            except Exception:  # a busy database: try again at the next beat
+                log.exception("heartbeat of job %s failed", self.job_id)
+                continue
+            if state in (None, store.CANCELLING) and self.stop_requested is None:
+                self.stop_requested = time.monotonic()
+            if (
+                self.hard_exit
+                and self.stop_requested is not None
+                and time.monotonic() - self.stop_requested > CANCEL_GRACE_S
+            ):
+                # Stuck in one long step (a model load, a baseline): stop the process; the
+                # chunks stored so far stay, the one in flight is rolled back.
+                store.finish(
+                    self.engine,
+                    self.job_id,
+                    self.worker,
+                    store.CANCELLED,
+                    _cancel_message(self.done, self.total),
+                    done=self.done,
+                )
+                os._exit(0)
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        if self.stop_requested is not None:
+            raise JobCancelled
+
+
+def _cancel_message(done: int, total: int) -> str:
+    return (
+        f"Cancelled after {done:,} of {total:,} scores; the scores stored so far are kept and "
+        "a new run scores only the rest."
+    )
+
+
+def _summary(reports: Sequence[ScoreReport], work: Sequence[PendingWork]) -> str:
+    """The runs' own summaries, plus a line per chosen metric that had nothing to do."""
+    lines = []
+    for r in reports:
+        lines += r.summary().splitlines()[1:]
+    for w in work:
+        if not w.n_todo:
+            lines.append(f"  {w.metric}: 0 new, all {w.n_outputs:,} outputs already scored")
+    seconds = sum(r.seconds for r in reports)
+    return "\n".join([f"Scored in {seconds:.1f} s:", *lines])
+
+
+def run_scoring_job(engine: Any, job_id: int, *, hard_exit: bool = False) -> str | None:
+    """The worker: claim the job, score (sacrebleu metrics first, then BERTScore, each
+    timed to improve the estimate), report progress, finish; the final state, or None when
+    another worker holds the job."""
+    worker = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+    job = store.claim(engine, job_id, worker, STALE_AFTER_S)
+    if job is None:
+        return None
+    beat = _Heartbeat(engine, job_id, worker, hard_exit)
+    beat.start()
+    state, message = store.FAILED, "stopped"
+    try:
+        names = parse_metric_names(job.params.get("metrics"))
+        config = BertScoreConfig(
+            idf=bool(job.params.get("idf")), rescale=bool(job.params.get("rescale"))
+        )
+        work = pending_work(engine, job.campaign_id, names, bertscore=config)
+        total = sum(w.n_todo * len(KEYS[w.metric]) for w in work)
+        beat.progress(0, total)
+        defaults = _default_seconds(work)
+        reports: list[ScoreReport] = []
+        offset = 0
+        for family in ("sacrebleu", "bertscore"):
+            chosen = [w.metric for w in work if _family(w.metric) == family and w.n_todo]
+            if not chosen:
+                continue
+            started = time.perf_counter()
+            report = score_campaign(
+                engine,
+                job.campaign_id,
+                chosen,
+                progress=lambda done, _total, base=offset: beat.progress(base + done, total),
+                bertscore=config,
+            )
+            _learn(engine, family, defaults[family], time.perf_counter() - started)
+            offset += sum(r.n_scored for r in report.runs)
+            reports.append(report)
+        beat.progress(total, total)
+        state, message = store.DONE, _summary(reports, work)
+    except JobCancelled:
+        state, message = store.CANCELLED, _cancel_message(beat.done, beat.total)
+    except Exception as exc:  # reported on the page; the log has the traceback
+        log.exception("scoring job %s failed", job_id)
+        state, message = store.FAILED, f"{type(exc).__name__}: {exc}"
+    finally:
+        beat.finished.set()
+        beat.join()
+    store.finish(engine, job_id, worker, state, message, done=beat.done, total=beat.total)
+    return state
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m metrics.scoring_job JOB_ID`` (what :func:`spawn_worker` runs)."""
+    from db.engine import get_engine
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1 or not args[0].isdigit():
+        print("usage: python -m metrics.scoring_job JOB_ID", file=sys.stderr)
+        return 2
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.basicConfig(level=logging.INFO)
+    run_scoring_job(get_engine(), int(args[0]), hard_exit=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Dashboard and Annotators page (AppTest): the live plan and what the verdicts estimate
+(issue 11; issue 17 item 4 and the dashboard part of 10)."""
+
+from __future__ import annotations
+
+from annotation.live_plan import current_plan, set_plan
+from db.reads import campaign_id
+from estimators.live_designs import DEFAULT_DESIGN, DESIGN_TEXT
+from tests.app.conftest import admin_page
+from tests.app.test_dashboard import _dashboard, _texts
+from tests.test_reads import seed_campaign
+
+
+def _warnings(at) -> str:  # type: ignore[no-untyped-def]
+    return "\n".join(str(w.value) for w in at.warning)
+
+
+def test_dashboard_says_what_it_estimates_and_the_plan(app_engine) -> None:
+    cid = seed_campaign(app_engine, "demo", n_items=80, labelled=60, overlap=0)
+    at = _dashboard("demo")
+    texts = _texts(at)
+    assert "share of a system's outputs judged adequate on this campaign's own 80 items" in texts
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Planned labels per system"] == "pool size"
+    assert metrics["Labels so far per system"] == "60"
+    assert metrics["Design"] == DEFAULT_DESIGN
+    assert DESIGN_TEXT[DEFAULT_DESIGN] in texts
+    assert not at.warning
+    # a plan change after labels exist: recorded, shown, not applied
+    set_plan(app_engine, cid, planned_labels=40, estimand="superpopulation")
+    at = _dashboard("demo")
+    warnings = _warnings(at)
+    assert "planned_labels" in warnings and "after 180 labels existed" in warnings
+    assert "not applied" in warnings and "estimand" in warnings
+    assert {m.label: m.value for m in at.metric}["Planned labels per system"] == "pool size"
+    assert "on this campaign's own 80 items" in _texts(at)  # still the test-set estimand
+
+
+def test_exhausted_pool_concludes_and_floor_is_labelled(app_engine) -> None:
+    seed_campaign(app_engine, "census", n_items=40, labelled=40, overlap=0, threshold=False,
+                  deltas=(0.0, 0.05, 0.1))  # fmt: skip
+    at = _dashboard("census")
+    frames = [d.value for d in at.dataframe if "more items to label (both systems)" in d.value]
+    assert frames, "some pair is undecided with every item labelled"
+    needed = frames[0]
+    assert (needed["more items to label (both systems)"]
+            == "none left: every item of the pair is labelled").all()  # fmt: skip
+    assert needed["status"].str.contains("no significant difference at α = 0.05 with all 40 "
+                                         "items").all()  # fmt: skip
+
+    seed_campaign(app_engine, "tiny", n_items=40, labelled=12, overlap=0)
+    at = _dashboard("tiny")
+    table = at.dataframe[0].value
+    assert (table["Anytime-valid (live)"] == "12 label(s); interval from 30").all()
+    [needed] = [d.value for d in at.dataframe if "more items to label (both systems)" in d.value]
+    assert (needed["more items to label (both systems)"] == "18 to reach the 30-label floor").all()
+
+
+def test_annotators_page_sets_the_plan_from_the_smallest_difference(app_engine) -> None:
+    seed_campaign(app_engine, "fresh", n_items=30, labelled=0, overlap=0, scores=False)
+    cid = campaign_id(app_engine, "fresh")
+    at = admin_page("views/annotators.py", "fresh")
+    form_inputs = at.number_input
+    [smallest] = [n for n in form_inputs if n.label.startswith("…or the smallest difference")]
+    smallest.set_value(0.2)
+    [button] = [b for b in at.button if b.label == "Save plan"]
+    button.click().run()
+    assert not at.exception
+    plan = current_plan(app_engine, cid)
+    assert plan.planned_labels is not None and plan.planned_labels > 100 and not plan.late
+    assert any("Plan saved" in str(s.value) for s in at.success)

@@ -1,0 +1,62 @@
+"""The Import page's path for WMT's MQM TSV (one row per error): preview, then an atomic
+import as an error-span campaign (annotation.mqm_tsv)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotation.campaign_file import CampaignFileError
+from annotation.mqm_tsv import COLUMNS, import_mqm_tsv, parse_mqm_tsv
+from db.campaigns import campaign_exists
+from views.common import engine, literal
+
+
+def is_mqm_tsv(filename: str, data: bytes) -> bool:
+    """A .tsv whose header names WMT's MQM columns (checked before the campaign format)."""
+    if not filename.lower().endswith(".tsv"):
+        return False
+    header = data[:4096].decode("utf-8-sig", errors="replace").split("\n", 1)[0]
+    return set(COLUMNS) <= {h.strip() for h in header.split("\t")}
+
+
+def import_mqm_form(filename: str, data: bytes) -> None:
+    st.info(
+        "This is WMT's MQM layout (one row per error, spans marked <v>…</v>): it becomes an "
+        "error-span campaign with one judgment per system, segment and rater; the binary label "
+        "and the MQM score are derived from the spans."
+    )
+    try:
+        parsed = parse_mqm_tsv(data, filename)
+    except CampaignFileError as exc:
+        st.error(
+            "The file cannot be imported as it is:\n\n"
+            + "\n".join(f"- {literal(p)}" for p in exc.problems)
+        )
+        return
+    n_spans = sum(len(seg.spans) for seg in parsed.segments)
+    st.success(
+        f"{len(parsed.segments):,} judgments with {n_spans:,} error spans by "
+        f"{len({seg.rater for seg in parsed.segments})} raters; categories: "
+        + literal(", ".join(parsed.categories) or "none")
+        + (
+            f"; {parsed.neutral:,} Neutral errors (weight 0) are not kept."
+            if parsed.neutral
+            else "."
+        )
+    )
+    name = st.text_input("Campaign name", value=filename.rsplit(".", 1)[0], key="mqm_name")
+    exists = bool(name) and campaign_exists(engine(), name)
+    if exists:
+        st.warning(f"A campaign named '{literal(name)}' exists: choose a new name.")
+    target_lang = st.text_input("Target language code (for metric tokenizers)", key="mqm_lang")
+    if st.button("Import", type="primary", key="mqm_import", disabled=not name or exists):
+        try:
+            report = import_mqm_tsv(
+                engine(), data, name, filename=filename, target_lang=target_lang or None
+            )
+        except CampaignFileError as exc:
+            st.error(
+                "Nothing was imported:\n\n" + "\n".join(f"- {literal(p)}" for p in exc.problems)
+            )
+        else:
+            st.success(literal(report.summary()))
