@@ -3,6 +3,8 @@
 - :func:`campaign_calibration` — ρ/η of one metric signature on the campaign's binary
   labels (first current judgment per output, the one the estimators use), at the stored
   threshold or the method-optimal one (:mod:`metrics.calibration`).
+- :func:`with_learned_control` — the campaign with its cross-fitted ŷ as one more "metric",
+  so the same path calibrates a threshold on ŷ (ROC, ρ/η, drift) as on any stored metric.
 - :func:`calibrate_and_save` — choose a threshold by ``method`` (Youden by default) and
   store it for the campaign; the benches and tests set a campaign's threshold this way.
 - :func:`calibration_export` / :func:`import_calibration` — ρ/η calibration sets as JSON
@@ -13,14 +15,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from annotation.exports import campaign_id_or_fail, to_csv
 from db import Engine
 from db.calibration import store_set
 from db.reads import CampaignData, read_campaign
 from db.scores import campaign_signatures, save_threshold
+from estimators.campaign import LabelKind, MetricInfo
+from estimators.controls import LEARNED, learned_control
 from metrics import calibration_sets as cs
 from metrics.calibration import Calibration, calibrate
 
@@ -82,6 +88,29 @@ def campaign_calibration(
     except ValueError as exc:
         raise cs.CalibrationSetError(str(exc)) from None
     return cal, arrays
+
+
+def with_learned_control(data: CampaignData, *, seed: int = 0) -> CampaignData:
+    """``data`` plus the cross-fitted ŷ of the binary label as a metric with signature
+    :data:`estimators.controls.LEARNED` (higher = more likely adequate, on the label scale).
+
+    ŷ of a labelled output comes from a model that never saw its label (K-fold by item,
+    :mod:`estimators.learned`), so its ROC and ρ/η are not an in-sample fit. ``data`` is
+    returned unchanged when ŷ cannot be fitted (no metric scores, fewer than 10 labels).
+    ŷ belongs to this campaign's labels: it has no stored scores, so a threshold on it is
+    read here, not saved, and it makes no calibration set for other campaigns.
+    """
+    learned = learned_control(data, LabelKind.LABEL, seed=seed)
+    if learned is None:
+        return data
+    values = np.where(data.output_ids >= 0, learned.values + learned.offset, np.nan)
+    info = MetricInfo(
+        signature=LEARNED,
+        metric="learned ŷ",
+        n_scores=int(np.isfinite(values).sum()),
+        higher_is_better=True,
+    )
+    return replace(data, metrics=[*data.metrics, info], scores={**data.scores, LEARNED: values})
 
 
 def calibrate_and_save(

@@ -2,7 +2,8 @@
 
 For a metric and threshold: ρ (true-positive rate) and η (true-negative rate) with Beta
 credible intervals, overall and per system with the drift test, the confusion matrix, the
-ROC curve, and the items behind each cell. Exports and imports ρ/η calibration sets.
+ROC curve, and the items behind each cell, for any stored metric (built-in or imported) or the
+campaign's cross-fitted learned control ŷ. Exports and imports ρ/η calibration sets.
 Numbers from metrics.calibration / metrics.calibration_sets; this page only draws.
 """
 
@@ -11,12 +12,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.calibration import calibration_export, campaign_calibration, import_calibration
+from annotation.calibration import (
+    calibration_export,
+    campaign_calibration,
+    import_calibration,
+    with_learned_control,
+)
 from annotation.exports import MIME
 from db.calibration import applied_sets, remove_set
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
 from db.scores import save_threshold
+from estimators.controls import LEARNED
 from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
@@ -32,12 +39,23 @@ st.caption(
 )
 
 
+@st.cache_data(max_entries=8, show_spinner="Fitting the learned control ŷ…")
+def learned_data(db: str, cid: int, key: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    """The campaign with its cross-fitted ŷ as one more metric; fitted only when chosen."""
+    return with_learned_control(campaign_data(db, cid, key))
+
+
+def page_data(db: str, cid: int, key: tuple[int, ...], signature: str):  # type: ignore[no-untyped-def]
+    return learned_data(db, cid, key) if signature == LEARNED else campaign_data(db, cid, key)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def calibrated(  # type: ignore[no-untyped-def]
     db: str, cid: int, key: tuple[int, ...], signature: str, threshold: float | None = None
 ):
     """campaign_calibration (the stored or Youden threshold when None), cached likewise."""
-    return campaign_calibration(campaign_data(db, cid, key), signature, threshold=threshold)
+    data = page_data(db, cid, key, signature)
+    return campaign_calibration(data, signature, threshold=threshold)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -46,7 +64,7 @@ def calibration_set(  # type: ignore[no-untyped-def]
 ):
     """The set at ``threshold`` (JSON, item CSV, rows): built once per campaign state and
     threshold, not again at every click (a cell choice, a rerun)."""
-    data = campaign_data(db, cid, key)
+    data = page_data(db, cid, key, signature)
     return calibration_export(
         engine(), name, signature, threshold=threshold, record=False, data=data
     )
@@ -103,20 +121,33 @@ if not data.metrics:
     st.stop()
 
 labels = {m.signature: describe(m.metric, m.signature) for m in data.metrics}
+labels[LEARNED] = "learned ŷ (cross-fitted from every metric of the campaign)"
 default = default_signatures(data)[0]
 signature = st.selectbox("Metric", list(labels), index=list(labels).index(default),
                          format_func=labels.get, key="cal-metric")  # fmt: skip
 try:
     stored_cal, arrays = calibrated(db_url, cid, key, signature)
 except CalibrationSetError as exc:
+    reason = (
+        "the learned control ŷ needs at least 10 binary labels"
+        if signature == LEARNED and page_data(db_url, cid, key, signature).metric(LEARNED) is None
+        else literal(exc)
+    )
     st.info(
-        f"Cannot calibrate yet: {literal(exc)}. ρ and η need outputs with a binary human label "
+        f"Cannot calibrate yet: {reason}. ρ and η need outputs with a binary human label "
         "(adequate / inadequate) of both kinds; they appear as annotators label."
     )
     import_section(name, cid)
     st.stop()
 
-info = data.metric(signature)
+if signature == LEARNED:
+    st.caption(
+        "ŷ predicts the binary label from every metric signature of the campaign; each "
+        "labelled output's ŷ comes from a model that never saw its label (5 folds by item), "
+        "so these rates are not an in-sample fit. ŷ belongs to this campaign's labels: its "
+        "threshold is read here, not saved, and it makes no calibration set for reuse."
+    )
+info = page_data(db_url, cid, key, signature).metric(signature)
 source = "stored for this campaign" if info.threshold is not None else "Youden-optimal"
 threshold = st.number_input(
     f"Threshold ({'≥' if stored_cal.higher_is_better else '≤'} counts as adequate; default "
@@ -131,7 +162,7 @@ cal = (
     else calibrated(db_url, cid, key, signature, threshold)[0]
 )
 if st.button("Save this threshold for the campaign", key="cal-save",
-             disabled=info.threshold == cal.threshold):  # fmt: skip
+             disabled=signature == LEARNED or info.threshold == cal.threshold):  # fmt: skip
     save_threshold(engine(), cid, signature, cal.threshold, cal.higher_is_better, cal.method)
     st.success(f"Threshold {cal.threshold:.4g} saved; the dashboard uses it now.")
 
@@ -190,6 +221,9 @@ if test:
 else:
     st.caption("One system only: no drift test between systems.")
 
+if signature == LEARNED:
+    import_section(name, cid)
+    st.stop()
 st.subheader("Export this calibration set")
 c1, c2 = st.columns(2)
 c1.download_button("Calibration set (JSON)", exported.json,

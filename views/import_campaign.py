@@ -206,7 +206,7 @@ def campaign_step() -> None:
         "page until the queue is built."
     )
     if not append and show_choice is None:
-        st.caption("**Import** is enabled once you choose whether annotators see the metric scores.")
+        st.caption("**Import** is enabled once you choose whether annotators see the scores.")
 
     if st.button(
         "Import",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation.calibration import calibration_export, import_calibration
+from annotation.calibration import calibration_export, campaign_calibration, import_calibration
 from db.calibration import applied_sets
 from db.reads import campaign_id, read_campaign
 from metrics.calibration_sets import SignatureMismatch
@@ -90,3 +90,22 @@ def test_imported_sets_are_listed_and_foreign_ones_refused(app_engine) -> None:
         key=f"cal-remove-{applied_sets(app_engine, campaign_id(app_engine, 'target'))[0].id}"
     ).click().run()
     assert applied_sets(app_engine, campaign_id(app_engine, "target")) == []
+
+
+def test_learned_control_is_calibrated_read_not_saved(app_engine) -> None:
+    """Issue 14.3: the page calibrates a threshold on ŷ; it is not saved and makes no set."""
+    from annotation.calibration import with_learned_control
+    from estimators.controls import LEARNED
+
+    cid = seed_campaign(app_engine, "demo", n_items=60, labelled=50, overlap=0)
+    at = _page("demo")
+    at.selectbox(key="cal-metric").set_value(LEARNED).run()
+    assert not at.exception, at.exception
+    cal, _ = campaign_calibration(with_learned_control(read_campaign(app_engine, cid)), LEARNED)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ρ (true-positive rate)"] == f"{cal.overall.rho.estimate:.3f}"
+    assert metrics["η (true-negative rate)"] == f"{cal.overall.eta.estimate:.3f}"
+    assert metrics["Labelled outputs"] == "150"
+    assert "never saw its label" in _texts(at)
+    assert at.button(key="cal-save").disabled
+    assert not at.get("download_button")  # ŷ makes no calibration set for reuse
