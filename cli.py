@@ -117,6 +117,8 @@ def migrate(
         _fail(str(exc))
     if before == after:
         typer.echo(f"Database {where} is already at revision {after or 'base'}; nothing to do.")
+    elif before is None:
+        typer.echo(f"Created a new, empty database {where} (schema revision {after}).")
     else:
         typer.echo(
             f"Database {where} migrated from revision {before or 'base'} to {after or 'base'}."

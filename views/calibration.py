@@ -113,9 +113,9 @@ data = campaign_data(db_url, cid, key)
 
 if not data.metrics:
     st.info(
-        "No metric scores yet. Score the campaign first "
-        f'(`python cli.py score --campaign "{name}"`); then each metric\'s agreement with '
-        "the human labels appears here."
+        "No metric scores yet. Score the campaign first (the **Score** button on the "
+        "**Campaigns** page, or import a metric's scores on the **Import** page); then each "
+        "metric's agreement with the human labels appears here."
     )
     import_section(name, cid)
     st.stop()

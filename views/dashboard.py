@@ -544,8 +544,9 @@ def draw_controls(data, fp: tuple[int, ...], kind: str | None, alpha: float) -> 
 
     st.subheader("Controls: single metrics and the learned ŷ")
     if kind is None or not data.scores:
-        st.caption("Needs human judgments and metric scores (`cli.py score`; add `features` "
-                   "for the cheap text features the learned control also uses).")  # fmt: skip
+        st.caption("Needs human judgments and metric scores (the **Score** button on the "
+                   "**Campaigns** page; choose `features` there too for the cheap text "
+                   "features the learned control also uses).")  # fmt: skip
         return
     labels = {s: m.metric for s in data.scores if (m := data.metric(s)) is not None}
     labels = {LEARNED: "learned ŷ", **{s: labels.get(s, s) for s in data.scores}}

@@ -134,3 +134,18 @@ def test_span_level_attention_rule() -> None:
         span_attention_passed([span(0, 5, "major")], [{"op": "delete", "severity": MAJOR}], MAJOR)
         is None
     )
+
+
+def test_word_diff_keeps_a_summarys_line_breaks() -> None:
+    """Issue 17.10: paragraphs of a summary survive the post-edit diff."""
+    before = "First line here.\nSecond line.\n\nThird."
+    after = "First line here.\nSecond sentence.\n\nThird."
+    ops = word_diff(before, after)
+    assert (ops[0].op, ops[0].words) == ("equal", ("First", "line", "here.", "\n", "Second"))
+    html = diff_html(before, after)
+    assert "white-space: pre-wrap" in html
+    assert "<span>First line here.\nSecond</span>" in html
+    assert "<span>\n\nThird.</span>" in html
+    assert " \n" not in html and "\n " not in html  # no stray spaces around line breaks
+    # Windows line ends count as line breaks too
+    assert [o.op for o in word_diff("a\r\nb", "a\nb")] == ["equal"]

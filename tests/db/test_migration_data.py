@@ -372,3 +372,23 @@ def test_cli_migrate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         assert current_revision(engine) == "0001"
     finally:
         get_engine.cache_clear()
+
+
+def test_cli_migrate_says_when_it_created_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17.10: a first `make run` says it created the database, not "migrated from base"."""
+    import cli
+    from db.engine import get_engine
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'new.db'}")
+    get_engine.cache_clear()
+    try:
+        result = CliRunner().invoke(cli.app, ["migrate"])
+        assert result.exit_code == 0, result.output
+        assert "Created a new, empty database" in result.output
+        assert f"(schema revision {head_revision()})" in result.output
+        result = CliRunner().invoke(cli.app, ["migrate"])
+        assert "already at revision" in result.output and "nothing to do" in result.output
+    finally:
+        get_engine.cache_clear()
