@@ -31,7 +31,11 @@ if (!w.__tandemKeysInstalled) {
   }, true);
 }
 const focusKey = __FOCUS__;
-if (focusKey) {
+// Focus an item's post-edit box once, when the item is first shown: a later rerun of the
+// same item (e.g. after "Done editing") must not pull focus back, or the next `a` / `i`
+// would be typed into the box instead of choosing the label.
+if (focusKey && w.__tandemFocused !== focusKey) {
+  w.__tandemFocused = focusKey;
   let tries = 0;
   const focus = () => {
     const ta = doc.querySelector(".st-key-" + focusKey + " textarea");

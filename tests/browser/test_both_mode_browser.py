@@ -63,6 +63,7 @@ def _open(server: Server, page):  # type: ignore[no-untyped-def]
     box = page.locator("textarea").first
     box.wait_for()
     page.wait_for_function(FOCUSED)
+    page.wait_for_function("window.__tandemKeysInstalled === true")  # listener ready
     return box
 
 

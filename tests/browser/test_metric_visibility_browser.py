@@ -72,6 +72,7 @@ def test_metric_visibility_is_chosen_recorded_and_stated(server: Server, page) -
     annotator.locator(".tandem-output").first.wait_for()
     assert "Metric scores" not in annotator.locator("body").inner_text()
     before = annotator.locator(".tandem-output").first.inner_text()
+    annotator.wait_for_function("window.__tandemKeysInstalled === true")  # listener ready
     annotator.keyboard.press("a")
     annotator.wait_for_function(
         "(before) => { const el = document.querySelector('.tandem-output');"
