@@ -63,6 +63,7 @@ def _output_text(page) -> str:  # type: ignore[no-untyped-def]
 
 
 def _press_and_wait(page, key: str, before: str) -> str:  # type: ignore[no-untyped-def]
+    page.wait_for_function("window.__tandemKeysInstalled === true")  # listener ready
     page.keyboard.press(key)
     page.wait_for_function(
         "(before) => { const el = document.querySelector('.tandem-output');"

@@ -79,6 +79,7 @@ def test_duplicate_name_reissue_and_quality_defaults(server: Server, page) -> No
     assert second != first
     page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
 
+    ana.wait_for_function("window.__tandemKeysInstalled === true")  # listener ready
     ana.keyboard.press("a")  # the old tab's next action is refused
     ana.get_by_text("This invite link is not valid").wait_for()
     with session_scope(server.engine) as s:
