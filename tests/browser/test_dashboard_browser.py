@@ -69,6 +69,13 @@ def test_dashboard_renders_wmt_within_one_rerun(wmt_server: str, page) -> None: 
     seconds = time.perf_counter() - started
     assert page.locator("[data-testid='stException']").count() == 0
     expect(page.get_by_text("Decided pairs")).to_be_visible()
+    # issue 17.4: the page says in words what it estimates, over which pool
+    expect(
+        page.get_by_text(
+            "the share of a system's outputs judged adequate on this campaign's own 529 items",
+            exact=False,
+        )
+    ).to_be_visible()
     expect(page.get_by_text("Computed in").first).to_be_visible()
     # Streamlit scrolls inside its main block: grow the viewport to the content
     height = page.evaluate(
