@@ -15,7 +15,9 @@ from annotation.queue import draw_round
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
+from db.campaigns import campaign_meta, set_campaign_meta_key
 from db.clock import utcnow
+from db.engine import session_scope
 from db.vocabulary import CampaignMode, SlotKind
 
 SKIP_REASONS = (
@@ -47,6 +49,21 @@ class CampaignView:
 
 
 @dataclass(frozen=True)
+class Group:
+    """The paired design's group of the shown output: every system's output for its source,
+    in the queue's (shuffled, anonymous) order. ``position`` is the shown output's place
+    (1-based) among the ``outputs``; for an attention check the degraded copy stands in
+    for its original, so a check looks like any other output of its source."""
+
+    position: int
+    outputs: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.outputs)
+
+
+@dataclass(frozen=True)
 class Slot:
     """One output to judge. Carries no system name; ``kind`` stays on the server side of
     the page (it is never drawn)."""
@@ -59,6 +76,8 @@ class Slot:
     reference: str | None
     scores: dict[str, float | None] | None  # None when the campaign hides metrics
     kind: SlotKind = field(repr=False, default=SlotKind.REGULAR)
+    #: Paired campaigns: the other systems' outputs for the same source (None: unpaired)
+    group: Group | None = field(repr=False, default=None)
 
 
 @dataclass(frozen=True)
@@ -68,10 +87,60 @@ class ProgressCounts:
     queue_total: int
     queue_finished: int
     queue_open: int
+    #: Slots still there for this annotator: the ones they hold and the open ones they may
+    #: take (not outputs they had before). Others may take some of them first.
+    mine_left: int = 0
+    #: ``mine_left`` is an upper bound: with overlap, the two open slots of one output count
+    #: twice but the annotator can take only one; with active sampling, slots not drawn yet
+    #: count, and a draw passes some of them. (Exact counts would scan the open queue on
+    #: every label.)
+    mine_left_at_most: bool = False
 
     @property
     def fraction(self) -> float:
         return self.queue_finished / self.queue_total if self.queue_total else 0.0
+
+    @property
+    def mine_done(self) -> int:
+        return self.mine_judged + self.mine_skipped
+
+    @property
+    def mine_fraction(self) -> float:
+        """The annotator's own share: done / (done + left)."""
+        total = self.mine_done + self.mine_left
+        return self.mine_done / total if total else 0.0
+
+    @property
+    def mine_left_text(self) -> str:
+        bound = "up to " if self.mine_left_at_most and self.mine_left else ""
+        return f"{bound}{self.mine_left:,} left for you"
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo took back, for the page to say so."""
+
+    what: str  # "your Adequate label", "your skip (“Other”)", …
+    ordinal: int  # the annotator's n-th current judgment or skip (the one taken back)
+    excerpt: str | None  # the start of the output as the annotator saw it
+    group_position: int | None = None  # paired: its place among its source's outputs
+    group_size: int | None = None
+    back: bool = True  # its slot is theirs again and shown next
+
+    @property
+    def message(self) -> str:
+        """Plain text (the page escapes it): what was undone and where."""
+        where = f"your item {self.ordinal:,}"
+        if self.group_position is not None and self.group_size:
+            where += f" (output {self.group_position} of {self.group_size} for its source)"
+        text = f"Undone: {self.what} on {where}"
+        if self.excerpt:  # no second full stop after a quoted sentence
+            text += f": “{self.excerpt}”" + ("" if self.excerpt[-1] in ".!?…。" else ".")
+        else:
+            text += "."
+        if self.back:
+            text += " The item is shown again: judge it anew."
+        return text
 
 
 @dataclass(frozen=True)
@@ -82,6 +151,8 @@ class View:
     #: Set when the previous action could not be saved (e.g. the claim expired and someone
     #: else took the item).
     notice: str | None = None
+    #: Set by :func:`undo`: what it took back.
+    undone: Undone | None = None
 
 
 def _campaign_of(s: Any, annotator_id: int) -> dbq.AnnotatorCampaign:
@@ -93,8 +164,31 @@ def _campaign_of(s: Any, annotator_id: int) -> dbq.AnnotatorCampaign:
     return camp
 
 
+def _group(s: Any, camp: dbq.AnnotatorCampaign, row: dbq.SlotRow) -> Group | None:
+    """The paired group of a slot (None: unpaired campaign, or no item). An attention check
+    sits in its original output's group with its degraded text in the original's place."""
+    if not camp.paired or row.item_id is None:
+        return None
+    slot = 0 if row.kind == dbq.ATTENTION else row.slot
+    members = dbq.item_group(s, camp.id, row.item_id, slot)
+    ids = [oid for oid, _ in members]
+    texts = [text for _, text in members]
+    if row.output_id in ids:
+        k = ids.index(row.output_id)
+        texts[k] = row.text
+    else:  # not in its item's group (a slot made outside annotation.queue): put it last
+        k = len(texts)
+        texts.append(row.text)
+    return Group(position=k + 1, outputs=tuple(texts))
+
+
 def _view(
-    s: Any, annotator_id: int, camp: dbq.AnnotatorCampaign, now: datetime, notice: str | None
+    s: Any,
+    annotator_id: int,
+    camp: dbq.AnnotatorCampaign,
+    now: datetime,
+    notice: str | None,
+    undone: Undone | None = None,
 ) -> View:
     cutoff = now - timedelta(seconds=camp.claim_timeout_s)
     ids = dbq.claim_next(s, camp.id, annotator_id, now, cutoff, camp.paired)
@@ -113,9 +207,11 @@ def _view(
             reference=row.reference if camp.show_reference else None,
             scores=dbq.output_scores(s, row.output_id) if camp.show_metrics else None,
             kind=row.kind,
+            group=_group(s, camp, row),
         )
     counts = dbq.queue_counts(s, camp.id)
     judged, skipped = log.annotator_judgment_counts(s, annotator_id)
+    mine = dbq.annotator_slots(s, camp.id, annotator_id)
     total = sum(counts.values())
     return View(
         campaign=CampaignView(
@@ -128,8 +224,11 @@ def _view(
             queue_total=total,
             queue_finished=counts[dbq.DONE] + counts[dbq.SKIPPED] + counts[dbq.PASSED],
             queue_open=counts[dbq.OPEN],
+            mine_left=max(counts[dbq.OPEN] - mine.open_not_theirs, 0) + mine.held,
+            mine_left_at_most=camp.overlap > 0 or mine.pending,
         ),
         notice=notice,
+        undone=undone,
     )
 
 
@@ -331,23 +430,129 @@ def skip(
 
 def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
     """Take back the annotator's newest judgment or skip by appending an ``undo`` row; the
-    item is theirs again and shown next. Repeated undos walk further back."""
+    item is theirs again and shown next. Repeated undos walk further back. The view's
+    ``undone`` says what was taken back."""
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
         camp = _campaign_of(s, annotator_id)
         last = log.last_current_judgment(s, annotator_id)
         if last is None:
             return _view(s, annotator_id, camp, now, "Nothing to undo.")
-        annotation_id, output_id, assignment_id = last
+        judged, skipped = log.annotator_judgment_counts(s, annotator_id)
+        undone = _undone(s, camp, last, judged + skipped)
         log.append(
             s,
-            output_id=output_id,
+            output_id=last.output_id,
             annotator_id=annotator_id,
-            assignment_id=assignment_id,
+            assignment_id=last.assignment_id,
             kind=log.UNDO,
-            supersedes_id=annotation_id,
+            supersedes_id=last.annotation_id,
             created_at=now,
         )
-        if assignment_id is not None:
-            dbq.reclaim_for_undo(s, assignment_id, annotator_id, now)
-        return _view(s, annotator_id, camp, now, None)
+        if last.assignment_id is not None:
+            dbq.reclaim_for_undo(s, last.assignment_id, annotator_id, now)
+        return _view(s, annotator_id, camp, now, None, undone)
+
+
+EXCERPT_CHARS = 60
+
+
+def _excerpt(text: str) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= EXCERPT_CHARS else words[: EXCERPT_CHARS - 1].rstrip() + "…"
+
+
+def _what(last: log.LastJudgment) -> str:
+    """The judgment in the annotator's words (an attention answer reads like any label)."""
+    if last.kind == log.SKIP:
+        return f"your skip (“{last.skip_reason}”)" if last.skip_reason else "your skip"
+    if last.spans is not None:
+        n = len(last.spans)
+        marked = "no errors marked" if not n else f"{n} error{'s' if n != 1 else ''} marked"
+        return f"your error-span judgment ({marked})"
+    label = {1: "Adequate", 0: "Inadequate"}.get(last.label) if last.label is not None else None
+    if label is not None:
+        return f"your {label} label" + (" and post-edit" if last.post_edit is not None else "")
+    if last.post_edit is not None:
+        return "your post-edit"
+    return "your judgment"
+
+
+def _undone(
+    s: Any, camp: dbq.AnnotatorCampaign, last: log.LastJudgment, ordinal: int
+) -> Undone:
+    row = dbq.slot_row(s, last.assignment_id) if last.assignment_id is not None else None
+    group = _group(s, camp, row) if row is not None else None
+    return Undone(
+        what=_what(last),
+        ordinal=ordinal,
+        excerpt=_excerpt(row.text) if row is not None else None,
+        group_position=group.position if group is not None and group.size > 1 else None,
+        group_size=group.size if group is not None and group.size > 1 else None,
+        back=last.assignment_id is not None,
+    )
+
+
+# ---------------------------------------------------------------- guidelines
+
+#: campaigns.meta key of the guidelines the campaign's administrators write for annotators.
+GUIDELINES_KEY = "guidelines"
+MAX_GUIDELINES_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """What the annotators of a campaign are told to do, written by its administrators.
+    Markdown; the page renders it without HTML (item texts stay literal elsewhere)."""
+
+    text: str = ""
+    examples: str = ""
+    updated_at: str | None = None  # ISO time of the last change
+    labels_before: int | None = None  # current labels when it was last changed
+
+    @property
+    def empty(self) -> bool:
+        return not (self.text.strip() or self.examples.strip())
+
+
+def _guidelines_of(meta: dict[str, Any]) -> Guidelines:
+    raw = meta.get(GUIDELINES_KEY)
+    if not isinstance(raw, dict):
+        return Guidelines()
+    return Guidelines(
+        text=str(raw.get("text") or ""),
+        examples=str(raw.get("examples") or ""),
+        updated_at=raw.get("updated_at"),
+        labels_before=raw.get("labels_before"),
+    )
+
+
+def guidelines(engine: Engine, campaign_id: int) -> Guidelines:
+    """The campaign's guidelines and examples (empty when none were written)."""
+    with session_scope(engine) as s:
+        return _guidelines_of(campaign_meta(s, campaign_id))
+
+
+def set_guidelines(
+    engine: Engine, campaign_id: int, text: str, examples: str = "", now: datetime | None = None
+) -> Guidelines:
+    """Store the campaign's guidelines and examples (``campaigns.meta``), with when and
+    after how many labels they were changed. Empty texts remove them."""
+    text, examples = text.strip(), examples.strip()
+    for name, value in (("guidelines", text), ("examples", examples)):
+        if len(value) > MAX_GUIDELINES_CHARS:
+            raise ValueError(
+                f"the {name} have {len(value):,} characters; at most "
+                f"{MAX_GUIDELINES_CHARS:,} are kept"
+            )
+    now = now or utcnow()
+    with dbq.queue_transaction(engine) as s:
+        dbq.campaign_for_update(s, campaign_id)  # the meta JSON is rewritten whole
+        stored = {
+            "text": text,
+            "examples": examples,
+            "updated_at": now.isoformat(),
+            "labels_before": dbq.current_label_count(s, campaign_id),
+        }
+        set_campaign_meta_key(s, campaign_id, GUIDELINES_KEY, stored)
+        return _guidelines_of({GUIDELINES_KEY: stored})

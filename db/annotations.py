@@ -176,12 +176,35 @@ def append(s: Session, **row: Any) -> int:
     return s.connection().execute(_APPEND, params).scalar_one()
 
 
-def last_current_judgment(s: Session, annotator_id: int) -> tuple[int, int, int | None] | None:
-    """(annotation id, output id, assignment id) of the annotator's newest
-    label/skip/attention row that no later row supersedes, or None."""
+@dataclass(frozen=True)
+class LastJudgment:
+    """The annotator's newest current judgment or skip: what an undo takes back."""
+
+    annotation_id: int
+    output_id: int
+    assignment_id: int | None
+    kind: AnnotationKind
+    label: int | None
+    post_edit: str | None
+    skip_reason: str | None
+    spans: list[dict[str, Any]] | None
+
+
+def last_current_judgment(s: Session, annotator_id: int) -> LastJudgment | None:
+    """The annotator's newest label/skip/attention row that no later row supersedes, or
+    None."""
     later = _LATER
     row = s.execute(
-        select(Annotation.id, Annotation.output_id, Annotation.assignment_id)
+        select(
+            Annotation.id,
+            Annotation.output_id,
+            Annotation.assignment_id,
+            Annotation.kind,
+            Annotation.label,
+            Annotation.post_edit,
+            Annotation.skip_reason,
+            Annotation.spans,
+        )
         .outerjoin(later, later.supersedes_id == Annotation.id)
         .where(
             Annotation.annotator_id == annotator_id,
@@ -191,7 +214,12 @@ def last_current_judgment(s: Session, annotator_id: int) -> tuple[int, int, int 
         .order_by(Annotation.id.desc())
         .limit(1)
     ).one_or_none()
-    return None if row is None else (row[0], row[1], row[2])
+    if row is None:
+        return None
+    aid, oid, assignment, kind, label, post_edit, reason, spans = row
+    return LastJudgment(
+        aid, oid, assignment, AnnotationKind(kind), label, post_edit, reason, spans
+    )
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ class SlotRow:
     text: str  # the output, or the degraded copy for an attention check
     source: str
     reference: str | None
+    slot: int = 0  # 0 the output's first judgment, 1 its overlap slot
 
 
 _SQLITE_WRITERS: WeakKeyDictionary[Engine, threading.Lock] = WeakKeyDictionary()
@@ -192,6 +193,7 @@ _ANNOTATOR_CAMPAIGN = (
         _CA.c.show_reference,
         _CA.c.claim_timeout_s,
         _CA.c.paired,
+        _CA.c.overlap,
     )
     .join(_CA, _CA.c.id == _AN.c.campaign_id)
     .where(_AN.c.id == bindparam("annotator_id"))
@@ -211,6 +213,7 @@ class AnnotatorCampaign:
     show_reference: bool
     claim_timeout_s: int
     paired: bool
+    overlap: float = 0.0
 
 
 def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
@@ -392,6 +395,7 @@ _SLOT_ROW = (
         _C.c.degraded_text,
         _I.c.source,
         _I.c.reference,
+        _A.c.slot,
     )
     .select_from(_A)
     .join(_O, _O.c.id == _A.c.output_id)
@@ -436,7 +440,7 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
     row = s.connection().execute(_SLOT_ROW, {"assignment_id": assignment_id}).first()
     if row is None:
         return None
-    (aid, version, cid, annotator, oid, item, kind, pos, text, degraded, src, ref) = row
+    (aid, version, cid, annotator, oid, item, kind, pos, text, degraded, src, ref, slot) = row
     return SlotRow(
         assignment_id=aid,
         claim_version=version,
@@ -449,6 +453,7 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
         text=degraded if kind == ATTENTION and degraded is not None else text,
         source=src,
         reference=ref,
+        slot=slot,
     )
 
 
@@ -473,6 +478,85 @@ def queue_counts(s: Session, campaign_id: int) -> dict[str, int]:
         SKIPPED: skipped,
         PASSED: passed,
     }
+
+
+# The outputs of one item that the paired design serves together: the item's regular slots
+# of one overlap slot number, in queue order (a shuffled system order, no system name).
+_GROUP = (
+    select(_A.c.output_id, _O.c.text)
+    .select_from(_A)
+    .join(_O, _O.c.id == _A.c.output_id)
+    .where(
+        _A.c.item_id == bindparam("item_id"),
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.slot == bindparam("slot"),
+        _A.c.kind == REGULAR,
+    )
+    .order_by(_A.c.position)
+)
+
+
+def item_group(s: Session, campaign_id: int, item_id: int, slot: int) -> list[tuple[int, str]]:
+    """(output id, text) of every output of an item queued in overlap slot ``slot`` (0 the
+    first judgments, 1 the overlap ones), in queue order: the paired design's group, which
+    one annotator claims together (``claim_next``). One indexed lookup (``item_id``)."""
+    params = {"item_id": item_id, "campaign_id": campaign_id, "slot": slot}
+    return [(oid, text) for oid, text in s.connection().execute(_GROUP, params)]
+
+
+_MY_SLOTS = Assignment.__table__.alias("my_slots")
+_ANNOTATOR_COUNTS = select(
+    select(func.count())
+    .where(
+        _A.c.annotator_id == bindparam("annotator_id"),
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.state == CLAIMED,
+    )
+    .scalar_subquery(),
+    # open (or not yet drawn) regular slots of outputs this annotator had: never theirs.
+    # No campaign filter (an output belongs to one campaign): the output index is then the
+    # only one to use, so SQLite (no statistics) does not walk the campaign's whole open
+    # range of the queue index instead (100 ms at 100,000 slots instead of 0.1 ms).
+    select(func.count())
+    .where(
+        _A.c.output_id.in_(
+            select(_MY_SLOTS.c.output_id).where(
+                _MY_SLOTS.c.annotator_id == bindparam("annotator_id"),
+                _MY_SLOTS.c.kind == REGULAR,
+            )
+        ),
+        _A.c.kind == REGULAR,
+        _A.c.state.in_([OPEN, PENDING]),
+    )
+    .scalar_subquery(),
+    # the state inline: with a parameter, PostgreSQL's generic plan (from the sixth run of
+    # the prepared statement on) scans the whole table when nothing is pending (18 ms)
+    exists().where(
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.state == bindparam("pending", PENDING.value, literal_execute=True),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class AnnotatorSlots:
+    """An annotator's share of the queue: the slots they hold now, and the open (or pending)
+    slots they may never take because they judged, skipped or hold the output already."""
+
+    held: int
+    open_not_theirs: int
+    pending: bool  # active sampling: the campaign has slots no draw round visited yet
+
+
+def annotator_slots(s: Session, campaign_id: int, annotator_id: int) -> AnnotatorSlots:
+    """Held and excluded slots of one annotator in O(their own slots) (the annotator
+    index, then the output index per slot of theirs), in one statement: the page's "left
+    for you" is the campaign's open slots (``queue_counts``, pending ones included)
+    − ``open_not_theirs`` + ``held``."""
+    row = s.connection().execute(
+        _ANNOTATOR_COUNTS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
+    ).one()
+    return AnnotatorSlots(int(row[0] or 0), int(row[1] or 0), bool(row[2]))
 
 
 # ---------------------------------------------------------------- admin side

@@ -11,6 +11,12 @@ recorded only when the annotator chooses one. An untouched box is stored as a po
 with "No edit needed" ticked (annotation.session.submit enforces both). Our own small
 listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside text areas
 (it would turn typing an "a" into a label).
+
+"Adequate" is green and "Inadequate" red, with equal weight (:data:`BUTTON_CSS`, by the
+buttons' keys, which the key listener clicks). The progress line counts the annotator's own
+work and what is left for them; an undo says what it took back; a paired campaign shows the
+output's place among its source's outputs and offers them all side by side; the
+administrators' guidelines open above the first item.
 """
 
 from __future__ import annotations
@@ -186,6 +192,80 @@ def keyboard(focus_key: str | None) -> None:
 # ---------------------------------------------------------------- drawing
 
 
+# The label buttons in colours that mean what they say, and with equal weight (neither is
+# Streamlit's red "primary"): by their keys' classes (``st-key-<key>``), which views/keys.js
+# clicks too. Icons (✓ / ✗) and the words carry the meaning for colour-blind annotators.
+BUTTON_CSS = """
+.st-key-adequate button:not(:disabled), .st-key-inadequate button:not(:disabled) {
+  color: #fff; font-weight: 600;
+}
+.st-key-adequate button:not(:disabled) { background-color: #15803d; border-color: #15803d; }
+.st-key-adequate button:not(:disabled):hover,
+.st-key-adequate button:not(:disabled):focus-visible {
+  background-color: #166534; border-color: #14532d; color: #fff;
+}
+.st-key-inadequate button:not(:disabled) { background-color: #b42318; border-color: #b42318; }
+.st-key-inadequate button:not(:disabled):hover,
+.st-key-inadequate button:not(:disabled):focus-visible {
+  background-color: #912018; border-color: #7a271a; color: #fff;
+}
+.st-key-adequate button:not(:disabled):active,
+.st-key-inadequate button:not(:disabled):active { color: #fff; filter: brightness(0.9); }
+.st-key-adequate button code, .st-key-inadequate button code {
+  color: inherit; background: rgba(255, 255, 255, 0.18);
+}
+"""
+
+SIBLING_CSS = (
+    "display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0.75rem"
+)
+
+
+def button_colours() -> None:
+    """The label buttons' colours (a style element only: it takes no room on the page)."""
+    st.html(f"<style>{BUTTON_CSS}</style>")
+
+
+def guidelines_panel(view: session.View) -> None:
+    """The administrators' guidelines and examples, open until the first judgment. Their
+    markdown is rendered without HTML; item texts stay literal everywhere else."""
+    notes = session.guidelines(engine(), view.campaign.id)
+    if notes.empty:
+        return
+    first = view.progress.mine_done == 0
+    with st.expander("Guidelines for this campaign", expanded=first, icon=":material/menu_book:"):
+        if notes.text:
+            st.markdown(notes.text)
+        if notes.examples:
+            st.markdown("**Examples**")
+            st.markdown(notes.examples)
+
+
+def position_text(slot: session.Slot) -> str | None:
+    """ "k of m for this source" in a paired campaign (None: unpaired, or one system)."""
+    group = slot.group
+    if group is None or group.size < 2:
+        return None
+    return f"{group.position} of {group.size} for this source"
+
+
+def side_by_side(slot: session.Slot) -> None:
+    """Every output of the shown source, literally, in the queue's anonymous order."""
+    group = slot.group
+    if group is None or group.size < 2:
+        return
+    with st.expander("All outputs for this source (side by side)", icon=":material/view_column:"):
+        cells = []
+        for k, text in enumerate(group.outputs, start=1):
+            title = f"Output {k}" + (" · the one you judge now" if k == group.position else "")
+            weight = "700" if k == group.position else "600"
+            cells.append(
+                f'<div class="tandem-sibling-cell"><p style="font-weight:{weight};'
+                f'margin:0 0 0.2rem">{title}</p>{literal_html(text, "tandem-sibling")}</div>'
+            )
+        st.html(f'<div class="tandem-siblings" style="{SIBLING_CSS}">{"".join(cells)}</div>')
+
+
 def _fmt(key: str, value: float | None) -> str:
     if value is None:
         return "–"
@@ -214,13 +294,15 @@ def item_panel() -> None:
         _deny()
     view: session.View = st.session_state["view"]
     p = view.progress
-    st.progress(
-        p.fraction,
+    st.progress(  # the bar is the annotator's own batch: done / (done + left for them)
+        p.mine_fraction,
         text=(
-            f"Campaign: {p.queue_finished:,} of {p.queue_total:,} done · "
-            f"You: {p.mine_judged:,} judged, {p.mine_skipped:,} skipped"
+            f"You: {p.mine_judged:,} judged, {p.mine_skipped:,} skipped · {p.mine_left_text} · "
+            f"Campaign: {p.queue_finished:,} of {p.queue_total:,} done"
         ),
     )
+    if view.undone is not None:
+        st.info(literal(view.undone.message), icon=":material/undo:")
     if view.notice:
         st.warning(view.notice)
     hint = st.session_state.get("hint")
@@ -237,10 +319,14 @@ def item_panel() -> None:
         st.button("Undo last `u`", key="undo", on_click=_undo)
         return
 
+    position = position_text(slot)
     if view.campaign.mode.asks_spans:  # error-span mode: views/annotate_spans.py draws it
         from views.annotate_spans import span_item
 
+        if position:
+            st.caption(f"The output below is output {position}.")
         span_item(view, ANNOTATOR, _set_view, _seconds, _skip, _undo)
+        side_by_side(slot)
         return
 
     main, side = st.columns([3, 1])
@@ -248,7 +334,8 @@ def item_panel() -> None:
         parts = [("Source", slot.source, "tandem-source")]
         if slot.reference is not None:
             parts.append(("Reference", slot.reference, "tandem-reference"))
-        parts.append(("Output", slot.text, "tandem-output"))
+        title = f"Output {position}" if position else "Output"
+        parts.append((title, slot.text, "tandem-output"))
         st.html(
             "".join(
                 f'<p style="font-weight:600;margin:0.6rem 0 0.2rem">{title}</p>'
@@ -292,22 +379,37 @@ def item_panel() -> None:
                     "Done editing `Ctrl+Enter`", key="done_editing", on_click=_done_editing
                 )
                 c1.form_submit_button(
-                    "Adequate `a`", key="adequate", type="primary", on_click=_label, args=(1,)
+                    "Adequate `a`",
+                    key="adequate",
+                    icon=":material/check:",
+                    on_click=_label,
+                    args=(1,),
                 )
                 c2.form_submit_button(
-                    "Inadequate `i`", key="inadequate", on_click=_label, args=(0,)
+                    "Inadequate `i`",
+                    key="inadequate",
+                    icon=":material/close:",
+                    on_click=_label,
+                    args=(0,),
                 )
     else:
         c1, c2 = st.columns(2)
         c1.button(
             "Adequate `a`",
             key="adequate",
-            type="primary",
+            icon=":material/check:",
             on_click=_label,
             args=(1,),
             width="stretch",
         )
-        c2.button("Inadequate `i`", key="inadequate", on_click=_label, args=(0,), width="stretch")
+        c2.button(
+            "Inadequate `i`",
+            key="inadequate",
+            icon=":material/close:",
+            on_click=_label,
+            args=(0,),
+            width="stretch",
+        )
 
     c3, c4, c5 = st.columns([2, 1, 1])
     c3.selectbox(
@@ -315,6 +417,7 @@ def item_panel() -> None:
     )
     c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
+    side_by_side(slot)
     keyboard(_post_edit_key(slot) if mode.asks_post_edit else None)
 
 
@@ -324,6 +427,7 @@ if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions an
 
     who = literal(st.session_state.get("annotator_name", ""))
     st.caption(f"Signed in as {who}. {INSTRUCTIONS}")
+    guidelines_panel(st.session_state["view"])
     item_panel()
     st.stop()
 st.caption(
@@ -331,4 +435,6 @@ st.caption(
     "an adequate rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · "
     "`u` undo."
 )
+button_colours()
+guidelines_panel(st.session_state["view"])
 item_panel()

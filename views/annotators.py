@@ -1,6 +1,7 @@
 """Admin: a campaign's annotators (invite links, re-issue and revocation, their work and
-attention-check pass rate) and its assignment queue (settings with the quality-control cost
-and the recorded metric-visibility choice, build/extend)."""
+attention-check pass rate), its assignment queue (settings with the quality-control cost
+and the recorded metric-visibility choice, build/extend) and the guidelines and examples
+its annotators see."""
 
 from urllib.parse import urlsplit
 
@@ -11,6 +12,7 @@ from annotation import queue
 from annotation.auth import create_annotator, invite_events, reissue_invite, revoke_annotator
 from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
+from annotation.session import MAX_GUIDELINES_CHARS, guidelines, set_guidelines
 from annotation.visibility import (
     TRADE_OFF,
     ConfirmationNeeded,
@@ -212,6 +214,48 @@ size_text = "each pool's size" if plan.planned_labels is None else f"{plan.plann
 st.caption(
     f"In force: {size_text} labels per system, design {plan.design}, estimand {plan.estimand}."
     + (f" {len(plan.late)} later change(s) recorded, not applied." if plan.late else "")
+)
+
+# ---------------------------------------------------------------- guidelines
+st.subheader("Guidelines for annotators")
+notes = guidelines(engine(), campaign_id)
+with st.form("guidelines"):
+    guideline_text = st.text_area(
+        "Guidelines (markdown)",
+        notes.text,
+        height=180,
+        max_chars=MAX_GUIDELINES_CHARS,
+        placeholder="What makes an output adequate here: meaning, terminology, style…",
+        key=f"guidelines_text_{campaign_id}",  # per campaign: a switch shows its own
+    )
+    example_text = st.text_area(
+        "Examples (markdown)",
+        notes.examples,
+        height=140,
+        max_chars=MAX_GUIDELINES_CHARS,
+        placeholder="A source, an output and the label it should get, with the reason.",
+        key=f"guidelines_examples_{campaign_id}",
+    )
+    if st.form_submit_button("Save guidelines", key="save_guidelines"):
+        try:
+            set_guidelines(engine(), campaign_id, guideline_text, example_text)
+        except ValueError as exc:
+            st.error(f"Nothing was saved: {literal(exc)}.")
+        else:
+            st.session_state["guidelines_saved"] = True
+            st.rerun()
+if st.session_state.pop("guidelines_saved", False):
+    st.success("Guidelines saved: annotators see them when they next open or reload the page.")
+changed = (
+    f" Last changed {notes.updated_at[:16].replace('T', ' ')} UTC, when {notes.labels_before:,} "
+    "labels existed."
+    if notes.updated_at and notes.labels_before is not None
+    else ""
+)
+st.caption(
+    "Shown to every annotator of this campaign in a panel above the item, open on their "
+    "first item. Markdown (headings, lists, **bold**, links) is rendered; HTML is not."
+    + changed
 )
 
 # ---------------------------------------------------------------- annotators
