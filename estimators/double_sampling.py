@@ -23,11 +23,11 @@ __all__ = ["per_system", "per_system_difference"]
 def _codes(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Metric values → (sorted distinct values, integer code per item); fast for 0/1 data."""
     m = np.asarray(m).ravel()
-    if m.dtype == bool:
-        m = m.astype(np.int64)
     as_int = m.astype(np.int64)
-    if m.size and np.array_equal(as_int, m) and as_int.min() >= 0 and as_int.max() < 1024:
+    if m.size and as_int.min() >= 0 and as_int.max() < 1024 and np.array_equal(as_int, m):
         present = np.flatnonzero(np.bincount(as_int))
+        if present.size == as_int.max() + 1:  # no gaps (e.g. both 0 and 1): codes = values
+            return present.astype(float), as_int
         lookup = np.zeros(as_int.max() + 1, np.int64)
         lookup[present] = np.arange(present.size)
         return present.astype(float), lookup[as_int]
