@@ -279,9 +279,13 @@ def scores_table(scores: dict[str, float | None] | None) -> None:
     if not scores:
         st.caption("not scored yet")
         return
-    lines = []
-    for key, label in METRIC_LABELS.items():
-        lines.append(f"{label}: {_fmt(key, scores.get(key))}")
+    # only the metrics this output was scored with (a "BERTScore-F: –" line for a campaign
+    # never scored with BERTScore said nothing but noise)
+    lines = [
+        f"{label}: {_fmt(key, scores[key])}"
+        for key, label in METRIC_LABELS.items()
+        if key in scores
+    ]
     for key, value in scores.items():  # metrics the campaign's team imported, by their name
         if key not in METRIC_LABELS:
             lines.append(f"{key}: {'–' if value is None else f'{value:.4g}'}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, select
 from streamlit.testing.v1 import AppTest
 
 from annotation import queue, session
@@ -172,6 +172,12 @@ def test_metric_scores_shown_then_blind_mode_hides_them(app_engine: Engine) -> N
     at.button(key="adequate").click().run()
     table = at.text[0].value
     assert "BLEU: 41.3" in table and "BERTScore-F: 0.912" in table and "TER: 35.5" in table
+
+    with session_scope(app_engine) as s:  # a campaign never scored with BERTScore
+        s.execute(delete(MetricScore).where(MetricScore.metric == "bertscore_f"))
+    at.button(key="adequate").click().run()
+    table = at.text[0].value
+    assert "BLEU: 41.3" in table and "chrF: 60.0" in table and "BERTScore" not in table
 
     queue.update_queue_settings(app_engine, cid, show_metrics=False, show_reference=False)
     blind, _ = annotator_app(app_engine, cid, "blind")
