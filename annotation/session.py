@@ -548,6 +548,17 @@ def set_guidelines(
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
         dbq.campaign_for_update(s, campaign_id)  # the meta JSON is rewritten whole
+        old = _guidelines_of(campaign_meta(s, campaign_id))
+        changes = {
+            key: (before or None, after or None)
+            for key, before, after in (
+                ("guidelines", old.text, text),
+                ("guideline_examples", old.examples, examples),
+            )
+            if before != after
+        }
+        if changes:  # in the campaign's setting log, like every setting (with the label count)
+            dbq.log_setting_changes(s, campaign_id, changes)
         stored = {
             "text": text,
             "examples": examples,

@@ -591,6 +591,14 @@ def update_campaign_settings(s: Session, campaign_id: int, values: dict[str, Any
     changed = {k: v for k, v in values.items() if getattr(camp, k) != v}
     if not changed:
         return
+    log_setting_changes(s, campaign_id, {k: (getattr(camp, k), v) for k, v in changed.items()})
+    s.execute(update(Campaign).where(Campaign.id == campaign_id).values(**changed))
+
+
+def log_setting_changes(s: Session, campaign_id: int, changes: dict[str, tuple[Any, Any]]) -> None:
+    """Append ``key → (old, new)`` to the campaign's setting log with the number of current
+    labels now; also for settings kept outside the campaign's columns (guidelines in meta).
+    The caller holds the campaign row (:func:`campaign_for_update`)."""
     labels = current_label_count(s, campaign_id)
     s.execute(
         insert(CampaignSettingChange),
@@ -598,15 +606,14 @@ def update_campaign_settings(s: Session, campaign_id: int, values: dict[str, Any
             {
                 "campaign_id": campaign_id,
                 "key": key,
-                "old_value": _jsonable(getattr(camp, key)),
-                "new_value": _jsonable(value),
+                "old_value": _jsonable(old),
+                "new_value": _jsonable(new),
                 "labels_before": labels,
                 "changed_at": utcnow(),
             }
-            for key, value in changed.items()
+            for key, (old, new) in changes.items()
         ],
     )
-    s.execute(update(Campaign).where(Campaign.id == campaign_id).values(**changed))
 
 
 def _jsonable(value: Any) -> Any:

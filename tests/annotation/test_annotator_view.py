@@ -271,3 +271,29 @@ def test_annotator_slots_counts_held_and_excluded(engine: Engine) -> None:
         mine = dbq.annotator_slots(s, cid, a)
         open_ = dbq.queue_counts(s, cid)[dbq.OPEN]
     assert (mine.held, mine.open_not_theirs, open_, mine.pending) == (2, 2, 6, False)
+
+
+def test_guideline_changes_go_to_the_setting_log(engine: Engine) -> None:
+    """Every change of the guidelines or examples is logged like any setting, with the
+    number of labels that existed (an unchanged save logs nothing)."""
+    cid = make_campaign(engine, 2, 2)
+    queue.build_queue(engine, cid, seed=1)
+    session.set_guidelines(engine, cid, "Judge meaning.", "Example A")
+    session.set_guidelines(engine, cid, "Judge meaning.", "Example A")  # unchanged
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = session.next_view(engine, a)
+    session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+    session.set_guidelines(engine, cid, "Judge meaning and fluency.", "Example A")
+    session.set_guidelines(engine, cid, "", "")
+    log = [
+        (c.key, c.old_value, c.new_value, c.labels_before)
+        for c in queue.setting_changes(engine, cid)
+        if c.key in ("guidelines", "guideline_examples")
+    ]
+    assert log == [
+        ("guidelines", None, "Judge meaning.", 0),
+        ("guideline_examples", None, "Example A", 0),
+        ("guidelines", "Judge meaning.", "Judge meaning and fluency.", 1),
+        ("guidelines", "Judge meaning and fluency.", None, 1),
+        ("guideline_examples", "Example A", None, 1),
+    ]
