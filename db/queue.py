@@ -712,12 +712,11 @@ def pend_untouched_tail(s: Session, campaign_id: int) -> int:
 
 
 def has_pending(s: Session, campaign_id: int) -> bool:
-    return (
-        s.scalar(
-            select(_A.c.id).where(_A.c.campaign_id == campaign_id, _A.c.state == PENDING).limit(1)
-        )
-        is not None
-    )
+    # the state inline, as in annotator_slots: a parameter lets PostgreSQL's generic plan of
+    # the prepared statement scan the whole table when nothing is pending (≈ 10 ms)
+    pending = bindparam("pending", PENDING.value, literal_execute=True)
+    query = select(_A.c.id).where(_A.c.campaign_id == campaign_id, _A.c.state == pending)
+    return s.scalar(query.limit(1)) is not None
 
 
 def settle_visits(s: Session, rows: Sequence[dict[str, Any]]) -> None:
