@@ -147,10 +147,13 @@ def test_paired_position_and_all_outputs_side_by_side(server: Server, page) -> N
         page.get_by_text(f"Output {k} of 3 for this source").wait_for()
         if k < 3:
             _press_and_wait(page, "a")
+    # the key's run has finished (no stale element left), then open the expander
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
     expander = page.locator("[data-testid='stExpander']").filter(has_text=SIDE_BY_SIDE)
     expander.get_by_text(SIDE_BY_SIDE).click()
     cells = expander.locator(".tandem-sibling")
-    cells.first.wait_for()
+    for k in range(3):
+        cells.nth(k).wait_for(state="visible")
     shown = [cells.nth(k).inner_text() for k in range(cells.count())]
     source = next(j for j, outs in enumerate(OUTPUTS) if _output_text(page) in outs)
     assert sorted(shown) == sorted(OUTPUTS[source])  # every system's output, literally

@@ -199,12 +199,15 @@ def test_a_killed_worker_process_is_resumed_and_finishes(sqlite_engine) -> None:
     import os
     import signal
 
-    cid, _ = make_campaign(sqlite_engine, _rows(1200))
+    # enough work that the job cannot end between its first progress report (heartbeat:
+    # 1 s) and the kill: 1,200 items were scored whole within one beat on a quiet machine
+    cid, _ = make_campaign(sqlite_engine, _rows(4000))
     job_id = start_scoring(sqlite_engine, cid, ["bleu", "ter"])
     deadline = time.monotonic() + 120
     while (job := store.get_job(sqlite_engine, job_id)) is not None and job.done == 0:
         assert job.state != store.DONE and time.monotonic() < deadline, job
         time.sleep(0.1)
+    assert job is not None and job.state == store.RUNNING and job.done < job.total, job
     pid = int(job.worker.split(":")[1])  # type: ignore[union-attr]
     os.kill(pid, signal.SIGKILL)  # the worker this test started dies mid-run
     time.sleep(scoring_job.STALE_AFTER_S + 2)  # its heartbeat goes stale (the real threshold)
@@ -216,6 +219,6 @@ def test_a_killed_worker_process_is_resumed_and_finishes(sqlite_engine) -> None:
         time.sleep(0.2)
     assert job is not None and job.state == store.DONE and job.attempts == 2, job
     assert (
-        _n_scored(sqlite_engine, cid, "bleu") == 2400
-        and _n_scored(sqlite_engine, cid, "ter") == 2400
+        _n_scored(sqlite_engine, cid, "bleu") == 8000
+        and _n_scored(sqlite_engine, cid, "ter") == 8000
     )
