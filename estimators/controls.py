@@ -18,7 +18,6 @@ results. The live verdicts are the anytime-valid monitor's (:mod:`estimators.mon
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +28,7 @@ from estimators import control_variates as cv
 from estimators import human
 from estimators import learned as lr
 from estimators.campaign import CampaignData, LabelKind
+from estimators.efficiency import correlation, finite_median
 from estimators.multiple import holm, pairs
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 
@@ -96,17 +96,6 @@ def _display(data: CampaignData, name: str) -> str:
     return info.metric if info else name
 
 
-def _corr(a: np.ndarray, b: np.ndarray) -> float | None:
-    if a.size < 3 or np.std(a) == 0 or np.std(b) == 0:
-        return None
-    return float(np.corrcoef(a, b)[0, 1])
-
-
-def _median(values: list[float | None]) -> float | None:
-    v = [x for x in values if x is not None and math.isfinite(x)]
-    return float(np.median(v)) if v else None
-
-
 @dataclass(frozen=True)
 class ControlEfficiency:
     """How much one control saves on this campaign (statistics.md §2).
@@ -147,7 +136,7 @@ def control_efficiency(
         rhos, des, prhos, pdes = [], [], [], []
         for s in range(len(data.systems)):
             lab, unl = labelled[s] & ok[s], ok[s] & ~labelled[s]
-            rhos.append(_corr(y_grid[s, lab], g[s, lab]))
+            rhos.append(correlation(y_grid[s, lab], g[s, lab]))
             if lab.sum() >= 5 and unl.sum() >= 3:
                 res = cv.ppi_mean(y_grid[s, lab], g[s, lab], g[s, unl], ddof=ddof)
                 des.append(res.diagnostics["de"])
@@ -155,15 +144,15 @@ def control_efficiency(
             both = labelled[a] & labelled[b] & ok[a] & ok[b]
             rest = ok[a] & ok[b] & ~both
             d = y_grid[a, both] - y_grid[b, both]
-            prhos.append(_corr(d, g[a, both] - g[b, both]))
+            prhos.append(correlation(d, g[a, both] - g[b, both]))
             if both.sum() >= 5 and rest.sum() >= 3:
                 res = cv.ppi_paired_difference(
                     y_grid[a, both], y_grid[b, both], g[a, both], g[b, both],
                     g[a, rest], g[b, rest], ddof=ddof,
                 )  # fmt: skip
                 pdes.append(res.diagnostics["de"])
-        out.append(ControlEfficiency(name, _display(data, name), _median(rhos),
-                                     _median(prhos), _median(des), _median(pdes)))  # fmt: skip
+        medians = [finite_median(v) for v in (rhos, prhos, des, pdes)]
+        out.append(ControlEfficiency(name, _display(data, name), *medians))
     return out
 
 

@@ -11,7 +11,7 @@ from estimators import control_variates as cv
 from estimators.campaign import CampaignData
 from estimators.multiple import pairs
 
-__all__ = ["MetricEfficiency", "metric_efficiency"]
+__all__ = ["MetricEfficiency", "correlation", "finite_median", "metric_efficiency"]
 
 
 @dataclass(frozen=True)
@@ -35,13 +35,15 @@ class MetricEfficiency:
     n_unlabelled: int
 
 
-def _corr(x: np.ndarray, y: np.ndarray) -> float | None:
+def correlation(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Pearson r, or None with fewer than 3 values or a constant side."""
     if x.size < 3 or np.std(x) == 0 or np.std(y) == 0:
         return None
     return float(np.corrcoef(x, y)[0, 1])
 
 
-def _median(values: list[float | None]) -> float | None:
+def finite_median(values: list[float | None]) -> float | None:
+    """Median of the finite values (None when there are none)."""
     vals = [v for v in values if v is not None and math.isfinite(v)]
     return float(np.median(vals)) if vals else None
 
@@ -65,7 +67,7 @@ def metric_efficiency(
             lab, unl = labelled[s] & present, present & ~labelled[s]
             n_l += int(lab.sum())
             n_u += int(unl.sum())
-            rhos.append(_corr(grid[s, lab], y_grid[s, lab]))
+            rhos.append(correlation(grid[s, lab], y_grid[s, lab]))
             if lab.sum() >= 3 and unl.sum() >= 2:
                 res = cv.ppi_mean(y_grid[s, lab], grid[s, lab], grid[s, unl])
                 des.append(res.diagnostics["de"])
@@ -73,16 +75,16 @@ def metric_efficiency(
         for a, b in pairs(k):
             both = labelled[a] & labelled[b] & np.isfinite(grid[a]) & np.isfinite(grid[b])
             pair_rhos.append(
-                _corr(grid[a, both] - grid[b, both], y_grid[a, both] - y_grid[b, both])
+                correlation(grid[a, both] - grid[b, both], y_grid[a, both] - y_grid[b, both])
             )
-        rho = _median(rhos)
-        rho_p = _median(pair_rhos)
+        rho = finite_median(rhos)
+        rho_p = finite_median(pair_rhos)
         out.append(
             MetricEfficiency(
                 signature=info.signature,
                 metric=info.metric,
                 rho_y=rho,
-                de_measured=_median(des),
+                de_measured=finite_median(des),
                 de_limit=None if rho is None else cv.theoretical_data_efficiency(rho, 1),
                 rho_pairs=rho_p,
                 de_pairs_limit=None if rho_p is None else cv.theoretical_data_efficiency(rho_p, 1),

@@ -45,6 +45,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostin
 from threadpoolctl import threadpool_limits
 
 from estimators import control_variates as cv
+from estimators.efficiency import correlation
 from estimators.result import EstimateResult
 
 __all__ = [
@@ -258,9 +259,8 @@ def cross_fit(
 
 
 def _corr(a: np.ndarray, b: np.ndarray) -> float:
-    if a.size < 3 or np.std(a) == 0 or np.std(b) == 0:
-        return math.nan
-    return float(np.corrcoef(a, b)[0, 1])
+    r = correlation(a, b)
+    return math.nan if r is None else r
 
 
 def learned_ppi_mean(
