@@ -31,11 +31,10 @@ from annotation import session
 from annotation.auth import active_annotator
 from annotation.diff import diff_html, literal_html
 from db.vocabulary import CampaignMode
-from views.common import engine, literal
+from views.common import engine, literal, scores_table
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
 KEYS |= {"s": "skip", "u": "undo"}
-METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "bertscore_f": "BERTScore-F"}
 
 
 def _deny() -> None:
@@ -264,32 +263,6 @@ def side_by_side(slot: session.Slot) -> None:
                 f'margin:0 0 0.2rem">{title}</p>{literal_html(text, "tandem-sibling")}</div>'
             )
         st.html(f'<div class="tandem-siblings" style="{SIBLING_CSS}">{"".join(cells)}</div>')
-
-
-def _fmt(key: str, value: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.3f}" if key == "bertscore_f" else f"{value:.1f}"
-
-
-def scores_table(scores: dict[str, float | None] | None) -> None:
-    if scores is None:
-        return
-    st.markdown("**Metric scores**")
-    if not scores:
-        st.caption("not scored yet")
-        return
-    # only the metrics this output was scored with (a "BERTScore-F: –" line for a campaign
-    # never scored with BERTScore said nothing but noise)
-    lines = [
-        f"{label}: {_fmt(key, scores[key])}"
-        for key, label in METRIC_LABELS.items()
-        if key in scores
-    ]
-    for key, value in scores.items():  # metrics the campaign's team imported, by their name
-        if key not in METRIC_LABELS:
-            lines.append(f"{key}: {'–' if value is None else f'{value:.4g}'}")
-    st.text("\n".join(lines))
 
 
 @st.fragment

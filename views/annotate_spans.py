@@ -32,7 +32,7 @@ from annotation import session
 from annotation.span_judgments import campaign_config, undone_spans
 from annotation.spans import SpanConfig, snap_to_words
 from db.vocabulary import Severity
-from views.common import engine, literal
+from views.common import engine, literal, scores_table
 
 _WIDGET = components.declare_component(
     "tandem_span_widget", path=str(Path(__file__).with_name("span_widget"))
@@ -350,14 +350,7 @@ def span_item(
             default=None,
         )
     with side:
-        if slot.scores is not None:
-            st.markdown("**Metric scores**")
-            st.text(
-                "\n".join(
-                    f"{k}: {'–' if v is None else f'{v:.3g}'}" for k, v in slot.scores.items()
-                )
-                or "not scored yet"
-            )
+        scores_table(slot.scores)
     pending = work["pending"]
     if pending is not None:
         st.info(f"Open selection: {_describe(pending, slot)}: choose a severity and a category.")

@@ -86,3 +86,36 @@ def annotator_work(cid: int, key: tuple[int, ...]) -> list[AnnotatorWork]:
     """Per-annotator work (the Annotators page's figures), re-read when ``key`` (the
     campaign's fingerprint) changes."""
     return _annotator_work(str(engine().url), cid, key)
+
+
+def problem_list(problems, truncated: bool = False) -> str:  # type: ignore[no-untyped-def]
+    """A file's problems as a markdown list (escaped), saying when the list was cut short."""
+    return "\n".join(f"- {literal(p)}" for p in problems) + (
+        "\n- …more problems not shown." if truncated else ""
+    )
+
+
+#: Built-in metric keys → labels beside an item (imported metrics show by their own name).
+METRIC_LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "bertscore_f": "BERTScore-F"}
+
+
+def _fmt_score(key: str, value: float | None) -> str:
+    if value is None:
+        return "–"
+    if key in METRIC_LABELS:
+        return f"{value:.3f}" if key == "bertscore_f" else f"{value:.1f}"
+    return f"{value:.4g}"
+
+
+def scores_table(scores: dict[str, float | None] | None) -> None:
+    """The metric scores beside an item (None: the campaign hides them): the metrics this
+    output was scored with, built-ins first, then the imported ones by name."""
+    if scores is None:
+        return
+    st.markdown("**Metric scores**")
+    if not scores:
+        st.caption("not scored yet")
+        return
+    keys = [k for k in METRIC_LABELS if k in scores] + [k for k in scores if k not in METRIC_LABELS]
+    st.text("\n".join(f"{METRIC_LABELS.get(k, k)}: {_fmt_score(k, scores[k])}" for k in keys))
+

@@ -26,19 +26,13 @@ from annotation.scores_file import (
 from annotation.visibility import TRADE_OFF
 from db.campaigns import campaign_exists, list_campaigns
 from db.vocabulary import CampaignMode
-from views.common import engine, literal, require_admin
+from views.common import engine, literal, problem_list, require_admin
 from views.import_mqm import import_mqm_form, is_mqm_tsv
 
 require_admin()
 st.title("Import a campaign or its metric scores")
 FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
 JUDGMENT_COLUMNS = ("human_label", "human_score", "post_edit")
-
-
-def problem_list(problems, truncated: bool = False) -> str:  # type: ignore[no-untyped-def]
-    return "\n".join(f"- {literal(p)}" for p in problems) + (
-        "\n- …more problems not shown." if truncated else ""
-    )
 
 
 campaign_tab, scores_tab = st.tabs(["Campaign file", "Metric scores for a campaign"])

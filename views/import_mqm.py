@@ -8,7 +8,7 @@ import streamlit as st
 from annotation.campaign_file import CampaignFileError
 from annotation.mqm_tsv import COLUMNS, import_mqm_tsv, parse_mqm_tsv
 from db.campaigns import campaign_exists
-from views.common import engine, literal
+from views.common import engine, literal, problem_list
 
 
 def is_mqm_tsv(filename: str, data: bytes) -> bool:
@@ -30,7 +30,7 @@ def import_mqm_form(filename: str, data: bytes) -> None:
     except CampaignFileError as exc:
         st.error(
             "The file cannot be imported as it is:\n\n"
-            + "\n".join(f"- {literal(p)}" for p in exc.problems)
+            + problem_list(exc.problems, exc.truncated)
         )
         return
     n_spans = sum(len(seg.spans) for seg in parsed.segments)
@@ -56,7 +56,7 @@ def import_mqm_form(filename: str, data: bytes) -> None:
             )
         except CampaignFileError as exc:
             st.error(
-                "Nothing was imported:\n\n" + "\n".join(f"- {literal(p)}" for p in exc.problems)
+                "Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated)
             )
         else:
             st.success(literal(report.summary()))
