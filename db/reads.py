@@ -48,6 +48,7 @@ from db.models import (
     System,
     Threshold,
 )
+from db.queue import setting_changes
 from db.vocabulary import SlotKind, SlotState
 from estimators.active import Visits
 from estimators.campaign import CampaignData, Judgments, MetricInfo
@@ -152,19 +153,7 @@ def read_campaign(
         n_plan = len(PLAN_KEYS)
         plan_values = dict(zip(PLAN_KEYS, rest[:n_plan], strict=True))
         has_rounds, pending = rest[n_plan], rest[n_plan + 1 :]
-        plan_changes = s.execute(
-            select(
-                CampaignSettingChange.key,
-                CampaignSettingChange.old_value,
-                CampaignSettingChange.new_value,
-                CampaignSettingChange.labels_before,
-            )
-            .where(
-                CampaignSettingChange.campaign_id == cid,
-                CampaignSettingChange.key.in_(PLAN_KEYS),
-            )
-            .order_by(CampaignSettingChange.id)
-        ).all()
+        plan_changes = [c for c in setting_changes(s, cid) if c.key in PLAN_KEYS]
         sys_rows = s.execute(
             select(System.id, System.name, System.is_human)
             .where(System.campaign_id == cid)
