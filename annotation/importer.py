@@ -181,24 +181,14 @@ def import_campaign(
     with session_scope(engine) as s:
         existing = repo.get_campaign(s, campaign)
         if existing is not None and not append:
-            raise CampaignFileError(
-                [
-                    Problem(
-                        filename,
-                        f"a campaign named '{campaign}' already exists",
-                        "Append these rows to it (--append, or 'Append' in the app), "
-                        "or choose a new campaign name.",
-                    )
-                ]
+            raise _name_taken(
+                filename,
+                campaign,
+                "Append these rows to it (--append, or 'Append' in the app), "
+                "or choose a new campaign name.",
             )
         if existing is None:
-            camp = repo.create_campaign(
-                s,
-                campaign,
-                queue_seed=secrets.randbelow(2**31),
-                meta={"source_file": filename},
-                **dict(settings or {}),
-            )
+            camp = _create_campaign(s, campaign, filename, settings)
         else:
             camp = existing
             score_store.lock_campaign(s, camp.id)
@@ -597,6 +587,25 @@ def imported_coverage(engine: Engine, campaign: str, names: Sequence[str]) -> li
                 + "; nothing to compute."
             )
     return lines
+
+
+def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileError:
+    return CampaignFileError(
+        [Problem(filename, f"a campaign named '{campaign}' already exists", what_to_do)]
+    )
+
+
+def _create_campaign(s: Any, campaign: str, filename: str, settings: Mapping[str, Any] | None):  # type: ignore[no-untyped-def]
+    """A new campaign row with its recorded queue seed; ``settings`` are its columns (a
+    ``meta`` among them replaces the default one naming the source file)."""
+    return repo.create_campaign(
+        s,
+        campaign,
+        queue_seed=secrets.randbelow(2**31),
+        **{"meta": {"source_file": filename}, **dict(settings or {})},
+    )
+
+
 def import_parsed(
     engine: Engine,
     parsed: CampaignFile,
@@ -607,24 +616,10 @@ def import_parsed(
     """Write already-validated rows (e.g. annotation.mqm_tsv's) as a new campaign, in one
     transaction; ``settings`` are the campaign's columns (``meta`` included)."""
     started = time.perf_counter()
-    settings = dict(settings or {})
     with session_scope(engine) as s:
         if repo.get_campaign(s, campaign) is not None:
-            raise CampaignFileError(
-                [
-                    Problem(
-                        parsed.filename,
-                        f"a campaign named '{campaign}' already exists",
-                        "Choose a new campaign name.",
-                    )
-                ]
-            )
-        camp = repo.create_campaign(
-            s,
-            campaign,
-            queue_seed=secrets.randbelow(2**31),
-            **{"meta": {"source_file": parsed.filename}, **settings},
-        )
+            raise _name_taken(parsed.filename, campaign, "Choose a new campaign name.")
+        camp = _create_campaign(s, campaign, parsed.filename, settings)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, lambda done, total: None)
     return ImportReport(
         campaign=campaign,
