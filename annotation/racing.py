@@ -217,7 +217,13 @@ def _monitor(s: Any, campaign_id: int) -> MonitorReport | None:
     return campaign_report(data, signatures=default_signatures(data), width_points=2).monitor
 
 
+def racing_status(engine: Engine, campaign_id: int) -> tuple[bool, list[dict[str, Any]]]:
+    """(racing on, the systems it dropped so far: name, labels then, when; oldest first)."""
+    with dbq.queue_transaction(engine) as s:
+        record = state(dbq.campaign_settings(s, campaign_id)["meta"])
+    return record["on"], record["dropped"]
+
+
 def dropped_systems(engine: Engine, campaign_id: int) -> list[dict[str, Any]]:
     """The systems racing dropped so far (name, labels then, when), oldest first."""
-    with dbq.queue_transaction(engine) as s:
-        return state(dbq.campaign_settings(s, campaign_id)["meta"])["dropped"]
+    return racing_status(engine, campaign_id)[1]
