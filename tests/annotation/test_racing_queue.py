@@ -19,6 +19,13 @@ from tests.annotation.test_queue import make_campaign, slots
 N_ITEMS = 120
 
 
+@pytest.fixture(autouse=True)
+def inline_recompute(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recompute inline: each test then sees the drop at the round that decided it (the
+    background mode has its own test below)."""
+    monkeypatch.setattr(racing, "BACKGROUND", False)
+
+
 def systems_of(engine: Engine, cid: int) -> dict[int, str]:
     """Output id → system name."""
     with session_scope(engine) as s:
@@ -162,3 +169,21 @@ def test_switching_on_mid_campaign_pends_only_the_untouched_tail(engine: Engine)
     reached = max(r.position for r in rows if r.state in ("done", "claimed"))
     assert all(r.state == "pending" for r in rows if r.position > reached)
     assert all(r.state != "pending" for r in rows if r.position <= reached)
+
+
+def test_background_recomputation_drops_without_blocking_saves(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(racing, "BACKGROUND", True)
+    cid, names = raced_campaign(engine)
+    a = create_annotator(engine, cid, "a").annotator_id
+    rng = np.random.default_rng(0)
+    seen: list[str] = []
+    while "sys0" not in dropped(engine, cid) and len(seen) < 4 * N_ITEMS:
+        seen += label_until(engine, a, names, rng, lambda s: len(s) >= 40)
+        racing.wait()
+    assert dropped(engine, cid) == {"sys0"}
+    rest = label_until(engine, a, names, rng, lambda s: False)
+    assert rest.count("sys0") <= 1
+    with session_scope(engine) as s:
+        assert len(s.scalars(select(Annotation.output_id)).all()) == len(seen) + len(rest)
