@@ -75,11 +75,14 @@ def unsettled(run, rule) -> int:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    global EPSILON
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--every", type=int, default=13, help="items between two reads")
+    ap.add_argument("--epsilon", type=float, default=EPSILON, help="equivalence margin ε")
     ap.add_argument("--latency", type=int, default=0, help="also time N saves (SQLite)")
     args = ap.parse_args()
+    EPSILON = args.epsilon
     if args.latency:
         latency(args.latency)
     y, names = load()
