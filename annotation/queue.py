@@ -325,7 +325,8 @@ def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
     :data:`ROUND_DRAWS` items (1 in 200 of the pool for big pools) were drawn. A campaign
     switched back to uniform opens all its pending slots with π = 1. Runs inside the
     caller's queue transaction (the claim path calls it when nothing is left to claim);
-    None when nothing is pending.
+    None when nothing is pending. A racing campaign (uniform sampling) draws its rounds in
+    :func:`annotation.racing.draw` instead: the systems in play only, no π recorded.
     """
     from estimators import active
 

@@ -187,3 +187,31 @@ def test_background_recomputation_drops_without_blocking_saves(
     assert rest.count("sys0") <= 1
     with session_scope(engine) as s:
         assert len(s.scalars(select(Annotation.output_id)).all()) == len(seen) + len(rest)
+
+
+def test_systems_in_play_recomputed_at_most_once_per_check_interval(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cid, names = raced_campaign(engine)
+    calls: list[int] = []
+    real = racing._monitor
+
+    def counting(source, campaign_id):  # type: ignore[no-untyped-def]
+        calls.append(campaign_id)
+        return real(source, campaign_id)
+
+    monkeypatch.setattr(racing, "_monitor", counting)
+    a = create_annotator(engine, cid, "a").annotator_id
+    given = label_until(engine, a, names, np.random.default_rng(0), lambda seen: False)
+    assert 1 <= len(calls) <= len(given) // racing.CHECK_EVERY_LABELS + 1
+
+
+def test_systems_in_play_rule() -> None:
+    names = ["A", "B", "C"]
+    assert racing.systems_in_play(names, []) == {"A", "B", "C"}
+    assert racing.systems_in_play(names, [("A", "B"), ("C", "A")]) == {"B", "C"}
+    assert racing.systems_in_play(names, [("A", "B"), ("A", "C"), ("B", "C")]) == set()
+    assert racing.systems_in_play(["A"], []) == {"A"}
+    assert racing.is_settled("A better") and racing.is_settled("no difference larger than 0.04")
+    assert not racing.is_settled("not yet")
+    assert not racing.is_settled("no significant difference at α = 0.05 with all 10 items")
