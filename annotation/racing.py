@@ -278,11 +278,17 @@ def wait(timeout: float = 60.0) -> None:
 
 def _monitor(source: Any, campaign_id: int) -> MonitorReport | None:
     """The live verdicts as the dashboard shows them (default controls, α = 0.05) on the
-    labels so far; ``source`` an engine or an open session."""
+    labels so far; ``source`` an open session, or an engine: then the labels are read in a
+    queue transaction (on SQLite its lock hands the database over in turn, so saves never
+    meet SQLite's busy handler and its growing sleeps) and the verdicts computed after it."""
     from db.reads import read_campaign
     from estimators.report import campaign_report, default_signatures
 
-    data = read_campaign(source, campaign_id)
+    if isinstance(source, Engine):
+        with dbq.queue_transaction(source) as s:
+            data = read_campaign(s, campaign_id)
+    else:
+        data = read_campaign(source, campaign_id)
     return campaign_report(data, signatures=default_signatures(data), width_points=2).monitor
 
 
