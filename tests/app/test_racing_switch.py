@@ -68,3 +68,22 @@ def test_cli_racing(app_engine: Engine, monkeypatch) -> None:  # type: ignore[no
     assert bad.exit_code == 1 and "racing takes on or off, not 'maybe'" in bad.output
     assert "Traceback" not in bad.output
     assert [c.new_value for c in queue.setting_changes(app_engine, cid)] == [True, False]
+
+
+def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
+    from db.engine import session_scope
+    from db.models import Campaign
+
+    cid = make_campaign(app_engine, TEXTS)
+    racing.set_racing(app_engine, cid, True)
+    with session_scope(app_engine) as s:
+        camp = s.get(Campaign, cid)
+        record = {
+            **camp.meta["racing"],
+            "dropped": [{"system": "secret-system-0", "labels": 1234, "at": "2026-01-01T00:00:00"}],
+        }
+        camp.meta = {**camp.meta, "racing": record}  # fmt: skip
+    at = admin_page("views/annotators.py", "demo")
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert "Racing dropped (all pairs settled): secret-system-0 (after 1,234 labels)" in captions
