@@ -711,6 +711,37 @@ def sampling(
     typer.echo(f"{campaign}: sampling {values['sampling']}{shown_tau}{note}")
 
 
+@app.command("racing")
+def racing_switch(
+    campaign: CampaignName,
+    switch: Annotated[
+        str,
+        typer.Argument(
+            help="on: stop drawing systems whose pairs are all settled; off: the uniform design."
+        ),
+    ],
+) -> None:
+    """Switch racing on or off (logged with the number of labels so far). On: each newly
+    drawn item is queued only for the systems with a pair not yet settled."""
+    from annotation import racing
+    from annotation.queue import setting_changes
+
+    if switch not in ("on", "off"):
+        _fail(f"racing takes on or off, not {switch!r}")
+    engine = _engine()
+    cid = _campaign_id(engine, campaign)
+    try:
+        changed = racing.set_racing(engine, cid, switch == "on")
+    except ValueError as exc:
+        _fail(f"{campaign}: {exc}")
+    if not changed:
+        typer.echo(f"{campaign}: racing already {switch}")
+        return
+    last = [c for c in setting_changes(engine, cid) if c.key == racing.KEY][-1]
+    note = f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""
+    typer.echo(f"{campaign}: racing {switch}{note}")
+
+
 @app.command()
 def evaluate(
     campaign: CampaignName,

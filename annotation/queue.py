@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from annotation import racing
 from annotation.attention import MAJOR, degrade
 from db import Engine
 from db import annotations as log
@@ -136,8 +137,9 @@ def build_queue(
             groups = merged
 
         start = next_assignment_position(s, campaign_id)
-        # active sampling: draw rounds decide which slots open (draw_round)
-        first_state = dbq.PENDING if camp.sampling == Sampling.ACTIVE else dbq.OPEN
+        # active sampling and racing: draw rounds decide which slots open (draw_round)
+        drawn = camp.sampling == Sampling.ACTIVE or racing.is_on(camp.meta)
+        first_state = dbq.PENDING if drawn else dbq.OPEN
         rows = []
         for group in groups:
             for row in group:
@@ -323,13 +325,17 @@ def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
     :data:`ROUND_DRAWS` items (1 in 200 of the pool for big pools) were drawn. A campaign
     switched back to uniform opens all its pending slots with π = 1. Runs inside the
     caller's queue transaction (the claim path calls it when nothing is left to claim);
-    None when nothing is pending.
+    None when nothing is pending. A racing campaign (uniform sampling) draws its rounds in
+    :func:`annotation.racing.draw` instead: the systems in play only, no π recorded.
     """
     from estimators import active
 
     if not dbq.has_pending(s, campaign_id):  # a uniform queue at its end: no lock taken
         return None
     camp = dbq.campaign_for_update(s, campaign_id)
+    if racing.is_on(camp.meta) and camp.sampling != Sampling.ACTIVE:
+        done = racing.draw(s, camp, now)  # the systems in play only (annotation.racing)
+        return None if done is None else DrawRound(-1, done.items, done.items, done.opened)
     pending = dbq.pending_slots(s, campaign_id, ROUND_SLOTS)  # again, under the lock
     if not pending:
         return None
@@ -521,8 +527,15 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
     if tau is not None and not 0.0 < float(tau) <= 1.0:
         raise ValueError("active_tau (the uniform share of active sampling) must be in (0, 1]")
     with dbq.queue_transaction(engine) as s:
+        raced = racing.is_on(dbq.campaign_settings(s, campaign_id)["meta"])
+        if raced and (values.get("sampling") == Sampling.ACTIVE or values.get("paired") is False):
+            raise ValueError(
+                "racing is on: it needs uniform sampling and the paired design; switch racing "
+                "off first"
+            )
         if values.get("sampling") == Sampling.ACTIVE:
-            paired = values.get("paired", dbq.campaign_settings(s, campaign_id)["paired"])
+            stored = dbq.campaign_settings(s, campaign_id)
+            paired = values.get("paired", stored["paired"])
             if not paired:
                 raise ValueError(
                     "active sampling draws items with all their systems' outputs: it needs "

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pandas as pd
 import streamlit as st
 
-from annotation import queue
+from annotation import queue, racing
 from annotation.auth import create_annotator, invite_events, reissue_invite, revoke_annotator
 from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
@@ -135,6 +135,28 @@ with st.form("sampling_settings"):
             st.error(str(exc))
         else:
             st.rerun()
+
+# Racing (annotation.racing): its own form, the switch logged like every setting
+raced, raced_out = racing.racing_status(engine(), campaign_id)
+with st.form("racing_settings"):
+    racing_on = st.toggle(
+        "Racing: stop drawing a system once all its pairs are settled", value=raced,
+        key="racing", help="Each newly drawn item is queued only for the systems that still "
+        "have an unsettled pair; the freed labels go to them. Off: every system, every item "
+        "(uniform). Labels already given are always kept.",
+    )  # fmt: skip
+    if st.form_submit_button("Save racing"):
+        try:
+            racing.set_racing(engine(), campaign_id, racing_on)
+        except ValueError as exc:  # needs the paired design and uniform sampling
+            st.error(str(exc))
+        else:
+            st.rerun()
+if raced_out:
+    st.caption(
+        "Racing dropped (all pairs settled): "
+        + ", ".join(f"{d['system']} (after {d['labels']:,} labels)" for d in raced_out)
+    )
 
 if st.button("Build / extend queue", type="primary", key="build_queue"):
     bar = st.progress(0.0, text="Drawing the random order…")

@@ -1,0 +1,193 @@
+"""Racing vs uniform: total human labels to settle every pair, on the shipped WMT21 en-de data.
+
+A benchmark, not a test. The pool: the 13 MT systems of ../shared/data/wmt21-ted-mqm
+(529 items, the recorded binary MQM label ``human_label_binary`` of each output is the label
+it gets). For each random item order (a seed), the queue is replayed twice
+(:func:`annotation.racing_replay.replay`): uniform (every system labelled on every drawn
+item) and racing (a system is dropped for good once all its pairs are settled). The live
+verdicts are read every ``--every`` items with the app's route: the campaign monitor with
+the default live design (betting), the test-set estimand (finite pool), Holm over the 78
+pairs at α = 0.05 and a plan the user could make (t* = the planner's labels per pair for a
+smallest difference of ε = 0.10 with 13 systems, clipped to the pool by the monitor).
+
+"Settled" is read two ways:
+
+- ``monitor``: the monitor's own verdicts today ("A better" / "B better" from Holm on the
+  anytime p-values, or "no difference larger than x" with equivalence margin ε: the pair's
+  simultaneous interval contains 0 and lies inside ±ε).
+- ``interval``: the three-way outcome being built elsewhere, checked HERE, LOCALLY, on the
+  monitor's simultaneous pair interval: settled when it excludes 0 (a winner) or lies inside
+  [−ε, ε] (no difference larger than ε). The monitor's verdicts do not do this yet.
+
+Labels to settle = the labels given at the first read where every pair is settled; when
+some pair never settles within the pool, the campaign runs to the end of the pool, and that
+total is reported (with the number of pairs left unsettled). Ratio = racing / uniform,
+per order, measured in the same run.
+
+    .venv/bin/python bench/racing_bench.py [--seeds 3] [--every 13]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from annotation.live_plan import forecast_planned_labels
+from annotation.racing import settled_pairs
+from annotation.racing_replay import replay
+from estimators.monitor import MonitorReport
+
+DATA = Path(__file__).resolve().parents[2] / "shared/data/wmt21-ted-mqm/wmt21_ted_ende.csv"
+EPSILON = 0.10
+
+
+def load(path: Path = DATA) -> tuple[np.ndarray, list[str]]:
+    """(systems × items binary labels, system names) of the MT systems (no human refs)."""
+    df = pd.read_csv(path)
+    df = df[df["is_human"] == 0]
+    items = sorted(df["item_id"].unique())
+    systems = sorted(df["system"].unique())
+    grid = df.pivot_table(index="system", columns="item_id", values="human_label_binary")
+    return grid.reindex(index=systems, columns=items).to_numpy(dtype=float), systems
+
+
+def interval_settled(report: MonitorReport) -> set[tuple[str, str]]:
+    """Local three-way check on the monitor's interval: excludes 0, or inside ±ε."""
+    out = set()
+    for p in report.pairs:
+        lo, hi = p.result.ci
+        if p.result.n_human >= 30 and (lo > 0 or hi < 0 or (lo >= -EPSILON and hi <= EPSILON)):
+            out.add((p.a, p.b))
+    return out
+
+
+def unsettled(run, rule) -> int:  # type: ignore[no-untyped-def]
+    last = run.reports[-1]
+    settled = rule(last) if rule else settled_pairs(last)
+    return len(last.pairs) - len(settled)
+
+
+def main() -> None:
+    global EPSILON
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--every", type=int, default=13, help="items between two reads")
+    ap.add_argument("--epsilon", type=float, default=EPSILON, help="equivalence margin ε")
+    ap.add_argument("--latency", type=int, default=0, help="also time N saves (SQLite)")
+    args = ap.parse_args()
+    EPSILON = args.epsilon
+    if args.latency:
+        latency(args.latency)
+    y, names = load()
+    k, n = y.shape
+    t_star = forecast_planned_labels(k, EPSILON)
+    monitor = dict(
+        design="betting", finite_pool=True, equivalence_margin=EPSILON, t_star=t_star, alpha=0.05
+    )
+    print(
+        f"WMT21 en-de: {k} systems, {n} items, {k * (k - 1) // 2} pairs; ε = {EPSILON}; "
+        f"t* = {t_star} (planner, clipped to the pool); reads every {args.every} items"
+    )
+    for rule_name, rule in (("monitor", None), ("interval", interval_settled)):
+        ratios = []
+        for seed in range(args.seeds):
+            order = np.random.default_rng(seed).permutation(n)
+            started = time.perf_counter()
+            runs = {
+                mode: replay(
+                    y,
+                    order,
+                    racing=mode == "racing",
+                    every=args.every,
+                    names=names,
+                    settle=rule,
+                    **monitor,
+                )
+                for mode in ("uniform", "racing")
+            }
+            uni, rac = (runs[m].labels[-1] for m in ("uniform", "racing"))
+            ratios.append(rac / uni)
+            print(
+                f"[{rule_name}] seed {seed}: uniform {uni:,} labels "
+                f"({unsettled(runs['uniform'], rule)} pairs unsettled), racing {rac:,} "
+                f"({unsettled(runs['racing'], rule)} unsettled, "
+                f"{len(runs['racing'].dropped)} systems dropped), ratio {rac / uni:.3f} "
+                f"[{time.perf_counter() - started:.0f} s]"
+            )
+        print(
+            f"[{rule_name}] racing / uniform total labels: median {np.median(ratios):.3f} "
+            f"(min {min(ratios):.3f}, max {max(ratios):.3f}) over {args.seeds} orders"
+        )
+
+
+if __name__ == "__main__":
+    main()
+
+
+def latency(n_labels: int = 2_000) -> None:
+    """Save latency with racing on vs off (SQLite, the WMT21 pool, one annotator labelling
+    in queue order with the recorded labels): median, p99 and max seconds per save, and
+    the share of saves that recomputed the systems in play."""
+    import tempfile
+
+    from annotation import queue, racing, session
+    from annotation.auth import create_annotator
+    from annotation.importer import import_campaign
+    from db.engine import make_engine
+    from db.migrate import upgrade
+
+    df = pd.read_csv(DATA)
+    df = df[df["is_human"] == 0]
+    label = {(r.item_id, r.system): r.human_label_binary for r in df.itertuples()}
+    csv = df[["item_id", "source", "reference", "system", "output"]].to_csv(index=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = make_engine(f"sqlite:///{tmp}/bench.db")
+        upgrade(engine)
+        for mode in ("uniform", "racing"):
+            import_campaign(engine, csv.encode(), mode, filename="wmt21.csv",
+                            settings={"attention_rate": 0.0, "overlap": 0.0})  # fmt: skip
+            cid = _cid(engine, mode)
+            if mode == "racing":
+                racing.set_racing(engine, cid, True)
+            queue.build_queue(engine, cid, seed=0)
+            who = create_annotator(engine, cid, "a").annotator_id
+            keys = _output_keys(engine, cid)
+            times = []
+            view = session.next_view(engine, who)
+            while view.slot is not None and len(times) < n_labels:
+                t0 = time.perf_counter()
+                view = session.submit(engine, who, view.slot.assignment_id,
+                                      view.slot.claim_version,
+                                      label=int(label[keys[view.slot.output_id]]))  # fmt: skip
+                times.append(time.perf_counter() - t0)
+            t = np.array(times)
+            print(f"[latency] {mode}: {t.size:,} saves, median {np.median(t) * 1e3:.1f} ms, "
+                  f"p99 {np.quantile(t, 0.99) * 1e3:.0f} ms, max {t.max() * 1e3:.0f} ms, "
+                  f"{racing.dropped_systems(engine, cid)!r:.80}")  # fmt: skip
+
+
+def _cid(engine, name: str) -> int:  # type: ignore[no-untyped-def]
+    from db.reads import campaign_id
+
+    cid = campaign_id(engine, name)
+    assert cid is not None
+    return cid
+
+
+def _output_keys(engine, cid: int) -> dict[int, tuple[str, str]]:  # type: ignore[no-untyped-def]
+    from db.reads import read_campaign
+
+    data = read_campaign(engine, cid)
+    return {
+        int(data.output_ids[s, j]): (data.item_ids[j], data.systems[s])
+        for s in range(len(data.systems))
+        for j in range(len(data.item_ids))
+        if data.output_ids[s, j] >= 0
+    }

@@ -1,0 +1,89 @@
+"""The racing switch on the Annotators page (AppTest, real migrated SQLite) and in the CLI:
+both write campaigns.meta through annotation.racing and log the change."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from typer.testing import CliRunner
+
+from annotation import queue, racing
+from db.engine import get_engine
+from tests.app.conftest import admin_page
+from tests.app.test_annotate import make_campaign
+
+TEXTS = [[f"output {j} of system {k} has several words" for k in range(3)] for j in range(12)]
+
+
+def save(at):  # type: ignore[no-untyped-def]
+    next(b for b in at.button if b.label == "Save racing").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
+    cid = make_campaign(app_engine, TEXTS)
+    at = admin_page("views/annotators.py", "demo")
+    assert not at.exception and at.toggle(key="racing").value is False
+    at.toggle(key="racing").set_value(True)
+    save(at)
+    assert not at.error, [e.value for e in at.error]
+    assert racing.racing_status(app_engine, cid) == (True, [])
+    assert at.toggle(key="racing").value is True  # the page reads it back
+    at.toggle(key="racing").set_value(False)
+    save(at)
+    assert racing.racing_status(app_engine, cid)[0] is False
+    changes = [(c.key, c.old_value, c.new_value) for c in queue.setting_changes(app_engine, cid)]
+    assert changes == [("racing", False, True), ("racing", True, False)]
+
+
+def test_switch_refused_in_words_with_active_sampling(app_engine: Engine) -> None:
+    cid = make_campaign(app_engine, TEXTS)
+    queue.update_queue_settings(app_engine, cid, sampling="active")
+    at = admin_page("views/annotators.py", "demo")
+    at.toggle(key="racing").set_value(True)
+    save(at)
+    assert [e.value for e in at.error] == [
+        "racing runs on the uniform design: switch sampling to uniform first (active sampling "
+        "draws its own probabilities)"
+    ]
+    assert racing.racing_status(app_engine, cid)[0] is False
+
+
+def test_cli_racing(app_engine: Engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import cli
+
+    cid = make_campaign(app_engine, TEXTS)
+    monkeypatch.setenv("DATABASE_URL", str(app_engine.url))
+    get_engine.cache_clear()
+    runner = CliRunner()
+    try:
+        on = runner.invoke(cli.app, ["racing", "--campaign", "demo", "on"])
+        again = runner.invoke(cli.app, ["racing", "--campaign", "demo", "on"])
+        bad = runner.invoke(cli.app, ["racing", "--campaign", "demo", "maybe"])
+        off = runner.invoke(cli.app, ["racing", "--campaign", "demo", "off"])
+    finally:
+        get_engine.cache_clear()
+    assert (on.exit_code, again.exit_code, off.exit_code) == (0, 0, 0), on.output
+    assert "demo: racing on" in on.output and "already on" in again.output
+    assert bad.exit_code == 1 and "racing takes on or off, not 'maybe'" in bad.output
+    assert "Traceback" not in bad.output
+    assert [c.new_value for c in queue.setting_changes(app_engine, cid)] == [True, False]
+
+
+def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
+    from db.engine import session_scope
+    from db.models import Campaign
+
+    cid = make_campaign(app_engine, TEXTS)
+    racing.set_racing(app_engine, cid, True)
+    with session_scope(app_engine) as s:
+        camp = s.get(Campaign, cid)
+        record = {
+            **camp.meta["racing"],
+            "dropped": [{"system": "secret-system-0", "labels": 1234, "at": "2026-01-01T00:00:00"}],
+        }
+        camp.meta = {**camp.meta, "racing": record}  # fmt: skip
+    at = admin_page("views/annotators.py", "demo")
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert "Racing dropped (all pairs settled): secret-system-0 (after 1,234 labels)" in captions
