@@ -190,7 +190,8 @@ def calibration_export(
 
 
 def campaign_profile(engine: Engine, campaign_id: int) -> dict[str, Any]:
-    """The campaign's target language and kind of task (:func:`metrics.calibration_sets.task_profile`)."""
+    """The campaign's target language and kind of task
+    (:func:`metrics.calibration_sets.task_profile`)."""
     info = campaign_info(engine, campaign_id)
     sources = item_sources(engine, campaign_id)
     outs = outputs_with_references(engine, campaign_id)

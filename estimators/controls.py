@@ -291,8 +291,9 @@ def _pair_rows(
             both = labelled[a] & labelled[b]
             res = _pair_result(method, y_grid[a, both], y_grid[b, both], g, a, b, both, ok,
                                ddof, level, bounds)  # fmt: skip
+            p = _p_value(res) if res.available else None
             batch.append({"a": data.systems[a], "b": data.systems[b], "method": method,
-                          "result": res, "p": _p_value(res) if res.available else None})  # fmt: skip
+                          "result": res, "p": p})  # fmt: skip
         tested = [r for r in batch if r["p"] is not None]
         adjusted = holm([r["p"] for r in tested], alpha).adjusted if tested else []
         for r, p_holm in zip(tested, adjusted, strict=True):

@@ -46,11 +46,11 @@ from estimators.campaign import (
     binarise,
     default_label_kind,
 )
+from estimators.controls import label_bounds
 from estimators.efficiency import MetricEfficiency, metric_efficiency
 from estimators.live_designs import FALLBACK_DESIGN, LiveDesign
 from estimators.monitor import CampaignMonitor, MonitorReport
 from estimators.multiple import pairs
-from estimators.controls import label_bounds
 from estimators.result import EstimateResult, Unavailable
 
 __all__ = [

@@ -57,15 +57,15 @@ __all__ = [
     "CalibrationSetError",
     "SignatureMismatch",
     "TaskMismatch",
-    "check_task",
-    "task_profile",
     "build_payload",
     "calibration_arrays",
     "calibration_items",
     "check_signature",
+    "check_task",
     "drift",
     "dumps",
     "parse",
+    "task_profile",
 ]
 
 
