@@ -16,8 +16,10 @@ import pandas as pd
 import streamlit as st
 
 from annotation.exports import MIME, export_annotations, pairs_csv, results_csv, results_latex
+from annotation.queue import queue_settings
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
+from estimators.agreement import agreement_note
 from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
 from estimators.live_designs import DESIGN_TEXT, LiveDesign
 from estimators.report import METHODS, Unavailable, campaign_report, default_signatures
@@ -393,7 +395,8 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
         st.subheader("Agreement")
         a = report.agreement
         if a.alpha is None:
-            st.caption(f"Krippendorff's α: not available — {a.note}.")
+            overlap = queue_settings(engine(), cid).get("overlap")
+            st.caption(f"Krippendorff's α: not available — {agreement_note(a, overlap)}.")
         else:
             st.metric(f"Krippendorff's α ({a.level})", f"{a.alpha:.3f}")
             st.caption(f"{a.n_units:,} outputs judged more than once ({a.n_judgments:,} "
