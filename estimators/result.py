@@ -39,6 +39,7 @@ class Unavailable(StrEnum):
     MONITOR_REFUSED = "monitor_refused"  # the monitor refused the data (reason in notes)
     TOO_FEW_LABELS = "too_few_labels"  # below the method's minimum number of labels
     NO_SPREAD = "no_spread"  # every label (or difference) equal: a zero-width interval
+    OUT_OF_RANGE = "out_of_range"  # the whole interval lies outside the estimand's range
 
 
 #: Why a single result has no number, in the user's words (CLI and pages).
@@ -53,6 +54,8 @@ REASONS: dict[Unavailable, str] = {
     Unavailable.TOO_FEW_LABELS: "too few labels: this method needs at least {min_labels}",
     Unavailable.NO_SPREAD: "every label is the same: a normal-theory interval would have "
     "zero width",
+    Unavailable.OUT_OF_RANGE: "the interval lies outside the possible range (the metric "
+    "correction overshoots on these few labels)",
 }
 
 
@@ -196,6 +199,9 @@ def within(result: EstimateResult, bounds: tuple[float, float] | None) -> Estima
     [0, 1], a difference of two rates in [−1, 1]. The interval is then widened, if need be,
     to contain the (clipped) estimate, so an estimate never lies outside its own interval.
     ``diagnostics["clipped"]`` says whether anything moved. ``bounds=None``: unchanged.
+    An interval of positive width that lies wholly outside ``bounds`` (its intersection is
+    empty or one point) would become a point of false certainty: such a result is
+    unavailable (:data:`Unavailable.OUT_OF_RANGE`) instead.
     """
     if bounds is None or not result.available:
         return result
@@ -206,6 +212,9 @@ def within(result: EstimateResult, bounds: tuple[float, float] | None) -> Estima
     clipped = (est, lo, hi) != (result.estimate, result.low, result.high)
     if not clipped:
         return result
+    if hi <= lo and result.high > result.low:
+        return unavailable_result(result.method, Unavailable.OUT_OF_RANGE, result.n_human,
+                                  result.n_metric, result.level, result.diagnostics)  # fmt: skip
     return replace(result, estimate=est, ci=(lo, hi),
                    diagnostics={**result.diagnostics, "clipped": True})  # fmt: skip
 

@@ -70,6 +70,7 @@ UNAVAILABLE = {
     Unavailable.TOO_FEW_LABELS: "too few labels for this method",
     Unavailable.NO_SPREAD: "every label is the same, so a normal-theory interval would have "
     "zero width",
+    Unavailable.OUT_OF_RANGE: "the interval lies outside the possible range",
 }
 
 
