@@ -111,24 +111,34 @@ def task_profile(
 def check_task(cal: CalibrationSet, profile: dict[str, Any]) -> None:
     """Refuse a set measured on another target language or kind of task than the campaign
     (``profile`` from :func:`task_profile`): a metric's ρ and η depend on both, so an en-de
-    MT set says nothing about an English summarisation campaign. Unknown on either side
-    (older sets, campaigns without a language): not checked. Raises :class:`TaskMismatch`.
+    MT set says nothing about an English summarisation campaign. A set that records its
+    language or task is refused too when the campaign records neither (no target language,
+    no source texts): the match cannot be checked. A set recording neither (older files) is
+    not checked. Raises :class:`TaskMismatch`; the caller may let the user confirm.
     """
     src = cal.payload.get("source") if isinstance(cal.payload.get("source"), dict) else {}
+    set_lang = src.get("target_lang") if isinstance(src.get("target_lang"), str) else None
+    set_task = src.get("task") if src.get("task") in TASKS else None
+    our_lang, our_task = profile.get("target_lang"), profile.get("task")
     problems = []
-    theirs, ours = src.get("target_lang"), profile.get("target_lang")
-    if isinstance(theirs, str) and ours and theirs.lower() != ours:
-        problems.append(f"its outputs are in '{theirs}', this campaign's in '{ours}'")
-    theirs, ours = src.get("task"), profile.get("task")
-    if theirs in TASKS and ours in TASKS and theirs != ours:
-        problems.append(f"it was measured on {TASKS[theirs]}, this campaign has {TASKS[ours]}")
+    if set_lang and our_lang and set_lang.lower() != our_lang:
+        problems.append(f"its outputs are in '{set_lang}', this campaign's in '{our_lang}'")
+    if set_task and our_task and set_task != our_task:
+        problems.append(f"it was measured on {TASKS[set_task]}, this campaign has "
+                        f"{TASKS[our_task]}")  # fmt: skip
+    if (set_lang or set_task) and not (our_lang or our_task):
+        what = ", ".join(x for x in (f"'{set_lang}' outputs" if set_lang else "",
+                                     TASKS[set_task] if set_task else "") if x)  # fmt: skip
+        problems.append(f"it was measured on {what}, and the match cannot be checked: this "
+                        "campaign records no target language and no source texts")  # fmt: skip
     if problems:
         raise TaskMismatch(
-            f"Refused: the calibration set '{cal.name}' comes from another kind of campaign: "
-            + "; ".join(problems) + ". A metric's ρ and η differ between languages and "
-            "tasks, so this prior would bias the estimate. Calibrate on this campaign's own "
-            "labels, or confirm that you want to use it anyway (the Calibration page's box "
-            "\"Use it even if it was measured on another language or kind of task\")."
+            f"Refused: the calibration set '{cal.name}' may come from another kind of "
+            "campaign: " + "; ".join(problems) + ". A metric's ρ and η differ between "
+            "languages and tasks, so this prior could bias the estimate. Calibrate on this "
+            "campaign's own labels, or confirm that you want to use it anyway (the "
+            "Calibration page's box \"Use it even if it was measured on another language or "
+            "kind of task\")."
         )
 
 
