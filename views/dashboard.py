@@ -537,11 +537,11 @@ def cached_controls(  # type: ignore[no-untyped-def]
 ):
     """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``;
     ``_previous`` (not hashed) is the last ŷ, reused until the labels double."""
-    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+    from estimators.controls import control_efficiency, evaluate, learned_control
 
     data = campaign_data(db, cid, key)
     learned = learned_control(data, kind, previous=_previous)
-    chosen = tuple(c for c in chosen if c != LEARNED or learned is not None)
+    # a learned control that cannot be fitted is dropped by evaluate, with the reason
     return learned, control_efficiency(data, kind, learned), evaluate(
         data, kind, list(chosen), learned=learned, alpha=alpha
     )
@@ -580,9 +580,6 @@ def draw_controls(data, fp: tuple[int, ...], kind: str | None, alpha: float) -> 
                    f"{learned.n_labels:,} labels from {len(learned.features)} metric "
                    "signature(s); no labelled output's ŷ comes from a model that saw its "
                    "label.")  # fmt: skip
-    elif LEARNED in chosen:
-        st.caption("The learned control needs at least 10 labels and unlabelled outputs to "
-                   "use it on.")  # fmt: skip
     if not any(e.measured for e in eff):
         st.info("No data efficiency measured: it needs at least 10 labels and 3 unlabelled "
                 "outputs per system or pair (a census has no unlabelled outputs).")
