@@ -4,6 +4,8 @@ annotator's page in post-edit mode advertised the `a` / `i` keys, which do nothi
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -47,3 +49,19 @@ def test_binary_page_still_advertises_the_label_keys(app_engine: Engine) -> None
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)
     assert "`a` adequate" in _hint(at) and "`i` inadequate" in _hint(at)
+
+
+def test_dashboard_at_five_labels_shows_no_impossible_number(app_engine: Engine) -> None:
+    """Issue: "PPI++ 1.000 [1.000, 1.000]" and "0.590 [−0.018, 1.197]" at 4–5 labels."""
+    seed_campaign(app_engine, "tiny", n_items=30, labelled=5, overlap=0)
+    at = admin_page("views/dashboard.py", "tiny")
+    assert not at.exception
+    table = at.dataframe[0].value
+    for column in ("Control variates / PPI++", "Double sampling (per-system)"):
+        assert table[column].str.fullmatch(r"5 label\(s\): too few labels: .* at least 10").all()
+    cells = table.drop(columns=["system", "rank set"]).to_numpy().ravel()
+    shown = [re.fullmatch(r"(-?\d\.\d{3}) \[(-?\d\.\d{3}), (-?\d\.\d{3})\]", c) for c in cells]
+    numbers = [tuple(map(float, m.groups())) for m in shown if m]
+    assert numbers  # the human-only and von Däniken columns do show intervals
+    for est, lo, hi in numbers:
+        assert 0.0 <= lo <= est <= hi <= 1.0 and hi > lo, (est, lo, hi)
