@@ -788,45 +788,81 @@ def evaluate(
                   "(score metrics first: `cli.py score`).")
         chosen.append(match)
     learned = learned_control(data, kind) if data.scores else None
-    if LEARNED in chosen and learned is None:
-        _fail("The learned control needs stored metric scores (`cli.py score`), at least "
-              "10 labels and some unlabelled outputs.")
     try:
         result = evaluate(data, kind, chosen, learned=learned, alpha=alpha)
     except ValueError as exc:
         _fail(str(exc))
-    label = " + ".join(result.control_labels) or "none"
+    label = " + ".join(result.control_labels) or "none (human only)"
     typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: {label}.")
-    if learned is not None:
+    for note in result.notes:
+        typer.echo(f"Note: {note}")
+    if learned is not None and LEARNED in result.controls:
         typer.echo(f"Learned control ŷ: {learned.model}, {learned.folds}-fold cross-fitted on "
                    f"{learned.n_labels} labels from {len(learned.features)} metric(s).")
     typer.echo("Fixed-n intervals (valid when the number of labels was fixed in advance).\n")
+    _evaluate_systems(result)
+    _evaluate_pairs(result)
+    _evaluate_efficiency(control_efficiency(data, kind, learned), data, kind)
+
+
+def _evaluate_interval(r, width: int) -> str:  # type: ignore[no-untyped-def]
+    """'estimate [low, high]' or, when the method gives no number, why (evaluate)."""
+    from estimators.result import reason_text
+
+    if not r.available:
+        return f"{'—':>{width}} {reason_text(r)}"
+    return f"{r.estimate:>{width}.4f} [{r.low:>8.4f}, {r.high:>8.4f}]"
+
+
+def _evaluate_systems(result) -> None:  # type: ignore[no-untyped-def]
     typer.echo(f"{'system':<24} {'method':<8} {'n':>6} {'estimate':>9} {'95% interval':>19}"
                f" {'DE':>6}")
+    if not result.systems:
+        typer.echo("(no rows: no system has a label of this kind yet)")
     for name, method, r in result.systems:
-        de = r.diagnostics.get("de")
-        typer.echo(f"{name[:24]:<24} {method:<8} {r.n_human:>6} {r.estimate:>9.4f} "
-                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {'' if de is None else f'{de:6.2f}'}")
+        de = r.diagnostics.get("de") if r.available else None
+        typer.echo(f"{name[:24]:<24} {method:<8} {r.n_human:>6} {_evaluate_interval(r, 9)}"
+                   f" {'' if de is None else f'{de:6.2f}'}")
+
+
+def _evaluate_pairs(result) -> None:  # type: ignore[no-untyped-def]
     typer.echo(f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
                f"{'p (Holm)':>9}  verdict")
+    if not result.pairs:
+        typer.echo("(no rows: pairs need two systems with labels on shared items)")
     for p in result.pairs:
         r = p["result"]
         pair = f"{p['a']} – {p['b']}"
-        typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {r.estimate:>8.4f} "
-                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {p['p_holm']:>9.4f}  {p['verdict']}")
-    eff = control_efficiency(data, kind, learned)
-    if eff:
-        typer.echo(f"\n{'control':<24} {'ρ (judgment)':>13} {'ρ (pairs)':>10} {'DE':>6} "
-                   f"{'DE pairs':>9}")
-        for e in eff:
-            cells = [e.rho, e.rho_pairs, e.de, e.de_pairs]
-            txt = ["–" if v is None else f"{v:.3f}" for v in cells]
-            typer.echo(f"{e.label[:24]:<24} {txt[0]:>13} {txt[1]:>10} {txt[2]:>6} {txt[3]:>9}")
-        if not any(e.helps for e in eff):
-            typer.echo("No control helps here: every measured DE is below 1.02, so PPI++ "
-                       "saves no labels; human-only results are as good.")
-    for note in result.notes:
-        typer.echo(f"Note: {note}", err=True)
+        if not r.available:
+            typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {p['verdict']}")
+            continue
+        typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} "
+                   f"{_evaluate_interval(r, 8)} {p['p_holm']:>9.4f}  {p['verdict']}")
+
+
+def _evaluate_efficiency(eff, data, kind: str) -> None:  # type: ignore[no-untyped-def]
+    from estimators.controls import label_grid
+
+    if not eff:
+        typer.echo("\nNo control efficiency: the campaign has no metric scores "
+                   "(`cli.py score`, or `cli.py import-scores`).")
+        return
+    typer.echo(f"\n{'control':<24} {'ρ (judgment)':>13} {'ρ (pairs)':>10} {'DE':>6} "
+               f"{'DE pairs':>9}")
+    for e in eff:
+        cells = [e.rho, e.rho_pairs, e.de, e.de_pairs]
+        txt = ["–" if v is None else f"{v:.3f}" for v in cells]
+        typer.echo(f"{e.label[:24]:<24} {txt[0]:>13} {txt[1]:>10} {txt[2]:>6} {txt[3]:>9}")
+    if not any(e.measured for e in eff):
+        _, labelled = label_grid(data, kind)
+        unlabelled = int(((data.output_ids >= 0) & ~labelled).sum())
+        typer.echo("No data efficiency was measured: " + (
+            "every output is labelled (a census), so there are no unlabelled outputs for a "
+            "control to use." if unlabelled <= 0 else
+            "it needs at least 10 labels and 3 unlabelled outputs per system or pair."))
+    elif not any(e.helps for e in eff):
+        typer.echo("No control helps here: every measured DE is below 1.02, so PPI++ "
+                   "saves no labels; human-only results are as good.")
 
 
 @app.command()

@@ -24,7 +24,13 @@ from annotation.exports import campaign_id_or_fail, to_csv
 from db import Engine
 from db.calibration import store_set
 from db.reads import CampaignData, read_campaign
-from db.scores import campaign_signatures, save_threshold
+from db.scores import (
+    campaign_info,
+    campaign_signatures,
+    item_sources,
+    outputs_with_references,
+    save_threshold,
+)
 from estimators.campaign import LabelKind, MetricInfo
 from estimators.controls import LEARNED, learned_control
 from metrics import calibration_sets as cs
@@ -151,6 +157,7 @@ def calibration_export(
     cal, arrays = campaign_calibration(data, signature, threshold=threshold, method=method)
     metric = data.metric(signature).metric
     payload = cs.build_payload(
+        profile=campaign_profile(engine, data.campaign_id),
         name=name
         or f"{campaign}: {metric} {'≥' if cal.higher_is_better else '≤'} {cal.threshold:.4g}",
         metric=metric,
@@ -182,15 +189,32 @@ def calibration_export(
     )
 
 
-def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
+def campaign_profile(engine: Engine, campaign_id: int) -> dict[str, Any]:
+    """The campaign's target language and kind of task
+    (:func:`metrics.calibration_sets.task_profile`)."""
+    info = campaign_info(engine, campaign_id)
+    sources = item_sources(engine, campaign_id)
+    outs = outputs_with_references(engine, campaign_id)
+    return cs.task_profile([sources.get(o.item_id) or "" for o in outs],
+                           [o.text or "" for o in outs],
+                           None if info is None else info.target_lang)  # fmt: skip
+
+
+def import_calibration(
+    engine: Engine, campaign: str, raw: bytes | str, *, confirm_task_mismatch: bool = False
+) -> int:
     """Use a calibration-set file as ``campaign``'s "ρ, η provided" prior; the stored id.
 
-    Raises :class:`metrics.calibration_sets.CalibrationSetError` for an invalid file and
+    Raises :class:`metrics.calibration_sets.CalibrationSetError` for an invalid file,
     :class:`metrics.calibration_sets.SignatureMismatch` when the campaign's scores do not
-    carry the set's metric signature (the message names both).
+    carry the set's metric signature (the message names both), and
+    :class:`metrics.calibration_sets.TaskMismatch` when the set was measured on another
+    target language or kind of task, unless ``confirm_task_mismatch``.
     """
     cid = campaign_id_or_fail(engine, campaign)
     cal = cs.parse(raw)
+    if not confirm_task_mismatch:
+        cs.check_task(cal, campaign_profile(engine, cid))
     # An imported metric's set applies to this campaign's own file of the same metric.
     signature = cs.check_signature(
         cal, [(metric, sig) for metric, sig, _ in campaign_signatures(engine, cid)]

@@ -12,7 +12,7 @@ import numpy as np
 
 from estimators.campaign import CampaignData, LabelKind
 
-__all__ = ["Agreement", "SpanAgreement", "agreement", "span_f1"]
+__all__ = ["NO_REPEATS", "Agreement", "SpanAgreement", "agreement", "agreement_note", "span_f1"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,22 @@ class Agreement:
     n_units: int
     n_judgments: int
     note: str = ""
+
+
+#: :attr:`Agreement.note` when too few outputs were judged twice (see :func:`agreement_note`).
+NO_REPEATS = "fewer than 2 outputs have two or more judgments"
+
+
+def agreement_note(a: Agreement, overlap: float | None) -> str:
+    """Why α is missing, with advice that fits the campaign's overlap share: ask for an
+    overlap only when there is none (with 10 % set, the second judgments are queued and
+    simply not done yet)."""
+    if a.note != NO_REPEATS:
+        return a.note
+    if overlap is not None and overlap > 0:
+        return (f"{a.note} yet: the campaign's overlap share ({overlap:.0%}) queues second "
+                "judgments, and α appears once annotators have done some of them")  # fmt: skip
+    return f"{a.note}: set an overlap share for the campaign to measure agreement"
 
 
 def agreement(data: CampaignData, y_all: np.ndarray, kind: str) -> Agreement:
@@ -44,8 +60,7 @@ def agreement(data: CampaignData, y_all: np.ndarray, kind: str) -> Agreement:
     if n_units < 2:
         return Agreement(
             None, level, n_units, int(multi.sum()),
-            "fewer than 2 outputs have two or more judgments: set an overlap share for the "
-            "campaign to measure agreement",
+            NO_REPEATS,
         )  # fmt: skip
     col = np.searchsorted(np.flatnonzero(counts >= 2), inverse[multi])
     ann = j.annotator[ok][multi]

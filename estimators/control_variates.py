@@ -18,6 +18,14 @@ Conventions: σ_gy uses 1/n and Σ_gg uses 1/(n+N_u−1), exactly as ppi_py's ``
 (so our λ̂ equals theirs whenever theirs is not clipped to [0, 1]). The interval uses the
 unbiased variances and a t quantile with n − 1 − k degrees of freedom when λ is estimated
 (n − 1 when it is given); pass ``ddof=0, use_t=False`` to get ppi_py's z interval exactly.
+
+No number that cannot be true: every result passes :func:`estimators.result.guarded`. With λ
+estimated, fewer than :data:`~estimators.result.MIN_LABELS_METRIC_ASSISTED` labels (or a
+standard error of 0: every label and residual equal) give an unavailable result with its
+reason, and fewer than 2 unlabelled items give ``Unavailable.CENSUS``; ``bounds`` (the range
+of one score, e.g. (0, 1) for rates) clips the estimate and interval to the estimand's range
+(for pairs the difference range [lo − hi, hi − lo]). An estimate such as 0.590 with a
+t interval [−0.018, 1.197] is then reported within [0, 1].
 """
 
 from __future__ import annotations
@@ -29,7 +37,16 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from estimators.result import EstimateResult, critical_value, wald_interval
+from estimators.result import (
+    MIN_LABELS_METRIC_ASSISTED,
+    EstimateResult,
+    Unavailable,
+    critical_value,
+    difference_bounds,
+    guarded,
+    unavailable_result,
+    wald_interval,
+)
 
 __all__ = [
     "annotator_noise_ratio",
@@ -173,6 +190,7 @@ def ppi_mean(
     *,
     ddof: int = 1,
     use_t: bool = True,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """PPI++ / control-variate mean: θ̂_λ = ȳ_L − λᵀ(ḡ_L − ḡ_U), interval θ̂ ± c·se.
 
@@ -180,15 +198,42 @@ def ppi_mean(
     Example 6.1; statistics.md §2). ``lam=None`` estimates λ̂ (:func:`optimal_lambda`);
     ``lam=0`` is exactly :func:`estimators.human.mean_t`; ``lam=1`` is plain PPI. The
     critical value c is t_{n−1−k} (λ estimated) or t_{n−1} (λ given); ``use_t=False`` uses z.
-    ``diagnostics["de"]`` is the data efficiency se²_human/se² on these data.
+    ``diagnostics["de"]`` is the data efficiency se²_human/se² on these data. ``bounds``
+    and the unavailable cases: module docstring (minimum labels: 2 with λ given,
+    :data:`~estimators.result.MIN_LABELS_METRIC_ASSISTED` with λ estimated).
     """
     y = np.asarray(y, dtype=float).ravel()
     g_l, g_u = _as_2d(g_labelled), _as_2d(g_unlabelled)
-    _check(y, g_l, g_u)
-    if y.size < 2:
-        raise ValueError("need at least 2 labelled items")
     method = "human_mean_t" if lam is not None and not np.any(lam) else "ppi++"
-    return _ppi(y, g_l, g_u, None if lam is None else lam, level, ddof, use_t, method)
+    early = _unavailable(y, g_l, g_u, lam, level, method, ddof)
+    if early is not None:
+        return early
+    res = _ppi(y, g_l, g_u, None if lam is None else lam, level, ddof, use_t, method)
+    return guarded(res, min_labels=_min_labels(lam), bounds=bounds)
+
+
+def _min_labels(lam: float | np.ndarray | None) -> int:
+    """Fewest labels for an interval: λ̂ estimated needs MIN_LABELS_METRIC_ASSISTED."""
+    return MIN_LABELS_METRIC_ASSISTED if lam is None else 2
+
+
+def _unavailable(
+    y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray, lam, level: float, method: str,
+    ddof: int = 1,
+) -> EstimateResult | None:
+    """Shape errors raise; too few labels, or too few unlabelled items for a variance with
+    ``ddof`` (at least 2), give an unavailable result."""
+    if g_l.shape[0] != y.shape[0] or g_l.shape[1] != g_u.shape[1]:
+        _check(y, g_l, g_u)
+    reason = None
+    if y.size < _min_labels(lam):
+        reason = Unavailable.TOO_FEW_LABELS
+    elif g_u.shape[0] < max(2, ddof + 1):
+        reason = Unavailable.CENSUS
+    if reason is None:
+        return None
+    return unavailable_result(method, reason, y.size, g_u.shape[0], level,
+                              {"min_labels": _min_labels(lam)})  # fmt: skip
 
 
 def _paired_controls(
@@ -217,21 +262,26 @@ def ppi_paired_difference(
     *,
     ddof: int = 1,
     use_t: bool = True,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """PPI++ on paired differences D_j = y_{A,j} − y_{B,j} (statistics.md §2, "Pairs").
 
     Controls are g_A − g_B (``controls="difference"``, one coefficient) or the vector
     (g_A, g_B) (``controls="both"``, two coefficients, never worse asymptotically). Labelled
     items are those judged for both systems; unlabelled items carry both systems' metric
-    scores. ``lam=0`` gives :func:`estimators.human.paired_difference`.
+    scores. ``lam=0`` gives :func:`estimators.human.paired_difference`. ``bounds`` is the
+    range of one score; the result is clipped to the difference range (module docstring).
     """
     d = np.asarray(y_a, dtype=float).ravel() - np.asarray(y_b, dtype=float).ravel()
     g_l = _paired_controls(g_a_labelled, g_b_labelled, controls)
     g_u = _paired_controls(g_a_unlabelled, g_b_unlabelled, controls)
-    _check(d, g_l, g_u)
     method = "human_paired_t" if lam is not None and not np.any(lam) else f"ppi++_paired_{controls}"
+    early = _unavailable(d, g_l, g_u, lam, level, method, ddof)
+    if early is not None:
+        return early
     res = _ppi(d, g_l, g_u, lam, level, ddof, use_t, method)
-    return res.with_(diagnostics={**res.diagnostics, "controls": controls})
+    res = res.with_(diagnostics={**res.diagnostics, "controls": controls})
+    return guarded(res, min_labels=_min_labels(lam), bounds=difference_bounds(bounds))
 
 
 def chaganty_mean(
@@ -239,17 +289,22 @@ def chaganty_mean(
     g_labelled: np.ndarray,
     g_unlabelled: np.ndarray,
     level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """Chaganty, Mussmann & Liang (2018, §3 eq. 3–4) control-variate estimator.
 
     Standardise the metric over all outputs (L ∪ U): g̃ = (g − mean)/sd; coefficient
     α̂ = mean_L((y − ȳ)·g̃) (vector: Corr⁻¹ of that); μ̃ = mean_L(y − α̂ᵀg̃). This is the same
     estimator as :func:`ppi_mean` with λ̂ (α̂ ≡ λ̂·sd·N/N_u), and the interval is the PPI++ one.
-    ``diagnostics["alpha"]`` is Chaganty's standardised coefficient.
+    ``diagnostics["alpha"]`` is Chaganty's standardised coefficient. ``bounds`` and the
+    unavailable cases as :func:`ppi_mean` with λ estimated.
     """
     y = np.asarray(y, dtype=float).ravel()
     g_l, g_u = _as_2d(g_labelled), _as_2d(g_unlabelled)
-    _check(y, g_l, g_u)
+    early = _unavailable(y, g_l, g_u, None, level, "chaganty_cv")
+    if early is not None:
+        return early
     n, n_u = g_l.shape[0], g_u.shape[0]
     pooled = np.concatenate([g_l, g_u], axis=0)
     mu, sd = pooled.mean(axis=0), pooled.std(axis=0, ddof=1)
@@ -262,12 +317,13 @@ def chaganty_mean(
     res = _ppi(y, g_l, g_u, lam, level, 1, True, "chaganty_cv")
     df = n - 1 - g_l.shape[1]
     alpha_out = float(alpha[0]) if alpha.size == 1 else tuple(map(float, alpha))
-    return res.with_(
+    res = res.with_(
         estimate=estimate,
         ci=wald_interval(estimate, res.se, level, df),
         df=df,
         diagnostics={**res.diagnostics, "alpha": alpha_out, "lam_estimated": True},
     )
+    return guarded(res, min_labels=MIN_LABELS_METRIC_ASSISTED, bounds=bounds)
 
 
 def data_efficiency(
@@ -282,7 +338,7 @@ def data_efficiency(
     human-only mean would need for the same interval. Compare with
     :func:`theoretical_data_efficiency`.
     """
-    return float(ppi_mean(y, g_labelled, g_unlabelled, lam).diagnostics["de"])
+    return float(ppi_mean(y, g_labelled, g_unlabelled, lam).diagnostics.get("de", math.nan))
 
 
 def theoretical_data_efficiency(

@@ -30,7 +30,14 @@ from estimators import learned as lr
 from estimators.campaign import CampaignData, LabelKind
 from estimators.efficiency import correlation, finite_median
 from estimators.multiple import holm, pairs
-from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
+from estimators.result import (
+    MIN_LABELS_FOR_VERDICT,
+    MIN_LABELS_METRIC_ASSISTED,
+    EstimateResult,
+    Unavailable,
+    reason_text,
+    unavailable_result,
+)
 
 __all__ = [
     "LEARNED",
@@ -38,8 +45,10 @@ __all__ = [
     "Evaluation",
     "control_efficiency",
     "evaluate",
+    "label_bounds",
     "label_grid",
     "learned_control",
+    "learned_unavailable",
 ]
 
 #: The name of the learned control wherever a metric signature is accepted.
@@ -114,6 +123,11 @@ class ControlEfficiency:
     de_pairs: float | None
 
     @property
+    def measured(self) -> bool:
+        """A data efficiency was measured (needs labelled and unlabelled outputs)."""
+        return self.de is not None or self.de_pairs is not None
+
+    @property
     def helps(self) -> bool:
         """Saves at least 2 % of the labels somewhere (DE ≥ 1.02)."""
         return any(d is not None and d >= 1.02 for d in (self.de, self.de_pairs))
@@ -137,20 +151,20 @@ def control_efficiency(
         for s in range(len(data.systems)):
             lab, unl = labelled[s] & ok[s], ok[s] & ~labelled[s]
             rhos.append(correlation(y_grid[s, lab], g[s, lab]))
-            if lab.sum() >= 5 and unl.sum() >= 3:
+            if lab.sum() >= MIN_LABELS_METRIC_ASSISTED and unl.sum() >= 3:
                 res = cv.ppi_mean(y_grid[s, lab], g[s, lab], g[s, unl], ddof=ddof)
-                des.append(res.diagnostics["de"])
+                des.append(res.diagnostics.get("de"))
         for a, b in pairs(len(data.systems)):
             both = labelled[a] & labelled[b] & ok[a] & ok[b]
             rest = ok[a] & ok[b] & ~both
             d = y_grid[a, both] - y_grid[b, both]
             prhos.append(correlation(d, g[a, both] - g[b, both]))
-            if both.sum() >= 5 and rest.sum() >= 3:
+            if both.sum() >= MIN_LABELS_METRIC_ASSISTED and rest.sum() >= 3:
                 res = cv.ppi_paired_difference(
                     y_grid[a, both], y_grid[b, both], g[a, both], g[b, both],
                     g[a, rest], g[b, rest], ddof=ddof,
                 )  # fmt: skip
-                pdes.append(res.diagnostics["de"])
+                pdes.append(res.diagnostics.get("de"))
         medians = [finite_median(v) for v in (rhos, prhos, des, pdes)]
         out.append(ControlEfficiency(name, _display(data, name), *medians))
     return out
@@ -158,7 +172,13 @@ def control_efficiency(
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Per-system and pairwise fixed-n results with and without the chosen controls."""
+    """Per-system and pairwise fixed-n results with and without the chosen controls.
+
+    Every system with a label has a human-only row; a method that cannot give a number for
+    a system or pair still has its row, an unavailable :class:`EstimateResult` whose
+    reason :func:`estimators.result.reason_text` words. ``controls`` are the controls used
+    (a requested control that could not run is dropped with a note).
+    """
 
     label_kind: str
     controls: list[str]
@@ -170,11 +190,124 @@ class Evaluation:
     notes: list[str] = field(default_factory=list)
 
 
+def label_bounds(kind: str) -> tuple[float, float] | None:
+    """Range of one judgment of ``kind``: [0, 1] for binary labels and 1 − HTER (clipped
+    to [0, 1]); ``None`` (unknown) for imported scores."""
+    return (0.0, 1.0) if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else None
+
+
+def learned_unavailable(data: CampaignData, kind: str) -> str:
+    """Why :func:`learned_control` gives no ŷ on ``data``, in words."""
+    if not data.scores:
+        return "it needs stored metric scores (`cli.py score`, or imported scores)"
+    _, labelled = label_grid(data, kind)
+    present = data.output_ids >= 0
+    n = int((labelled & present).sum())
+    if n < 2 * lr.FOLDS:
+        return f"it needs at least {2 * lr.FOLDS} labels ({n} so far)"
+    if int((present & ~labelled).sum()) < 3:
+        return ("every output is labelled (a census): there are no unlabelled outputs for "
+                "a control to use")  # fmt: skip
+    return "the fit was not possible"
+
+
 def _p_value(res: EstimateResult) -> float:
     if not res.se > 0:
         return 1.0 if res.estimate == 0 else 0.0
     z = abs(res.estimate) / res.se
     return float(2 * (stats.t.sf(z, res.df) if res.df else stats.norm.sf(z)))
+
+
+def _usable_controls(
+    data: CampaignData, kind: str, controls: Sequence[str], learned: lr.LearnedGrid | None,
+    notes: list[str],
+) -> list[str]:
+    """``controls`` without a learned control that could not be fitted (with a note)."""
+    controls = list(dict.fromkeys(controls))
+    if LEARNED in controls and learned is None:
+        controls.remove(LEARNED)
+        rest = ", ".join(_display(data, c) for c in controls) or "human-only results"
+        notes.append(f"The learned control cannot run: {learned_unavailable(data, kind)}. "
+                     f"Showing {rest} instead.")  # fmt: skip
+    return controls
+
+
+def _system_rows(
+    data: CampaignData, kind: str, y_grid: np.ndarray, labelled: np.ndarray,
+    g: np.ndarray | None, ok: np.ndarray, ddof: int, level: float, notes: list[str],
+) -> list[tuple[str, str, EstimateResult]]:
+    """Human-only (and PPI++ when controls are chosen) per system with at least one label."""
+    bounds = label_bounds(kind)
+    rows: list[tuple[str, str, EstimateResult]] = []
+    unlabelled = [name for s, name in enumerate(data.systems) if not labelled[s].any()]
+    if unlabelled:
+        notes.append("No labels yet for " + ", ".join(unlabelled[:5])
+                     + ("…" if len(unlabelled) > 5 else "") + ".")  # fmt: skip
+    for s, name in enumerate(data.systems):
+        lab = labelled[s]
+        y = y_grid[s, lab]
+        if not y.size:
+            continue
+        rows.append((name, "human", human.binary_beta(float(y.sum()), y.size, level)
+                     if kind == LabelKind.LABEL else human.mean_t(y, level, bounds)))  # fmt: skip
+        if g is None:
+            continue
+        if (lab & ~ok[s]).any():
+            res = unavailable_result("ppi++", Unavailable.NO_METRIC, y.size, level=level)
+        else:
+            unl = ok[s] & ~lab
+            res = cv.ppi_mean(y, g[s, lab], g[s, unl], level=level, ddof=ddof, bounds=bounds)
+        rows.append((name, "ppi", res))
+    return rows
+
+
+def _pair_result(
+    method: str, ya, yb, g: np.ndarray | None, a: int, b: int, both: np.ndarray,
+    ok: np.ndarray, ddof: int, level: float, bounds,
+) -> EstimateResult:
+    if method == "human":
+        return human.paired_difference(ya, yb, level, bounds)
+    assert g is not None
+    if (both & ~(ok[a] & ok[b])).any():
+        return unavailable_result("ppi++_paired_difference", Unavailable.NO_METRIC, ya.size,
+                                  level=level)  # fmt: skip
+    rest = ok[a] & ok[b] & ~both
+    return cv.ppi_paired_difference(
+        ya, yb, g[a, both], g[b, both], g[a, rest], g[b, rest], level=level, ddof=ddof,
+        bounds=bounds,
+    )  # fmt: skip
+
+
+def _pair_rows(
+    data: CampaignData, kind: str, y_grid: np.ndarray, labelled: np.ndarray,
+    g: np.ndarray | None, ok: np.ndarray, ddof: int, level: float, alpha: float,
+) -> list[dict]:
+    """Every pair, per method; Holm over the pairs of a method that have an interval."""
+    bounds = label_bounds(kind)
+    out: list[dict] = []
+    for method in ["human"] + (["ppi"] if g is not None else []):
+        batch = []
+        for a, b in pairs(len(data.systems)):
+            both = labelled[a] & labelled[b]
+            res = _pair_result(method, y_grid[a, both], y_grid[b, both], g, a, b, both, ok,
+                               ddof, level, bounds)  # fmt: skip
+            p = _p_value(res) if res.available else None
+            batch.append({"a": data.systems[a], "b": data.systems[b], "method": method,
+                          "result": res, "p": p})  # fmt: skip
+        tested = [r for r in batch if r["p"] is not None]
+        adjusted = holm([r["p"] for r in tested], alpha).adjusted if tested else []
+        for r, p_holm in zip(tested, adjusted, strict=True):
+            res = r["result"]
+            decided = p_holm <= alpha and res.n_human >= MIN_LABELS_FOR_VERDICT
+            winner = r["a"] if res.estimate > 0 else r["b"]
+            r["p_holm"] = float(p_holm)
+            r["verdict"] = f"{winner} better" if decided else "not significant"
+        for r in batch:
+            if r["p"] is None:
+                r["p_holm"] = None
+                r["verdict"] = "no interval: " + reason_text(r["result"])
+        out.extend(batch)
+    return out
 
 
 def evaluate(
@@ -187,13 +320,18 @@ def evaluate(
     level: float = 0.95,
 ) -> Evaluation:
     """Human-only and PPI++ (with ``controls``: metric signatures and/or :data:`LEARNED`)
-    for every system and pair; Holm over the pairs of each method; a verdict needs
-    ≥ 30 shared labels and a Holm-adjusted p ≤ ``alpha``."""
-    controls = list(dict.fromkeys(controls))
+    for every system and pair; Holm over the pairs of each method that have an interval; a
+    verdict needs ≥ 30 shared labels and a Holm-adjusted p ≤ ``alpha``. Intervals lie in
+    the judgment's range (:func:`label_bounds`); below a method's minimum number of labels,
+    or in a census for PPI++, the row carries the reason instead of a number. A learned
+    control that cannot be fitted is dropped with a note (:func:`learned_unavailable`)."""
+    notes: list[str] = []
+    controls = _usable_controls(data, kind, controls, learned, notes)
+    labels = [_display(data, c) for c in controls]
     if data.visits is not None and data.visits.weighted:
         # these estimators assume uniformly drawn labels; under active sampling they would be
         # biased (the report's weighted active-inference estimate is the valid one)
-        return Evaluation(kind, controls, [_display(data, c) for c in controls], [], [], [
+        return Evaluation(kind, controls, labels, [], [], [*notes,
             "Active sampling drew items with unequal probabilities: unweighted human-only and "
             "PPI++ results would be biased, so none are shown here; the weighted "
             "active-inference estimate is in the per-system table."])  # fmt: skip
@@ -203,53 +341,10 @@ def evaluate(
     y_grid, labelled = label_grid(data, kind)
     present = data.output_ids >= 0
     ok = present if g is None else present & np.isfinite(g).all(axis=-1)
-    notes: list[str] = []
-    binary = kind == LabelKind.LABEL
-    rows: list[tuple[str, str, EstimateResult]] = []
-    for s, name in enumerate(data.systems):
-        lab = labelled[s]
-        y = y_grid[s, lab]
-        if y.size < 2:
-            continue
-        rows.append((name, "human", human.binary_beta(float(y.sum()), y.size, level)
-                     if binary else human.mean_t(y, level)))  # fmt: skip
-        if g is None:
-            continue
-        unl = ok[s] & ~lab
-        if (lab & ~ok[s]).any() or unl.sum() < 3 or y.size - 1 - len(controls) < 2:
-            notes.append(f"{name}: PPI++ not shown (controls missing for some outputs, too "
-                         "few labels, or no unlabelled outputs).")  # fmt: skip
-            continue
-        rows.append((name, "ppi", cv.ppi_mean(y, g[s, lab], g[s, unl], level=level, ddof=ddof)))
-    pair_rows: list[dict] = []
-    for method in ["human"] + (["ppi"] if g is not None else []):
-        batch = []
-        for a, b in pairs(len(data.systems)):
-            both = labelled[a] & labelled[b]
-            if both.sum() < 3:
-                continue
-            ya, yb = y_grid[a, both], y_grid[b, both]
-            if method == "human":
-                res = human.paired_difference(ya, yb, level)
-            else:
-                rest = ok[a] & ok[b] & ~both
-                if (both & ~(ok[a] & ok[b])).any() or rest.sum() < 3 or both.sum() < 5:
-                    continue
-                res = cv.ppi_paired_difference(
-                    ya, yb, g[a, both], g[b, both], g[a, rest], g[b, rest],
-                    level=level, ddof=ddof,
-                )  # fmt: skip
-            batch.append({"a": data.systems[a], "b": data.systems[b], "method": method,
-                          "result": res, "p": _p_value(res)})  # fmt: skip
-        adjusted = holm([r["p"] for r in batch], alpha).adjusted if batch else []
-        for r, p_holm in zip(batch, adjusted, strict=True):
-            res = r["result"]
-            decided = p_holm <= alpha and res.n_human >= MIN_LABELS_FOR_VERDICT
-            winner = r["a"] if res.estimate > 0 else r["b"]
-            r["p_holm"] = float(p_holm)
-            r["verdict"] = f"{winner} better" if decided else "not significant"
-            pair_rows.append(r)
-    if not binary and kind != LabelKind.ONE_MINUS_HTER:
+    rows = _system_rows(data, kind, y_grid, labelled, g, ok, ddof, level, notes)
+    pair_rows = _pair_rows(data, kind, y_grid, labelled, g, ok, ddof, level, alpha)
+    if len(data.systems) < 2:
+        notes.append("Only one system: there are no pairs to compare.")
+    if kind not in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER):
         notes.append("Verdicts assume higher judgments are better.")
-    return Evaluation(kind, controls, [_display(data, c) for c in controls], rows, pair_rows,
-                      notes)  # fmt: skip
+    return Evaluation(kind, controls, labels, rows, pair_rows, notes)

@@ -7,6 +7,11 @@ needs no shared ρ, η, so it stays valid when a metric's error rates differ bet
 
 - :func:`per_system` — one system's adequacy (or mean score).
 - :func:`per_system_difference` — the paired difference of two systems on shared items.
+
+Both pass :func:`estimators.result.guarded`: fewer than
+:data:`~estimators.result.MIN_LABELS_METRIC_ASSISTED` labels, or a standard error of 0, give
+an unavailable result with its reason; ``bounds`` (the range of one score) clips the
+estimate and interval to the estimand's range ([lo − hi, hi − lo] for a difference).
 """
 
 from __future__ import annotations
@@ -15,7 +20,15 @@ import math
 
 import numpy as np
 
-from estimators.result import EstimateResult, wald_interval
+from estimators.result import (
+    MIN_LABELS_METRIC_ASSISTED,
+    EstimateResult,
+    Unavailable,
+    difference_bounds,
+    guarded,
+    unavailable_result,
+    wald_interval,
+)
 
 __all__ = ["per_system", "per_system_difference"]
 
@@ -78,11 +91,18 @@ class _Strata:
         return self.means[self.codes_all]
 
 
+def _too_few(method: str, n: int, big_n: int, level: float) -> EstimateResult:
+    return unavailable_result(method, Unavailable.TOO_FEW_LABELS, n, big_n - n, level,
+                              {"min_labels": MIN_LABELS_METRIC_ASSISTED})  # fmt: skip
+
+
 def per_system(
     y_labelled: np.ndarray,
     m_labelled: np.ndarray,
     m_all: np.ndarray,
     level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """Per-system double-sampling estimator (Tenenbein 1970; statistics.md §3). The default.
 
@@ -94,6 +114,8 @@ def per_system(
     scores too (HTER), and for any discrete m (more strata). Strata with < 2 labelled items
     are merged (the estimator then falls back to the human-only mean).
     """
+    if np.size(y_labelled) < MIN_LABELS_METRIC_ASSISTED:
+        return _too_few("vondaniken_per_system", np.size(y_labelled), np.size(m_all), level)
     st = _Strata(y_labelled, m_labelled, m_all)
     n, big_n = st.n, st.big_n
     pool_var = float(st.q @ (st.means - st.estimate) ** 2) / big_n
@@ -102,7 +124,7 @@ def per_system(
     diag: dict = {"strata": int(st.levels.size), "collapsed": st.collapsed, "n_pool": big_n}
     if st.levels.size == 2:
         diag |= {"q": float(st.q[1]), "p1": float(st.means[1]), "p0": float(st.means[0])}
-    return EstimateResult(
+    return guarded(EstimateResult(
         estimate=st.estimate,
         ci=wald_interval(st.estimate, se, level, df),
         se=se,
@@ -112,7 +134,7 @@ def per_system(
         level=level,
         df=df,
         diagnostics=diag,
-    )
+    ), min_labels=MIN_LABELS_METRIC_ASSISTED, bounds=bounds)
 
 
 def per_system_difference(
@@ -123,6 +145,8 @@ def per_system_difference(
     m_a_all: np.ndarray,
     m_b_all: np.ndarray,
     level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """Paired difference α_A − α_B of two per-system double-sampling estimates.
 
@@ -135,6 +159,8 @@ def per_system_difference(
     y_b = np.asarray(y_b, float).ravel()
     if y_a.shape != y_b.shape:
         raise ValueError("per_system_difference needs both systems judged on the same items")
+    if y_a.size < MIN_LABELS_METRIC_ASSISTED:
+        return _too_few("vondaniken_per_system_paired", y_a.size, np.size(m_a_all), level)
     sa = _Strata(y_a, m_a_labelled, m_a_all)
     sb = _Strata(y_b, m_b_labelled, m_b_all)
     if sa.big_n != sb.big_n:
@@ -145,7 +171,7 @@ def per_system_difference(
     se = math.sqrt(float(du @ du) / n**2 + pool_var)
     estimate = sa.estimate - sb.estimate
     df = max(n - 1 - (sa.levels.size - 1) - (sb.levels.size - 1), 1)
-    return EstimateResult(
+    return guarded(EstimateResult(
         estimate=estimate,
         ci=wald_interval(estimate, se, level, df),
         se=se,
@@ -159,4 +185,4 @@ def per_system_difference(
             "estimate_b": sb.estimate,
             "collapsed": sa.collapsed or sb.collapsed,
         },
-    )
+    ), min_labels=MIN_LABELS_METRIC_ASSISTED, bounds=difference_bounds(bounds))

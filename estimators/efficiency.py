@@ -10,6 +10,7 @@ import numpy as np
 from estimators import control_variates as cv
 from estimators.campaign import CampaignData
 from estimators.multiple import pairs
+from estimators.result import MIN_LABELS_METRIC_ASSISTED
 
 __all__ = ["MetricEfficiency", "correlation", "finite_median", "metric_efficiency"]
 
@@ -68,9 +69,9 @@ def metric_efficiency(
             n_l += int(lab.sum())
             n_u += int(unl.sum())
             rhos.append(correlation(grid[s, lab], y_grid[s, lab]))
-            if lab.sum() >= 3 and unl.sum() >= 2:
+            if lab.sum() >= MIN_LABELS_METRIC_ASSISTED and unl.sum() >= 2:
                 res = cv.ppi_mean(y_grid[s, lab], grid[s, lab], grid[s, unl])
-                des.append(res.diagnostics["de"])
+                des.append(res.diagnostics.get("de", math.nan))
         pair_rhos = []
         for a, b in pairs(k):
             both = labelled[a] & labelled[b] & np.isfinite(grid[a]) & np.isfinite(grid[b])

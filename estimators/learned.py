@@ -46,7 +46,12 @@ from threadpoolctl import threadpool_limits
 
 from estimators import control_variates as cv
 from estimators.efficiency import correlation
-from estimators.result import EstimateResult
+from estimators.result import (
+    MIN_LABELS_METRIC_ASSISTED,
+    EstimateResult,
+    Unavailable,
+    unavailable_result,
+)
 
 __all__ = [
     "BOOSTING_MIN_LABELS",
@@ -263,6 +268,11 @@ def _corr(a: np.ndarray, b: np.ndarray) -> float:
     return math.nan if r is None else r
 
 
+def _too_few(method: str, n: int, n_u: int, level: float) -> EstimateResult:
+    return unavailable_result(method, Unavailable.TOO_FEW_LABELS, n, n_u, level,
+                              {"min_labels": MIN_LABELS_METRIC_ASSISTED})  # fmt: skip
+
+
 def learned_ppi_mean(
     y: np.ndarray,
     x_labelled: np.ndarray,
@@ -272,15 +282,21 @@ def learned_ppi_mean(
     model: Model = "auto",
     seed: int = 0,
     level: float = 0.95,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """PPI++ mean with the cross-fitted ŷ as its one control (module docstring).
 
     θ̂ = ȳ_L − λ̂(mean_L ŷ − mean_U ŷ) with λ̂ tuned as in
     :func:`estimators.control_variates.ppi_mean`; ``diagnostics`` add the model, the folds
-    and ``rho`` = corr(y, ŷ) on the labelled items.
+    and ``rho`` = corr(y, ŷ) on the labelled items. ``bounds`` and the unavailable cases
+    (too few labels, no spread, no unlabelled items) as
+    :func:`estimators.control_variates.ppi_mean`.
     """
+    if np.size(y) < MIN_LABELS_METRIC_ASSISTED:
+        return _too_few("ppi++_learned", np.size(y), np.shape(x_unlabelled)[0], level)
     fit = cross_fit(x_labelled, y, x_unlabelled, folds=folds, model=model, seed=seed)
-    res = cv.ppi_mean(y, fit.labelled, fit.unlabelled, level=level, ddof=RESIDUAL_DDOF)
+    res = cv.ppi_mean(y, fit.labelled, fit.unlabelled, level=level, ddof=RESIDUAL_DDOF,
+                      bounds=bounds)  # fmt: skip
     return res.with_(
         method="ppi++_learned",
         diagnostics={**res.diagnostics, "model": fit.model, "folds": fit.folds,
@@ -300,15 +316,19 @@ def learned_ppi_paired_difference(
     model: Model = "auto",
     seed: int = 0,
     level: float = 0.95,
+    bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """PPI++ on paired differences D_j = y_{A,j} − y_{B,j} with the control ŷ_A − ŷ_B.
 
     One model h for both systems, trained on all their labelled outputs and cross-fitted by
     item (both outputs of item j are predicted by the model that left item j out), then
-    :func:`estimators.control_variates.ppi_paired_difference` with ``controls="difference"``.
+    :func:`estimators.control_variates.ppi_paired_difference` with ``controls="difference"``
+    (``bounds``: the range of one score; the difference is clipped to [lo − hi, hi − lo]).
     """
     y_a, y_b = np.asarray(y_a, float).ravel(), np.asarray(y_b, float).ravel()
     n, n_u = y_a.size, np.shape(x_a_unlabelled)[0]
+    if n < MIN_LABELS_METRIC_ASSISTED:
+        return _too_few("ppi++_paired_learned", n, n_u, level)
     items = np.arange(n)
     fit = cross_fit(
         np.vstack([x_a_labelled, x_b_labelled]), np.concatenate([y_a, y_b]),
@@ -318,7 +338,7 @@ def learned_ppi_paired_difference(
     ha, hb = fit.labelled[:n], fit.labelled[n:]
     res = cv.ppi_paired_difference(
         y_a, y_b, ha, hb, fit.unlabelled[:n_u], fit.unlabelled[n_u:], level=level,
-        ddof=RESIDUAL_DDOF,
+        ddof=RESIDUAL_DDOF, bounds=bounds,
     )
     return res.with_(
         method="ppi++_paired_learned",

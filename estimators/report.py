@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -47,11 +46,12 @@ from estimators.campaign import (
     binarise,
     default_label_kind,
 )
+from estimators.controls import label_bounds
 from estimators.efficiency import MetricEfficiency, metric_efficiency
 from estimators.live_designs import FALLBACK_DESIGN, LiveDesign
 from estimators.monitor import CampaignMonitor, MonitorReport
 from estimators.multiple import pairs
-from estimators.result import EstimateResult
+from estimators.result import EstimateResult, Unavailable
 
 __all__ = [
     "METHODS",
@@ -72,17 +72,6 @@ METHODS: dict[str, str] = {
     "anytime": "Anytime-valid (live)",
     "active": "Active inference (weighted by π)",
 }
-
-
-class Unavailable(StrEnum):
-    """Why an estimate column is empty (or partly empty)."""
-
-    NO_METRIC = "no_metric"  # no metric chosen, or no scores yet
-    NO_THRESHOLD = "no_threshold"  # the chosen metrics have no stored threshold
-    NEEDS_BINARY = "needs_binary"  # the column needs binary labels
-    CENSUS = "census"  # every output is labelled: no unlabelled scores to use
-    PROVIDED_NOT_SCORED = "provided_not_scored"  # imported set's metric has no scores here
-    MONITOR_REFUSED = "monitor_refused"  # the monitor refused the data (reason in notes)
 
 
 #: Metrics tried first as the default control, in order (stored short names).
@@ -296,8 +285,13 @@ def _fixed_n_estimates(
     signatures: list[str],
     level: float,
 ) -> None:
-    """Per system: human only, von Däniken mixed, double sampling, PPI++, ρ/η provided."""
+    """Per system: human only, von Däniken mixed, double sampling, PPI++, ρ/η provided.
+
+    Every interval lies in the judgment's range (:func:`estimators.controls.label_bounds`)
+    and contains its estimate; a method below its minimum number of labels (or with no
+    spread) gives an unavailable result, which the dashboard words in its cell."""
     binary = kind == LabelKind.LABEL
+    bounds = label_bounds(kind)
     thr_metric = _metric_columns(cols, data, signatures, binary)
     for s, name in enumerate(data.systems):
         lab = labelled[s]
@@ -306,7 +300,7 @@ def _fixed_n_estimates(
         if n == 0:
             continue
         est = {"human": human.binary_beta(float(y.sum()), n, level) if binary
-               else human.mean_t(y, level)}  # fmt: skip
+               else human.mean_t(y, level, bounds)}  # fmt: skip
         present = data.output_ids[s] >= 0
         unl = present & ~lab
         if thr_metric is not None:
@@ -315,16 +309,16 @@ def _fixed_n_estimates(
                 m_all = binarise(g, thr_metric.threshold, thr_metric.higher_is_better)
                 if binary:
                     est["vd_mixed"] = vd.per_system_posterior(y, m_all[lab], m_all[unl], level)
-                if n >= 3:
-                    est["vd_double"] = ds.per_system(
-                        y, m_all[lab].astype(float), m_all[present].astype(float), level
-                    )
+                est["vd_double"] = ds.per_system(
+                    y, m_all[lab].astype(float), m_all[present].astype(float), level,
+                    bounds=bounds,
+                )
         g_pool = pool[s]
         if g_pool is not None:
             if int(unl.sum()) < 2:
                 cols.unavailable.setdefault("ppi", Unavailable.CENSUS)
-            elif n - 1 - g_pool.shape[1] >= 1:
-                est["ppi"] = cv.ppi_mean(y, g_pool[lab], g_pool[unl], level=level)
+            else:
+                est["ppi"] = cv.ppi_mean(y, g_pool[lab], g_pool[unl], level=level, bounds=bounds)
         if binary:
             provided = _provided_estimate(cols, data, s, y, present, unl, level)
             if provided is not None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from estimators.result import EstimateResult
+from estimators.result import EstimateResult, within
 
 __all__ = [
     "Posterior",
@@ -99,6 +99,9 @@ def metric_only_known(
     ``estimate`` is the Rogan–Gladen point estimate (m₊/n_m + η − 1)/(ρ+η−1) clipped to
     [0, 1]; ``se`` = sqrt(Var_trunc[α_M])/(ρ+η−1); ``ci`` maps the truncated-Beta quantiles.
     When ρ + η < 1 the metric is flipped (m → 1−m); ρ + η = 1 carries no information.
+    The Rogan–Gladen estimate (the posterior mode) can fall just outside the equal-tailed
+    interval at small n_m; the interval is then widened to contain it
+    (:func:`estimators.result.within`), which keeps at least ``level`` posterior mass.
     """
     m_pos, n_m = float(m_pos), float(n_m)
     if not 0 <= m_pos <= n_m:
@@ -119,7 +122,7 @@ def metric_only_known(
     mean_m, var_m, q_lo, q_hi = _trunc_beta(a, b, 1 - eta, rho, level)
     rg = (m_pos / n_m + eta - 1) / c if n_m else 0.5
     post_mean = (mean_m + eta - 1) / c
-    return EstimateResult(
+    return within(EstimateResult(
         estimate=float(np.clip(rg, 0.0, 1.0)),
         ci=((q_lo + eta - 1) / c, (q_hi + eta - 1) / c),
         se=math.sqrt(var_m) / c,
@@ -134,7 +137,7 @@ def metric_only_known(
             "rogan_gladen": rg,
             "flipped": flipped,
         },
-    )
+    ), (0.0, 1.0))
 
 
 # ------------------------------------------------------------------- grid posterior
@@ -391,7 +394,9 @@ def mixed(
     p(α | data) ∝ α^{h₊}(1−α)^{h₋} · p(m₊ | α), ρ/η known or integrated out of p(m₊ | α)
     over Beta calibration posteriors (see :func:`posterior`). Human-rated and metric-rated
     items are separate sets. ``estimate`` = posterior mean, ``se`` = posterior SD,
-    ``ci`` = equal-tailed credible interval.
+    ``ci`` = equal-tailed credible interval, clipped to [0, 1] and to contain the mean
+    (:func:`estimators.result.within`: a guard against grid rounding; a posterior on [0, 1]
+    has its mean there).
     """
     post = posterior(h_pos, n_h, m_pos, n_m, rho, eta, calibration, level)
     diag: dict = {"h_pos": float(h_pos), "m_pos": float(m_pos)}
@@ -404,7 +409,7 @@ def mixed(
         diag |= {"tp": tp, "fn": fn, "tn": tn, "fp": fp}
         diag.setdefault("rho", (tp + 1) / (tp + fn + 2))
         diag.setdefault("eta", (tn + 1) / (tn + fp + 2))
-    return EstimateResult(
+    return within(EstimateResult(
         estimate=post.mean,
         ci=(post.low, post.high),
         se=math.sqrt(post.var),
@@ -413,7 +418,7 @@ def mixed(
         method=method,
         level=level,
         diagnostics=diag,
-    )
+    ), (0.0, 1.0))
 
 
 def metric_only_calibrated(

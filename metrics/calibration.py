@@ -5,8 +5,8 @@ m(z) = 1{g(z) ≤ t}). On the human-labelled outputs (label 1 = adequate):
 
 - ρ = P(m = 1 | human = 1) (true-positive rate), η = P(m = 0 | human = 0) (true-negative
   rate) — statistics.md §1, von Däniken et al. 2022. With a uniform prior their posteriors
-  are ρ ~ Beta(TP+1, FN+1), η ~ Beta(TN+1, FP+1); :class:`Rate` reports the empirical rate,
-  the posterior mean and the equal-tailed credible interval.
+  are ρ ~ Beta(TP+1, FN+1), η ~ Beta(TN+1, FP+1); :class:`Rate` reports the empirical rate
+  (the posterior mode), the posterior mean and a credible interval that contains both.
 - The threshold maximises Youden's J = TPR + TNR − 1 (Youden 1950) over the observed score
   values. ``method="balanced_accuracy"`` maximises (TPR + TNR)/2 = (J + 1)/2, which picks the
   same threshold; both names are accepted so the stored method says what the user chose.
@@ -63,29 +63,42 @@ class RocCurve:
 
 @dataclass(frozen=True)
 class Rate:
-    """A rate k/n with its Beta(k+1, n−k+1) posterior (uniform prior)."""
+    """A rate k/n with a credible interval from its Beta(k+1, n−k+1) posterior (uniform prior).
+
+    ``estimate`` is k/n, which is also the posterior *mode*, and the interval always
+    contains it (and the posterior mean): the equal-tailed interval when 0 < k < n, and
+    the one-sided interval of the same level when k ∈ {0, n}, where the mode sits on the
+    boundary and the equal-tailed interval excludes it — k = n = 4 used to read
+    "ρ = 1.000 [0.158, 0.987]". For k = n the posterior CDF is x^{n+1}, so the interval is
+    [(1 − level)^{1/(n+1)}, 1]; for k = 0 it is [0, 1 − (1 − level)^{1/(n+1)}]. A final guard
+    widens the interval to contain k/n (more posterior mass, never less). No trials: NaN.
+    """
 
     successes: int
     trials: int
     estimate: float  # k/n (NaN when n = 0)
     posterior_mean: float  # (k+1)/(n+2)
-    lower: float  # equal-tailed credible interval at ``level``
+    lower: float  # credible interval at ``level`` containing ``estimate``
     upper: float
     level: float
 
     @staticmethod
     def of(successes: int, trials: int, level: float = 0.95) -> Rate:
-        a, b = successes + 1, trials - successes + 1
-        tail = (1 - level) / 2
-        return Rate(
-            successes=int(successes),
-            trials=int(trials),
-            estimate=successes / trials if trials else float("nan"),
-            posterior_mean=a / (a + b),
-            lower=float(stats.beta.ppf(tail, a, b)),
-            upper=float(stats.beta.ppf(1 - tail, a, b)),
-            level=level,
-        )
+        k, n = int(successes), int(trials)
+        a, b = k + 1, n - k + 1
+        if n == 0:
+            lo = hi = est = float("nan")
+        elif k == n:
+            est, lo, hi = 1.0, float((1 - level) ** (1 / (n + 1))), 1.0
+        elif k == 0:
+            est, lo, hi = 0.0, 0.0, float(1 - (1 - level) ** (1 / (n + 1)))
+        else:
+            tail = (1 - level) / 2
+            est = k / n
+            lo = min(float(stats.beta.ppf(tail, a, b)), est)
+            hi = max(float(stats.beta.ppf(1 - tail, a, b)), est)
+        return Rate(successes=k, trials=n, estimate=est, posterior_mean=a / (a + b),
+                    lower=lo, upper=hi, level=level)  # fmt: skip
 
 
 @dataclass(frozen=True)

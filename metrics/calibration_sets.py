@@ -56,13 +56,16 @@ __all__ = [
     "CalibrationSet",
     "CalibrationSetError",
     "SignatureMismatch",
+    "TaskMismatch",
     "build_payload",
     "calibration_arrays",
     "calibration_items",
     "check_signature",
+    "check_task",
     "drift",
     "dumps",
     "parse",
+    "task_profile",
 ]
 
 
@@ -72,6 +75,71 @@ class CalibrationSetError(ValueError):
 
 class SignatureMismatch(CalibrationSetError):
     """The set's metric signature is not one the target campaign's scores carry."""
+
+
+class TaskMismatch(CalibrationSetError):
+    """The set was measured on another target language or another kind of task."""
+
+
+#: Median output/source length (characters) below which outputs condense their source.
+CONDENSING_RATIO = 0.5
+
+#: Task kind → how the messages describe it.
+TASKS = {
+    "condensing": "outputs much shorter than their sources (e.g. summarisation)",
+    "same_length": "outputs about as long as their sources (e.g. translation)",
+}
+
+
+def task_profile(
+    sources: list[str], outputs: list[str], target_lang: str | None
+) -> dict[str, Any]:
+    """What kind of task a campaign is, as recorded in (and checked against) a set.
+
+    ``target_lang`` (primary subtag, lower case; None when unknown) and ``task``:
+    "condensing" when the median output/source length ratio (characters, pairs with a
+    non-empty source) is below :data:`CONDENSING_RATIO` — summaries of CNN/DM articles are
+    ≈ 0.1 of their source, translations ≈ 1 — else "same_length"; None without texts.
+    """
+    ratios = [len(o) / len(s) for s, o in zip(sources, outputs, strict=True) if s]
+    ratio = float(np.median(ratios)) if ratios else None
+    task = None if ratio is None else ("condensing" if ratio < CONDENSING_RATIO else "same_length")
+    lang = (target_lang or "").strip().lower().replace("_", "-").split("-")[0] or None
+    return {"target_lang": lang, "task": task, "length_ratio": ratio}
+
+
+def check_task(cal: CalibrationSet, profile: dict[str, Any]) -> None:
+    """Refuse a set measured on another target language or kind of task than the campaign
+    (``profile`` from :func:`task_profile`): a metric's ρ and η depend on both, so an en-de
+    MT set says nothing about an English summarisation campaign. A set that records its
+    language or task is refused too when the campaign records neither (no target language,
+    no source texts): the match cannot be checked. A set recording neither (older files) is
+    not checked. Raises :class:`TaskMismatch`; the caller may let the user confirm.
+    """
+    src = cal.payload.get("source") if isinstance(cal.payload.get("source"), dict) else {}
+    set_lang = src.get("target_lang") if isinstance(src.get("target_lang"), str) else None
+    set_task = src.get("task") if src.get("task") in TASKS else None
+    our_lang, our_task = profile.get("target_lang"), profile.get("task")
+    problems = []
+    if set_lang and our_lang and set_lang.lower() != our_lang:
+        problems.append(f"its outputs are in '{set_lang}', this campaign's in '{our_lang}'")
+    if set_task and our_task and set_task != our_task:
+        problems.append(f"it was measured on {TASKS[set_task]}, this campaign has "
+                        f"{TASKS[our_task]}")  # fmt: skip
+    if (set_lang or set_task) and not (our_lang or our_task):
+        what = ", ".join(x for x in (f"'{set_lang}' outputs" if set_lang else "",
+                                     TASKS[set_task] if set_task else "") if x)  # fmt: skip
+        problems.append(f"it was measured on {what}, and the match cannot be checked: this "
+                        "campaign records no target language and no source texts")  # fmt: skip
+    if problems:
+        raise TaskMismatch(
+            f"Refused: the calibration set '{cal.name}' may come from another kind of "
+            "campaign: " + "; ".join(problems) + ". A metric's ρ and η differ between "
+            "languages and tasks, so this prior could bias the estimate. Calibrate on this "
+            "campaign's own labels, or confirm that you want to use it anyway (the "
+            "Calibration page's box \"Use it even if it was measured on another language or "
+            "kind of task\")."
+        )
 
 
 @dataclass(frozen=True)
@@ -193,8 +261,10 @@ def build_payload(
     arrays: CalibrationArrays,
     source_campaign: str | None,
     created_at: datetime | None = None,
+    profile: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON-ready calibration set of ``calibration`` (from metrics.calibration)."""
+    """The JSON-ready calibration set of ``calibration`` (from metrics.calibration);
+    ``profile`` (:func:`task_profile`) records the campaign's target language and task."""
     o = calibration.overall
     per_system = {
         sysname: {
@@ -224,6 +294,7 @@ def build_payload(
             "campaign": source_campaign,
             "n_items": o.n,
             "created_at": (created_at or datetime.now(UTC)).isoformat(),
+            **(profile or {}),
         },
     }
 

@@ -35,6 +35,17 @@ from views.common import engine, literal, scores_table
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
 KEYS |= {"s": "skip", "u": "undo"}
+#: Post-edit mode has no label buttons: only these keys do anything there.
+POST_EDIT_KEYS = {"s": "skip", "u": "undo"}
+
+
+def keys_hint(mode: CampaignMode) -> str:
+    """The page's instructions with only the keys that work in ``mode``."""
+    if mode == CampaignMode.POST_EDIT:
+        return ("Fix the output in the post-edit box. Keys: `Ctrl+Enter` saves · `Esc` "
+                "leaves the box · then `s` skip · `u` undo.")  # fmt: skip
+    return ("Is the output an adequate rendering of the source? Keys: `a` adequate · "
+            "`i` inadequate · `s` skip · `u` undo.")  # fmt: skip
 
 
 def _deny() -> None:
@@ -178,10 +189,11 @@ if "view" not in st.session_state:
 _KEYS_JS = Path(__file__).with_name("keys.js").read_text(encoding="utf-8")
 
 
-def keyboard(focus_key: str | None) -> None:
+def keyboard(focus_key: str | None, keys: dict[str, str] = KEYS) -> None:
     """Install the key listener (views/keys.js) once per browser tab; focus the post-edit
-    box when given."""
-    script = _KEYS_JS.replace("__KEYS__", json.dumps(KEYS)).replace(
+    box when given. ``keys``: the keys that work on this page (the listener's map is
+    replaced at every draw, so a post-edit campaign's page does not answer `a` / `i`)."""
+    script = _KEYS_JS.replace("__KEYS__", json.dumps(keys)).replace(
         "__FOCUS__", json.dumps(focus_key)
     )
     # A trusted constant script (key names and an id only), run in the page itself.
@@ -395,7 +407,8 @@ def item_panel() -> None:
     c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
     side_by_side(slot)
-    keyboard(_post_edit_key(slot) if mode.asks_post_edit else None)
+    keyboard(_post_edit_key(slot) if mode.asks_post_edit else None,
+             POST_EDIT_KEYS if mode == CampaignMode.POST_EDIT else KEYS)  # fmt: skip
 
 
 st.title(literal(st.session_state.get("campaign_name", "Annotate")))
@@ -408,9 +421,8 @@ if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions an
     item_panel()
     st.stop()
 st.caption(
-    f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. Is the output "
-    "an adequate rendering of the source? Keys: `a` adequate · `i` inadequate · `s` skip · "
-    "`u` undo."
+    f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. "
+    + keys_hint(st.session_state["view"].campaign.mode)
 )
 button_colours()
 guidelines_panel(st.session_state["view"])

@@ -84,9 +84,15 @@ def import_section(name: str, cid: int) -> None:
         "same metric signature as this campaign's scores."
     )
     upload = st.file_uploader("Calibration set (JSON)", type=["json"], key="cal-upload")
+    confirm = st.checkbox(
+        "Use it even if it was measured on another language or kind of task",
+        key="cal-confirm-task",
+        help="ρ and η differ between languages and tasks: an MT set is a poor prior for a "
+        "summarisation campaign. Tick only if you know the set applies here.",
+    )
     if upload is not None and st.button("Import calibration set", key="cal-import"):
         try:
-            import_calibration(engine(), name, upload.getvalue())
+            import_calibration(engine(), name, upload.getvalue(), confirm_task_mismatch=confirm)
         except CalibrationSetError as exc:
             st.error(literal(exc))
         else:

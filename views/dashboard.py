@@ -16,12 +16,14 @@ import pandas as pd
 import streamlit as st
 
 from annotation.exports import MIME, export_annotations, pairs_csv, results_csv, results_latex
+from annotation.queue import queue_settings
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
+from estimators.agreement import agreement_note
 from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
 from estimators.live_designs import DESIGN_TEXT, LiveDesign
 from estimators.report import METHODS, Unavailable, campaign_report, default_signatures
-from estimators.result import MIN_LABELS_FOR_VERDICT
+from estimators.result import MIN_LABELS_FOR_VERDICT, reason_text
 from metrics.imported import describe
 from views.common import (
     annotator_work,
@@ -65,6 +67,10 @@ UNAVAILABLE = {
     "this campaign",
     Unavailable.MONITOR_REFUSED: "these labels allow no anytime-valid verdicts (see the note "
     "above)",
+    Unavailable.TOO_FEW_LABELS: "too few labels for this method",
+    Unavailable.NO_SPREAD: "every label is the same, so a normal-theory interval would have "
+    "zero width",
+    Unavailable.OUT_OF_RANGE: "the interval lies outside the possible range",
 }
 
 
@@ -73,6 +79,9 @@ def fmt(x: float | None, digits: int = 3) -> str:
 
 
 def interval(r) -> str:  # type: ignore[no-untyped-def]
+    if not r.available:
+        # below the method's minimum n (or no spread): say so, never a made-up interval
+        return f"{r.n_human} label(s): {reason_text(r)}"
     if not (math.isfinite(r.low) and math.isfinite(r.high)) or (
         r.method.startswith(tuple(LiveDesign)) and r.n_human < MIN_LABELS_FOR_VERDICT
     ):
@@ -190,6 +199,7 @@ def draw_estimates(report) -> None:  # type: ignore[no-untyped-def]
                 "n_metric": r.n_metric,
                 "metric": report.method_metrics.get(m, ""),
                 "counts toward verdicts": r.valid_for_verdict,
+                "no number because": reason_text(r),
             }
             for (s, m), r in report.estimates.items()
         ]
@@ -386,7 +396,8 @@ def draw_quality(report, fp: tuple[int, ...]) -> None:  # type: ignore[no-untype
         st.subheader("Agreement")
         a = report.agreement
         if a.alpha is None:
-            st.caption(f"Krippendorff's α: not available — {a.note}.")
+            overlap = queue_settings(engine(), cid).get("overlap")
+            st.caption(f"Krippendorff's α: not available — {agreement_note(a, overlap)}.")
         else:
             st.metric(f"Krippendorff's α ({a.level})", f"{a.alpha:.3f}")
             st.caption(f"{a.n_units:,} outputs judged more than once ({a.n_judgments:,} "
@@ -526,11 +537,11 @@ def cached_controls(  # type: ignore[no-untyped-def]
 ):
     """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``;
     ``_previous`` (not hashed) is the last ŷ, reused until the labels double."""
-    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+    from estimators.controls import control_efficiency, evaluate, learned_control
 
     data = campaign_data(db, cid, key)
     learned = learned_control(data, kind, previous=_previous)
-    chosen = tuple(c for c in chosen if c != LEARNED or learned is not None)
+    # a learned control that cannot be fitted is dropped by evaluate, with the reason
     return learned, control_efficiency(data, kind, learned), evaluate(
         data, kind, list(chosen), learned=learned, alpha=alpha
     )
@@ -569,15 +580,17 @@ def draw_controls(data, fp: tuple[int, ...], kind: str | None, alpha: float) -> 
                    f"{learned.n_labels:,} labels from {len(learned.features)} metric "
                    "signature(s); no labelled output's ŷ comes from a model that saw its "
                    "label.")  # fmt: skip
-    elif LEARNED in chosen:
-        st.caption("The learned control needs at least 10 labels and unlabelled outputs to "
-                   "use it on.")  # fmt: skip
-    if not any(e.helps for e in eff):
+    if not any(e.measured for e in eff):
+        st.info("No data efficiency measured: it needs at least 10 labels and 3 unlabelled "
+                "outputs per system or pair (a census has no unlabelled outputs).")
+    elif not any(e.helps for e in eff):
         st.info("No control helps on this campaign: every measured data efficiency is below "
                 "1.02, so metric-assisted estimates need as many labels as human-only ones.")
     rows = [{"system": name, "method": "PPI++ (" + " + ".join(ev.control_labels) + ")"
              if m == "ppi" else "human only", "n": r.n_human, "estimate": r.estimate,
-             "low": r.low, "high": r.high, "DE": r.diagnostics.get("de")}
+             "low": r.low, "high": r.high,
+             "DE": r.diagnostics.get("de") if r.available else None,
+             "no number because": reason_text(r)}
             for name, m, r in ev.systems]  # fmt: skip
     for note in ev.notes:
         st.caption(literal(note))
