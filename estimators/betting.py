@@ -87,6 +87,27 @@ def betting_pvalue(
     return np.minimum.accumulate(p, axis=-1)
 
 
+def betting_evalue(
+    z: np.ndarray,
+    theta0: float | np.ndarray,
+    *,
+    bounds: tuple[float, float],
+    alpha_tuning: float = 0.05,
+    t_star: float | None = None,
+) -> np.ndarray:
+    """The e-process path K_t(θ0) (not its running maximum): a nonnegative martingale with
+    K_0 = 1 under the null, so K_τ is an e-value at any stopping time τ (optional stopping:
+    E[K_τ] ≤ 1). The e-BH procedure (Wang & Ramdas 2022) reads these at the moment of the
+    read; they are valid under any dependence between the pairs."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    x01 = np.clip((np.asarray(z, dtype=float) - lo) / (hi - lo), 0.0, 1.0)
+    th = (np.asarray(theta0, dtype=float) - lo) / (hi - lo)
+    if th.ndim:
+        th = th[..., None]
+    th = np.clip(th, 1e-12, 1 - 1e-12)
+    return np.exp(log_capital(x01, th, alpha_tuning, t_star))
+
+
 def _running_log_capital(x01, m, alpha, t_star, burn_in):  # type: ignore[no-untyped-def]
     """(G, T): max_{burn_in ≤ s ≤ t} log K_s(m[g]) (−∞ before the burn-in)."""
     log_k = log_capital(x01[None, :], m[:, None], alpha, t_star)
@@ -104,6 +125,7 @@ def betting_cs(
     burn_in: int = seq.BURN_IN,
     grid: int = CS_GRID,
     refine: int = REFINE,
+    alpha_tuning: float | None = None,
 ) -> seq.ConfidenceSequence:
     """The betting confidence sequence of one stream ``z`` (shape (T,)) at level α.
 
@@ -113,7 +135,11 @@ def betting_cs(
     Earlier entries of the path (the width chart) place each endpoint by linear
     interpolation of log K between the two grid points around the crossing of log(1/α): a
     drawing of the path, not an interval to act on. (lo, hi) before the burn-in.
+    ``alpha_tuning`` (default α) sizes the bets: with the bets fixed, the sets are nested in
+    α and θ0 leaves the set at level a exactly when :func:`betting_pvalue` (same tuning)
+    reaches a.
     """
+    tune = alpha if alpha_tuning is None else alpha_tuning
     z = np.asarray(z, dtype=float)
     if z.ndim != 1:
         raise ValueError("betting_cs takes one stream; use betting_pvalue for batches")
@@ -123,7 +149,7 @@ def betting_cs(
     m = np.linspace(0.0, 1.0, grid)[1:-1]
     step = 1.0 / (grid - 1)
     thr = math.log(1.0 / alpha)
-    run = _running_log_capital(x01, m, alpha, t_star, burn_in)  # (G, T)
+    run = _running_log_capital(x01, m, tune, t_star, burn_in)  # (G, T)
     alive = run < thr
     any_alive = alive.any(axis=0)
     first = np.argmax(alive, axis=0)
@@ -153,8 +179,8 @@ def betting_cs(
         cell_lo = np.linspace(max(m[f] - step, 1e-9), m[f], refine)
         cell_hi = np.linspace(m[g], min(m[g] + step, 1 - 1e-9), refine)
         fine = step / (refine - 1)
-        ok_lo = _running_log_capital(x01, cell_lo, alpha, t_star, burn_in)[:, -1] < thr
-        ok_hi = _running_log_capital(x01, cell_hi, alpha, t_star, burn_in)[:, -1] < thr
+        ok_lo = _running_log_capital(x01, cell_lo, tune, t_star, burn_in)[:, -1] < thr
+        ok_hi = _running_log_capital(x01, cell_hi, tune, t_star, burn_in)[:, -1] < thr
         if any_alive[-1] or ok_lo.any():
             low01[-1] = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
             high01[-1] = (
@@ -174,12 +200,18 @@ def betting_cs(
 
 
 def betting_half_width(
-    sigma: float, span: float, t: float, alpha: float, t_star: float | None
+    sigma: float,
+    span: float,
+    t: float,
+    alpha: float,
+    t_star: float | None,
+    alpha_tuning: float | None = None,
 ) -> float:
     """Approximate half-width after t increments with SD σ (for forecasts): with a constant
-    bet λ = sqrt(2 log(2/α)/(σ_x² t*)) the boundary is log(2/α)/(λ t) + λ σ_x²/2 on the
-    [0, 1] scale (σ_x = σ/span), times ``span``."""
+    bet λ = sqrt(2 log(2/α_tune)/(σ_x² t*)) the boundary is log(2/α)/(λ t) + λ σ_x²/2 on
+    the [0, 1] scale (σ_x = σ/span), times ``span`` (α_tune = ``alpha_tuning``, default α)."""
     sx2 = max((sigma / span) ** 2, 1e-12)
     ts = float(t_star) if t_star is not None else t * math.log1p(t)
-    lam = min(math.sqrt(2.0 * math.log(2.0 / alpha) / (sx2 * ts)), C_TRUNC / 0.5)
+    tune = alpha if alpha_tuning is None else alpha_tuning
+    lam = min(math.sqrt(2.0 * math.log(2.0 / tune) / (sx2 * ts)), C_TRUNC / 0.5)
     return span * (math.log(2.0 / alpha) / (lam * t) + lam * sx2 / 2.0)

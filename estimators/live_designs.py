@@ -88,7 +88,10 @@ def design_paths(
     """(confidence sequence at ``level``, anytime p-value path vs ``theta0`` or ``None``);
     the betting design's sequence is computed for a single stream only (``None`` on batches).
 
-    ``alpha`` is the family-wise level the p-values are tuned for and ``m`` the number of
+    ``alpha`` is the level the p-values (and, for ``asympcs`` and ``betting``, the
+    sequences) are tuned for — the level at which the verdict is first read (α/m for a pair
+    among m under Holm); with one tuning, the sequence at ``level`` excludes θ0 exactly when
+    the p-value reaches ``level`` (``asympcs``, ``betting``). ``m`` is the number of
     tests Holm will adjust over (the group-sequential level grid holds α/j, j ≤ m, exactly);
     ``t_star`` the planned size (the maximum for ``gsd_obf``); ``bounds`` the known range of
     the increments (bounded designs); ``var_prior`` the variance prior of the asymptotic
@@ -96,11 +99,13 @@ def design_paths(
     """
     if design == LiveDesign.ASYMPCS:
         cs = seq.asymptotic_cs(
-            z, level, t_star=t_star, running_intersection=True, var_prior=var_prior
-        )
+            z, level, t_star=t_star, running_intersection=True, var_prior=var_prior,
+            alpha_tuning=alpha,
+        )  # fmt: skip
         p = None
         if theta0 is not None:
-            p = seq.anytime_pvalue(
+            # the p-value dual to the sequences tuned at α: p ≤ a ⟺ θ0 outside C_t(a)
+            p = seq.asymptotic_cs_pvalue(
                 z, theta0, t_star=t_star, alpha_tuning=alpha, var_prior=var_prior
             )
         return cs, p
@@ -115,7 +120,10 @@ def design_paths(
         if design == LiveDesign.BETTING:
             # the interval is a grid search, run for one stream (batches: p-values only)
             one = np.ndim(z) == 1
-            cs = betting.betting_cs(z, level, bounds=bounds, t_star=t_star) if one else None
+            cs = (
+                betting.betting_cs(z, level, bounds=bounds, t_star=t_star, alpha_tuning=alpha)
+                if one else None
+            )  # fmt: skip
             p = None
             if theta0 is not None:
                 p = betting.betting_pvalue(
