@@ -640,6 +640,21 @@ def plan(
     estimand: Annotated[
         str | None, typer.Option(help="test_set (the campaign's own items) or superpopulation.")
     ] = None,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin", "--epsilon",
+            help="ε, the smallest difference that matters: a pair whose interval lies within "
+            "±ε settles as 'no difference larger than ε' (default 0.05).",
+        ),
+    ] = None,
+    error_rate: Annotated[
+        str | None,
+        typer.Option(
+            help="holm (family-wise error rate, default) or ebh (false discovery rate, e-BH; "
+            "betting design)."
+        ),
+    ] = None,
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label)."""
     from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
@@ -666,6 +681,10 @@ def plan(
             values["live_design"] = design
         if estimand is not None:
             values["estimand"] = estimand
+        if margin is not None:
+            values["equivalence_margin"] = margin
+        if error_rate is not None:
+            values["error_rate"] = error_rate
         before = current_plan(engine, cid)
         now = set_plan(engine, cid, **values) if values else before
     except ValueError as exc:
@@ -674,6 +693,11 @@ def plan(
     typer.echo(f"Planned labels per system: {size}")
     typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
     typer.echo(f"Estimand: {now.estimand}")
+    typer.echo(f"Smallest difference that matters (ε): {now.margin:g} — a pair settles as "
+               f"'no difference larger than {now.margin:g}' when its interval lies within ±ε")
+    typer.echo(f"Error rate: {now.error_rate} — {_error_rate_text(now.error_rate)}")
+    for line in _plan_fit_lines(engine, cid, now):
+        typer.secho(line, fg=typer.colors.YELLOW)
     for ch in now.late:
         typer.secho(
             f"Changed after {ch.labels_before:,} labels existed, recorded but NOT applied: "
@@ -681,6 +705,48 @@ def plan(
             "could turn past verdicts significant).",
             fg=typer.colors.YELLOW,
         )
+
+
+def _error_rate_text(rate: str) -> str:
+    from estimators.verdicts import ERROR_RATE_TEXT, ErrorRate
+
+    return ERROR_RATE_TEXT[ErrorRate(rate)] if rate in tuple(ErrorRate) else rate
+
+
+def _plan_fit_lines(engine, cid: int, plan) -> list[str]:  # type: ignore[no-untyped-def]
+    """Whether the planned labels fit the pool, and what the pool can settle."""
+    from db.campaigns import list_campaigns
+    from estimators.planning import pool_fit
+
+    camp = next(c for c in list_campaigns(engine) if c.id == cid)
+    n_items = getattr(camp, "n_items", None)
+    if not n_items or camp.n_systems < 2:
+        return []
+    fit = pool_fit(camp.n_systems, n_items, plan.planned_labels)
+    return fit.sentences(plan.margin)
+
+
+def _print_fixed_n_pairs(rows: list[dict], data, alpha: float) -> None:  # type: ignore[no-untyped-def]
+    """The pairs of ``evaluate`` in the live verdicts' three words: a winner (Holm), no
+    difference larger than the plan's ε (Bonferroni-level interval within ±ε), or not
+    significant."""
+    from estimators.multiple import pairs as all_pairs
+    from estimators.result import MIN_LABELS_FOR_VERDICT
+    from estimators.verdicts import fixed_n_words
+
+    eps = data.live_plan.margin
+    m = max(len(all_pairs(len(data.systems))), 1)
+    typer.echo(f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
+               f"{'p (Holm)':>9}  verdict (ε = {eps:g}, the plan's smallest difference)")
+    for p in rows:
+        r = p["result"]
+        pair = f"{p['a']} – {p['b']}"
+        words = fixed_n_words(
+            p["a"], p["b"], r.estimate, r.se, p["p_holm"], alpha=alpha, m=m, margin=eps,
+            n=r.n_human, min_labels=MIN_LABELS_FOR_VERDICT,
+        )  # fmt: skip
+        typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {r.estimate:>8.4f} "
+                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {p['p_holm']:>9.4f}  {words}")
 
 
 @app.command()
@@ -776,13 +842,7 @@ def evaluate(
         de = r.diagnostics.get("de")
         typer.echo(f"{name[:24]:<24} {method:<8} {r.n_human:>6} {r.estimate:>9.4f} "
                    f"[{r.low:>8.4f}, {r.high:>8.4f}] {'' if de is None else f'{de:6.2f}'}")
-    typer.echo(f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
-               f"{'p (Holm)':>9}  verdict")
-    for p in result.pairs:
-        r = p["result"]
-        pair = f"{p['a']} – {p['b']}"
-        typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {r.estimate:>8.4f} "
-                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {p['p_holm']:>9.4f}  {p['verdict']}")
+    _print_fixed_n_pairs(result.pairs, data, alpha)
     eff = control_efficiency(data, kind, learned)
     if eff:
         typer.echo(f"\n{'control':<24} {'ρ (judgment)':>13} {'ρ (pairs)':>10} {'DE':>6} "

@@ -173,6 +173,13 @@ def ever_rejects(
 
 #: Campaign settings that tune the live verdicts (campaigns columns of the same names).
 PLAN_KEYS = ("planned_labels", "live_design", "estimand")
+#: Plan settings kept in campaigns.meta (logged like the columns): ε, the smallest
+#: difference that matters, and the error rate the pair verdicts control.
+META_PLAN_KEYS = ("equivalence_margin", "error_rate")
+#: ε when the plan sets none.
+DEFAULT_MARGIN = 0.05
+#: Error-rate values (estimators.verdicts.ErrorRate).
+ERROR_RATES = ("holm", "ebh")
 #: Estimand values (db.vocabulary.Estimand): the campaign's own items, or μ over annotators.
 TEST_SET, SUPERPOPULATION = "test_set", "superpopulation"
 
@@ -202,6 +209,11 @@ class LivePlan:
     design: LiveDesign = DEFAULT_DESIGN
     estimand: str = TEST_SET
     late: tuple[LateChange, ...] = ()
+    #: ε: a pair whose simultaneous interval lies within ±ε settles as "no difference
+    #: larger than ε"
+    margin: float = DEFAULT_MARGIN
+    #: "holm" (family-wise error rate, default) or "ebh" (false discovery rate)
+    error_rate: str = "holm"
 
     @property
     def finite_pool(self) -> bool:
@@ -231,10 +243,10 @@ def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
     existed (``labels_before`` > 0) taken back, newest first; those changes become
     :attr:`LivePlan.late`. ``changes`` are the campaign's logged setting changes, oldest
     first (objects with key, old_value, new_value, labels_before)."""
-    values = {k: current.get(k) for k in PLAN_KEYS}
+    values = {k: current.get(k) for k in (*PLAN_KEYS, *META_PLAN_KEYS)}
     late = []
     for ch in reversed(list(changes)):
-        if ch.key in PLAN_KEYS and ch.labels_before > 0:
+        if ch.key in (*PLAN_KEYS, *META_PLAN_KEYS) and ch.labels_before > 0:
             values[ch.key] = ch.old_value
             late.append(LateChange(ch.key, ch.old_value, ch.new_value, ch.labels_before))
     design = values["live_design"]
@@ -243,4 +255,15 @@ def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
         design=LiveDesign(design) if design in tuple(LiveDesign) else DEFAULT_DESIGN,
         estimand=SUPERPOPULATION if values["estimand"] == SUPERPOPULATION else TEST_SET,
         late=tuple(reversed(late)),
+        margin=_margin(values["equivalence_margin"]),
+        error_rate=values["error_rate"] if values["error_rate"] in ERROR_RATES else "holm",
     )
+
+
+def _margin(value: Any) -> float:
+    """A stored ε, or the default when unset or not a positive number."""
+    try:
+        eps = float(value)
+    except (TypeError, ValueError):
+        return DEFAULT_MARGIN
+    return eps if eps > 0 else DEFAULT_MARGIN

@@ -578,6 +578,7 @@ class CampaignMonitor:
                     y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels, known=known
                 )[0]
             )
+        notes.extend(self._plan_fit_notes())
         pair_status = self._pair_statuses(plist, streams, a_pair, notes)
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
@@ -596,6 +597,21 @@ class CampaignMonitor:
             finite_pool=self.finite_pool, designs=dict(self.designs),
             error_rate=self._error_rate(), margin=self.margin,
         )  # fmt: skip
+
+    def _plan_fit_notes(self) -> list[str]:
+        """Say so when the plan's labels per system exceed the pool (the sequences are then
+        tuned to the pool: the plan as given cannot be followed)."""
+        if self.t_star is None:
+            return []
+        biggest = max(int(self.present[s].sum()) for s in range(self.k))
+        if self.t_star <= biggest:
+            return []
+        return [
+            f"The plan asks for {int(self.t_star):,} labels per system, more than the "
+            f"{biggest:,} items in the pool: the live verdicts are tuned to the pool instead, "
+            "so pairs closer than the planned difference may stay undecided until every item "
+            "is labelled (see the Planner for the smallest difference this pool settles)."
+        ]
 
     def _error_rate(self) -> ErrorRate:
         """e-BH needs the betting design's e-values; otherwise Holm is in force."""

@@ -191,3 +191,23 @@ def compatible_interval(
     if estimate > 0 or (estimate == 0 and lo + hi >= 0):
         return (0.0, max(hi, 0.0))
     return (min(lo, 0.0), 0.0)
+
+
+def fixed_n_words(
+    a: str, b: str, estimate: float, se: float, p_holm: float, *, alpha: float, m: int,
+    margin: float, n: int, min_labels: int,
+) -> str:  # fmt: skip
+    """A fixed-n pair in the same three words as the live verdicts: a winner when Holm's
+    adjusted p-value ≤ α, "no difference larger than ε" when the Bonferroni-level (α/m)
+    normal interval Δ̂ ± z_{1−α/(2m)}·se lies within ±ε (two one-sided tests at α/m each,
+    Schuirmann 1987, simultaneous over the m pairs), otherwise "not significant"."""
+    from scipy import stats
+
+    if n < min_labels or not (math.isfinite(estimate) and math.isfinite(se)):
+        return "not significant"
+    if p_holm <= alpha:
+        return f"{a if estimate > 0 else b} better"
+    half = float(stats.norm.ppf(1 - alpha / (2 * max(m, 1)))) * se
+    if -margin <= estimate - half and estimate + half <= margin:
+        return f"no difference larger than {margin:g}"
+    return "not significant"

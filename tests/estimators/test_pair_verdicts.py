@@ -179,3 +179,25 @@ def test_error_rate_ebh_is_in_force_for_betting_only():
     assert holm_rep.error_rate == "holm"
     other = _campaign(y, order, 250, design="asympcs", finite_pool=True, error_rate="ebh").report()
     assert other.error_rate == "holm" and any("e-BH" in n for n in other.notes)
+
+
+def test_a_plan_larger_than_the_pool_is_said_not_clipped_silently():
+    y, order = _binary(1, n=200)
+    rep = _campaign(y, order, 100, design="betting", finite_pool=True, t_star=921).report()
+    assert any("921 labels per system, more than the 200 items" in n for n in rep.notes)
+    fits = _campaign(y, order, 100, design="betting", finite_pool=True, t_star=150).report()
+    assert not any("more than the" in n for n in fits.notes)
+
+
+def test_pool_fit_gives_the_smallest_settled_difference():
+    from annotation.live_plan import forecast_planned_labels
+    from estimators.planning import pool_fit
+
+    fit = pool_fit(14, 529, forecast_planned_labels(14, 0.10))
+    assert not fit.fits  # 14 systems, Δ = 0.10: the planner's t* exceeds 529 items
+    # the planner needs about the pool for the smallest difference the pool settles
+    need = forecast_planned_labels(14, fit.smallest_difference)
+    assert abs(need - 529) <= 0.02 * 529
+    assert fit.smallest_margin < fit.smallest_difference
+    text = " ".join(fit.sentences(0.01))
+    assert "more than the 529 items" in text and "below" in text
