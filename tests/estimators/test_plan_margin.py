@@ -1,0 +1,71 @@
+"""ε (smallest difference that matters) and the error rate as part of the plan, on real
+SQLite and PostgreSQL: stored in campaigns.meta, logged, late changes not applied; the CLI
+sets and shows them and says when the plan does not fit the pool."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from typer.testing import CliRunner
+
+from annotation import queue
+from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
+from db.reads import read_campaign
+from tests.annotation.test_queue import make_campaign
+from tests.test_live_plan import label_everything
+
+
+def test_margin_and_error_rate_are_plan_settings(engine: Engine) -> None:
+    cid = make_campaign(engine, 40, 3, name="eps")
+    queue.build_queue(engine, cid, seed=1)
+    assert (current_plan(engine, cid).margin, current_plan(engine, cid).error_rate) == (
+        0.05,
+        "holm",
+    )
+    plan = set_plan(engine, cid, equivalence_margin=0.1, error_rate="ebh")
+    assert (plan.margin, plan.error_rate) == (0.1, "ebh")
+    data = read_campaign(engine, cid)
+    assert (data.live_plan.margin, data.live_plan.error_rate) == (0.1, "ebh")
+    changes = queue.setting_changes(engine, cid)
+    assert {(c.key, c.new_value, c.labels_before) for c in changes} >= {
+        ("equivalence_margin", 0.1, 0),
+        ("error_rate", "ebh", 0),
+    }
+    label_everything(engine, cid, 3)
+    late = set_plan(engine, cid, equivalence_margin=0.3)
+    assert late.margin == 0.1  # chosen after seeing labels: recorded, not applied
+    assert [(c.key, c.new_value) for c in late.late] == [("equivalence_margin", 0.3)]
+    assert read_campaign(engine, cid).live_plan.margin == 0.1
+
+
+def test_bad_margin_is_refused_and_changes_nothing(engine: Engine) -> None:
+    cid = make_campaign(engine, 10, 2, name="eps-bad")
+    for bad in (0, -0.1, 1.5, "wide"):
+        try:
+            set_plan(engine, cid, equivalence_margin=bad)
+        except ValueError as exc:
+            assert "smallest difference that matters" in str(exc)
+        else:
+            raise AssertionError(f"{bad!r} accepted")
+    assert current_plan(engine, cid).margin == 0.05
+    assert not queue.setting_changes(engine, cid)
+
+
+def test_cli_plan_sets_margin_and_says_the_plan_exceeds_the_pool(engine: Engine, monkeypatch):
+    import cli
+
+    make_campaign(engine, 40, 3, name="eps-cli")
+    monkeypatch.setattr(cli, "_engine", lambda: engine)
+    runner = CliRunner()
+    out = runner.invoke(
+        cli.app,
+        ["plan", "--campaign", "eps-cli", "--smallest-difference", "0.1", "--margin", "0.1",
+         "--error-rate", "ebh"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    need = forecast_planned_labels(3, 0.1)
+    assert need > 40
+    assert "Smallest difference that matters (ε): 0.1" in out.output
+    assert "Error rate: ebh" in out.output
+    assert f"{need:,} labels per system, more than the 40 items" in out.output
+    out = runner.invoke(cli.app, ["plan", "--campaign", "eps-cli", "--error-rate", "bonf"])
+    assert out.exit_code == 1 and "error_rate must be one of" in out.output
