@@ -156,6 +156,8 @@ class MonitorReport:
     error_rate: ErrorRate = ErrorRate.FWER
     #: ε, the smallest difference that matters
     margin: float = 0.05
+    #: set when the plan's labels per system exceed the pool (what that means, in words)
+    plan_note: str | None = None
 
     def pair_verdicts(self) -> list[PairVerdict]:
         """Every pair's three-way outcome (:class:`estimators.verdicts.PairVerdict`)."""
@@ -578,7 +580,8 @@ class CampaignMonitor:
                     y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels, known=known
                 )[0]
             )
-        notes.extend(self._plan_fit_notes())
+        fit_notes = self._plan_fit_notes()
+        notes.extend(fit_notes)
         pair_status = self._pair_statuses(plist, streams, a_pair, notes)
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
@@ -596,6 +599,7 @@ class CampaignMonitor:
             design=self.design, planned_labels=None if self.t_star is None else int(self.t_star),
             finite_pool=self.finite_pool, designs=dict(self.designs),
             error_rate=self._error_rate(), margin=self.margin,
+            plan_note=fit_notes[0] if fit_notes else None,
         )  # fmt: skip
 
     def _plan_fit_notes(self) -> list[str]:
