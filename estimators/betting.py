@@ -47,13 +47,49 @@ def _bets(x01: np.ndarray, alpha: float, t_star: float | None) -> np.ndarray:
     return np.sqrt(2.0 * math.log(2.0 / alpha) / (sig2_prev * denom))
 
 
+def _kelly_log_capital(x01: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """log of the aGRAPA capital (Waudby-Smith & Ramdas 2024, §5.1, approximate growth-rate
+    adaptive to the particular alternative): one signed predictable bet
+    λ_i = (μ̂_{i−1} − m)/(σ̂²_{i−1} + (μ̂_{i−1} − m)²), clipped to [−c/(1 − m), c/m] so every
+    factor 1 + λ_i(x_i − m) ≥ 1 − c = ½. It bets more the further the running mean is from
+    m: the Kelly bet for the observed effect, whatever the plan."""
+    t = np.arange(1, x01.shape[-1] + 1, dtype=float)
+    mu = (0.5 + np.cumsum(x01, axis=-1)) / (t + 1.0)
+    s2 = (0.25 + np.cumsum((x01 - mu) ** 2, axis=-1)) / (t + 1.0)
+    first = np.full((*x01.shape[:-1], 1), 0.5)
+    mu_prev = np.concatenate([first, mu[..., :-1]], axis=-1)
+    s2_prev = np.concatenate([np.full_like(first, 0.25), s2[..., :-1]], axis=-1)
+    gap = mu_prev - m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(gap / (s2_prev + gap * gap), -C_TRUNC / (1.0 - m), C_TRUNC / m)
+    return np.cumsum(np.log1p(lam * (x01 - m)), axis=-1)
+
+
 def log_capital(
     x01: np.ndarray, m: float | np.ndarray, alpha: float, t_star: float | None
 ) -> np.ndarray:
     """log K_t(m) along the stream(s) ``x01`` (..., T) for the null mean(s) ``m`` in (0, 1):
-    a scalar, or an array broadcasting against x01[..., :1] (e.g. (G, 1) for a grid)."""
+    a scalar, or an array broadcasting against x01[..., :1] (e.g. (G, 1) for a grid).
+
+    K_t(m) = ½ K^plan_t(m) + ½ K^kelly_t(m): the hedged capital with bets sized for the plan
+    (module docstring) and the aGRAPA capital (:func:`_kelly_log_capital`). Each is a
+    nonnegative martingale with initial value 1 when the increments have mean m, so their
+    average is too (Ville's inequality holds as before); it is within a factor 2 of the
+    better of the two — the planned bets for differences near the plan, the Kelly bet for
+    the larger ones that should settle early. On the app's route (bench/
+    ranking_route_bench.py, 20 orders) it cut the labels to a verdict on the Chaganty pairs
+    from 1.68× / 1.43× to 1.44× / 1.03× the fixed-n n80 at α/m and left WMT21 at 0.74×."""
     x01 = np.asarray(x01, dtype=float)
     m = np.asarray(m, dtype=float)
+    return np.logaddexp(_plan_log_capital(x01, m, alpha, t_star), _kelly_log_capital(x01, m)) - (
+        math.log(2.0)
+    )
+
+
+def _plan_log_capital(
+    x01: np.ndarray, m: np.ndarray, alpha: float, t_star: float | None
+) -> np.ndarray:
+    """log of the hedged capital with bets sized for the plan (module docstring)."""
     lam = _bets(x01, alpha, t_star)
     with np.errstate(divide="ignore"):
         lam_p = np.minimum(lam, C_TRUNC / m)

@@ -53,6 +53,10 @@ from estimators.multiple import RankSet, bonferroni_alpha, holm, pairs, rank_set
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 from estimators.verdicts import ErrorRate, Outcome, PairVerdict
 
+#: Rounding slack of the known part of the pool: sums of labels that are equal in exact
+#: arithmetic can differ by a few ulps, so a Δ within 1e-12 of 0 counts as 0.
+KNOWN_TOL = 1e-12
+
 Verdict = str  # "A better" | "B better" | "not yet" | "no difference larger than x"
 
 
@@ -781,7 +785,9 @@ class CampaignMonitor:
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
         ci = verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
-        if known is not None and theta0 is not None and not known[0] <= theta0 <= known[1]:
+        if known is not None and theta0 is not None and not (
+            known[0] - KNOWN_TOL <= theta0 <= known[1] + KNOWN_TOL
+        ):
             p_last = 0.0  # the labelled part alone rules θ0 out (verdicts module)
         diagnostics = {
             "lam": inc.lam[-1].tolist() if inc.lam.shape[-1] > 1 else float(inc.lam[-1, 0]),
@@ -838,7 +844,7 @@ class CampaignMonitor:
         if out in (Outcome.A_BETTER, Outcome.B_BETTER):
             return str(out), out
         if out == Outcome.EQUIVALENT:
-            if census and lo == 0.0:
+            if census and abs(lo) <= KNOWN_TOL:
                 return "exactly equal", out
             return f"no difference larger than {self.margin:g}", out
         if res.n_human >= pool_size:
