@@ -13,8 +13,9 @@ user could set without knowing Δ: the planner's forecast for a smallest differe
 min(plan, pool).
 
 Reference: the fixed-n paired t-test planned at the Bonferroni level α/m: n80 = the
-smallest n at which ≥ 80 % of the same orders give a (1 − α/m) t-interval excluding 0 with
-the right sign (pairs whose n80 exceeds the pool are left out of the ratios and counted).
+smallest n ≥ 30 (the app's floor for any verdict, as in bench/labels_to_significance.py)
+at which ≥ 80 % of the same orders give a (1 − α/m) t-interval excluding 0 with the right
+sign (pairs whose n80 exceeds the pool are left out of the ratios and counted).
 Reported per data set: the median over pairs of (median over orders of the labels to a
 verdict) / n80, and its 80th percentile over pairs.
 
@@ -46,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
-from labels_to_significance import Pool, load_chaganty, load_wmt  # noqa: E402
+from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
@@ -132,7 +133,7 @@ def n80_bonferroni(d: np.ndarray, orders: np.ndarray, level: float) -> float:
         sd = np.sqrt(np.maximum(s2 - n * mean**2, 0) / (n - 1))
         crit = stats.t.ppf(1 - level / 2, np.maximum(n - 1, 1))
         hit = np.sign(d.mean()) * mean - crit * sd / np.sqrt(n) > 0
-    hit[:, :2] = False
+    hit[:, : MIN_N - 1] = False  # the app's 30-label floor for any verdict (as in n80 there)
     power = hit.mean(axis=0)
     ok = np.nonzero(power >= POWER)[0]
     return float(ok[0] + 1) if ok.size else math.inf
@@ -214,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smoke run: 20 orders, 100 nulls")
     ap.add_argument("--orders", type=int, default=200)
-    ap.add_argument("--nulls", type=int, default=2000)
+    ap.add_argument("--nulls", type=int, default=2000, help="null campaigns (0: skip)")
     args = ap.parse_args(argv)
     r_orders, runs = (20, 100) if args.quick else (args.orders, args.nulls)
     t0 = time.time()
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
           "with any false claim, read after every label up to the census")  # fmt: skip
     print(f"{'pool':20s} {'k':>3s} {'FWER before':>12s} {'FWER after':>11s} {'e-BH FDR':>9s} "
           f"{'MC-SE':>6s}")  # fmt: skip
-    for i, pool in enumerate(pools[:2]):
+    for i, pool in enumerate(pools[:2] if runs else []):
         k = 6 if args.quick else None
         r = null_error(pool, runs, seed=900 + i, k=k)
         print(f"{pool.name:20s} {r['k']:>3d} {r['fwer_before']:>12.4f} {r['fwer_after']:>11.4f} "
