@@ -69,3 +69,40 @@ def test_cli_plan_sets_margin_and_says_the_plan_exceeds_the_pool(engine: Engine,
     assert f"{need:,} labels per system, more than the 40 items" in out.output
     out = runner.invoke(cli.app, ["plan", "--campaign", "eps-cli", "--error-rate", "bonf"])
     assert out.exit_code == 1 and "error_rate must be one of" in out.output
+
+
+def test_cli_evaluate_words_pairs_with_the_plans_margin(sqlite_engine, monkeypatch) -> None:
+    import cli
+    from db.engine import get_engine
+    from db.reads import campaign_id
+    from tests.test_reads import seed_campaign
+
+    seed_campaign(sqlite_engine, "eval-eps", n_items=80, labelled=60, overlap=0)
+    # set after labels existed: recorded, not applied — the pairs are read with ε = 0.05
+    set_plan(sqlite_engine, campaign_id(sqlite_engine, "eval-eps"), equivalence_margin=1.0)
+    monkeypatch.setenv("DATABASE_URL", str(sqlite_engine.url))
+    get_engine.cache_clear()
+    try:
+        res = CliRunner().invoke(cli.app, ["evaluate", "--campaign", "eval-eps"])
+    finally:
+        get_engine.cache_clear()
+    assert res.exit_code == 0, res.output
+    pairs = res.output.split("verdict (ε = 0.05, the plan's smallest difference)")[1]
+    lines = [ln for ln in pairs.splitlines() if " – " in ln]
+    assert lines and any(ln.endswith("better") for ln in lines)
+    assert all(ln.endswith(("better", "not significant")) for ln in lines)
+
+
+def test_fixed_n_words_three_outcomes() -> None:
+    from estimators.verdicts import fixed_n_words
+
+    kw = {"alpha": 0.05, "m": 3, "min_labels": 30}
+    # Δ̂ 0.01, se 0.01: the α/3 interval ±0.024 lies inside ±0.05
+    assert fixed_n_words("A", "B", 0.01, 0.01, 0.6, margin=0.05, n=400, **kw) == (
+        "no difference larger than 0.05"
+    )
+    assert fixed_n_words("A", "B", 0.01, 0.01, 0.6, margin=0.02, n=400, **kw) == "not significant"
+    assert fixed_n_words("A", "B", -0.2, 0.01, 0.001, margin=0.05, n=400, **kw) == "B better"
+    assert fixed_n_words("A", "B", -0.2, 0.01, 0.001, margin=0.05, n=20, **kw) == (
+        "not significant"
+    )
