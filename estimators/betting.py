@@ -144,12 +144,13 @@ def betting_evalue(
     return np.exp(log_capital(x01, th, alpha_tuning, t_star))
 
 
-def _running_log_capital(x01, m, alpha, t_star, burn_in):  # type: ignore[no-untyped-def]
-    """(G, T): max_{burn_in ≤ s ≤ t} log K_s(m[g]) (−∞ before the burn-in)."""
+def _running_log_capital(x01, m, alpha, t_star, burn_in, running=True):  # type: ignore[no-untyped-def]
+    """(G, T): max_{burn_in ≤ s ≤ t} log K_s(m[g]) (−∞ before the burn-in); with
+    ``running=False`` log K_t(m[g]) itself."""
     log_k = log_capital(x01[None, :], m[:, None], alpha, t_star)
     t = np.arange(1, x01.size + 1)
     log_k = np.where(t[None, :] < burn_in, -np.inf, log_k)
-    return np.maximum.accumulate(log_k, axis=-1)
+    return np.maximum.accumulate(log_k, axis=-1) if running else log_k
 
 
 def betting_cs(
@@ -162,8 +163,13 @@ def betting_cs(
     grid: int = CS_GRID,
     refine: int = REFINE,
     alpha_tuning: float | None = None,
+    running: bool = True,
 ) -> seq.ConfidenceSequence:
     """The betting confidence sequence of one stream ``z`` (shape (T,)) at level α.
+
+    ``running=False`` reports {m : K_t(m) < 1/α} (the current capital, not its running
+    maximum): also a valid confidence sequence (Ville's inequality bounds the chance that
+    K_t(m*) ever reaches 1/α), wider, and dual to the e-value K_t(0) that e-BH reads.
 
     The reported (last) interval is exact up to a fine grid and never narrower than the
     exact set's hull: the surviving points of a grid of ``grid`` means over ``bounds``,
@@ -185,7 +191,7 @@ def betting_cs(
     m = np.linspace(0.0, 1.0, grid)[1:-1]
     step = 1.0 / (grid - 1)
     thr = math.log(1.0 / alpha)
-    run = _running_log_capital(x01, m, tune, t_star, burn_in)  # (G, T)
+    run = _running_log_capital(x01, m, tune, t_star, burn_in, running)  # (G, T)
     alive = run < thr
     any_alive = alive.any(axis=0)
     first = np.argmax(alive, axis=0)
@@ -215,8 +221,8 @@ def betting_cs(
         cell_lo = np.linspace(max(m[f] - step, 1e-9), m[f], refine)
         cell_hi = np.linspace(m[g], min(m[g] + step, 1 - 1e-9), refine)
         fine = step / (refine - 1)
-        ok_lo = _running_log_capital(x01, cell_lo, tune, t_star, burn_in)[:, -1] < thr
-        ok_hi = _running_log_capital(x01, cell_hi, tune, t_star, burn_in)[:, -1] < thr
+        ok_lo = _running_log_capital(x01, cell_lo, tune, t_star, burn_in, running)[:, -1] < thr
+        ok_hi = _running_log_capital(x01, cell_hi, tune, t_star, burn_in, running)[:, -1] < thr
         if any_alive[-1] or ok_lo.any():
             low01[-1] = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
             high01[-1] = (

@@ -51,10 +51,13 @@ class LiveDesign(StrEnum):
         return self in (LiveDesign.BETTING, LiveDesign.EB_STRICT)
 
 
-#: The default: on the 20 real pairs of bench/labels_to_significance.py it needs a median
-#: 0.87 × the labels of a fixed-n paired test planned in advance (group-sequential 0.86,
+#: The default. Single pairs tested alone at α = 0.05 with an oracle plan (the 20 real pairs
+#: of bench/labels_to_significance.py): a median 0.87 × the labels of a fixed-n paired test
+#: planned in advance (group-sequential 0.86,
 #: AsympCS 1.08), still 0.87 when the plan is half the truth (group-sequential: most pairs
-#: never decide) and 1.16 at 4× (group-sequential 1.48) — README, "Live verdicts".
+#: never decide) and 1.16 at 4× (group-sequential 1.48) — README, "Live verdicts". On the
+#: app's route (all pairs, Holm, a user's plan; bench/ranking_route_bench.py): 0.72× the
+#: fixed-n test planned at α/m on WMT21 en-de (13 systems), 0.85× / 1.24× on Chaganty.
 DEFAULT_DESIGN = LiveDesign.BETTING
 #: Used instead of a bounded design when the judgments have no known range (imported
 #: scores): valid for any increments with a finite variance, and robust to a mis-plan.
@@ -84,6 +87,7 @@ def design_paths(
     t_star: float,
     bounds: tuple[float, float] | None = None,
     var_prior: float = 0.0,
+    running: bool = True,
 ) -> tuple[seq.ConfidenceSequence | None, np.ndarray | None]:
     """(confidence sequence at ``level``, anytime p-value path vs ``theta0`` or ``None``);
     the betting design's sequence is computed for a single stream only (``None`` on batches).
@@ -95,7 +99,8 @@ def design_paths(
     tests Holm will adjust over (the group-sequential level grid holds α/j, j ≤ m, exactly);
     ``t_star`` the planned size (the maximum for ``gsd_obf``); ``bounds`` the known range of
     the increments (bounded designs); ``var_prior`` the variance prior of the asymptotic
-    designs (see :func:`estimators.sequential.asymptotic_cs`).
+    designs (see :func:`estimators.sequential.asymptotic_cs`). ``running=False``: the
+    betting sequence from the current capital (dual to the e-value e-BH reads).
     """
     if design == LiveDesign.ASYMPCS:
         cs = seq.asymptotic_cs(
@@ -121,7 +126,9 @@ def design_paths(
             # the interval is a grid search, run for one stream (batches: p-values only)
             one = np.ndim(z) == 1
             cs = (
-                betting.betting_cs(z, level, bounds=bounds, t_star=t_star, alpha_tuning=alpha)
+                betting.betting_cs(
+                    z, level, bounds=bounds, t_star=t_star, alpha_tuning=alpha, running=running
+                )
                 if one else None
             )  # fmt: skip
             p = None

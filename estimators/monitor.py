@@ -465,9 +465,12 @@ class CampaignMonitor:
                 g_range=(g_all.min(axis=0), g_all.max(axis=0)),
                 pool_size=pool_size,
             )
+        # e-BH reads the current capital K_t(0): the pair's interval is then the current
+        # capital's set, so an interval that excludes 0 is an e-value ≥ m/α (a verdict)
+        ebh = pair and self._error_rate() == ErrorRate.FDR
         cs, p = design_paths(
             self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
-            theta0=theta0, t_star=t_star, bounds=inc.bounds,
+            theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh,
         )  # fmt: skip
         if theta0 is not None and self.design == LiveDesign.BETTING:
             e = betting.betting_evalue(
