@@ -19,9 +19,10 @@ sign (pairs whose n80 exceeds the pool are left out of the ratios and counted).
 Reported per data set: the median over pairs of (median over orders of the labels to a
 verdict) / n80, and its 80th percentile over pairs.
 
-"before" is the monitor before this change (p-value bets tuned at α, read by Holm at α/m;
-no known-part bound); "after" the monitor now (tuned at α/m; the labelled part alone
-settles a pair once it excludes 0, which makes the census exact).
+"before" is the monitor before this change (bets sized for the plan only, tuned at α but
+read by Holm at α/m, on the Des Raj increments; no known-part bound); "after" the monitor
+now (tuned at α/m; plan-sized + Kelly bets on the labels themselves, without replacement;
+the labelled part alone settles a pair once it excludes 0, which makes the census exact).
 
 Validity: true nulls built from real labels — each of the k pseudo-systems is an independent
 random permutation over the items of one real system's labels, so every pool mean is the
@@ -70,9 +71,9 @@ def pair_pvalues(yo: np.ndarray, *, tuning: float, t_star: float, known: bool) -
     for a, b in pairs(k):
         d = yo[:, :, a] - yo[:, :, b]  # (R, N)
         inc = cv_increments(d, None, label_range=(-1.0, 1.0), pool_size=n)
-        if known:  # the monitor now
-            p = betting.betting_pvalue(inc.z, 0.0, bounds=inc.bounds, alpha_tuning=tuning,
-                                       t_star=t_star)  # fmt: skip
+        if known:  # the monitor now: bets on the labels, without replacement
+            p = betting.betting_pvalue(d, 0.0, bounds=(-1.0, 1.0), alpha_tuning=tuning,
+                                       t_star=t_star, pool_size=n)  # fmt: skip
             # the labelled part alone excludes 0: |Σ d| > N − t (labels in [0, 1])
             t = np.arange(1, n + 1)
             p = np.where(np.abs(np.cumsum(d, axis=1)) > n - t + TOL, 0.0, p)
@@ -97,9 +98,8 @@ def pair_evalues(yo: np.ndarray, *, tuning: float, t_star: float) -> np.ndarray:
     out = []
     for a, b in pairs(k):
         d = yo[:, :, a] - yo[:, :, b]
-        inc = cv_increments(d, None, label_range=(-1.0, 1.0), pool_size=n)
-        e = betting.betting_evalue(inc.z, 0.0, bounds=inc.bounds, alpha_tuning=tuning,
-                                   t_star=t_star)  # fmt: skip
+        e = betting.betting_evalue(d, 0.0, bounds=(-1.0, 1.0), alpha_tuning=tuning,
+                                   t_star=t_star, pool_size=n)  # fmt: skip
         e[:, : BURN_IN - 1] = 1.0
         t = np.arange(1, n + 1)
         out.append(np.where(np.abs(np.cumsum(d, axis=1)) > n - t + TOL, np.inf, e))

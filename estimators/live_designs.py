@@ -56,8 +56,8 @@ class LiveDesign(StrEnum):
 #: planned in advance (group-sequential 0.86,
 #: AsympCS 1.08), still 0.87 when the plan is half the truth (group-sequential: most pairs
 #: never decide) and 1.16 at 4× (group-sequential 1.48) — README, "Live verdicts". On the
-#: app's route (all pairs, Holm, a user's plan; bench/ranking_route_bench.py): 0.72× the
-#: fixed-n test planned at α/m on WMT21 en-de (13 systems), 0.85× / 1.24× on Chaganty.
+#: app's route (all pairs, Holm, a user's plan; bench/ranking_route_bench.py): 0.65× the
+#: fixed-n test planned at α/m on WMT21 en-de (13 systems), 0.79× / 1.17× on Chaganty.
 DEFAULT_DESIGN = LiveDesign.BETTING
 #: Used instead of a bounded design when the judgments have no known range (imported
 #: scores): valid for any increments with a finite variance, and robust to a mis-plan.
@@ -88,6 +88,7 @@ def design_paths(
     bounds: tuple[float, float] | None = None,
     var_prior: float = 0.0,
     running: bool = True,
+    pool_size: int | None = None,
 ) -> tuple[seq.ConfidenceSequence | None, np.ndarray | None]:
     """(confidence sequence at ``level``, anytime p-value path vs ``theta0`` or ``None``);
     the betting design's sequence is computed for a single stream only (``None`` on batches).
@@ -101,6 +102,8 @@ def design_paths(
     the increments (bounded designs); ``var_prior`` the variance prior of the asymptotic
     designs (see :func:`estimators.sequential.asymptotic_cs`). ``running=False``: the
     betting sequence from the current capital (dual to the e-value e-BH reads).
+    ``pool_size`` (betting only): ``z`` are the labels themselves, a finite pool's values in
+    random order, and the null is the pool mean (:func:`estimators.betting.wor_log_capital`).
     """
     if design == LiveDesign.ASYMPCS:
         cs = seq.asymptotic_cs(
@@ -127,14 +130,16 @@ def design_paths(
             one = np.ndim(z) == 1
             cs = (
                 betting.betting_cs(
-                    z, level, bounds=bounds, t_star=t_star, alpha_tuning=alpha, running=running
+                    z, level, bounds=bounds, t_star=t_star, alpha_tuning=alpha, running=running,
+                    pool_size=pool_size,
                 )
                 if one else None
             )  # fmt: skip
             p = None
             if theta0 is not None:
                 p = betting.betting_pvalue(
-                    z, theta0, bounds=bounds, alpha_tuning=alpha, t_star=t_star
+                    z, theta0, bounds=bounds, alpha_tuning=alpha, t_star=t_star,
+                    pool_size=pool_size,
                 )
             return cs, p
         cs = seq.empirical_bernstein_cs(z, level, bounds=bounds)

@@ -450,7 +450,10 @@ class CampaignMonitor:
         lo, hi = self.label_range
         span = hi - lo
         yr = (lo - hi, hi - lo) if pair else (lo, hi)
-        if g is None or self.design == LiveDesign.BETTING:
+        wor = None  # the betting design bets on the labels themselves, without replacement
+        if self.design == LiveDesign.BETTING:
+            inc, wor = seq.cv_increments(y, None, label_range=yr), pool_size
+        elif g is None:
             inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
         else:
             sd = g_all.std(axis=0)
@@ -470,11 +473,12 @@ class CampaignMonitor:
         ebh = pair and self._error_rate() == ErrorRate.FDR
         cs, p = design_paths(
             self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
-            theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh,
+            theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh, pool_size=wor,
         )  # fmt: skip
         if theta0 is not None and self.design == LiveDesign.BETTING:
             e = betting.betting_evalue(
-                inc.z, theta0, bounds=inc.bounds, alpha_tuning=alpha_cs, t_star=t_star
+                inc.z, theta0, bounds=inc.bounds, alpha_tuning=alpha_cs, t_star=t_star,
+                pool_size=wor,
             )
             self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
         return inc, self._clip(cs, pair), p, t_star

@@ -205,3 +205,29 @@ def test_pool_fit_gives_the_smallest_settled_difference():
     assert fit.smallest_margin < fit.smallest_difference
     text = " ".join(fit.sentences(0.01))
     assert "more than the 529 items" in text and "below" in text
+
+
+def test_without_replacement_betting_is_valid_and_exact_at_the_census():
+    # 2,000 random orders of one fixed pool of 300 binary paired differences with mean
+    # exactly 0: P(p-value ever ≤ α) ≤ α + 2 MC-SE; a pool with mean 0.1 is found
+    from estimators import betting
+
+    rng = np.random.default_rng(8)
+    n, reps, alpha = 300, 2000, 0.05
+    d = np.concatenate([np.ones(60), -np.ones(60), np.zeros(180)])
+    z = np.stack([d[rng.permutation(n)] for _ in range(reps)])
+    p = betting.betting_pvalue(z, 0.0, bounds=(-1, 1), alpha_tuning=alpha, t_star=n,
+                               pool_size=n)  # fmt: skip
+    rate = float((p[:, -1] <= alpha).mean())
+    assert rate <= alpha + 2 * np.sqrt(alpha * (1 - alpha) / reps), rate
+    alt = np.concatenate([np.ones(75), -np.ones(45), np.zeros(180)])  # Δ = 0.1
+    za = np.stack([alt[rng.permutation(n)] for _ in range(200)])
+    pa = betting.betting_pvalue(za, 0.0, bounds=(-1, 1), alpha_tuning=alpha, t_star=n,
+                                pool_size=n)  # fmt: skip
+    assert (pa[:, -1] <= alpha).mean() > 0.5
+    # the sequence for the pool mean covers it along the path and ends at it
+    for _ in range(30):
+        cs = betting.betting_cs(alt[rng.permutation(n)], alpha, bounds=(-1, 1), t_star=n,
+                                pool_size=n)  # fmt: skip
+        assert cs.lower[-1] <= 0.1 + 1e-9 and cs.upper[-1] >= 0.1 - 1e-9
+        assert cs.upper[-1] - cs.lower[-1] < 0.05
