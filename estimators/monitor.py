@@ -446,7 +446,7 @@ class CampaignMonitor:
                 self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
                 theta0=theta0, t_star=t_star, var_prior=prior,
             )  # fmt: skip
-            return inc, self._clip(cs, pair), p, t_star
+            return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
         lo, hi = self.label_range
         span = hi - lo
         yr = (lo - hi, hi - lo) if pair else (lo, hi)
@@ -481,7 +481,23 @@ class CampaignMonitor:
                 pool_size=wor,
             )
             self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
-        return inc, self._clip(cs, pair), p, t_star
+        return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
+
+    def _known_path(self, cs, y, pool: _Pool, pair: bool):  # type: ignore[no-untyped-def]
+        """The sequence cut by the known part of the pool along the path (finite pool,
+        uniform draws, known label range): after t labels of sum S_t, the pool mean lies in
+        [(S_t + (N − t)·lo)/N, (S_t + (N − t)·hi)/N] for sure, so the cut keeps coverage and
+        the path ends at the exact mean at the census (:mod:`estimators.verdicts`)."""
+        if not self.finite_pool or self.visits is not None or self.label_range is None:
+            return cs
+        lo, hi = self.label_range
+        lo, hi = (lo - hi, hi - lo) if pair else (lo, hi)
+        n, t = float(pool.size), np.arange(1, np.shape(y)[-1] + 1, dtype=float)
+        s = np.cumsum(np.asarray(y, dtype=float), axis=-1)
+        k_lo, k_hi = (s + (n - t) * lo) / n, (s + (n - t) * hi) / n
+        low, high = np.maximum(cs.lower, k_lo), np.minimum(cs.upper, k_hi)
+        empty = low > high
+        return replace(cs, lower=np.where(empty, k_lo, low), upper=np.where(empty, k_hi, high))
 
     def _tuning(self, alpha_cs: float) -> float:
         """The level the p-values and sequences are tuned for: the level at which the
@@ -514,8 +530,10 @@ class CampaignMonitor:
         """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
 
         Entry t − 1 is the interval after the pair's t-th completed item, at the same
-        Bonferroni level, mode, priors and pool option that :meth:`report` uses, so the
-        last entry is the interval the report shows. ``None`` below the burn-in.
+        Bonferroni level, mode, priors and pool option that :meth:`report` uses, cut by the
+        known part of the pair's completed items (finite pool); the last entry contains the
+        interval the report shows (which also uses items labelled for one system only, and
+        the verdict's bound at 0). ``None`` below the burn-in.
         """
         cs = self._pair_cs.get((a, b))
         if cs is None:
