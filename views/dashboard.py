@@ -248,6 +248,7 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     )
     if mon.plan_note:
         st.warning(mon.plan_note)
+    evidence = "e-value" if ebh else "Holm p"
     cells = []
     for p in mon.pairs:
         r = p.result
@@ -261,7 +262,8 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
                     "interval": f"[{fmt(lo)}, {fmt(hi)}]",
                     "verdict": verdict_class(p.verdict, is_a),
                     "verdict text": p.verdict_text,
-                    "Holm p": p.p_holm,
+                    evidence: (p.e_value if math.isfinite(p.e_value) else None) if ebh
+                    else p.p_holm,
                     "labels": r.n_human,
                 }
             )
@@ -280,7 +282,7 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     heat = base.mark_rect().encode(
         color=alt.Color("verdict:N", scale=colors, legend=alt.Legend(orient="bottom")),
         tooltip=["row", "column", alt.Tooltip("difference:Q", format=".3f"), "interval",
-                 "verdict text", alt.Tooltip("Holm p:Q", format=".3g"), "labels"],
+                 "verdict text", alt.Tooltip(f"{evidence}:Q", format=".3g"), "labels"],
     )  # fmt: skip
     text = base.mark_text(fontSize=10).encode(text=alt.Text("difference:Q", format="+.2f"))
     size = max(260, 34 * len(report.systems))
@@ -291,7 +293,8 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
         f"Hover for the interval — a confidence sequence at level α/{m} (simultaneous over "
         f"the {m} pairs); a pair settled by the step-down procedure before its interval "
         "left 0 has its interval bounded at 0 on the winner's side, so interval and verdict "
-        "always agree — and the Holm-adjusted p."
+        "always agree — and "
+        + ("the e-value K(0) that e-BH reads." if ebh else "the Holm-adjusted p.")
     )
     draw_verdict_words(mon)
 
