@@ -640,6 +640,21 @@ def plan(
     estimand: Annotated[
         str | None, typer.Option(help="test_set (the campaign's own items) or superpopulation.")
     ] = None,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin", "--epsilon",
+            help="ε, the smallest difference that matters: a pair whose interval lies within "
+            "±ε settles as 'no difference larger than ε' (default 0.05).",
+        ),
+    ] = None,
+    error_rate: Annotated[
+        str | None,
+        typer.Option(
+            help="holm (family-wise error rate, default) or ebh (false discovery rate, e-BH; "
+            "betting design)."
+        ),
+    ] = None,
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label)."""
     from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
@@ -666,6 +681,10 @@ def plan(
             values["live_design"] = design
         if estimand is not None:
             values["estimand"] = estimand
+        if margin is not None:
+            values["equivalence_margin"] = margin
+        if error_rate is not None:
+            values["error_rate"] = error_rate
         before = current_plan(engine, cid)
         now = set_plan(engine, cid, **values) if values else before
     except ValueError as exc:
@@ -674,6 +693,11 @@ def plan(
     typer.echo(f"Planned labels per system: {size}")
     typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
     typer.echo(f"Estimand: {now.estimand}")
+    typer.echo(f"Smallest difference that matters (ε): {now.margin:g} — a pair settles as "
+               f"'no difference larger than {now.margin:g}' when its interval lies within ±ε")
+    typer.echo(f"Error rate: {now.error_rate} — {_error_rate_text(now.error_rate)}")
+    for line in _plan_fit_lines(engine, cid, now):
+        typer.secho(line, fg=typer.colors.YELLOW)
     for ch in now.late:
         typer.secho(
             f"Changed after {ch.labels_before:,} labels existed, recorded but NOT applied: "
@@ -681,6 +705,25 @@ def plan(
             "could turn past verdicts significant).",
             fg=typer.colors.YELLOW,
         )
+
+
+def _error_rate_text(rate: str) -> str:
+    from estimators.verdicts import ERROR_RATE_TEXT, ErrorRate
+
+    return ERROR_RATE_TEXT[ErrorRate(rate)] if rate in tuple(ErrorRate) else rate
+
+
+def _plan_fit_lines(engine, cid: int, plan) -> list[str]:  # type: ignore[no-untyped-def]
+    """Whether the planned labels fit the pool, and what the pool can settle."""
+    from db.campaigns import list_campaigns
+    from estimators.planning import pool_fit
+
+    camp = next(c for c in list_campaigns(engine) if c.id == cid)
+    n_items = getattr(camp, "n_items", None)
+    if not n_items or camp.n_systems < 2:
+        return []
+    fit = pool_fit(camp.n_systems, n_items, plan.planned_labels)
+    return fit.sentences(plan.margin)
 
 
 @app.command()
@@ -801,7 +844,7 @@ def evaluate(
                    f"{learned.n_labels} labels from {len(learned.features)} metric(s).")
     typer.echo("Fixed-n intervals (valid when the number of labels was fixed in advance).\n")
     _evaluate_systems(result)
-    _evaluate_pairs(result)
+    _evaluate_pairs(result, data, alpha)
     _evaluate_efficiency(control_efficiency(data, kind, learned), data, kind)
 
 
@@ -825,9 +868,18 @@ def _evaluate_systems(result) -> None:  # type: ignore[no-untyped-def]
                    f" {'' if de is None else f'{de:6.2f}'}")
 
 
-def _evaluate_pairs(result) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_pairs(result, data, alpha: float) -> None:  # type: ignore[no-untyped-def]
+    """The pairs in the live verdicts' three words: a winner (Holm), no difference larger than
+    the plan's ε (Bonferroni-level interval within ±ε), or not significant; a pair without
+    an interval says why."""
+    from estimators.multiple import pairs as all_pairs
+    from estimators.result import MIN_LABELS_FOR_VERDICT
+    from estimators.verdicts import fixed_n_words
+
+    eps = data.live_plan.margin
+    m = max(len(all_pairs(len(data.systems))), 1)
     typer.echo(f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
-               f"{'p (Holm)':>9}  verdict")
+               f"{'p (Holm)':>9}  verdict (ε = {eps:g}, the plan's smallest difference)")
     if not result.pairs:
         typer.echo("(no rows: pairs need two systems with labels on shared items)")
     for p in result.pairs:
@@ -836,8 +888,12 @@ def _evaluate_pairs(result) -> None:  # type: ignore[no-untyped-def]
         if not r.available:
             typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {p['verdict']}")
             continue
+        words = fixed_n_words(
+            p["a"], p["b"], r.estimate, r.se, p["p_holm"], alpha=alpha, m=m, margin=eps,
+            n=r.n_human, min_labels=MIN_LABELS_FOR_VERDICT,
+        )  # fmt: skip
         typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} "
-                   f"{_evaluate_interval(r, 8)} {p['p_holm']:>9.4f}  {p['verdict']}")
+                   f"{_evaluate_interval(r, 8)} {p['p_holm']:>9.4f}  {words}")
 
 
 def _evaluate_efficiency(eff, data, kind: str) -> None:  # type: ignore[no-untyped-def]

@@ -251,6 +251,11 @@ PAIR_COLUMNS = [
     "p_value",
     "p_holm",
     "verdict",
+    # the three-way outcome (A better / B better / equivalent / undecided), ε and the error
+    # rate (holm / ebh) it was read with
+    "outcome",
+    "margin",
+    "error_rate",
     "labels_needed",
     # what the live verdicts were tuned to (issue 11): the design, t* and the estimand
     "design",

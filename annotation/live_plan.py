@@ -14,12 +14,28 @@ from typing import Any
 
 from annotation import queue
 from db import Engine
-from estimators.live_designs import DEFAULT_DESIGN, PLAN_KEYS, TEST_SET, LivePlan, plan_in_force
+from db import campaigns as dbc
+from db import queue as dbq
+from estimators.live_designs import (
+    DEFAULT_DESIGN,
+    DEFAULT_MARGIN,
+    ERROR_RATES,
+    META_PLAN_KEYS,
+    PLAN_KEYS,
+    TEST_SET,
+    LivePlan,
+    plan_in_force,
+)
 from estimators.multiple import pairs
 from estimators.planning import human_labels_needed
 
 #: What a NULL plan setting means.
-DEFAULTS: dict[str, Any] = {"live_design": DEFAULT_DESIGN, "estimand": TEST_SET}
+DEFAULTS: dict[str, Any] = {
+    "live_design": DEFAULT_DESIGN,
+    "estimand": TEST_SET,
+    "equivalence_margin": DEFAULT_MARGIN,
+    "error_rate": "holm",
+}
 
 
 def forecast_planned_labels(
@@ -44,24 +60,69 @@ def forecast_planned_labels(
 
 def current_plan(engine: Engine, campaign_id: int) -> LivePlan:
     """The plan in force, with the changes made after labels existed (not applied)."""
-    return plan_in_force(
-        queue.queue_settings(engine, campaign_id), queue.setting_changes(engine, campaign_id)
-    )
+    values = dict(queue.queue_settings(engine, campaign_id))
+    with dbq.queue_transaction(engine) as s:
+        meta = dbc.campaign_meta(s, campaign_id)
+    values.update({k: meta.get(k) for k in META_PLAN_KEYS})
+    return plan_in_force(values, queue.setting_changes(engine, campaign_id))
+
+
+def _check_meta(values: dict[str, Any]) -> dict[str, Any]:
+    """ε a number in (0, 1], error rate holm / ebh; a clear error otherwise."""
+    out = dict(values)
+    if "equivalence_margin" in out and out["equivalence_margin"] is not None:
+        try:
+            eps = float(out["equivalence_margin"])
+        except (TypeError, ValueError):
+            eps = float("nan")
+        if not 0 < eps <= 1:
+            raise ValueError(
+                "the smallest difference that matters (ε) must be a number in (0, 1], "
+                f"not {out['equivalence_margin']!r}"
+            )
+        out["equivalence_margin"] = eps
+    rate = out.get("error_rate")
+    if rate is not None and rate not in ERROR_RATES:
+        raise ValueError(f"error_rate must be one of {', '.join(ERROR_RATES)}, not {rate!r}")
+    return out
+
+
+def _set_meta(engine: Engine, campaign_id: int, values: dict[str, Any]) -> None:
+    """Write ε / error rate into campaigns.meta and log each change with the label count."""
+    with dbq.queue_transaction(engine) as s:
+        dbq.campaign_for_update(s, campaign_id)
+        meta = dbc.campaign_meta(s, campaign_id)
+        changed = {k: (meta.get(k), v) for k, v in values.items() if meta.get(k) != v}
+        if not changed:
+            return
+        dbq.log_setting_changes(s, campaign_id, changed)
+        for k, (_, v) in changed.items():
+            dbc.set_campaign_meta_key(s, campaign_id, k, v)
 
 
 def set_plan(engine: Engine, campaign_id: int, **values: Any) -> LivePlan:
-    """Write any of planned_labels / live_design / estimand (logged); returns the plan in
-    force afterwards — unchanged when labels already existed (see the module)."""
-    unknown = set(values) - set(PLAN_KEYS)
+    """Write any of planned_labels / live_design / estimand / equivalence_margin (ε) /
+    error_rate (logged); returns the plan in force afterwards — unchanged when labels
+    already existed (see the module)."""
+    unknown = set(values) - set(PLAN_KEYS) - set(META_PLAN_KEYS)
     if unknown:
-        raise ValueError(f"not plan settings: {sorted(unknown)}; use {', '.join(PLAN_KEYS)}")
+        raise ValueError(
+            f"not plan settings: {sorted(unknown)}; use {', '.join((*PLAN_KEYS, *META_PLAN_KEYS))}"
+        )
+    values = _check_meta(values)
     stored = queue.queue_settings(engine, campaign_id)
+    with dbq.queue_transaction(engine) as s:
+        stored = {**stored, **dbc.campaign_meta(s, campaign_id)}
     # NULL means the default: writing the default over it is no change (and must not show
     # up as a change made after labels existed)
     values = {
         k: v for k, v in values.items()
-        if not (stored[k] is None and v == DEFAULTS.get(k, object()))
+        if not (stored.get(k) is None and v == DEFAULTS.get(k, object()))
     }  # fmt: skip
-    if values:
-        queue.update_queue_settings(engine, campaign_id, **values)
+    columns = {k: v for k, v in values.items() if k in PLAN_KEYS}
+    if columns:
+        queue.update_queue_settings(engine, campaign_id, **columns)
+    meta = {k: v for k, v in values.items() if k in META_PLAN_KEYS}
+    if meta:
+        _set_meta(engine, campaign_id, meta)
     return current_plan(engine, campaign_id)

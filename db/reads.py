@@ -52,7 +52,7 @@ from db.queue import setting_changes
 from db.vocabulary import SlotKind, SlotState
 from estimators.active import Visits
 from estimators.campaign import CampaignData, Judgments, MetricInfo
-from estimators.live_designs import PLAN_KEYS, plan_in_force
+from estimators.live_designs import META_PLAN_KEYS, PLAN_KEYS, plan_in_force
 
 __all__ = [
     "CampaignData",
@@ -144,7 +144,7 @@ def read_campaign(
         camp = s.execute(
             select(
                 Campaign.name, Campaign.mode, *(getattr(Campaign, k) for k in PLAN_KEYS),
-                _has_rounds(cid), *_first_pending(cid),
+                Campaign.meta, _has_rounds(cid), *_first_pending(cid),
             ).where(Campaign.id == cid)
         ).first()  # fmt: skip
         if camp is None:
@@ -152,8 +152,12 @@ def read_campaign(
         name, mode, *rest = camp
         n_plan = len(PLAN_KEYS)
         plan_values = dict(zip(PLAN_KEYS, rest[:n_plan], strict=True))
-        has_rounds, pending = rest[n_plan], rest[n_plan + 1 :]
-        plan_changes = [c for c in setting_changes(s, cid) if c.key in PLAN_KEYS]
+        meta = rest[n_plan] or {}
+        plan_values.update({k: meta.get(k) for k in META_PLAN_KEYS})  # ε, error rate
+        has_rounds, pending = rest[n_plan + 1], rest[n_plan + 2 :]
+        plan_changes = [
+            c for c in setting_changes(s, cid) if c.key in (*PLAN_KEYS, *META_PLAN_KEYS)
+        ]
         sys_rows = s.execute(
             select(System.id, System.name, System.is_human)
             .where(System.campaign_id == cid)

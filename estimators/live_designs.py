@@ -51,10 +51,13 @@ class LiveDesign(StrEnum):
         return self in (LiveDesign.BETTING, LiveDesign.EB_STRICT)
 
 
-#: The default: on the 20 real pairs of bench/labels_to_significance.py it needs a median
-#: 0.87 × the labels of a fixed-n paired test planned in advance (group-sequential 0.86,
+#: The default. Single pairs tested alone at α = 0.05 with an oracle plan (the 20 real pairs
+#: of bench/labels_to_significance.py): a median 0.87 × the labels of a fixed-n paired test
+#: planned in advance (group-sequential 0.86,
 #: AsympCS 1.08), still 0.87 when the plan is half the truth (group-sequential: most pairs
-#: never decide) and 1.16 at 4× (group-sequential 1.48) — README, "Live verdicts".
+#: never decide) and 1.16 at 4× (group-sequential 1.48) — README, "Live verdicts". On the
+#: app's route (all pairs, Holm, a user's plan; bench/ranking_route_bench.py): 0.65× the
+#: fixed-n test planned at α/m on WMT21 en-de (13 systems), 0.79× / 1.17× on Chaganty.
 DEFAULT_DESIGN = LiveDesign.BETTING
 #: Used instead of a bounded design when the judgments have no known range (imported
 #: scores): valid for any increments with a finite variance, and robust to a mis-plan.
@@ -84,23 +87,33 @@ def design_paths(
     t_star: float,
     bounds: tuple[float, float] | None = None,
     var_prior: float = 0.0,
+    running: bool = True,
+    pool_size: int | None = None,
 ) -> tuple[seq.ConfidenceSequence | None, np.ndarray | None]:
     """(confidence sequence at ``level``, anytime p-value path vs ``theta0`` or ``None``);
     the betting design's sequence is computed for a single stream only (``None`` on batches).
 
-    ``alpha`` is the family-wise level the p-values are tuned for and ``m`` the number of
+    ``alpha`` is the level the p-values (and, for ``asympcs`` and ``betting``, the
+    sequences) are tuned for — the level at which the verdict is first read (α/m for a pair
+    among m under Holm); with one tuning, the sequence at ``level`` excludes θ0 exactly when
+    the p-value reaches ``level`` (``asympcs``, ``betting``). ``m`` is the number of
     tests Holm will adjust over (the group-sequential level grid holds α/j, j ≤ m, exactly);
     ``t_star`` the planned size (the maximum for ``gsd_obf``); ``bounds`` the known range of
     the increments (bounded designs); ``var_prior`` the variance prior of the asymptotic
-    designs (see :func:`estimators.sequential.asymptotic_cs`).
+    designs (see :func:`estimators.sequential.asymptotic_cs`). ``running=False``: the
+    betting sequence from the current capital (dual to the e-value e-BH reads).
+    ``pool_size`` (betting only): ``z`` are the labels themselves, a finite pool's values in
+    random order, and the null is the pool mean (:func:`estimators.betting.wor_log_capital`).
     """
     if design == LiveDesign.ASYMPCS:
         cs = seq.asymptotic_cs(
-            z, level, t_star=t_star, running_intersection=True, var_prior=var_prior
-        )
+            z, level, t_star=t_star, running_intersection=True, var_prior=var_prior,
+            alpha_tuning=alpha,
+        )  # fmt: skip
         p = None
         if theta0 is not None:
-            p = seq.anytime_pvalue(
+            # the p-value dual to the sequences tuned at α: p ≤ a ⟺ θ0 outside C_t(a)
+            p = seq.asymptotic_cs_pvalue(
                 z, theta0, t_star=t_star, alpha_tuning=alpha, var_prior=var_prior
             )
         return cs, p
@@ -115,11 +128,18 @@ def design_paths(
         if design == LiveDesign.BETTING:
             # the interval is a grid search, run for one stream (batches: p-values only)
             one = np.ndim(z) == 1
-            cs = betting.betting_cs(z, level, bounds=bounds, t_star=t_star) if one else None
+            cs = (
+                betting.betting_cs(
+                    z, level, bounds=bounds, t_star=t_star, alpha_tuning=alpha, running=running,
+                    pool_size=pool_size,
+                )
+                if one else None
+            )  # fmt: skip
             p = None
             if theta0 is not None:
                 p = betting.betting_pvalue(
-                    z, theta0, bounds=bounds, alpha_tuning=alpha, t_star=t_star
+                    z, theta0, bounds=bounds, alpha_tuning=alpha, t_star=t_star,
+                    pool_size=pool_size,
                 )
             return cs, p
         cs = seq.empirical_bernstein_cs(z, level, bounds=bounds)
@@ -165,6 +185,13 @@ def ever_rejects(
 
 #: Campaign settings that tune the live verdicts (campaigns columns of the same names).
 PLAN_KEYS = ("planned_labels", "live_design", "estimand")
+#: Plan settings kept in campaigns.meta (logged like the columns): ε, the smallest
+#: difference that matters, and the error rate the pair verdicts control.
+META_PLAN_KEYS = ("equivalence_margin", "error_rate")
+#: ε when the plan sets none.
+DEFAULT_MARGIN = 0.05
+#: Error-rate values (estimators.verdicts.ErrorRate).
+ERROR_RATES = ("holm", "ebh")
 #: Estimand values (db.vocabulary.Estimand): the campaign's own items, or μ over annotators.
 TEST_SET, SUPERPOPULATION = "test_set", "superpopulation"
 
@@ -194,6 +221,11 @@ class LivePlan:
     design: LiveDesign = DEFAULT_DESIGN
     estimand: str = TEST_SET
     late: tuple[LateChange, ...] = ()
+    #: ε: a pair whose simultaneous interval lies within ±ε settles as "no difference
+    #: larger than ε"
+    margin: float = DEFAULT_MARGIN
+    #: "holm" (family-wise error rate, default) or "ebh" (false discovery rate)
+    error_rate: str = "holm"
 
     @property
     def finite_pool(self) -> bool:
@@ -223,10 +255,10 @@ def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
     existed (``labels_before`` > 0) taken back, newest first; those changes become
     :attr:`LivePlan.late`. ``changes`` are the campaign's logged setting changes, oldest
     first (objects with key, old_value, new_value, labels_before)."""
-    values = {k: current.get(k) for k in PLAN_KEYS}
+    values = {k: current.get(k) for k in (*PLAN_KEYS, *META_PLAN_KEYS)}
     late = []
     for ch in reversed(list(changes)):
-        if ch.key in PLAN_KEYS and ch.labels_before > 0:
+        if ch.key in (*PLAN_KEYS, *META_PLAN_KEYS) and ch.labels_before > 0:
             values[ch.key] = ch.old_value
             late.append(LateChange(ch.key, ch.old_value, ch.new_value, ch.labels_before))
     design = values["live_design"]
@@ -235,4 +267,15 @@ def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
         design=LiveDesign(design) if design in tuple(LiveDesign) else DEFAULT_DESIGN,
         estimand=SUPERPOPULATION if values["estimand"] == SUPERPOPULATION else TEST_SET,
         late=tuple(reversed(late)),
+        margin=_margin(values["equivalence_margin"]),
+        error_rate=values["error_rate"] if values["error_rate"] in ERROR_RATES else "holm",
     )
+
+
+def _margin(value: Any) -> float:
+    """A stored ε, or the default when unset or not a positive number."""
+    try:
+        eps = float(value)
+    except (TypeError, ValueError):
+        return DEFAULT_MARGIN
+    return eps if eps > 0 else DEFAULT_MARGIN

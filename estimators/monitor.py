@@ -45,12 +45,17 @@ from typing import Literal
 
 import numpy as np
 
-from estimators import active, betting, planning
+from estimators import active, betting, planning, verdicts
 from estimators import group_sequential as gsd
 from estimators import sequential as seq
 from estimators.live_designs import LiveDesign, design_paths
 from estimators.multiple import RankSet, bonferroni_alpha, holm, pairs, rank_sets
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
+from estimators.verdicts import ErrorRate, Outcome, PairVerdict
+
+#: Rounding slack of the known part of the pool: sums of labels that are equal in exact
+#: arithmetic can differ by a few ulps, so a Δ within 1e-12 of 0 counts as 0.
+KNOWN_TOL = 1e-12
 
 Verdict = str  # "A better" | "B better" | "not yet" | "no difference larger than x"
 
@@ -104,6 +109,25 @@ class PairStatus:
     #: (every item of the pair's pool is labelled) or "plan spent" (group-sequential design
     #: past its planned maximum: no α left)
     needed_basis: str = "forecast"
+    #: the three-way outcome (:class:`estimators.verdicts.Outcome`)
+    outcome: Outcome = Outcome.UNDECIDED
+    #: ε, the smallest difference that matters (equivalence margin of the plan)
+    margin: float = 0.05
+    #: the betting design's e-value K_t(0) (1 for other designs; ∞ when the labelled part
+    #: alone excludes 0)
+    e_value: float = 1.0
+    #: the level the procedure in force reads this pair at next (α/(m − r) under Holm)
+    read_level: float = float("nan")
+
+    @property
+    def settled(self) -> bool:
+        """A better, B better, or no difference larger than ε: nothing left to learn."""
+        return self.outcome != Outcome.UNDECIDED
+
+    def pair_verdict(self) -> PairVerdict:
+        """The outcome as a :class:`estimators.verdicts.PairVerdict` (for the queue)."""
+        lo, hi = self.result.ci
+        return PairVerdict(self.a, self.b, self.outcome, self.margin, exact=lo == hi)
 
     @property
     def decided(self) -> bool:
@@ -132,6 +156,16 @@ class MonitorReport:
     finite_pool: bool = False
     #: Active sampling: per system / pair name, the design's ESS and measured saving.
     designs: dict[str, active.DesignSummary] = field(default_factory=dict)
+    #: the error rate the pair verdicts control (Holm's FWER or e-BH's FDR)
+    error_rate: ErrorRate = ErrorRate.FWER
+    #: ε, the smallest difference that matters
+    margin: float = 0.05
+    #: set when the plan's labels per system exceed the pool (what that means, in words)
+    plan_note: str | None = None
+
+    def pair_verdicts(self) -> list[PairVerdict]:
+        """Every pair's three-way outcome (:class:`estimators.verdicts.PairVerdict`)."""
+        return [p.pair_verdict() for p in self.pairs]
 
     @property
     def items_without_metric(self) -> dict[str, int]:
@@ -158,6 +192,9 @@ class MonitorReport:
                     "p_value": p.p_value,
                     "p_holm": p.p_holm,
                     "verdict": p.verdict_text,
+                    "outcome": str(p.outcome),
+                    "margin": p.margin,
+                    "error_rate": str(self.error_rate),
                     "labels_needed": p.labels_needed,
                     "labels_needed_basis": p.needed_basis,
                     "labels_needed_planner": p.labels_needed_planner,
@@ -216,8 +253,10 @@ class CampaignMonitor:
         fixed before the first label; each system and pair uses min(t*, its pool size) —
         the AsympCS tuning, the bets' sizing, the group-sequential maximum (default: the
         system's or pair's pool size).
-    equivalence_margin: report "no difference larger than x" when the pair's simultaneous
-        interval contains 0 and lies within ±margin (x = its largest absolute endpoint).
+    equivalence_margin: ε, the smallest difference that matters: a pair whose simultaneous
+        (α/m) interval lies within ±ε settles as "no difference larger than ε".
+    error_rate: ``"holm"`` (family-wise, default) or ``"ebh"`` (false discovery rate, e-BH on
+        the betting e-values; other designs fall back to Holm with a note).
     higher_is_better: ``False`` for HTER-like labels (then Δ̂ < 0 means A is better).
     pair_controls: ``"difference"`` (g_A − g_B) or ``"both"`` ((g_A, g_B)).
     label_range: known (low, high) of the labels (e.g. (0, 1)); required in strict mode.
@@ -249,6 +288,7 @@ class CampaignMonitor:
         design: str | None = None,
         t_star: float | None = None,
         equivalence_margin: float = 0.05,
+        error_rate: str = ErrorRate.FWER,
         higher_is_better: bool = True,
         pair_controls: Literal["difference", "both"] = "difference",
         label_range: tuple[float, float] | None = (0.0, 1.0),
@@ -296,6 +336,14 @@ class CampaignMonitor:
             raise ValueError(f"the planned size t* must be a positive number, not {t_star}")
         self.alpha, self.mode, self.t_star = alpha, mode, t_star
         self.margin, self.higher_is_better = equivalence_margin, higher_is_better
+        if error_rate not in tuple(ErrorRate):
+            raise ValueError(
+                f"error_rate must be one of {', '.join(ErrorRate)}, not {error_rate!r}"
+            )
+        if not equivalence_margin > 0:
+            raise ValueError(f"the equivalence margin ε must be positive, not {equivalence_margin}")
+        self.error_rate = ErrorRate(error_rate)
+        self._last_e = 1.0
         self.pair_controls, self.label_range = pair_controls, label_range
         self.finite_pool = finite_pool
         self.visits = visits
@@ -365,7 +413,9 @@ class CampaignMonitor:
         return max(t, gsd.LOOKS) if self.design == LiveDesign.GSD_OBF else max(t, 1)
 
     def _analyse(self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None):
-        """Increments, CS at ``alpha_cs``, and anytime p-value (tuned at α) vs ``theta0``.
+        """Increments, CS at ``alpha_cs``, and the anytime p-value vs ``theta0``, both tuned
+        at ``alpha_cs`` (:meth:`_tuning`); the betting design also leaves its e-value K_t(θ0)
+        in ``self._last_e``.
 
         t* and the finite-pool N come from the size of the fixed pool and the plan, never
         from the labels seen so far: the path up to t then depends on the first t labels
@@ -393,14 +443,17 @@ class CampaignMonitor:
                 # times a label's, so the prior is scaled alike (statistics.md §9)
                 prior /= max(float(np.mean(self.visits.pi)), 1e-3)
             cs, p = design_paths(
-                self.design, inc.z, level=alpha_cs, alpha=self.alpha, m=m, theta0=theta0,
-                t_star=t_star, var_prior=prior,
+                self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
+                theta0=theta0, t_star=t_star, var_prior=prior,
             )  # fmt: skip
-            return inc, self._clip(cs, pair), p, t_star
+            return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
         lo, hi = self.label_range
         span = hi - lo
         yr = (lo - hi, hi - lo) if pair else (lo, hi)
-        if g is None or self.design == LiveDesign.BETTING:
+        wor = None  # the betting design bets on the labels themselves, without replacement
+        if self.design == LiveDesign.BETTING:
+            inc, wor = seq.cv_increments(y, None, label_range=yr), pool_size
+        elif g is None:
             inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
         else:
             sd = g_all.std(axis=0)
@@ -415,11 +468,42 @@ class CampaignMonitor:
                 g_range=(g_all.min(axis=0), g_all.max(axis=0)),
                 pool_size=pool_size,
             )
+        # e-BH reads the current capital K_t(0): the pair's interval is then the current
+        # capital's set, so an interval that excludes 0 is an e-value ≥ m/α (a verdict)
+        ebh = pair and self._error_rate() == ErrorRate.FDR
         cs, p = design_paths(
-            self.design, inc.z, level=alpha_cs, alpha=self.alpha, m=m, theta0=theta0,
-            t_star=t_star, bounds=inc.bounds,
+            self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
+            theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh, pool_size=wor,
         )  # fmt: skip
-        return inc, self._clip(cs, pair), p, t_star
+        if theta0 is not None and self.design == LiveDesign.BETTING:
+            e = betting.betting_evalue(
+                inc.z, theta0, bounds=inc.bounds, alpha_tuning=alpha_cs, t_star=t_star,
+                pool_size=wor,
+            )
+            self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
+        return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
+
+    def _known_path(self, cs, y, pool: _Pool, pair: bool):  # type: ignore[no-untyped-def]
+        """The sequence cut by the known part of the pool along the path (finite pool,
+        uniform draws, known label range): after t labels of sum S_t, the pool mean lies in
+        [(S_t + (N − t)·lo)/N, (S_t + (N − t)·hi)/N] for sure, so the cut keeps coverage and
+        the path ends at the exact mean at the census (:mod:`estimators.verdicts`)."""
+        if not self.finite_pool or self.visits is not None or self.label_range is None:
+            return cs
+        lo, hi = self.label_range
+        lo, hi = (lo - hi, hi - lo) if pair else (lo, hi)
+        n, t = float(pool.size), np.arange(1, np.shape(y)[-1] + 1, dtype=float)
+        s = np.cumsum(np.asarray(y, dtype=float), axis=-1)
+        k_lo, k_hi = (s + (n - t) * lo) / n, (s + (n - t) * hi) / n
+        low, high = np.maximum(cs.lower, k_lo), np.minimum(cs.upper, k_hi)
+        empty = low > high
+        return replace(cs, lower=np.where(empty, k_lo, low), upper=np.where(empty, k_hi, high))
+
+    def _tuning(self, alpha_cs: float) -> float:
+        """The level the p-values and sequences are tuned for: the level at which the
+        verdict is first read (α/m for a pair, α/k for a system). The group-sequential
+        design spends the family-wise α over its own level grid (α/j, j ≤ m)."""
+        return self.alpha if self.design == LiveDesign.GSD_OBF else alpha_cs
 
     def _clip(self, cs: seq.ConfidenceSequence, pair: bool) -> seq.ConfidenceSequence:
         """Intervals clipped to what the estimand can be: [lo, hi] for a system with labels
@@ -446,8 +530,10 @@ class CampaignMonitor:
         """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
 
         Entry t − 1 is the interval after the pair's t-th completed item, at the same
-        Bonferroni level, mode, priors and pool option that :meth:`report` uses, so the
-        last entry is the interval the report shows. ``None`` below the burn-in.
+        Bonferroni level, mode, priors and pool option that :meth:`report` uses, cut by the
+        known part of the pair's completed items (finite pool); the last entry contains the
+        interval the report shows (which also uses items labelled for one system only, and
+        the verdict's bound at 0). ``None`` below the burn-in.
         """
         cs = self._pair_cs.get((a, b))
         if cs is None:
@@ -514,66 +600,18 @@ class CampaignMonitor:
             notes.extend(self._coverage_notes(self.names[s], cover))
             g = None if pool.controls is None else pool.controls.values[items]
             n_labels, kind = None, f"{method}+cv"
+            known = self._known(((items, y),), pool)
             if self.visits is not None:
                 y, g, pool, n_labels = self._weighted((s,), pool)
                 kind = f"{method}+active"
             sys_results.append(
-                self._result(y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels)[0]
+                self._result(
+                    y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels, known=known
+                )[0]
             )
-
-        pair_results, pvals, forecasts_inputs, pair_cover = [], [], [], []
-        for a, b in plist:
-            d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
-            n_labels, kind = None, f"{method}+cv paired"
-            if self.visits is not None:
-                d, g, pool, n_labels = self._weighted((a, b), pool)
-                kind = f"{method}+active paired"
-            res, p_last, sigma, t_star, cs = self._result(
-                d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels
-            )
-            if cs is not None:
-                self._pair_cs[(a, b)] = cs
-            pair_results.append(res)
-            pvals.append(p_last)
-            forecasts_inputs.append((sigma, t_star, pool.size))
-            pair_cover.append(self._coverage(pool))
-        adj = holm(np.asarray(pvals), alpha).adjusted if plist else np.array([])
-
-        pair_status = []
-        for idx, ((a, b), res) in enumerate(zip(plist, pair_results, strict=True)):
-            sigma, t_star, pool_size = forecasts_inputs[idx]
-            verdict = self._verdict(res, float(adj[idx]), t_star, pool_size)
-            decided = is_decided(verdict)
-            # active sampling: the forecasts run in visits and are reported in labels
-            visits = res.diagnostics.get("visits") or res.n_human
-            per_visit = res.n_human / visits if visits else 1.0
-            in_visits = res.with_(n_human=visits) if per_visit != 1.0 else res
-            needed, basis = (
-                (0, "decided") if decided
-                else self._labels_needed(in_visits, sigma, t_star, pool_size, a_pair)
-            )  # fmt: skip
-            planner = (
-                0 if decided else self._planner_forecast(in_visits, sigma, 1 - a_pair, pool_size)
-            )
-            if per_visit != 1.0:
-                needed, planner = (
-                    None if x is None else math.ceil(x * per_visit) for x in (needed, planner)
-                )
-            pair_status.append(
-                PairStatus(
-                    a=self.names[a],
-                    b=self.names[b],
-                    result=res,
-                    p_value=float(pvals[idx]),
-                    p_holm=float(adj[idx]),
-                    verdict=verdict,
-                    labels_needed=needed,
-                    labels_needed_planner=planner,
-                    forecast_method=str(self.design),
-                    coverage=pair_cover[idx],
-                    needed_basis=basis,
-                )
-            )
+        fit_notes = self._plan_fit_notes()
+        notes.extend(fit_notes)
+        pair_status = self._pair_statuses(plist, streams, a_pair, notes)
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
         if not self.higher_is_better:
@@ -589,6 +627,115 @@ class CampaignMonitor:
             systems=systems, pairs=pair_status, alpha=alpha, mode=self.mode, notes=notes,
             design=self.design, planned_labels=None if self.t_star is None else int(self.t_star),
             finite_pool=self.finite_pool, designs=dict(self.designs),
+            error_rate=self._error_rate(), margin=self.margin,
+            plan_note=fit_notes[0] if fit_notes else None,
+        )  # fmt: skip
+
+    def _plan_fit_notes(self) -> list[str]:
+        """Say so when the plan's labels per system exceed the pool (the sequences are then
+        tuned to the pool: the plan as given cannot be followed)."""
+        if self.t_star is None:
+            return []
+        biggest = max(int(self.present[s].sum()) for s in range(self.k))
+        if self.t_star <= biggest:
+            return []
+        return [
+            f"The plan asks for {int(self.t_star):,} labels per system, more than the "
+            f"{biggest:,} items in the pool: the live verdicts are tuned to the pool instead, "
+            "so pairs closer than the planned difference may stay undecided until every item "
+            "is labelled (see the Planner for the smallest difference this pool settles)."
+        ]
+
+    def _error_rate(self) -> ErrorRate:
+        """e-BH needs the betting design's e-values; otherwise Holm is in force."""
+        if self.error_rate == ErrorRate.FDR and self.design == LiveDesign.BETTING:
+            return ErrorRate.FDR
+        return ErrorRate.FWER
+
+    def _known(self, labelled, pool: _Pool):  # type: ignore[no-untyped-def]
+        """The known set of a system's or pair's pool mean (:mod:`estimators.verdicts`):
+        finite-pool estimand with uniform draws and a known label range only."""
+        if not self.finite_pool or self.visits is not None or self.label_range is None:
+            return None
+        if pool.size == 0:
+            return None
+        parts = []
+        for items, y in labelled:
+            inside = pool.mask[items]
+            parts.append((float(np.sum(y[inside])), int(inside.sum())))
+        if len(parts) == 1:
+            return verdicts.known_bounds(*parts[0], pool.size, self.label_range)
+        return verdicts.pair_known_bounds(parts[0], parts[1], pool.size, self.label_range)
+
+    def _pair_statuses(self, plist, streams, a_pair: float, notes: list[str]):  # type: ignore[no-untyped-def]
+        """Analyse every pair, settle them together (Holm or e-BH), and word the verdicts."""
+        results, pvals, evals, inputs, cover = [], [], [], [], []
+        for a, b in plist:
+            d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
+            known = self._known((streams[a][:2], streams[b][:2]), pool)
+            n_labels, kind = None, f"{self.design}+cv paired"
+            if self.visits is not None:
+                d, g, pool, n_labels = self._weighted((a, b), pool)
+                kind = f"{self.design}+active paired"
+            self._last_e = 1.0
+            res, p_last, sigma, t_star, cs = self._result(
+                d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
+                known=known,
+            )  # fmt: skip
+            if cs is not None:
+                self._pair_cs[(a, b)] = cs
+            e_last = math.inf if p_last == 0.0 else self._last_e
+            results.append(res)
+            pvals.append(p_last)
+            evals.append(e_last)
+            inputs.append((sigma, t_star, pool.size))
+            cover.append(self._coverage(pool))
+        if self.error_rate == ErrorRate.FDR and self._error_rate() != ErrorRate.FDR:
+            notes.append(
+                f"e-BH needs the betting design's e-values; the {self.design} design reads "
+                "its verdicts with Holm (family-wise error rate)."
+            )
+        reject, read_at = verdicts.settle(
+            np.asarray(pvals), np.asarray(evals), self.alpha, self._error_rate()
+        )
+        adj = holm(np.asarray(pvals), self.alpha).adjusted if plist else np.array([])
+        out = []
+        for i in range(len(plist)):
+            status = self._pair_status(
+                plist[i], results[i], pvals[i], float(adj[i]), bool(reject[i]),
+                float(read_at[i]), inputs[i], cover[i], a_pair, evals[i],
+            )  # fmt: skip
+            out.append(status)
+        return out
+
+    def _pair_status(
+        self, ab, res, p, p_holm, rejected, read_at, inputs, cover, a_pair, e_value
+    ) -> PairStatus:  # type: ignore[no-untyped-def]
+        """One pair's status: outcome, the interval shown, and the labels still needed."""
+        a, b = ab
+        sigma, t_star, pool_size = inputs
+        rejected = rejected and (res.n_human >= MIN_LABELS_FOR_VERDICT or p == 0.0)
+        res = res.with_(ci=verdicts.compatible_interval(res.ci, rejected, res.estimate))
+        verdict, out = self._verdict(res, rejected, t_star, pool_size, exact=p == 0.0)
+        decided = out != Outcome.UNDECIDED
+        # active sampling: the forecasts run in visits and are reported in labels
+        visits = res.diagnostics.get("visits") or res.n_human
+        per_visit = res.n_human / visits if visits else 1.0
+        in_visits = res.with_(n_human=visits) if per_visit != 1.0 else res
+        needed, basis = (
+            (0, "decided") if decided
+            else self._labels_needed(in_visits, sigma, t_star, pool_size, read_at, a_pair)
+        )  # fmt: skip
+        planner = 0 if decided else self._planner_forecast(in_visits, sigma, 1 - read_at, pool_size)
+        if per_visit != 1.0:
+            needed, planner = (
+                None if x is None else math.ceil(x * per_visit) for x in (needed, planner)
+            )
+        return PairStatus(
+            a=self.names[a], b=self.names[b], result=res, p_value=float(p), p_holm=p_holm,
+            verdict=verdict, labels_needed=needed, labels_needed_planner=planner,
+            forecast_method=str(self.design), coverage=cover, needed_basis=basis,
+            outcome=out, margin=self.margin, e_value=e_value, read_level=read_at,
         )  # fmt: skip
 
     def _coverage_notes(self, name: str, cover: PoolCoverage) -> list[str]:
@@ -623,8 +770,26 @@ class CampaignMonitor:
         self.designs[" – ".join(self.names[s] for s in systems)] = stream.summary
         return stream.z, None, pool, stream.n_labels
 
+    def _estimate(self, y, g, inc: seq.Increments, pool: _Pool) -> float:  # type: ignore[no-untyped-def]
+        """The shown estimate. Finite pool (uniform draws): the regression estimator
+        ȳ_t − λ_tᵀ(ḡ_t − ḡ_pool) (Cochran 1977, §7.1; λ_t from the labels so far, 0 without
+        a control) — the plain label mean without a control, unbiased for the pool mean
+        under sampling without replacement, with MSE ≤ that of any weighting of the same
+        labels (the Des Raj increments' mean weights early labels ≈ 2×, the last ≈ 0), and
+        equal to the exact pool mean at the census (ḡ_t = ḡ_pool there). Otherwise the mean
+        of the increments (with-replacement control-variate estimator)."""
+        if not (self.finite_pool and self.visits is None):
+            return float(np.mean(inc.z))
+        est = float(np.mean(y))
+        if g is not None and pool.controls is not None:
+            gk = np.asarray(g, dtype=float).reshape(len(y), -1)
+            lam = np.asarray(inc.lam[-1], dtype=float).reshape(-1)
+            est -= float(lam @ (gk.mean(axis=0) - np.asarray(pool.controls.mean).reshape(-1)))
+        return est
+
     def _result(
-        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None, n_labels=None
+        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None, n_labels=None,
+        known=None,
     ):  # type: ignore[no-untyped-def]
         n = int(y.shape[-1]) if n_labels is None else int(n_labels)
         ctrl = pool.controls
@@ -644,6 +809,11 @@ class CampaignMonitor:
         inc, cs, p, t_star = self._analyse(y, g, pool, alpha_cs, pair=pair, theta0=theta0)
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
+        ci = verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
+        if known is not None and theta0 is not None and not (
+            known[0] - KNOWN_TOL <= theta0 <= known[1] + KNOWN_TOL
+        ):
+            p_last = 0.0  # the labelled part alone rules θ0 out (verdicts module)
         diagnostics = {
             "lam": inc.lam[-1].tolist() if inc.lam.shape[-1] > 1 else float(inc.lam[-1, 0]),
             "sigma": sigma,
@@ -657,9 +827,11 @@ class CampaignMonitor:
             diagnostics["visits"] = int(inc.z.shape[-1])
         if p is not None:
             diagnostics["p_value"] = p_last
+        if known is not None:
+            diagnostics["known_bounds"] = known
         res = EstimateResult(
-            estimate=float(np.mean(inc.z)),
-            ci=(float(cs.lower[-1]), float(cs.upper[-1])),
+            estimate=float(np.clip(self._estimate(y, g, inc, pool), *ci)),
+            ci=ci,
             se=sigma / math.sqrt(inc.z.shape[-1]),
             n_human=n,
             n_metric=n_metric,
@@ -684,31 +856,45 @@ class CampaignMonitor:
             return None
         return int(need)
 
-    def _verdict(self, res: EstimateResult, p_holm: float, n_max: int, pool_size: int) -> Verdict:
-        if res.n_human < MIN_LABELS_FOR_VERDICT:
-            return "not yet"
-        if p_holm <= self.alpha:
-            a_wins = (res.estimate > 0) == self.higher_is_better
-            return "A better" if a_wins else "B better"
+    def _verdict(
+        self, res: EstimateResult, rejected: bool, n_max: int, pool_size: int, *, exact: bool
+    ) -> tuple[Verdict, Outcome]:
+        """(the verdict in words, the outcome) from the settled rejection and the shown
+        interval (:func:`estimators.verdicts.outcome`)."""
         lo, hi = res.ci
-        x = max(abs(lo), abs(hi))
-        if lo <= 0 <= hi and x <= self.margin:
-            return f"no difference larger than {x:.3g}"
+        census = self.finite_pool and lo == hi
+        if res.n_human < MIN_LABELS_FOR_VERDICT and not (exact or census):
+            return "not yet", Outcome.UNDECIDED
+        out = verdicts.outcome(rejected, res.estimate, res.ci, self.margin, self.higher_is_better)
+        if out in (Outcome.A_BETTER, Outcome.B_BETTER):
+            return str(out), out
+        if out == Outcome.EQUIVALENT:
+            if census and abs(lo) <= KNOWN_TOL:
+                return "exactly equal", out
+            return f"no difference larger than {self.margin:g}", out
         if res.n_human >= pool_size:
-            return f"no significant difference at α = {self.alpha:g} with all {pool_size:,} items"
+            return (
+                f"no significant difference at α = {self.alpha:g} with all {pool_size:,} items",
+                out,
+            )
         if self.design == LiveDesign.GSD_OBF and res.n_human >= n_max:
             return (
                 f"no significant difference at α = {self.alpha:g} within the planned "
-                f"{n_max:,} labels (the design's α is spent)"
+                f"{n_max:,} labels (the design's α is spent)",
+                out,
             )
-        return "not yet"
+        return "not yet", out
 
     def _labels_needed(
-        self, res: EstimateResult, sigma: float, t_star: int, pool_size: int, level: float
-    ) -> tuple[int | None, str]:
-        """(more items to label for the pair, what that number is) under the design in
-        force, at the current Δ̂ and σ̂; ``None`` when the pool (or the plan) cannot get
-        there."""
+        self, res: EstimateResult, sigma: float, t_star: int, pool_size: int, read_at: float,
+        a_pair: float,
+    ) -> tuple[int | None, str]:  # fmt: skip
+        """(more items to label for the pair, what that number is) until the verdict is
+        forecast — not the interval's crossing: the sign verdict comes when the interval at
+        the level the procedure reads the pair at next (``read_at``: α/(m − r) for Holm,
+        α(r + 1)/m for e-BH), tuned at α/m, excludes 0, or when the labelled part alone
+        excludes 0 (finite pool); the equivalence verdict when the α/m interval fits inside
+        ±ε. At the current Δ̂ and σ̂; ``None`` when the pool (or the plan) cannot get there."""
         n = res.n_human
         if n < MIN_LABELS_FOR_VERDICT:
             return MIN_LABELS_FOR_VERDICT - n, "floor"
@@ -718,23 +904,34 @@ class CampaignMonitor:
             if n >= t_star:
                 return None, "plan spent"
             need = gsd.gsd_labels_needed(
-                res.estimate, sigma, n, level=level, alpha=self.alpha,
+                res.estimate, sigma, n, level=read_at, alpha=self.alpha,
                 m=max(len(pairs(self.k)), 1), n_max=t_star, max_labels=min(t_star, pool_size),
             )  # fmt: skip
-        elif self.design == LiveDesign.ASYMPCS:
-            need = forecast_labels_needed(
-                res.estimate, sigma, n, alpha=level, t_star=t_star, max_labels=pool_size
+            return need, "forecast"
+        width = self._width_function(sigma, t_star, a_pair)
+        est = abs(res.estimate)
+        span = 2 * (self.label_range[1] - self.label_range[0]) if self.label_range else None
+        finite = self.finite_pool and span is not None and self.visits is None
+
+        def ok(t: int) -> bool:
+            if width(t, read_at) < est or width(t, a_pair) < self.margin - est:
+                return True
+            # the labelled part alone excludes 0: t/N·|Δ̂| > (N − t)/N·span
+            return finite and t * est > (pool_size - t) * span
+
+        return _smallest_t(ok, n, pool_size), "forecast"
+
+    def _width_function(self, sigma: float, t_star: int, a_pair: float):  # type: ignore[no-untyped-def]
+        """Half-width after t labels read at level a, sequences tuned at α/m."""
+        if self.design == LiveDesign.ASYMPCS:
+            return lambda t, a: float(
+                seq.asymptotic_half_width(sigma, t, a, t_star, alpha_tuning=a_pair)
             )
-        else:
-            lo, hi = self.label_range
-            span = 2 * (hi - lo)  # the pair's increments lie in [lo − hi, hi − lo]
-            t_tune = t_star if self.design == LiveDesign.BETTING else None
-
-            def width(t: int) -> float:
-                return betting.betting_half_width(sigma, span, t, level, t_tune or t)
-
-            need = _smallest_t(lambda t: width(t) < abs(res.estimate), n, pool_size)
-        return need, "forecast"
+        lo, hi = self.label_range
+        span = 2 * (hi - lo)  # the pair's increments lie in [lo − hi, hi − lo]
+        if self.design == LiveDesign.BETTING:
+            return lambda t, a: betting.betting_half_width(sigma, span, t, a, t_star, a_pair)
+        return lambda t, a: betting.betting_half_width(sigma, span, t, a, None)
 
 
 @dataclass(frozen=True)
@@ -811,3 +1008,11 @@ def forecast_labels_needed(
         else:
             lo = mid
     return hi - int(n_now)
+
+
+def settled_pairs(report: MonitorReport) -> list[PairVerdict]:
+    """The pairs whose outcome is settled (A better, B better, or no difference larger
+    than ε): what a racing queue may stop sampling for. Each outcome is anytime-valid, so a
+    decision to stop drawing that depends only on past labels leaves every later verdict
+    valid (:mod:`estimators.verdicts`)."""
+    return [v for v in report.pair_verdicts() if v.settled]

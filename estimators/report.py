@@ -166,7 +166,7 @@ def campaign_report(
     label_kind: str | None = None,
     signatures: Sequence[str] = (),
     alpha: float = 0.05,
-    equivalence_margin: float = 0.05,
+    equivalence_margin: float | None = None,
     level: float = 0.95,
     width_points: int = 60,
 ) -> CampaignReport:
@@ -174,6 +174,8 @@ def campaign_report(
 
     ``signatures`` are the metric signatures used as controls (PPI++ uses all of them, the
     monitor all of them, the von Däniken columns the first that has a stored threshold).
+    ``equivalence_margin`` (ε) and the error rate come from the plan in force
+    (``data.live_plan``) unless ε is given here.
     """
     j = data.judgments
     k = len(data.systems)
@@ -408,7 +410,7 @@ def _live_monitor(
     grids: list[np.ndarray | None],
     *,
     alpha: float,
-    equivalence_margin: float,
+    equivalence_margin: float | None,
     higher_is_better: bool,
     width_points: int,
 ) -> tuple[MonitorReport | None, list[dict[str, Any]]]:
@@ -463,7 +465,9 @@ def _live_monitor(
         mon = CampaignMonitor(
             grids, j.item[mon_idx], j.system[mon_idx], y_all[mon_idx],
             j.position[mon_idx], j.inclusion_prob[mon_idx],
-            names=list(data.systems), alpha=alpha, equivalence_margin=equivalence_margin,
+            names=list(data.systems), alpha=alpha,
+            equivalence_margin=plan.margin if equivalence_margin is None else equivalence_margin,
+            error_rate=plan.error_rate,
             higher_is_better=higher_is_better, label_range=label_range,
             present=data.output_ids >= 0,
             design=design, t_star=plan.planned_labels, finite_pool=plan.finite_pool,

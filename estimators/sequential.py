@@ -350,6 +350,7 @@ def asymptotic_cs(
     running_intersection: bool = False,
     var_prior: float = 0.0,
     prior_weight: float = 10.0,
+    alpha_tuning: float | None = None,
 ) -> ConfidenceSequence:
     """Asymptotic confidence sequence for the mean of the increments (statistics.md §4).
 
@@ -365,11 +366,15 @@ def asymptotic_cs(
     happen to be nearly identical (a 0.97 adequacy rate gives 30 ones in a row 40 % of the
     time; measured P(ever miss) 0.43 without, 0.03 with w = 10) and changes nothing
     asymptotically (at a 0.6 rate the widths at t = 300 are equal to 3 digits).
+    ``alpha_tuning`` (default α) sets r² only: with a fixed tuning the sequences are nested
+    in α (a smaller α gives a wider interval), so the level at which 0 leaves them is the
+    p-value of :func:`asymptotic_cs_pvalue` — a verdict read at any level agrees with the
+    interval at that level.
     """
     z = np.asarray(z, dtype=float)
     mean, var, t = _running_mean_var(z, var_prior, prior_weight)
     t_star = float(t_star if t_star is not None else z.shape[-1])
-    r2 = _log_term(alpha) / t_star
+    r2 = _log_term(alpha if alpha_tuning is None else alpha_tuning) / t_star
     tr = t * r2 + 1.0
     half = np.sqrt(var) * np.sqrt(2.0 * tr / (t * t * r2) * np.log(np.sqrt(tr) / alpha))
     lower = mean - half
@@ -402,11 +407,12 @@ def asymptotic_half_width(
     t: float | np.ndarray,
     alpha: float = 0.05,
     t_star: float | None = None,
+    alpha_tuning: float | None = None,
 ) -> np.ndarray:
     """Half-width of :func:`asymptotic_cs` after t labels with SD σ (for planning)."""
     t = np.asarray(t, dtype=float)
     t_star = float(t_star if t_star is not None else np.max(t))
-    r2 = _log_term(alpha) / t_star
+    r2 = _log_term(alpha if alpha_tuning is None else alpha_tuning) / t_star
     tr = t * r2 + 1.0
     return np.asarray(sigma) * np.sqrt(2.0 * tr / (t * t * r2) * np.log(np.sqrt(tr) / alpha))
 
@@ -444,6 +450,44 @@ def anytime_pvalue(
     log_m = np.where(var > 0, log_m, np.where(np.abs(s) > 0, np.inf, 0.0))
     log_m = np.where(t < burn_in, 0.0, log_m)
     p = np.minimum(1.0, np.exp(-np.maximum(log_m, 0.0)))
+    return np.minimum.accumulate(p, axis=-1)
+
+
+def asymptotic_cs_pvalue(
+    z: np.ndarray,
+    theta0: float | np.ndarray = 0.0,
+    *,
+    t_star: float | None = None,
+    alpha_tuning: float = 0.05,
+    burn_in: int = BURN_IN,
+    var_prior: float = 0.0,
+    prior_weight: float = 10.0,
+) -> np.ndarray:
+    """The p-value dual to :func:`asymptotic_cs` with a fixed tuning (r² from
+    ``alpha_tuning``): p_t = the smallest α at which θ0 has left the running intersection of
+    the sequences by t. Solving |μ̂_s − θ0| = half-width_s(α) for α gives
+
+        p_t = min(1, min_{burn_in ≤ s ≤ t} sqrt(s r² + 1)
+                           · exp(−s² r² (μ̂_s − θ0)² / (2 σ̂_s² (s r² + 1)))),
+
+    so p_t ≤ a exactly when the interval at level a (same tuning) excludes θ0: the verdict
+    read at level a and the interval shown at level a never disagree. Valid as an anytime
+    p-value because the sequences are nested in α and each is an (asymptotic) CS.
+    """
+    z = np.asarray(z, dtype=float)
+    th = np.asarray(theta0, dtype=float)
+    if th.ndim:
+        th = th[..., None]
+    mean, var, t = _running_mean_var(z, var_prior, prior_weight)
+    t_star = float(t_star if t_star is not None else z.shape[-1])
+    r2 = _log_term(alpha_tuning) / t_star
+    tr = t * r2 + 1.0
+    dev2 = (mean - th) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_p = 0.5 * np.log(tr) - t * t * r2 * dev2 / (2.0 * var * tr)
+    log_p = np.where(var > 0, log_p, np.where(dev2 > 0, -np.inf, 0.0))
+    log_p = np.where(t < burn_in, 0.0, log_p)
+    p = np.exp(np.minimum(log_p, 0.0))
     return np.minimum.accumulate(p, axis=-1)
 
 

@@ -24,6 +24,7 @@ from estimators.campaign import LABEL_KINDS, available_label_kinds, default_labe
 from estimators.live_designs import DESIGN_TEXT, LiveDesign
 from estimators.report import METHODS, Unavailable, campaign_report, default_signatures
 from estimators.result import MIN_LABELS_FOR_VERDICT, reason_text
+from estimators.verdicts import ERROR_RATE_TEXT, ErrorRate
 from metrics.imported import describe
 from views.common import (
     annotator_work,
@@ -219,7 +220,26 @@ def verdict_class(verdict: str, row_is_a: bool) -> str:
         return "not yet"
     if verdict.startswith("no significant difference"):
         return "no significant difference"
-    return "no real difference"
+    if verdict == "exactly equal":
+        return "exactly equal"
+    return "no difference larger than ε"
+
+
+def draw_verdict_words(mon) -> None:  # type: ignore[no-untyped-def]
+    """Every pair's outcome in words (settled first)."""
+    rows = [
+        {
+            "pair": f"{p.a} – {p.b}",
+            "verdict": p.verdict_text,
+            "difference": _round(p.result.estimate),
+            "interval": f"[{fmt(p.result.low)}, {fmt(p.result.high)}]",
+            "labelled items": p.result.n_human,
+        }
+        for p in sorted(mon.pairs, key=lambda p: not p.settled)
+    ]
+    n_settled = sum(p.settled for p in mon.pairs)
+    with st.expander(f"Pair verdicts in words: {n_settled} of {len(rows)} settled"):
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
@@ -229,7 +249,16 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     if len(report.systems) < 2:
         st.info("Only one system: pairwise verdicts need at least two systems.")
         return
-    st.subheader("Pairwise verdicts (anytime-valid, Holm-adjusted)")
+    ebh = str(mon.error_rate) == "ebh"
+    st.subheader(f"Pairwise verdicts (anytime-valid, {'e-BH' if ebh else 'Holm-adjusted'})")
+    st.markdown(
+        f"**Error rate in force:** {ERROR_RATE_TEXT[ErrorRate(mon.error_rate)]} "
+        f"(α = {mon.alpha:g}). **Smallest difference that matters:** ε = {mon.margin:g}. "
+        "Each pair settles as one system better, or *no difference larger than ε*."
+    )
+    if mon.plan_note:
+        st.warning(mon.plan_note)
+    evidence = "e-value" if ebh else "Holm p"
     cells = []
     for p in mon.pairs:
         r = p.result
@@ -243,7 +272,8 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
                     "interval": f"[{fmt(lo)}, {fmt(hi)}]",
                     "verdict": verdict_class(p.verdict, is_a),
                     "verdict text": p.verdict_text,
-                    "Holm p": p.p_holm,
+                    evidence: (p.e_value if math.isfinite(p.e_value) else None) if ebh
+                    else p.p_holm,
                     "labels": r.n_human,
                 }
             )
@@ -251,9 +281,9 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
                                     if math.isfinite(s.result.estimate) else math.inf)]  # fmt: skip
     frame = pd.DataFrame(cells)
     colors = alt.Scale(
-        domain=["row better", "column better", "not yet", "no real difference",
-                "no significant difference"],
-        range=["#2e7d32", "#c62828", "#bdbdbd", "#90caf9", "#7e57c2"],
+        domain=["row better", "column better", "not yet", "no difference larger than ε",
+                "exactly equal", "no significant difference"],
+        range=["#2e7d32", "#c62828", "#bdbdbd", "#90caf9", "#1565c0", "#7e57c2"],
     )  # fmt: skip
     base = alt.Chart(frame).encode(
         x=alt.X("column:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False)),
@@ -262,20 +292,26 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     heat = base.mark_rect().encode(
         color=alt.Color("verdict:N", scale=colors, legend=alt.Legend(orient="bottom")),
         tooltip=["row", "column", alt.Tooltip("difference:Q", format=".3f"), "interval",
-                 "verdict text", alt.Tooltip("Holm p:Q", format=".3g"), "labels"],
+                 "verdict text", alt.Tooltip(f"{evidence}:Q", format=".3g"), "labels"],
     )  # fmt: skip
     text = base.mark_text(fontSize=10).encode(text=alt.Text("difference:Q", format="+.2f"))
     size = max(260, 34 * len(report.systems))
     st.altair_chart((heat + text).properties(height=size), width="stretch")
+    m = len(mon.pairs)
     st.caption(
         "Cell = row system minus column system. Green: the row is significantly better. "
-        "Hover for the interval (a simultaneous confidence sequence) and Holm-adjusted p."
+        f"Hover for the interval — a confidence sequence at level α/{m} (simultaneous over "
+        f"the {m} pairs); a pair settled by the step-down procedure before its interval "
+        "left 0 has its interval bounded at 0 on the winner's side, so interval and verdict "
+        "always agree — and "
+        + ("the e-value K(0) that e-BH reads." if ebh else "the Holm-adjusted p.")
     )
+    draw_verdict_words(mon)
 
     st.subheader("Labels still needed")
-    undecided = [p for p in mon.pairs if not p.decided]
+    undecided = [p for p in mon.pairs if not p.settled]
     if not undecided:
-        st.success("Every pair is decided.")
+        st.success("Every pair is settled.")
     else:
         st.dataframe(
             pd.DataFrame(
@@ -296,8 +332,10 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
             width="stretch",
         )  # fmt: skip
         st.caption(
-            f"Forecast under the design in force ({mon.design}) at the current difference "
-            'and spread; "not within this pool and plan" means the difference is too small '
+            f"Forecast of the verdict (not of the interval's crossing) under the design in "
+            f"force ({mon.design}) at the current difference and spread, read at the level "
+            "the procedure in force will read the pair at next; or of the interval fitting "
+            'inside ±ε. "Not within this pool and plan" means the difference is too small '
             "to settle with the outputs there are (or, for the group-sequential design, "
             "within the planned maximum)."
         )

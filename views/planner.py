@@ -14,6 +14,7 @@ import streamlit as st
 
 from annotation.calibration import campaign_calibration
 from annotation.exports import MIME, to_csv
+from annotation.live_plan import forecast_planned_labels
 from db.campaigns import list_campaigns
 from db.reads import campaign_id
 from estimators.planning import (
@@ -29,6 +30,7 @@ from estimators.planning import (
     measurable_difference,
     min_metric_accuracy,
     planning_inputs,
+    pool_fit,
 )
 from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError
@@ -270,3 +272,27 @@ st.caption(f"Like von Däniken et al. (2022) Figure 1: {n_h:,} human labels per 
 curve_meta = {"alpha": alpha, "human labels": n_h, "calibration items": n_cal or ""}
 st.download_button("Curves (CSV)", lambda: csv(points.assign(**curve_meta)),
                    "planner-accuracy-curves.csv", MIME["csv"], key="dl-plan-curves")  # fmt: skip
+
+st.subheader("Many systems: does the plan fit the pool?")
+st.caption(
+    "The live verdicts compare every pair of systems, so each pair is tested at Holm's "
+    "first level α/m (m pairs). The labels per system a pair needs then grow with the "
+    "number of systems, and can exceed the items there are."
+)
+f1, f2, f3, f4 = st.columns(4)
+n_sys = int(f1.number_input("Systems", min_value=2, max_value=200, value=2, key="fit-systems"))
+pool_items = int(f2.number_input("Items in the pool", min_value=1, value=1000, step=50,
+                                 key="fit-pool"))  # fmt: skip
+fit_alpha = float(f3.number_input("Family-wise α", min_value=0.001, max_value=0.5, value=0.05,
+                                  step=0.01, format="%.3f", key="fit-alpha"))  # fmt: skip
+fit_eps = float(f4.number_input("ε (smallest difference that matters)", min_value=0.001,
+                                max_value=1.0, value=0.10, step=0.01, format="%.3f",
+                                key="fit-eps"))  # fmt: skip
+planned = forecast_planned_labels(n_sys, fit_eps, fit_alpha)
+fit = pool_fit(n_sys, pool_items, planned, fit_alpha)
+g1, g2, g3 = st.columns(3)
+g1.metric("Planned labels per system for ε", f"{planned:,}")
+g2.metric("Smallest difference this pool settles", f"{fit.smallest_difference:.3f}")
+g3.metric("Smallest ε equal systems can be shown within", f"{fit.smallest_margin:.3f}")
+for line in fit.sentences(fit_eps):
+    (st.warning if "more than the" in line else st.caption)(line)

@@ -13,8 +13,8 @@ from estimators.monitor import CampaignMonitor, forecast_labels_needed
 from estimators.multiple import holm
 from estimators.result import MIN_LABELS_FOR_VERDICT
 from estimators.sequential import (
-    anytime_pvalue,
     asymptotic_cs,
+    asymptotic_cs_pvalue,
     asymptotic_half_width,
     paired_cv_increments,
 )
@@ -98,7 +98,7 @@ def test_verdicts_ranks_and_forecasts_on_a_simulated_campaign():
     assert by["good", "b"].verdict_text == "good better"
     assert by["good", "b"].labels_needed == 0
     for p in rep.pairs:
-        if p.verdict.endswith("better"):
+        if p.settled:  # a winner, or no difference larger than ε
             assert p.labels_needed == 0 and p.labels_needed_planner == 0
         else:
             assert p.labels_needed is None or p.labels_needed > 0
@@ -165,7 +165,10 @@ def test_monitor_matches_the_sequential_functions():
         # labels in [0, 1] ⇒ D in [−1, 1]: variance prior 1 (10 pseudo-observations)
         cs = asymptotic_cs(inc.z, ALPHA / 3, t_star=3000, running_intersection=True, var_prior=1.0)
         assert pair.result.ci == pytest.approx((cs.lower[-1], cs.upper[-1]))
-        pvals.append(anytime_pvalue(inc.z, 0.0, t_star=3000, var_prior=1.0)[-1])
+        # the p-value dual to that sequence, tuned at the level Holm first reads it (α/m)
+        pvals.append(
+            asymptotic_cs_pvalue(inc.z, 0.0, t_star=3000, alpha_tuning=ALPHA / 3, var_prior=1.0)[-1]
+        )
         assert pair.p_value == pytest.approx(pvals[-1])
     np.testing.assert_allclose([p.p_holm for p in rep.pairs], holm(pvals).adjusted)
 
