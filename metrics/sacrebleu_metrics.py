@@ -31,6 +31,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 from metrics.base import Metric, MetricConfigError, Progress
+from metrics.children import die_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -163,10 +164,14 @@ class SacrebleuMetric(Metric):
 def make_pool(workers: int | None = None) -> ProcessPoolExecutor:
     """A worker pool for :func:`score_many` (reuse it across chunks; close it after).
 
-    Uses "spawn": safe in multi-threaded hosts (Streamlit) and with torch loaded.
+    Uses "spawn": safe in multi-threaded hosts (Streamlit) and with torch loaded. The
+    workers die with this process, even on a ``kill -9`` (:mod:`metrics.children`).
     """
     return ProcessPoolExecutor(
-        max_workers=workers or available_cores(), mp_context=get_context("spawn")
+        max_workers=workers or available_cores(),
+        mp_context=get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
     )
 
 
