@@ -34,6 +34,7 @@ from multiprocessing import get_context
 
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.children import die_with_parent
+from metrics.cost_model import total_seconds
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ PARALLEL_MIN_SENTENCES = 3000
 #: Sentences per task sent to a worker process (at most / at least).
 CHUNK_SIZE = 500
 MIN_CHUNK = 25
+#: At most about this many seconds of work per chunk (by :mod:`metrics.cost_model`): long
+#: texts get chunks below MIN_CHUNK, so progress still moves every second or two.
+CHUNK_TARGET_S = 1.0
 #: Relative cost per sentence, measured on WMT21 TED en-de (orders tasks, slowest first).
 _COST = {"ter": 6.0, "chrf++": 1.2, "chrf": 1.0, "bleu": 0.4}
 
@@ -181,6 +185,17 @@ def make_pool(workers: int | None = None) -> ProcessPoolExecutor:
     )
 
 
+def _chunk_size(
+    metric: str, hypotheses: Sequence[str], references: Sequence[str], size: int
+) -> int:
+    """``size``, or fewer sentences when the texts are long enough that a chunk would take
+    more than :data:`CHUNK_TARGET_S` (so progress moves at least that often)."""
+    if not hypotheses:
+        return size
+    per = total_seconds(metric, zip(hypotheses, references, strict=True)) / len(hypotheses)
+    return max(1, min(size, int(CHUNK_TARGET_S / per)))
+
+
 def worth_parallel(n_evaluations: int) -> bool:
     """Whether a batch of sentence × metric evaluations is large enough for a pool."""
     return available_cores() > 1 and n_evaluations >= PARALLEL_MIN_SENTENCES
@@ -224,7 +239,10 @@ def score_many(
     # finish together (longest-processing-time-first scheduling).
     size = max(MIN_CHUNK, min(CHUNK_SIZE, -(-n // (4 * max(1, n_workers)))))
     ordered = sorted(metrics, key=lambda m: -_COST.get(m.name, 1.0))
-    tasks = [(m.spec, start, min(start + size, n)) for m in ordered for start in range(0, n, size)]
+    tasks = []
+    for m in ordered:
+        step = _chunk_size(m.name, hypotheses, references, size)
+        tasks += [(m.spec, start, min(start + step, n)) for start in range(0, n, step)]
     results: dict[tuple[str, str, bool], list[float]] = {m.spec: [0.0] * n for m in metrics}
     done = 0
     if (executor is None and (workers or 1) <= 1) or len(tasks) <= 1:

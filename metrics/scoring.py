@@ -25,12 +25,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from db import scores as store
+from metrics import ter_fast
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
 from metrics.cost_model import total_seconds
 from metrics.features import FeaturesMetric
 from metrics.registry import build_metrics
 from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, worth_parallel
+
+#: Metrics that score an output without a reference (the others skip such outputs).
+REFERENCE_FREE: tuple[str, ...] = ("features",) if not FeaturesMetric.needs_reference else ()
 
 #: Outputs per stored chunk (sacrebleu) and per BERTScore chunk.
 SACREBLEU_CHUNK = 5000
@@ -183,6 +187,8 @@ def score_campaign(
     for group in groups.values():
         todo = group[0].todo
         evaluations = len(todo) * len(group)
+        if any(g.metric.name == "ter" for g in group):
+            ter_fast.warm()  # compiled once here, not once per pool process
         pool = (
             make_pool()
             if (workers is None and worth_parallel(evaluations)) or (workers or 1) > 1
