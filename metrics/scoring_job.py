@@ -110,9 +110,13 @@ class Estimate:
         parts = [
             f"{w.metric} {w.n_todo:,} of {w.n_outputs:,}"
             + (" (+ a campaign baseline)" if w.needs_baseline else "")
-            + (f" (~{format_seconds(w.seconds * self.factor)})" if w.n_todo else "")
             for w in self.work
         ]
+        each = "; ".join(
+            f"{w.metric} ~{format_seconds(w.seconds * self.factor)}"
+            for w in self.work
+            if w.n_todo and w.metric != "bertscore"
+        )
         no_reference = _no_reference_note(self.work)
         if not self.n_todo:
             if no_reference:
@@ -121,7 +125,9 @@ class Estimate:
         basis = "from this server's earlier runs" if self.learned else "from benchmark figures"
         text = (
             f"To score: {', '.join(parts)} outputs. Estimated time: about "
-            f"{format_seconds(self.seconds)} ({basis}; counts text length per metric)."
+            f"{format_seconds(self.seconds)} ({basis}; counts text length per metric"
+            + (f"; one process: {each}" if each else "")
+            + ")."
         )
         return f"{text} {no_reference}" if no_reference else text
 
@@ -181,8 +187,20 @@ def _default_seconds(work: Sequence[PendingWork]) -> dict[str, float]:
             out["sacrebleu"] += w.seconds
             evaluations += w.n_todo
     if out["sacrebleu"] and worth_parallel(evaluations):
-        out["sacrebleu"] = out["sacrebleu"] / available_cores() + POOL_START_S
+        out["sacrebleu"] = out["sacrebleu"] / parallel_speedup() + POOL_START_S
     return out
+
+
+def parallel_speedup() -> float:
+    """What the sacrebleu pool gains over one process: the cores, when they are free; less
+    when other work keeps them busy (cores × cores / load, from the 1-minute load average;
+    at load 15 on 2 cores a pool measured no gain)."""
+    cores = available_cores()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - no load average on this system
+        return float(cores)
+    return min(float(cores), max(1.0, cores * cores / max(load, 1.0)))
 
 
 def _fixed_seconds(work: Sequence[PendingWork]) -> float:
