@@ -615,7 +615,7 @@ def score(
 
         try:
             estimate = estimate_scoring(
-                engine, campaign, builtin, idf=idf, rescale=rescale, in_process=True
+                engine, campaign, builtin, in_process=True, bertscore=config
             )
             typer.echo(estimate.describe())
             with _Bar("score") as bar:

@@ -16,6 +16,7 @@ Usage: ``python bench/scoring_estimate_bench.py [--ter-sample N]``.
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import sys
 import tempfile
@@ -32,10 +33,17 @@ def wait(engine, job_id: int, timeout: float = 3600.0):  # type: ignore[no-untyp
     from db import jobs
 
     deadline = time.monotonic() + timeout
+    moves, last = [], -1
     while (job := jobs.get_job(engine, job_id)) is not None and job.active:
         if time.monotonic() > deadline:
             raise TimeoutError(job)
-        time.sleep(0.5)
+        if job.state == jobs.RUNNING and job.done != last:
+            moves.append(time.monotonic())
+            last = job.done
+        time.sleep(0.25)
+    gaps = [b - a for a, b in itertools.pairwise(moves)]
+    if gaps:
+        print(f"  progress moved {len(moves)} times; longest pause {max(gaps):.1f} s")
     return job
 
 

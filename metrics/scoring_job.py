@@ -221,15 +221,13 @@ def estimate_scoring(
     idf: bool = False,
     rescale: bool = False,
     in_process: bool = False,
+    bertscore: BertScoreConfig | None = None,
 ) -> Estimate:
     """What scoring would do and how long it should take: the cost model's seconds per
     family times the learned factor, plus start-up costs (``in_process``: scored in this
     process, as ``cli.py score`` does, so no worker process starts)."""
-    work = tuple(
-        pending_work(
-            engine, campaign_id, metrics, bertscore=BertScoreConfig(idf=idf, rescale=rescale)
-        )
-    )
+    config = bertscore or BertScoreConfig(idf=idf, rescale=rescale)
+    work = tuple(pending_work(engine, campaign_id, metrics, bertscore=config))
     seconds, learned = 0.0, False
     for family, base in _default_seconds(work).items():
         if base <= 0:
