@@ -42,8 +42,11 @@ def wait(engine, job_id: int, timeout: float = 3600.0):  # type: ignore[no-untyp
             last = job.done
         time.sleep(0.25)
     gaps = [b - a for a, b in itertools.pairwise(moves)]
-    if gaps:
-        print(f"  progress moved {len(moves)} times; longest pause {max(gaps):.1f} s")
+    if len(gaps) > 1:
+        print(
+            f"  progress moved {len(moves)} times: first after {gaps[0]:.1f} s (worker and "
+            f"pool start), then at most {max(gaps[1:]):.1f} s apart"
+        )
     return job
 
 

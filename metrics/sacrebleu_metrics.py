@@ -175,7 +175,9 @@ def make_pool(workers: int | None = None) -> ProcessPoolExecutor:
     """A worker pool for :func:`score_many` (reuse it across chunks; close it after).
 
     Uses "spawn": safe in multi-threaded hosts (Streamlit) and with torch loaded. The
-    workers die with this process, even on a ``kill -9`` (:mod:`metrics.children`).
+    workers die with this process, even on a ``kill -9`` (:mod:`metrics.children`); use
+    and shut the pool down in the thread that made it (the kernel's parent-death signal
+    follows the thread that started each worker).
     """
     return ProcessPoolExecutor(
         max_workers=workers or available_cores(),

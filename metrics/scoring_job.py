@@ -142,8 +142,13 @@ def estimate_error(estimate_s: float | None, actual_s: float | None) -> str:
         return ""
     return (
         f"took {format_seconds(actual_s)}, estimated {format_seconds(estimate_s)} "
-        f"({actual_s / estimate_s:.2g}× the estimate)"
+        f"({_ratio(actual_s / estimate_s)}× the estimate)"
     )
+
+
+def _ratio(value: float) -> str:
+    """1.3, 0.45, 12 (never "1.5e+02")."""
+    return f"{value:.2f}" if value < 1 else f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
 def _no_reference_note(work: Sequence[PendingWork]) -> str:
@@ -412,6 +417,8 @@ def run_scoring_job(engine: Any, job_id: int, *, hard_exit: bool = False) -> str
         total = sum(w.n_todo * len(KEYS[w.metric]) for w in work)
         beat.progress(0, total)
         defaults = _default_seconds(work)
+        if any(w.metric == "ter" and w.n_todo for w in work):
+            ter_fast.warm()  # a first compile is a fixed cost, not the machine's speed
         reports: list[ScoreReport] = []
         offset = 0
         for family in ("sacrebleu", "bertscore"):
