@@ -27,8 +27,9 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
@@ -203,6 +204,51 @@ def worth_parallel(n_evaluations: int) -> bool:
     return available_cores() > 1 and n_evaluations >= PARALLEL_MIN_SENTENCES
 
 
+def _share_with_pool(
+    pool: ProcessPoolExecutor,
+    tasks: list[tuple[tuple[str, str, bool], int, int]],
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    finished: Callable[[tuple[str, str, bool], int, int, list[float]], None],
+    in_flight: int,
+) -> None:
+    """Score ``tasks`` (slowest first) on the pool, ``in_flight`` at a time from the front,
+    while this process scores chunks from the back whenever none of the pool's is ready:
+    progress moves while the pool's processes start (5–10 s on a busy machine), and this
+    process's core is not idle. Each chunk runs the same code wherever it runs."""
+    queue = deque(tasks)
+    running: dict[Future[list[float]], tuple[tuple[str, str, bool], int, int]] = {}
+    broken = False
+    while queue or running:
+        while queue and not broken and len(running) < in_flight:
+            spec, a, b = queue.popleft()
+            try:
+                fut = pool.submit(score_chunk, spec, list(hypotheses[a:b]), list(references[a:b]))
+            except BrokenProcessPool:
+                broken = True
+                queue.appendleft((spec, a, b))
+                break
+            running[fut] = (spec, a, b)
+        ready = [f for f in running if f.done()]
+        if not ready and queue:
+            spec, a, b = queue.pop()
+            finished(spec, a, b, score_chunk(spec, hypotheses[a:b], references[a:b]))
+            continue
+        if not ready:
+            ready = list(wait(running, return_when=FIRST_COMPLETED).done)
+        for fut in ready:
+            spec, a, b = running.pop(fut)
+            try:
+                scores = fut.result()
+            except BrokenProcessPool:
+                # E.g. a host script without the `if __name__ == "__main__":` guard that
+                # "spawn" needs: the serial path gives the same scores.
+                log.warning("sacrebleu worker pool failed; scoring this chunk serially")
+                broken = True
+                scores = score_chunk(spec, hypotheses[a:b], references[a:b])
+            finished(spec, a, b, scores)
+
+
 def score_many(
     metrics: Sequence[SacrebleuMetric],
     hypotheses: Sequence[str],
@@ -256,27 +302,16 @@ def score_many(
         return {m.name: results[m.spec] for m in metrics}
     own = executor is None
     pool = executor or make_pool(workers)
+
+    def finished(spec: tuple[str, str, bool], a: int, b: int, scores: list[float]) -> None:
+        nonlocal done
+        results[spec][a:b] = scores
+        done += b - a
+        if progress:
+            progress(done, total)
+
     try:
-        futures = {
-            pool.submit(score_chunk, spec, list(hypotheses[a:b]), list(references[a:b])): (
-                spec,
-                a,
-                b,
-            )
-            for spec, a, b in tasks
-        }
-        for fut in as_completed(futures):
-            spec, a, b = futures[fut]
-            try:
-                results[spec][a:b] = fut.result()
-            except BrokenProcessPool:
-                # E.g. a host script without the `if __name__ == "__main__":` guard that
-                # "spawn" needs: the serial path gives the same scores.
-                log.warning("sacrebleu worker pool failed; scoring this chunk serially")
-                results[spec][a:b] = score_chunk(spec, hypotheses[a:b], references[a:b])
-            done += b - a
-            if progress:
-                progress(done, total)
+        _share_with_pool(pool, tasks, hypotheses, references, finished, 3 * n_workers)
     finally:
         if own:
             pool.shutdown()

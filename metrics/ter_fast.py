@@ -1,9 +1,9 @@
 """sacrebleu's TER with its edit-distance core compiled (numba): the same metric, faster.
 
-Where sacrebleu's TER spends its time (``bench/scoring_estimate_bench.py``): in
-``sacrebleu.metrics.lib_ter``, not in tokenizing. Every shift candidate (up to 1,000 per
-sentence) costs a beam edit distance over the hypothesis rows, in pure Python; on the
-Chaganty summaries (~60 words) that is ~160 ms a summary against ~1 ms for chrF.
+Where sacrebleu's TER spends its time (cProfile, 40 Chaganty summaries): 97 % in
+``lib_ter.translation_edit_rate``, 88 % in its beam edit distance, 0.02 % in tokenizing.
+Every shift candidate (up to 1,000 per sentence) costs a beam edit distance over the
+hypothesis rows, in pure Python: 50–160 ms per ~60-word summary against ~1–2 ms for chrF.
 
 :class:`FastTER` is sacrebleu's ``TER`` class itself (tokenizer, case handling, statistics,
 score formula and signature are inherited unchanged); only ``translation_edit_rate`` is
