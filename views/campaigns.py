@@ -70,7 +70,7 @@ resume_orphaned(engine())  # a job whose worker stopped (e.g. a server restart) 
 def _job_caption(job: JobRow) -> str:
     names = ", ".join(job.params.get("metrics", []))
     share = f"{job.done / job.total:.0%}" if job.total else "starting"
-    if job.done == 0:  # the worker and its scoring processes start (~5–10 s when busy)
+    if job.done == 0:  # the worker and its scoring processes start (2–3 s, more when busy)
         share = "starting the scoring processes"
     spent = format_seconds(job.seconds or 0)
     estimate = f" of about {format_seconds(job.estimate_s)}" if job.estimate_s else ""
