@@ -611,12 +611,20 @@ def score(
         except MetricConfigError as exc:
             _fail(str(exc))
     if builtin or not imported:
+        from metrics.scoring_job import estimate_error, estimate_scoring
+
         try:
+            estimate = estimate_scoring(
+                engine, campaign, builtin, in_process=True, bertscore=config
+            )
+            typer.echo(estimate.describe())
             with _Bar("score") as bar:
                 report = score_campaign(engine, campaign, builtin, progress=bar, bertscore=config)
         except MetricConfigError as exc:
             _fail(str(exc))
         typer.echo(report.summary())
+        if estimate.n_todo:
+            typer.echo(f"Time: {estimate_error(estimate.seconds, report.seconds)}.")
     for line in lines:
         typer.echo(line)
 

@@ -25,11 +25,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from db import scores as store
+from metrics import ter_fast
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
+from metrics.cost_model import total_seconds
 from metrics.features import FeaturesMetric
 from metrics.registry import build_metrics
 from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, worth_parallel
+
+#: Metrics that score an output without a reference (the others skip such outputs).
+REFERENCE_FREE: tuple[str, ...] = ("features",) if not FeaturesMetric.needs_reference else ()
 
 #: Outputs per stored chunk (sacrebleu) and per BERTScore chunk.
 SACREBLEU_CHUNK = 5000
@@ -182,6 +187,8 @@ def score_campaign(
     for group in groups.values():
         todo = group[0].todo
         evaluations = len(todo) * len(group)
+        if any(g.metric.name == "ter" for g in group):
+            ter_fast.warm()  # compiled once here, not once per pool process
         pool = (
             make_pool()
             if (workers is None and worth_parallel(evaluations)) or (workers or 1) > 1
@@ -262,6 +269,11 @@ class PendingWork:
     n_todo: int
     #: BERTScore with rescale and no stored campaign baseline: the run computes it first.
     needs_baseline: bool = False
+    #: Serial seconds of the to-do by :mod:`metrics.cost_model` (text length counted).
+    seconds: float = 0.0
+    #: Outputs this metric cannot score because their item has no reference.
+    n_no_reference: int = 0
+    needs_reference: bool = True
 
 
 def pending_work(
@@ -294,12 +306,27 @@ def pending_work(
                     )
         if needs_baseline:  # no score can carry a baseline that does not exist yet
             todo = [o for o in outputs if not (m.needs_reference and o.reference is None)]
+            n_no_reference = len(outputs) - len(todo)
         else:
             sigs = m.signatures()
             done = {k: store.scored_output_ids(engine, info.id, sigs[k]) for k in m.keys}
-            todo, _ = _missing(m, outputs, done)
-        work.append(PendingWork(m.name, len(outputs), len(todo), needs_baseline))
+            todo, n_no_reference = _missing(m, outputs, done)
+        work.append(
+            PendingWork(
+                m.name, len(outputs), len(todo), needs_baseline,
+                seconds=_todo_seconds(m, todo), n_no_reference=n_no_reference,
+                needs_reference=m.needs_reference,
+            )
+        )  # fmt: skip
     return work
+
+
+def _todo_seconds(m: Metric, todo: Sequence[store.OutputText]) -> float:
+    """Serial seconds of a metric's to-do; sacrebleu scores each distinct pair once."""
+    pairs: Iterable[tuple[str | None, str | None]] = [(o.text, o.reference) for o in todo]
+    if isinstance(m, SacrebleuMetric):
+        pairs = set(pairs)  # type: ignore[arg-type]
+    return total_seconds(m.name, pairs)
 
 
 def _rows(

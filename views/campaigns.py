@@ -13,6 +13,7 @@ from metrics.scoring_job import (
     ScoringAlreadyRunning,
     active_job,
     cancel_job,
+    estimate_error,
     estimate_scoring,
     format_seconds,
     latest_jobs,
@@ -69,9 +70,14 @@ resume_orphaned(engine())  # a job whose worker stopped (e.g. a server restart) 
 def _job_caption(job: JobRow) -> str:
     names = ", ".join(job.params.get("metrics", []))
     share = f"{job.done / job.total:.0%}" if job.total else "starting"
+    if job.done == 0:  # the worker and its scoring processes start (2–3 s, more when busy)
+        share = "starting the scoring processes"
     spent = format_seconds(job.seconds or 0)
     estimate = f" of about {format_seconds(job.estimate_s)}" if job.estimate_s else ""
-    return f"Scoring {names}: {job.done:,} / {job.total:,} ({share}), {spent}{estimate}."
+    over = ""
+    if job.estimate_s and (job.seconds or 0) > 1.5 * job.estimate_s:
+        over = " Taking longer than estimated (this machine may be busy)."
+    return f"Scoring {names}: {job.done:,} / {job.total:,} ({share}), {spent}{estimate}.{over}"
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -146,5 +152,6 @@ if name:
     if job is None and last is not None:
         when = f" ({last.finished_at:%Y-%m-%d %H:%M} UTC)" if last.finished_at else ""
         outcome = {DONE: st.success, CANCELLED: st.warning}.get(last.state, st.error)
-        outcome(f"Last scoring run{when}: {last.state}.")
+        timing = estimate_error(last.estimate_s, last.seconds) if last.state == DONE else ""
+        outcome(f"Last scoring run{when}: {last.state}" + (f"; {timing}." if timing else "."))
         st.code(last.message or "", language=None)
