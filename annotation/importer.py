@@ -29,6 +29,7 @@ from annotation.campaign_file import (
     check_campaign_name,
     check_size,
     parse_campaign_file,
+    validate_rows,
 )
 from annotation.queue import ImportedJudgment, record_imported
 from annotation.scores_file import (
@@ -61,6 +62,7 @@ class ImportReport:
     census: bool  # every output of the campaign has a judgment
     seconds: float
     metrics: list[MetricCoverage] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the import repaired, one per line
 
     def summary(self) -> str:
         text = (
@@ -74,7 +76,7 @@ class ImportReport:
                 " Not every output is judged: estimates from these labels assume the judged "
                 "outputs were a random sample."
             )
-        return "\n".join([text, *(m.line() for m in self.metrics)])
+        return "\n".join([text, *(m.line() for m in self.metrics), *self.notes])
 
     def with_seconds(self, seconds: float) -> ImportReport:
         return replace(self, seconds=seconds)
@@ -612,10 +614,17 @@ def import_parsed(
     campaign: str,
     *,
     settings: Mapping[str, Any] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> ImportReport:
-    """Write already-validated rows (e.g. annotation.mqm_tsv's) as a new campaign, in one
-    transaction; ``settings`` are the campaign's columns (``meta`` included)."""
+    """Write rows parsed elsewhere (e.g. annotation.mqm_tsv's) as a new campaign, in one
+    transaction; ``settings`` are the campaign's columns (``meta`` included).
+
+    The rows pass the campaign-file rules first (:func:`validate_rows`: limits, NUL bytes,
+    one text per output; ``names`` are the file's column names for messages), so every
+    import path refuses the same rows with the same :class:`CampaignFileError`."""
     started = time.perf_counter()
+    check_campaign_name(campaign, parsed.filename)
+    validate_rows(parsed.filename, parsed.rows, names)
     with session_scope(engine) as s:
         if repo.get_campaign(s, campaign) is not None:
             raise _name_taken(parsed.filename, campaign, "Choose a new campaign name.")

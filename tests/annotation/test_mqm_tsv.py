@@ -104,7 +104,7 @@ def test_bad_files_name_the_row_and_write_nothing(
     engine: Engine, rows: tuple, message: str
 ) -> None:
     with pytest.raises(CampaignFileError, match=message) as err:
-        import_mqm_tsv(engine, tsv(*rows), "bad", filename="bad.tsv")
+        import_mqm_tsv(engine, tsv(*rows), "bad", filename="bad.tsv", strict=True)
     assert "bad.tsv, row" in str(err.value)
     with session_scope(engine) as s:
         assert s.scalar(select(func.count()).select_from(Campaign)) == 0
