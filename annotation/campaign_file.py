@@ -175,13 +175,33 @@ def _fail(filename: str, message: str, fix: str, **where: Any) -> CampaignFileEr
 
 
 def check_size(n_bytes: int, filename: str, max_mb: float = DEFAULT_MAX_MB) -> None:
-    """Refuse a file of ``n_bytes`` over the limit; call it before reading the file."""
+    """Refuse a file of ``n_bytes`` over the limit; call it before reading the file. The
+    limit must be a positive finite number of MB (0, negative or NaN is refused)."""
+    check_max_mb(max_mb, filename)
     if n_bytes > max_mb * 1024 * 1024:
         raise _fail(
             filename,
             f"is {n_bytes / 1024 / 1024:.1f} MB, over the {max_mb:g} MB import limit",
             "Split the file, or raise the limit with TANDEM_MAX_IMPORT_MB "
             "(or --max-mb on the command line).",
+        )
+
+
+def max_mb_problem(max_mb: Any) -> str:
+    """Why ``max_mb`` is not an import size limit ('' when it is one)."""
+    ok = isinstance(max_mb, int | float) and not isinstance(max_mb, bool)
+    if ok and math.isfinite(max_mb) and max_mb > 0:
+        return ""
+    return f"the import size limit {max_mb!r} MB is not a positive number"
+
+
+def check_max_mb(max_mb: Any, filename: str) -> None:
+    problem = max_mb_problem(max_mb)
+    if problem:
+        raise _fail(
+            filename,
+            problem,
+            "Give a positive number of megabytes (e.g. --max-mb 500, or TANDEM_MAX_IMPORT_MB=500).",
         )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation.campaign_file import (
+    CLI_WORDING,
     DEFAULT_MAX_MB,
     MAX_PROBLEMS,
     CampaignFile,
@@ -175,7 +176,7 @@ def import_campaign(
     parsed = parse_campaign_file(data, filename, column_map, max_mb, ignore=ignore, wording=wording)
     imported = (
         scores_from_campaign(parsed, data, metrics, wording=wording)
-        if metric_specs(parsed.columns, metrics)
+        if metrics or metric_specs(parsed.columns, metrics)
         else None
     )
     tick(1, 4)
@@ -192,6 +193,7 @@ def import_campaign(
         if existing is None:
             camp = _create_campaign(s, campaign, filename, settings)
         else:
+            _check_append_mode(filename, existing, settings, wording or CLI_WORDING)
             camp = existing
             score_store.lock_campaign(s, camp.id)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
@@ -589,6 +591,29 @@ def imported_coverage(engine: Engine, campaign: str, names: Sequence[str]) -> li
                 + "; nothing to compute."
             )
     return lines
+
+
+def _check_append_mode(
+    filename: str, existing: Any, settings: Mapping[str, Any] | None, wording: Wording
+) -> None:
+    """Appended rows take the campaign's mode: a different one asked for is an error (the
+    other settings are the new campaign's and do not apply when appending)."""
+    mode = (settings or {}).get("mode")
+    if mode is not None and str(mode) != str(existing.mode):
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"campaign '{existing.name}' is a '{existing.mode}' campaign; appended rows "
+                    f"cannot be annotated in mode '{mode}'",
+                    "Leave out the mode (--mode) to append in the campaign's own mode, or "
+                    "import the rows as a new campaign."
+                    if wording is CLI_WORDING
+                    else "Appended rows take the campaign's mode, or import them as a new "
+                    "campaign.",
+                )
+            ]
+        )
 
 
 def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileError:

@@ -396,6 +396,42 @@ def _capital(severity: str) -> str:
     return severity[:1].upper() + severity[1:]
 
 
+_BREAKS = ("\t", "\r", "\n")
+_STRIPPED = {
+    "system": "system",
+    "doc": "doc",
+    "doc_id": "doc_id",
+    "seg_id": "item id",
+    "rater": "annotator",
+}
+
+
+def _unexportable(name: str, value: str) -> str:
+    if any(c in value for c in _BREAKS):
+        return f"the {name} {value!r} holds a tab or a line break"
+    if name in ("source", "output") and _MARK_RE.search(value):
+        return f"the {name} holds a {OPEN} or {CLOSE} mark"
+    if name in _STRIPPED.values() and value != value.strip():
+        return f"the {name} {value!r} starts or ends with white space (the layout drops it)"
+    return ""
+
+
+def _check_exportable(j: Any) -> None:
+    """Refuse (ValueError) a judgment the MQM TSV layout cannot carry exactly: it has no
+    quoting, so no cell may hold a tab or a line break; texts may not hold ``<v>`` marks;
+    names are read back without surrounding white space."""
+    cells = [(_STRIPPED[c], getattr(j, c) or "") for c in _STRIPPED]
+    cells += [("source", j.source), ("output", j.target)]
+    cells += [("category", sp["category"]) for sp in j.spans]
+    for name, value in cells:
+        why = _unexportable(name, value)
+        if why:
+            raise ValueError(
+                f"item {j.seg_id!r}, system {j.system!r}, annotator {j.rater!r}: {why}, which "
+                "the MQM TSV layout cannot carry; export the campaign as CSV or JSONL instead"
+            )
+
+
 def export_mqm_tsv(engine: Engine, campaign_id: int) -> bytes:
     """The campaign's current span judgments in the MQM TSV layout (module docstring)."""
     with session_scope(engine) as s:
@@ -403,13 +439,7 @@ def export_mqm_tsv(engine: Engine, campaign_id: int) -> bytes:
     out = io.StringIO()
     out.write("\t".join([*COLUMNS, GUARD_COLUMN]) + "\n")
     for j in judgments:
-        for name, text in (("source", j.source), ("output", j.target)):
-            if any(c in text for c in "\t\r\n") or OPEN in text or CLOSE in text:
-                raise ValueError(
-                    f"item {j.seg_id!r}, system {j.system!r}: the {name} holds a tab, a line "
-                    f"break or a {OPEN} mark, which the MQM TSV layout cannot carry; export "
-                    "the campaign as CSV or JSONL instead"
-                )
+        _check_exportable(j)
         rows = [(j.source, j.target, "No-error", "No-error")] if not j.spans else []
         for sp in j.spans:
             source, target = j.source, j.target

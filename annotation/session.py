@@ -478,9 +478,7 @@ def _what(last: log.LastJudgment) -> str:
     return "your judgment"
 
 
-def _undone(
-    s: Any, camp: dbq.AnnotatorCampaign, last: log.LastJudgment, ordinal: int
-) -> Undone:
+def _undone(s: Any, camp: dbq.AnnotatorCampaign, last: log.LastJudgment, ordinal: int) -> Undone:
     row = dbq.slot_row(s, last.assignment_id) if last.assignment_id is not None else None
     group = _group(s, camp, row) if row is not None else None
     return Undone(
