@@ -6,8 +6,8 @@ MQM form) answers every error class with a message, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -90,9 +90,7 @@ def test_upper_case_marks_are_marks(sqlite_engine: Engine) -> None:
     data = tsv(("s", "d", "1", "1", "r", SRC, "We <V>discuss</V> the climate today.",
                 "Accuracy", "Major"))  # fmt: skip
     import_mqm_tsv(sqlite_engine, data, "upper", filename="u.tsv")
-    ((_, _, spans),) = [
-        r for r in _rows(sqlite_engine)
-    ]
+    ((_, _, spans),) = [r for r in _rows(sqlite_engine)]
     assert spans == [{"start": 3, "end": 10, "severity": "major", "category": "Accuracy",
                       "side": "target"}]  # fmt: skip
 

@@ -14,8 +14,8 @@ from annotation.auth import create_annotator
 from annotation.spans import SpanError, parse_spans, snap_to_words
 from tests.annotation.test_queue import make_campaign
 from tests.app.conftest import app_engine  # noqa: F401  (the AppTest database fixture)
-from tests.app.test_annotate_spans import event, saved, spans_campaign, widget
 from tests.app.test_annotate import annotator_app
+from tests.app.test_annotate_spans import event, saved, spans_campaign, widget
 
 
 @pytest.mark.parametrize(
