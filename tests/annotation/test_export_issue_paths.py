@@ -210,11 +210,11 @@ def test_parquet_refuses_a_column_no_parquet_type_holds(sqlite_engine: Engine) -
 # ------------------------------------------------------------------ Parquet column types
 
 
-def test_all_empty_parquet_columns_keep_their_type(sqlite_engine: Engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_all_empty_parquet_columns_keep_their_type(engine: Engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
     data = "item_id,source,reference,system,output,human_label\n1,a,b,A,x,1\n2,c,d,A,y,0\n"
-    import_campaign(sqlite_engine, data.encode(), "p", filename="p.csv")
+    import_campaign(engine, data.encode(), "p", filename="p.csv")
     path = tmp_path / "a.parquet"
-    path.write_bytes(export_annotations(sqlite_engine, "p", "parquet"))
+    path.write_bytes(export_annotations(engine, "p", "parquet"))
     frame = pd.read_parquet(path)
     # hter, seconds, esa_score, supersedes_id are empty in every row of an imported campaign
     for column in ("hter", "seconds", "esa_score", "score", "supersedes_id"):
@@ -222,6 +222,6 @@ def test_all_empty_parquet_columns_keep_their_type(sqlite_engine: Engine, tmp_pa
         assert pd.api.types.is_numeric_dtype(frame[column]), (column, frame[column].dtype)
     assert pd.api.types.is_bool_dtype(frame["current"]) and frame["current"].all()
     assert list(frame["label"]) == [1, 0]
-    path.write_bytes(export_campaign(sqlite_engine, "p", "parquet"))
+    path.write_bytes(export_campaign(engine, "p", "parquet"))
     frame = pd.read_parquet(path)
     assert pd.api.types.is_numeric_dtype(frame["human_score"]) and frame["human_score"].isna().all()
