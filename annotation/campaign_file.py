@@ -781,6 +781,7 @@ MQM_NAMES = CAMPAIGN_NAMES | {
     "output": "target",
     "annotator": "rater",
     "doc_id": "doc",
+    "wmt_doc_id": "doc_id",
 }
 
 
@@ -811,7 +812,7 @@ class RowRules:
                 )
         if row.item_id:
             first = self.first_item.setdefault(row.item_id, row)
-            for col in ("source", "reference") if first is not row else ():
+            for col in ("source", "reference", "doc_id") if first is not row else ():
                 if getattr(first, col) != getattr(row, col):
                     add(
                         n,
@@ -895,6 +896,7 @@ def validate_rows(
                 "Supply the system's output text, or remove the row.")  # fmt: skip
         for key, value in row.extras.items():
             if _has_nul(key) or _has_nul(value):
+                key = name.get(key, key)
                 add(row.number, row.line, key, f"{key} contains a NUL byte (\\x00)",
                     "Remove NUL characters.")  # fmt: skip
         rules.check(row, add)

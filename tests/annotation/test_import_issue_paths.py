@@ -81,6 +81,21 @@ def test_issue_repro_two_raters_with_different_targets(engine: Engine, cli, tmp_
     assert n_campaigns(engine) == 0
 
 
+def test_one_item_in_two_documents_is_an_error(engine: Engine) -> None:
+    data = "item_id,source,reference,system,output,doc_id\n1,a,b,A,x,d1\n1,a,b,B,y,d2\n"
+    with pytest.raises(CampaignFileError) as err:
+        import_campaign(engine, data.encode(), "docs", filename="docs.csv")
+    assert "docs.csv, row 2, column 'doc_id': item '1' has a different doc_id here than in " \
+        "row 1 (system 'A')" in str(err.value)  # fmt: skip
+    mqm = tsv(
+        ("A", "d1", "1", "1", "r1", "Hi.", "Hallo", "No-error", "No-error"),
+        ("B", "d2", "1", "1", "r1", "Hi.", "Servus", "No-error", "No-error"),
+    )
+    with pytest.raises(CampaignFileError, match="seg_id '1' has a different doc here"):
+        import_mqm_tsv(engine, mqm, "docs", filename="docs.tsv")
+    assert n_campaigns(engine) == 0
+
+
 def test_one_seg_id_with_two_sources_across_systems(engine: Engine) -> None:
     data = tsv(
         ("A", "d", "1", "1", "r1", "Hello world.", "Hallo <v>Welt</v>.", "Accuracy", "Major"),
@@ -114,7 +129,7 @@ LONG = "x" * 1000
         (("A", "d", "1", "1", "r1", "Hi.", "   ", "No-error", "No-error"),
          "column 'target': target is empty or whitespace only"),
         (("A", "d", "1\x00", "1", "r1", "Hi.", "Hallo", "No-error", "No-error"),
-         "column 'wmt_doc_id': wmt_doc_id contains a NUL byte"),
+         "column 'doc_id': doc_id contains a NUL byte"),
     ],
 )  # fmt: skip
 def test_mqm_rows_obey_the_campaign_limits(engine: Engine, row: tuple, expected: str) -> None:
