@@ -237,3 +237,66 @@ def test_import_mqm_page_reports_and_imports_a_repaired_row(app_engine: Engine) 
     text = _page_text(at)
     assert "1 row(s) with a malformed mark are kept as errors without a position" in text
     assert "Imported 2 rows" in text and n_campaigns(app_engine) == 1
+
+
+def _campaign_page(filename: str, data: bytes, size: int | None = None) -> AppTest:
+    """The Import page script with a file 'uploaded' (AppTest cannot drive st.file_uploader:
+    the uploader is replaced by one that returns the file; sign-in is not under test)."""
+
+    def page(filename: str, data: bytes, size: int | None) -> None:
+        import runpy
+        from pathlib import Path
+
+        import streamlit as st
+
+        import views.common
+
+        class Upload:
+            name = filename
+
+            def __init__(self) -> None:
+                self.size = len(data) if size is None else size
+
+            def getvalue(self) -> bytes:
+                return data
+
+        views.common.require_admin = lambda: None
+        real = st.file_uploader
+        st.file_uploader = lambda label, **kw: (
+            Upload() if kw.get("key") == "campaign-file" else None
+        )
+        try:
+            runpy.run_path(str(Path.cwd() / "views" / "import_campaign.py"))
+        finally:
+            st.file_uploader = real
+
+    at = AppTest.from_function(page, args=(filename, data, size), default_timeout=60)
+    return at.run()
+
+
+#: The MQM cases the Import page reaches without the strict box (a file whose header lacks
+#: MQM columns is read as a campaign file there).
+PAGE_MQM = {k: v for k, v in MQM_ERRORS.items() if k not in ("strict malformed", "missing columns")}
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "size", "phrase"),
+    [
+        *[("f.csv", d, None, p) for d, p in CSV_ERRORS.values()],
+        *[("f.tsv", d, None, p) for d, p in PAGE_MQM.values()],
+        ("f.tsv", MQM_ERRORS["missing columns"][0], None, "missing required column 'source'"),
+        ("f.csv", b"item_id,source\n1,a\n", 10**12, "MB import limit"),
+        ("f.xlsx", b"x", None, "unknown file type"),
+    ],
+)
+def test_import_campaign_page_answers_each_error(
+    app_engine: Engine,  # noqa: F811
+    filename: str,
+    data: bytes,
+    size: int | None,
+    phrase: str,
+) -> None:
+    at = _campaign_page(filename, data, size)
+    assert not at.exception, at.exception
+    assert phrase in _page_text(at), _page_text(at)
+    assert n_campaigns(app_engine) == 0
