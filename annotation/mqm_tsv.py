@@ -98,6 +98,8 @@ def unmark(text: str) -> tuple[str, tuple[int, int] | None]:
     """``"a <v>b</v> c"`` → ``("a b c", (2, 3))``; ``(text, None)`` without a mark. Marks
     are matched in any case (``<V>…</V>`` too). Raises ValueError for unbalanced or
     repeated marks."""
+    if "<" not in text:  # most texts (sources above all) carry no mark
+        return text, None
     opens = [m.start() for m in _OPEN_RE.finditer(text)]
     closes = [m.start() for m in _CLOSE_RE.finditer(text)]
     if not opens:
