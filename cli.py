@@ -790,10 +790,8 @@ def evaluate(
     if kind is None:
         _fail(f"Campaign {campaign!r} has no human judgments yet.")
     if kind not in kinds:
-        _fail(
-            f"No {kind!r} judgments in {campaign!r}; available: "
-            f"{', '.join(kinds) or 'none'} ({', '.join(LABEL_KINDS)} are the kinds)."
-        )
+        _fail(f"No {kind!r} judgments in {campaign!r}; available: "
+              f"{', '.join(kinds) or 'none'} ({', '.join(LABEL_KINDS)} are the kinds).")
     chosen = []
     for name in (c.strip() for c in controls.split(",")):
         if not name:
@@ -805,17 +803,13 @@ def evaluate(
         match = next((m.signature for m in matches if m.metric == name), None)
         if match is None:
             known = [*sorted({m.metric for m in data.metrics}), LEARNED]
-            _fail(
-                f"Unknown control {name!r} for {campaign!r}; known: {', '.join(known)} "
-                "(score metrics first: `cli.py score`)."
-            )
+            _fail(f"Unknown control {name!r} for {campaign!r}; known: {', '.join(known)} "
+                  "(score metrics first: `cli.py score`).")
         chosen.append(match)
     learned = learned_control(data, kind) if data.scores else None
     if LEARNED in chosen and learned is None:
-        _fail(
-            "The learned control needs stored metric scores (`cli.py score`), at least "
-            "10 labels and some unlabelled outputs."
-        )
+        _fail("The learned control needs stored metric scores (`cli.py score`), at least "
+              "10 labels and some unlabelled outputs.")
     try:
         result = evaluate(data, kind, chosen, learned=learned, alpha=alpha)
     except ValueError as exc:
@@ -823,45 +817,33 @@ def evaluate(
     label = " + ".join(result.control_labels) or "none"
     typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: {label}.")
     if learned is not None:
-        typer.echo(
-            f"Learned control ŷ: {learned.model}, {learned.folds}-fold cross-fitted on "
-            f"{learned.n_labels} labels from {len(learned.features)} metric(s)."
-        )
+        typer.echo(f"Learned control ŷ: {learned.model}, {learned.folds}-fold cross-fitted on "
+                   f"{learned.n_labels} labels from {len(learned.features)} metric(s).")
     typer.echo("Fixed-n intervals (valid when the number of labels was fixed in advance).\n")
-    typer.echo(
-        f"{'system':<24} {'method':<8} {'n':>6} {'estimate':>9} {'95% interval':>19} {'DE':>6}"
-    )
+    typer.echo(f"{'system':<24} {'method':<8} {'n':>6} {'estimate':>9} {'95% interval':>19}"
+               f" {'DE':>6}")
     for name, method, r in result.systems:
         de = r.diagnostics.get("de")
-        typer.echo(
-            f"{name[:24]:<24} {method:<8} {r.n_human:>6} {r.estimate:>9.4f} "
-            f"[{r.low:>8.4f}, {r.high:>8.4f}] {'' if de is None else f'{de:6.2f}'}"
-        )
-    typer.echo(
-        f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
-        f"{'p (Holm)':>9}  verdict"
-    )
+        typer.echo(f"{name[:24]:<24} {method:<8} {r.n_human:>6} {r.estimate:>9.4f} "
+                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {'' if de is None else f'{de:6.2f}'}")
+    typer.echo(f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
+               f"{'p (Holm)':>9}  verdict")
     for p in result.pairs:
         r = p["result"]
         pair = f"{p['a']} – {p['b']}"
-        typer.echo(
-            f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {r.estimate:>8.4f} "
-            f"[{r.low:>8.4f}, {r.high:>8.4f}] {p['p_holm']:>9.4f}  {p['verdict']}"
-        )
+        typer.echo(f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} {r.estimate:>8.4f} "
+                   f"[{r.low:>8.4f}, {r.high:>8.4f}] {p['p_holm']:>9.4f}  {p['verdict']}")
     eff = control_efficiency(data, kind, learned)
     if eff:
-        typer.echo(
-            f"\n{'control':<24} {'ρ (judgment)':>13} {'ρ (pairs)':>10} {'DE':>6} {'DE pairs':>9}"
-        )
+        typer.echo(f"\n{'control':<24} {'ρ (judgment)':>13} {'ρ (pairs)':>10} {'DE':>6} "
+                   f"{'DE pairs':>9}")
         for e in eff:
             cells = [e.rho, e.rho_pairs, e.de, e.de_pairs]
             txt = ["–" if v is None else f"{v:.3f}" for v in cells]
             typer.echo(f"{e.label[:24]:<24} {txt[0]:>13} {txt[1]:>10} {txt[2]:>6} {txt[3]:>9}")
         if not any(e.helps for e in eff):
-            typer.echo(
-                "No control helps here: every measured DE is below 1.02, so PPI++ "
-                "saves no labels; human-only results are as good."
-            )
+            typer.echo("No control helps here: every measured DE is below 1.02, so PPI++ "
+                       "saves no labels; human-only results are as good.")
     for note in result.notes:
         typer.echo(f"Note: {note}", err=True)
 
