@@ -75,9 +75,9 @@ def mqm_files(draw: st.DrawFn) -> bytes:
     names = st.one_of(TSV_NAME, TRIGGERS)
     for seg in draw(st.lists(names, min_size=1, max_size=3, unique=True)):
         source = draw(st.one_of(TSV_TEXT, TRIGGERS))
+        doc, doc_id = draw(names), draw(names)  # one document per segment
         for system in draw(st.lists(names, min_size=1, max_size=2, unique=True)):
             target = draw(st.one_of(TSV_TEXT, TRIGGERS))
-            doc, doc_id = draw(names), draw(names)
             for rater in draw(st.lists(names, min_size=1, max_size=2, unique=True)):
                 start = draw(st.integers(0, len(target) - 1))
                 end = draw(st.integers(start + 1, len(target)))
