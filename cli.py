@@ -44,6 +44,17 @@ def _fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _max_mb(value: float | None) -> float:
+    """``--max-mb``: a positive finite number of MB (the default limit when not given)."""
+    from annotation.campaign_file import DEFAULT_MAX_MB, max_mb_problem
+
+    if value is None:
+        return DEFAULT_MAX_MB
+    if max_mb_problem(value):
+        _fail(f"--max-mb {value:g}: give a positive number of megabytes, e.g. --max-mb 500.")
+    return value
+
+
 def _campaign_id(engine, name: str) -> int:  # type: ignore[no-untyped-def]
     """The id of campaign ``name``, or fail pointing at `cli.py campaigns`."""
     from db.reads import campaign_id
@@ -161,8 +172,12 @@ def import_(
     ] = None,
     append: Annotated[bool, typer.Option(help="Add the rows to an existing campaign.")] = False,
     mode: Annotated[
-        str, typer.Option(help="binary, post_edit, both or spans (new campaigns).")
-    ] = "binary",
+        str | None,
+        typer.Option(
+            help="binary, post_edit, both or spans (new campaigns; default binary). With "
+            "--append it must be the campaign's mode."
+        ),
+    ] = None,
     target_lang: Annotated[
         str | None, typer.Option(help="Target language code (chooses metric tokenizers).")
     ] = None,
@@ -183,7 +198,7 @@ def import_(
     ] = DEFAULT_ATTENTION_RATE,
 ) -> None:
     """Import a campaign file (validated completely first; nothing is written on error)."""
-    from annotation.campaign_file import DEFAULT_MAX_MB, CampaignFileError, parse_column_map
+    from annotation.campaign_file import CampaignFileError, parse_column_map
     from annotation.importer import import_campaign
     from annotation.scores_file import parse_metric_specs
     from db.vocabulary import CampaignMode
@@ -195,8 +210,17 @@ def import_(
         metrics = parse_metric_specs(metric or [], lower_is_better or [], metric_version or [])
     except ValueError as exc:
         _fail(str(exc))
-    if mode not in tuple(CampaignMode):
-        _fail(f"--mode {mode!r}: use binary, post_edit, both or spans.")
+    if mode is not None and mode not in tuple(CampaignMode):
+        _fail(f"--mode {mode!r}: use {', '.join(CampaignMode)}.")
+    limit = _max_mb(max_mb)
+    settings = {
+        "target_lang": target_lang,
+        "show_metrics": show_metrics,
+        "overlap": overlap,
+        "attention_rate": attention_rate,
+    }
+    if mode is not None or not append:  # appended rows take the campaign's mode
+        settings["mode"] = mode or CampaignMode.BINARY.value
     engine = _engine()
     try:
         with _Bar("import") as bar:
@@ -208,18 +232,14 @@ def import_(
                 metrics=metrics,
                 ignore=ignore or [],
                 append=append,
-                settings={
-                    "mode": mode,
-                    "target_lang": target_lang,
-                    "show_metrics": show_metrics,
-                    "overlap": overlap,
-                    "attention_rate": attention_rate,
-                },
-                max_mb=max_mb or DEFAULT_MAX_MB,
+                settings=settings,
+                max_mb=limit,
                 progress=bar,
             )
     except CampaignFileError as exc:
         _fail(f"Nothing was imported.\n{exc}")
+    except OSError as exc:
+        _fail(f"Nothing was imported: {file} cannot be read ({exc.strerror or exc}).")
     typer.echo(report.summary())
     if not append:
         from annotation.visibility import TRADE_OFF
@@ -248,15 +268,18 @@ def import_scores_cmd(
     max_mb: Annotated[float | None, typer.Option(help="Import size limit in MB.")] = None,
 ) -> None:
     """Add metric scores you computed elsewhere (COMET, MetricX, an LLM judge) to a campaign."""
-    from annotation.campaign_file import DEFAULT_MAX_MB, CampaignFileError
+    from annotation.campaign_file import CampaignFileError
     from annotation.importer import import_scores
 
     if not file.exists():
         _fail(f"{file}: no such file.")
+    limit = _max_mb(max_mb)
     try:
-        report = import_scores(_engine(), file, campaign, max_mb=max_mb or DEFAULT_MAX_MB)
+        report = import_scores(_engine(), file, campaign, max_mb=limit)
     except CampaignFileError as exc:
         _fail(f"Nothing was imported.\n{exc}")
+    except OSError as exc:
+        _fail(f"Nothing was imported: {file} cannot be read ({exc.strerror or exc}).")
     typer.echo(report.summary())
 
 
@@ -267,16 +290,19 @@ def export_scores_cmd(
 ) -> None:
     """Export a campaign's imported metric scores as a scores file (import-scores reads it)."""
     from annotation.campaign_file import file_type
-    from annotation.exports import UnknownCampaign
+    from annotation.exports import ExportError, UnknownCampaign
     from annotation.scores_file import export_scores
 
     fmt = file_type(out.name)
     if fmt is None:
         _fail(f"{out}: use a .csv, .tsv, .jsonl or .parquet file name.")
     try:
-        out.write_bytes(export_scores(_engine(), campaign, fmt))
+        data = export_scores(_engine(), campaign, fmt)
     except UnknownCampaign as exc:
         _fail(f"{exc}; `cli.py campaigns` lists them.")
+    except ExportError as exc:
+        _fail(f"Nothing was written: {exc}.")
+    out.write_bytes(data)
     typer.echo(f"Wrote {out}.")
 
 
@@ -287,6 +313,14 @@ def import_mqm_cmd(
     target_lang: Annotated[
         str | None, typer.Option(help="Target language code (chooses metric tokenizers).")
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            help="Refuse the file for a malformed <v> mark (by default such a row is kept as "
+            "an error of its severity without a position, and reported)."
+        ),
+    ] = False,
+    max_mb: Annotated[float | None, typer.Option(help="Import size limit in MB.")] = None,
 ) -> None:
     """Import WMT-style MQM error annotations as a new error-span campaign."""
     from annotation.campaign_file import CampaignFileError
@@ -294,10 +328,15 @@ def import_mqm_cmd(
 
     if not file.is_file():
         _fail(f"{file}: no such file.")
+    limit = _max_mb(max_mb)
     try:
-        report = import_mqm_tsv(_engine(), file, campaign, target_lang=target_lang)
+        report = import_mqm_tsv(
+            _engine(), file, campaign, target_lang=target_lang, strict=strict, max_mb=limit
+        )
     except CampaignFileError as exc:
         _fail(f"Nothing was imported.\n{exc}")
+    except OSError as exc:
+        _fail(f"Nothing was imported: {file} cannot be read ({exc.strerror or exc}).")
     typer.echo(report.summary())
 
 
@@ -377,14 +416,18 @@ def export(
 ) -> None:
     """Export a campaign in the import format (csv, tsv, jsonl, parquet)."""
     from annotation.campaign_file import file_type
-    from annotation.exports import export_campaign
+    from annotation.exports import ExportError, export_campaign
 
     fmt = file_type(out.name)
     if fmt is None:
         _fail(f"{out}: use a .csv, .tsv, .jsonl or .parquet file name.")
     engine = _engine()
     _campaign_id(engine, campaign)
-    out.write_bytes(export_campaign(engine, campaign, fmt))
+    try:
+        data = export_campaign(engine, campaign, fmt)
+    except ExportError as exc:
+        _fail(f"Nothing was written: {exc}.")
+    out.write_bytes(data)
     typer.echo(f"Wrote {out}.")
 
 
@@ -455,7 +498,12 @@ def export_annotations_cmd(
     ] = False,
 ) -> None:
     """Export annotations with annotator, time and assignment position."""
-    from annotation.exports import ANNOTATION_FORMATS, UnknownCampaign, export_annotations
+    from annotation.exports import (
+        ANNOTATION_FORMATS,
+        ExportError,
+        UnknownCampaign,
+        export_annotations,
+    )
 
     fmt = out.suffix.lstrip(".").lower()
     if fmt not in ANNOTATION_FORMATS:
@@ -464,6 +512,8 @@ def export_annotations_cmd(
         data = export_annotations(_engine(), campaign, fmt, current_only=not all_rows)
     except UnknownCampaign as exc:
         _fail(f"{exc}; `cli.py campaigns` lists them.")
+    except ExportError as exc:
+        _fail(f"Nothing was written: {exc}.")
     out.write_bytes(data)
     typer.echo(f"Wrote {out}.")
 

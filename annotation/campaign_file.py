@@ -175,13 +175,33 @@ def _fail(filename: str, message: str, fix: str, **where: Any) -> CampaignFileEr
 
 
 def check_size(n_bytes: int, filename: str, max_mb: float = DEFAULT_MAX_MB) -> None:
-    """Refuse a file of ``n_bytes`` over the limit; call it before reading the file."""
+    """Refuse a file of ``n_bytes`` over the limit; call it before reading the file. The
+    limit must be a positive finite number of MB (0, negative or NaN is refused)."""
+    check_max_mb(max_mb, filename)
     if n_bytes > max_mb * 1024 * 1024:
         raise _fail(
             filename,
             f"is {n_bytes / 1024 / 1024:.1f} MB, over the {max_mb:g} MB import limit",
             "Split the file, or raise the limit with TANDEM_MAX_IMPORT_MB "
             "(or --max-mb on the command line).",
+        )
+
+
+def max_mb_problem(max_mb: Any) -> str:
+    """Why ``max_mb`` is not an import size limit ('' when it is one)."""
+    ok = isinstance(max_mb, int | float) and not isinstance(max_mb, bool)
+    if ok and math.isfinite(max_mb) and max_mb > 0:
+        return ""
+    return f"the import size limit {max_mb!r} MB is not a positive number"
+
+
+def check_max_mb(max_mb: Any, filename: str) -> None:
+    problem = max_mb_problem(max_mb)
+    if problem:
+        raise _fail(
+            filename,
+            problem,
+            "Give a positive number of megabytes (e.g. --max-mb 500, or TANDEM_MAX_IMPORT_MB=500).",
         )
 
 
@@ -657,8 +677,7 @@ def _validate(
         )
     extra_columns = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
     rows: list[Row] = []
-    first_item: dict[str, Row] = {}
-    first_pair: dict[tuple[str, str], Row] = {}
+    rules = RowRules()
 
     def add(row: int, line: int | None, column: str | None, message: str, fix: str) -> None:
         problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
@@ -746,52 +765,143 @@ def _validate(
             is_human=bool(is_human),
             extras={c: _extra(rec.get(c)) for c in extra_columns},
         )
-        for col, limit in MAX_LENGTH.items():
-            value = getattr(row, col)
-            if value is not None and len(value) > limit:
-                add(
-                    number,
-                    line,
-                    col,
-                    f"{col} is {len(value):,} characters long, over the limit of {limit}",
-                    f"Shorten it to at most {limit} characters (keep long text in another "
-                    "column: any extra column is kept as metadata).",
-                )
-        if item_id:
-            first = first_item.setdefault(item_id, row)
-            if first is not row:
-                for col in ("source", "reference"):
-                    if getattr(first, col) != getattr(row, col):
-                        add(
-                            number,
-                            line,
-                            col,
-                            f"item '{item_id}' has a different {col} here than in row "
-                            f"{first.number}",
-                            f"Every row of one item must repeat the same {col}; "
-                            "fix the text or give the rows different item ids.",
-                        )
-        if item_id and system:
-            pair = first_pair.setdefault((item_id, system), row)
-            if pair is not row and not (
-                pair.annotator
-                and row.annotator
-                and pair.annotator != row.annotator
-                and pair.output == row.output
-            ):
-                add(
-                    number,
-                    line,
-                    "system",
-                    f"duplicate (item_id, system) = ('{item_id}', '{system}'); "
-                    f"row {pair.number} has it already",
-                    "Keep one row per item and system (several rows are allowed only for "
-                    "judgments by different annotators of the same output).",
-                )
+        rules.check(row, add)
         rows.append(row)
     if problems:
         raise CampaignFileError(problems, truncated=len(problems) >= MAX_PROBLEMS)
     return CampaignFile(filename=filename, columns=columns, extra_columns=extra_columns, rows=rows)
+
+
+#: Column names as a file names them, for messages (an MQM TSV says seg_id, target, rater).
+CAMPAIGN_NAMES = {c: c for c in (*REQUIRED, *OPTIONAL)} | {"item": "item", "ids": "item ids"}
+MQM_NAMES = CAMPAIGN_NAMES | {
+    "item": "seg_id",
+    "ids": "seg_ids",
+    "item_id": "seg_id",
+    "output": "target",
+    "annotator": "rater",
+    "doc_id": "doc",
+    "wmt_doc_id": "doc_id",
+}
+
+
+class RowRules:
+    """The rules every imported row obeys, whatever file it came from (campaign files, MQM
+    TSVs): length limits, one source and reference per item, and one output text per
+    (item, system): a second row of a pair is allowed only as another annotator's judgment
+    of the same text. ``names``: the file's column names, for messages."""
+
+    def __init__(self, names: Mapping[str, str] | None = None) -> None:
+        self.names = dict(CAMPAIGN_NAMES | dict(names or {}))
+        self.first_item: dict[str, Row] = {}
+        self.first_pair: dict[tuple[str, str], Row] = {}
+
+    def check(self, row: Row, add: Any) -> None:
+        """Call ``add(row, line, column, message, fix)`` for each rule ``row`` breaks."""
+        n, line, name = row.number, row.line, self.names
+        for col, limit in MAX_LENGTH.items():
+            value = getattr(row, col)
+            if value is not None and len(value) > limit:
+                add(
+                    n,
+                    line,
+                    name[col],
+                    f"{name[col]} is {len(value):,} characters long, over the limit of {limit}",
+                    f"Shorten it to at most {limit} characters (keep long text in another "
+                    "column: any extra column is kept as metadata).",
+                )
+        if row.item_id:
+            first = self.first_item.setdefault(row.item_id, row)
+            for col in ("source", "reference", "doc_id") if first is not row else ():
+                if getattr(first, col) != getattr(row, col):
+                    add(
+                        n,
+                        line,
+                        name[col],
+                        f"{name['item']} '{row.item_id}' has a different {name[col]} here "
+                        f"than in row {first.number}"
+                        + (f" (system '{first.system}')" if first.system != row.system else ""),
+                        f"Every row of one item must repeat the same {name[col]}; "
+                        f"fix the text or give the rows different {name['ids']}.",
+                    )
+        if row.item_id and row.system:
+            self._check_pair(row, add)
+
+    def _check_pair(self, row: Row, add: Any) -> None:
+        name = self.names
+        pair = self.first_pair.setdefault((row.item_id, row.system), row)
+        if pair is row:
+            return
+        others = bool(pair.annotator and row.annotator and pair.annotator != row.annotator)
+        if others and pair.output == row.output:
+            return
+        differs = (
+            f", with a different {name['output']} (by {name['annotator']} "
+            f"'{row.annotator}' here, '{pair.annotator}' there)"
+            if others
+            else ""
+        )
+        add(
+            row.number,
+            row.line,
+            name["output"] if others else name["system"],
+            f"duplicate ({name['item_id']}, {name['system']}) = ('{row.item_id}', "
+            f"'{row.system}'); row {pair.number} has it already{differs}",
+            f"Keep one row per {name['item_id']} and {name['system']} (several rows are "
+            f"allowed only for judgments by different {name['annotator']}s of the same "
+            f"{name['output']}, which must hold the same text).",
+        )
+
+
+_ROW_TEXT = (
+    "item_id",
+    "source",
+    "reference",
+    "system",
+    "output",
+    "doc_id",
+    "post_edit",
+    "annotator",
+)
+
+
+def validate_rows(
+    filename: str, rows: Sequence[Row], names: Mapping[str, str] | None = None
+) -> None:
+    """Apply a campaign file's row checks to rows built elsewhere (an MQM TSV's): NUL
+    bytes, empty ids and outputs, length limits and conflicting texts. Raises
+    :class:`CampaignFileError` naming each row; returns when every row passes."""
+    problems: list[Problem] = []
+    rules = RowRules(names)
+    name = rules.names
+
+    def add(row: int, line: int | None, column: str | None, message: str, fix: str) -> None:
+        problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
+
+    for row in rows:
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        for col in _ROW_TEXT:
+            value = getattr(row, col)
+            if isinstance(value, str) and "\x00" in value:
+                add(row.number, row.line, name[col], f"{name[col]} contains a NUL byte (\\x00)",
+                    "Remove NUL characters; they are often left by a damaged export.")  # fmt: skip
+        for col in ("item_id", "system"):
+            if not getattr(row, col).strip():
+                add(row.number, row.line, name[col], f"{name[col]} is empty",
+                    f"Give every row its {name[col]}.")  # fmt: skip
+        if not row.output.strip():
+            add(row.number, row.line, name["output"],
+                f"{name['output']} is empty or whitespace only",
+                "Supply the system's output text, or remove the row.")  # fmt: skip
+        for key, value in row.extras.items():
+            if _has_nul(key) or _has_nul(value):
+                key = name.get(key, key)
+                add(row.number, row.line, key, f"{key} contains a NUL byte (\\x00)",
+                    "Remove NUL characters.")  # fmt: skip
+        rules.check(row, add)
+    if problems:
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,13 @@ ANNOTATION_COLUMNS = [
     "spans",  # error spans as JSON text (span campaigns), else empty
     "esa_score",
 ]
+#: Parquet types of the annotation columns (a column empty in every row keeps its type).
+ANNOTATION_TYPES = {
+    **dict.fromkeys(("annotation_id", "label", "assignment_position", "supersedes_id"), "int64"),
+    **dict.fromkeys(("score", "hter", "seconds", "inclusion_prob", "esa_score"), "double"),
+    **dict.fromkeys(("current", "metrics_shown"), "bool"),
+}
+ANNOTATION_TYPES |= {c: "string" for c in ANNOTATION_COLUMNS if c not in ANNOTATION_TYPES}
 MIME = {
     "csv": "text/csv",
     "tsv": "text/tab-separated-values",
@@ -127,19 +134,49 @@ def to_jsonl(records: Sequence[dict[str, Any]]) -> bytes:
     return "".join(line.translate(_JSON_LINE_BREAKS) + "\n" for line in lines).encode("utf-8")
 
 
-def to_parquet(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
+class ExportError(ValueError):
+    """The data cannot be written in the chosen format; the message says what to use."""
+
+
+def to_parquet(
+    columns: Sequence[str],
+    records: Sequence[dict[str, Any]],
+    types: dict[str, str] | None = None,
+) -> bytes:
+    """A Parquet file, one column per name; ``types`` (``"int64"``, ``"double"``,
+    ``"string"``, ``"bool"``) fixes a column's type, so that a column empty in every row
+    keeps it (otherwise Parquet stores it as null, read back as text). Raises
+    :class:`ExportError` for a column whose values no one Parquet type holds (numbers and
+    text mixed, integers over 64 bits)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({c: [r.get(c) for r in records] for c in columns})
+    arrays = {}
+    for c in columns:
+        kind = (types or {}).get(c)
+        try:
+            arrays[c] = pa.array(
+                [r.get(c) for r in records], type=None if kind is None else pa.type_for_alias(kind)
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+            raise ExportError(
+                f"column {c!r} holds values that one Parquet column cannot ({exc}); export "
+                "as JSONL, which keeps each value as it is, or as CSV"
+            ) from None
     buf = io.BytesIO()
-    pq.write_table(table, buf)
+    pq.write_table(pa.table(arrays), buf)
     return buf.getvalue()
 
 
 # ------------------------------------------------------------------------ campaign file
 
 LEADING = (*REQUIRED, "doc_id", "is_human", "human_label", "human_score", "post_edit", "annotator")
+#: Parquet types of the campaign file's own columns (extra columns keep what they hold).
+LEADING_TYPES = {c: "string" for c in LEADING} | {
+    "is_human": "int64",
+    "human_label": "int64",
+    "human_score": "double",
+}
 
 
 def export_records(engine: Engine, campaign: str) -> tuple[list[str], list[dict[str, Any]]]:
@@ -171,7 +208,7 @@ def export_campaign(engine: Engine, campaign: str, fmt: str) -> bytes:
         return to_delimited(columns, records, "," if fmt == "csv" else "\t", reversible=True)
     if fmt == "jsonl":
         return to_jsonl(records)
-    return to_parquet(columns, records)
+    return to_parquet(columns, records, LEADING_TYPES)
 
 
 # ------------------------------------------------------------------------ annotations
@@ -197,7 +234,7 @@ def export_annotations(
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":
         return to_jsonl(records)
-    return to_parquet(ANNOTATION_COLUMNS, records)
+    return to_parquet(ANNOTATION_COLUMNS, records, ANNOTATION_TYPES)
 
 
 def _add_metrics_shown(engine: Engine, cid: int, records: list[dict[str, Any]]) -> None:

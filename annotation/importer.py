@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation.campaign_file import (
+    CLI_WORDING,
     DEFAULT_MAX_MB,
     MAX_PROBLEMS,
     CampaignFile,
@@ -29,6 +30,7 @@ from annotation.campaign_file import (
     check_campaign_name,
     check_size,
     parse_campaign_file,
+    validate_rows,
 )
 from annotation.queue import ImportedJudgment, record_imported
 from annotation.scores_file import (
@@ -61,6 +63,7 @@ class ImportReport:
     census: bool  # every output of the campaign has a judgment
     seconds: float
     metrics: list[MetricCoverage] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the import repaired, one per line
 
     def summary(self) -> str:
         text = (
@@ -74,7 +77,7 @@ class ImportReport:
                 " Not every output is judged: estimates from these labels assume the judged "
                 "outputs were a random sample."
             )
-        return "\n".join([text, *(m.line() for m in self.metrics)])
+        return "\n".join([text, *(m.line() for m in self.metrics), *self.notes])
 
     def with_seconds(self, seconds: float) -> ImportReport:
         return replace(self, seconds=seconds)
@@ -173,7 +176,7 @@ def import_campaign(
     parsed = parse_campaign_file(data, filename, column_map, max_mb, ignore=ignore, wording=wording)
     imported = (
         scores_from_campaign(parsed, data, metrics, wording=wording)
-        if metric_specs(parsed.columns, metrics)
+        if metrics or metric_specs(parsed.columns, metrics)
         else None
     )
     tick(1, 4)
@@ -190,6 +193,7 @@ def import_campaign(
         if existing is None:
             camp = _create_campaign(s, campaign, filename, settings)
         else:
+            _check_append_mode(filename, existing, settings, wording or CLI_WORDING)
             camp = existing
             score_store.lock_campaign(s, camp.id)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
@@ -589,6 +593,29 @@ def imported_coverage(engine: Engine, campaign: str, names: Sequence[str]) -> li
     return lines
 
 
+def _check_append_mode(
+    filename: str, existing: Any, settings: Mapping[str, Any] | None, wording: Wording
+) -> None:
+    """Appended rows take the campaign's mode: a different one asked for is an error (the
+    other settings are the new campaign's and do not apply when appending)."""
+    mode = (settings or {}).get("mode")
+    if mode is not None and str(mode) != str(existing.mode):
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"campaign '{existing.name}' is a '{existing.mode}' campaign; appended rows "
+                    f"cannot be annotated in mode '{mode}'",
+                    "Leave out the mode (--mode) to append in the campaign's own mode, or "
+                    "import the rows as a new campaign."
+                    if wording is CLI_WORDING
+                    else "Appended rows take the campaign's mode, or import them as a new "
+                    "campaign.",
+                )
+            ]
+        )
+
+
 def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileError:
     return CampaignFileError(
         [Problem(filename, f"a campaign named '{campaign}' already exists", what_to_do)]
@@ -612,10 +639,17 @@ def import_parsed(
     campaign: str,
     *,
     settings: Mapping[str, Any] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> ImportReport:
-    """Write already-validated rows (e.g. annotation.mqm_tsv's) as a new campaign, in one
-    transaction; ``settings`` are the campaign's columns (``meta`` included)."""
+    """Write rows parsed elsewhere (e.g. annotation.mqm_tsv's) as a new campaign, in one
+    transaction; ``settings`` are the campaign's columns (``meta`` included).
+
+    The rows pass the campaign-file rules first (:func:`validate_rows`: limits, NUL bytes,
+    one text per output; ``names`` are the file's column names for messages), so every
+    import path refuses the same rows with the same :class:`CampaignFileError`."""
     started = time.perf_counter()
+    check_campaign_name(campaign, parsed.filename)
+    validate_rows(parsed.filename, parsed.rows, names)
     with session_scope(engine) as s:
         if repo.get_campaign(s, campaign) is not None:
             raise _name_taken(parsed.filename, campaign, "Choose a new campaign name.")

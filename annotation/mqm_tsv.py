@@ -26,25 +26,28 @@ column ``tandem_formula_guard``, and a ``'`` before text cells that start with =
 from __future__ import annotations
 
 import io
+import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from annotation.campaign_file import (
     DEFAULT_MAX_MB,
     MAX_PROBLEMS,
+    MQM_NAMES,
     CampaignFile,
     CampaignFileError,
     Problem,
     Row,
     check_campaign_name,
     check_size,
+    validate_rows,
 )
 from annotation.importer import ImportReport, import_parsed
 from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig, SpanError, Weights, derive, parse_spans
+from annotation.spans import MAX_SPANS, SpanConfig, SpanError, Weights, derive, parse_spans
 from annotation.spreadsheet import GUARD_COLUMN, cell_text, is_guarded, restore
 from db import Engine
 from db import annotations as log
@@ -78,23 +81,43 @@ class MqmFile:
     segments: list[Segment]
     categories: list[str]  # the file's top-level categories, in order of appearance
     neutral: int  # Neutral-severity rows (weight 0, not kept)
+    #: rows whose <v> mark was malformed, kept as errors without a position (not strict)
+    repaired: list[Problem] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """What the import changed, one line per repaired row (for reports)."""
+        return [f"Note: {p}" for p in self.repaired]
+
+
+_OPEN_RE = re.compile(re.escape(OPEN), re.IGNORECASE)
+_CLOSE_RE = re.compile(re.escape(CLOSE), re.IGNORECASE)
+_MARK_RE = re.compile(r"</?v>", re.IGNORECASE)
 
 
 def unmark(text: str) -> tuple[str, tuple[int, int] | None]:
-    """``"a <v>b</v> c"`` → ``("a b c", (2, 3))``; ``(text, None)`` without a mark.
-    Raises ValueError for unbalanced or repeated marks."""
-    i = text.find(OPEN)
-    if i < 0:
-        if CLOSE in text:
+    """``"a <v>b</v> c"`` → ``("a b c", (2, 3))``; ``(text, None)`` without a mark. Marks
+    are matched in any case (``<V>…</V>`` too). Raises ValueError for unbalanced or
+    repeated marks."""
+    if "<" not in text:  # most texts (sources above all) carry no mark
+        return text, None
+    opens = [m.start() for m in _OPEN_RE.finditer(text)]
+    closes = [m.start() for m in _CLOSE_RE.finditer(text)]
+    if not opens:
+        if closes:
             raise ValueError(f"'{CLOSE}' without an opening '{OPEN}'")
         return text, None
-    j = text.find(CLOSE, i + len(OPEN))
-    if j < 0:
-        raise ValueError(f"'{OPEN}' is not closed by '{CLOSE}'")
-    clean = text[:i] + text[i + len(OPEN) : j] + text[j + len(CLOSE) :]
-    if OPEN in clean or CLOSE in clean:
+    if len(opens) > 1 or len(closes) > 1:
         raise ValueError(f"more than one '{OPEN}…{CLOSE}' mark in one row")
+    if not closes or closes[0] < opens[0]:
+        raise ValueError(f"'{OPEN}' is not closed by '{CLOSE}'")
+    i, j = opens[0], closes[0]
+    clean = text[:i] + text[i + len(OPEN) : j] + text[j + len(CLOSE) :]
     return clean, (i, j - len(OPEN))
+
+
+def strip_marks(text: str) -> str:
+    """The text without any ``<v>`` / ``</v>`` (any case): a malformed row's clean text."""
+    return _MARK_RE.sub("", text)
 
 
 def mark(text: str, start: int, end: int) -> str:
@@ -111,10 +134,8 @@ def _decode(data: bytes, filename: str) -> str:
         ) from None
 
 
-def parse_mqm_tsv(data: bytes, filename: str) -> MqmFile:
-    """Read and validate a whole MQM TSV; CampaignFileError lists every problem."""
-    # Split on line feeds only: str.splitlines would also split at U+2028, U+0085, … in text.
-    lines = [ln.removesuffix("\r") for ln in _decode(data, filename).split("\n")]
+def _header(lines: list[str], filename: str) -> tuple[list[str], bool]:
+    """The header's column names (formula guard undone) and whether it is guarded."""
     if not lines or not lines[0].strip():
         raise CampaignFileError([Problem(filename, "is empty", f"Give the header {COLUMNS}.")])
     header = [h.strip() for h in lines[0].split("\t")]
@@ -133,42 +154,81 @@ def parse_mqm_tsv(data: bytes, filename: str) -> MqmFile:
                 )
             ]
         )
-    width = len(header) + guarded
-    required = 1 + max(header.index(c) for c in COLUMNS)
-    problems: list[Problem] = []
-    segments: dict[tuple[str, str, str], Segment] = {}
-    categories: dict[str, None] = {}
-    neutral = 0
-    for number, line in enumerate(lines[1:], start=1):
+    return header, guarded
+
+
+REPAIRED_FIX = (
+    "Its position is unknown, so it is kept as an error of its severity and category without "
+    "a position (a 'missing' mark at the start of the source), scored as usual. Fix the mark "
+    "to keep its position, or import strictly (--strict, or 'Refuse malformed marks' on the "
+    "Import page) to refuse the file instead."
+)
+
+
+class _Parser:
+    """The state of one pass over an MQM TSV's rows (see :func:`parse_mqm_tsv`)."""
+
+    def __init__(self, filename: str, header: list[str], guarded: bool, strict: bool) -> None:
+        self.filename, self.header, self.guarded, self.strict = filename, header, guarded, strict
+        self.width = len(header) + guarded
+        self.required = 1 + max(header.index(c) for c in COLUMNS)
+        self.problems: list[Problem] = []
+        self.repaired: list[Problem] = []
+        self.segments: dict[tuple[str, str, str], Segment] = {}
+        self.categories: dict[str, None] = {}
+        self.neutral = 0
+
+    def bad(self, n: int, message: str, fix: str, column: str | None = None) -> None:
+        self.problems.append(Problem(self.filename, message, fix, row=n, line=n + 1, column=column))
+
+    def record(self, number: int, line: str) -> dict[str, str] | None:
         values = line.split("\t")
-        if not line.strip():
-            continue
-
-        def bad(message: str, fix: str, column: str | None = None, n: int = number) -> None:
-            problems.append(Problem(filename, message, fix, row=n, line=n + 1, column=column))
-
-        if required <= len(values) < width:  # trailing optional cells (e.g. comment) left out
-            values += [""] * (width - len(values))
-        if len(values) != width:
-            bad(
-                f"has {len(values)} fields but the header has {width}",
+        if self.required <= len(values) < self.width:  # trailing optional cells left out
+            values += [""] * (self.width - len(values))
+        if len(values) != self.width:
+            self.bad(
+                number,
+                f"has {len(values)} fields but the header has {self.width}",
                 "MQM TSV has no quoting: a tab or line break inside a text splits the row.",
             )
-            continue
-        rec = dict(zip(header, (restore(v) if guarded else v for v in values), strict=False))
-        severity = rec["severity"].strip().casefold()
-        category = rec["category"].strip()
+            return None
+        cells = (restore(v) if self.guarded else v for v in values)
+        return dict(zip(self.header, cells, strict=False))
+
+    def texts(self, number: int, rec: dict[str, str], severity: str) -> tuple[Any, ...] | None:
+        """(target, source, target mark, source mark) of a row; None if refused."""
         try:
             target, t_span = unmark(rec["target"])
             source, s_span = unmark(rec["source"])
+            if t_span is not None and s_span is not None:
+                raise ValueError("both target and source are marked")
         except ValueError as exc:
-            bad(str(exc), "Mark the error with one <v>…</v> in target or source.")
-            continue
+            if self.strict:
+                self.bad(number, str(exc), "Mark the error with one <v>…</v> in target or source.")
+                return None
+            target, source = strip_marks(rec["target"]), strip_marks(rec["source"])
+            if severity not in (NO_ERROR, NEUTRAL):
+                where = Problem(self.filename, f"{exc}", REPAIRED_FIX, row=number, line=number + 1)
+                self.repaired.append(where)
+            return target, source, None, None
+        return target, source, t_span, s_span
+
+    def row(self, number: int, line: str) -> None:
+        rec = self.record(number, line)
+        if rec is None:
+            return
+        severity = rec["severity"].strip().casefold()
+        category = rec["category"].strip()
+        texts = self.texts(number, rec, severity)
+        if texts is None:
+            return
+        target, source, t_span, s_span = texts
         for column in ("system", "seg_id", "rater"):
             if not rec[column].strip():
-                bad(f"'{column}' is empty", "Every row needs system, seg_id and rater.", column)
+                fix = "Every row needs system, seg_id and rater."
+                self.bad(number, f"'{column}' is empty", fix, column)
         key = (rec["system"].strip(), rec["seg_id"].strip(), rec["rater"].strip())
-        seg = segments.setdefault(
+        seg = self.segments.setdefault(
             key,
             Segment(
                 number,
@@ -182,21 +242,23 @@ def parse_mqm_tsv(data: bytes, filename: str) -> MqmFile:
             ),
         )
         if (seg.source, seg.target) != (source, target):
-            bad(
-                f"the {'target' if seg.target != target else 'source'} differs from row "
-                f"{seg.row} of the same system, seg_id and rater",
+            col = "target" if seg.target != target else "source"
+            self.bad(
+                number,
+                f"the {col} differs from row {seg.row} of the same system, seg_id and rater",
                 "All rows of one segment must hold the same text (apart from the <v> marks).",
-                "target" if seg.target != target else "source",
+                col,
             )
-            continue
+            return
         if severity == NO_ERROR or category.casefold() == NO_ERROR:
-            continue
+            return
         if severity == NEUTRAL:
-            neutral += 1
-            continue
-        if t_span is not None and s_span is not None:
-            bad("both target and source are marked", "Mark one of them.")
-            continue
+            self.neutral += 1
+            return
+        self.span(number, seg, severity, category, target, source, t_span, s_span)
+
+    def span(self, number: int, seg: Segment, severity: str, category: str, *texts: Any) -> None:
+        target, source, t_span, s_span = texts
         side, (start, end) = (
             ("target", t_span) if t_span is not None else ("source", s_span or (0, 0))
         )
@@ -206,17 +268,69 @@ def parse_mqm_tsv(data: bytes, filename: str) -> MqmFile:
         try:
             parse_spans([raw], target, source, categories=None)
         except SpanError as exc:
-            bad(str(exc).removeprefix("span 1: "), "Fix the severity or the category.")
-            continue
-        categories.setdefault(category.partition("/")[0].strip(), None)
+            self.bad(number, str(exc).removeprefix("span 1: "), "Fix the severity or the category.")
+            return
+        if len(seg.spans) >= MAX_SPANS:
+            if len(seg.spans) == MAX_SPANS:
+                self.bad(
+                    number,
+                    f"system '{seg.system}', seg_id '{seg.seg_id}', rater '{seg.rater}' has more "
+                    f"than {MAX_SPANS} error rows (from row {seg.row}); one judgment holds at "
+                    f"most {MAX_SPANS} spans",
+                    "Merge repeated errors of that segment, or remove rows.",
+                )
+            seg.spans.append(raw)
+            return
+        self.categories.setdefault(category.partition("/")[0].strip(), None)
         seg.spans.append(raw)
-        if len(problems) >= MAX_PROBLEMS:
+
+
+def parse_mqm_tsv(data: bytes, filename: str, *, strict: bool = False) -> MqmFile:
+    """Read and validate a whole MQM TSV; CampaignFileError lists every problem.
+
+    A row whose ``<v>`` mark is malformed (never closed, repeated, in both texts) is kept
+    as an error of its severity without a position and listed in ``repaired``; with
+    ``strict`` it is a problem instead. The rows then pass the campaign-file rules
+    (annotation.campaign_file.validate_rows): limits, NUL bytes, one text per output."""
+    # Split on line feeds only: str.splitlines would also split at U+2028, U+0085, … in text.
+    lines = [ln.removesuffix("\r") for ln in _decode(data, filename).split("\n")]
+    header, guarded = _header(lines, filename)
+    parser = _Parser(filename, header, guarded, strict)
+    for number, line in enumerate(lines[1:], start=1):
+        if line.strip():
+            parser.row(number, line)
+        if len(parser.problems) >= MAX_PROBLEMS:
             break
+    problems = parser.problems
     if problems:
         raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
-    if not segments:
+    if not parser.segments:
         raise CampaignFileError([Problem(filename, "has no data rows", "Add the error rows.")])
-    return MqmFile(filename, list(segments.values()), list(categories), neutral)
+    segments = list(parser.segments.values())
+    validate_rows(filename, [_row(seg) for seg in segments], MQM_NAMES)
+    return MqmFile(filename, segments, list(parser.categories), parser.neutral, parser.repaired)
+
+
+def _row(
+    seg: Segment, label: int | None = None, score: float | None = None, spans: Any = None
+) -> Row:
+    """A segment as a campaign-file row (its judgment's label, score and spans)."""
+    return Row(
+        number=seg.row,
+        line=seg.row + 1,
+        item_id=seg.seg_id,
+        source=seg.source,
+        reference=None,
+        system=seg.system,
+        output=seg.target,
+        doc_id=seg.doc or None,
+        human_label=label,
+        human_score=score,
+        annotator=seg.rater,
+        is_human=is_human_system(seg.system),
+        extras={"wmt_doc_id": seg.doc_id},
+        spans=spans,
+    )
 
 
 def is_human_system(name: str) -> bool:
@@ -233,8 +347,12 @@ def import_mqm_tsv(
     weights: Mapping[str, Any] | None = None,
     target_lang: str | None = None,
     max_mb: float = DEFAULT_MAX_MB,
+    strict: bool = False,
 ) -> ImportReport:
-    """Import an MQM TSV as a new span campaign (one transaction, all or nothing)."""
+    """Import an MQM TSV as a new span campaign (one transaction, all or nothing).
+
+    Every problem is a :class:`CampaignFileError` naming the file and row; rows repaired
+    (``strict`` false) are listed in the report."""
     started = time.perf_counter()
     if isinstance(source, Path):
         filename = filename or source.name
@@ -244,33 +362,21 @@ def import_mqm_tsv(
         raise ValueError("filename is needed for messages about raw bytes")
     check_size(len(source), filename, max_mb)
     check_campaign_name(campaign, filename)
-    parsed = parse_mqm_tsv(source, filename)
-    config = SpanConfig(
-        categories=tuple(parsed.categories) or SpanConfig().categories,
-        weights=Weights.from_mapping(weights),
-    )
-    rows = []
-    for seg in parsed.segments:
-        spans = parse_spans(seg.spans, seg.target, seg.source, categories=None)
-        label, score = derive(spans, config.weights)
-        rows.append(
-            Row(
-                number=seg.row,
-                line=seg.row + 1,
-                item_id=seg.seg_id,
-                source=seg.source,
-                reference=None,
-                system=seg.system,
-                output=seg.target,
-                doc_id=seg.doc or None,
-                human_label=label,
-                human_score=score,
-                annotator=seg.rater,
-                is_human=is_human_system(seg.system),
-                extras={"wmt_doc_id": seg.doc_id},
-                spans=[s.to_json() for s in spans],
-            )
+    parsed = parse_mqm_tsv(source, filename, strict=strict)
+    try:
+        config = SpanConfig(
+            categories=tuple(parsed.categories) or SpanConfig().categories,
+            weights=Weights.from_mapping(weights),
         )
+        rows = []
+        for seg in parsed.segments:
+            spans = parse_spans(seg.spans, seg.target, seg.source, categories=None)
+            label, score = derive(spans, config.weights)
+            rows.append(_row(seg, label, score, [s.to_json() for s in spans]))
+    except SpanError as exc:  # checked by the parser already; never a traceback
+        raise CampaignFileError(
+            [Problem(filename, str(exc), "Fix the file's error rows or the weights.")]
+        ) from None
     report = import_parsed(
         engine,
         CampaignFile(filename, list(COLUMNS), ["wmt_doc_id"], rows),
@@ -280,8 +386,9 @@ def import_mqm_tsv(
             "target_lang": target_lang,
             "meta": {"source_file": filename, META_KEY: config.to_meta()},
         },
+        names=MQM_NAMES,
     )
-    return report.with_seconds(time.perf_counter() - started)
+    return replace(report, notes=parsed.notes()).with_seconds(time.perf_counter() - started)
 
 
 # ---------------------------------------------------------------- export
@@ -291,6 +398,42 @@ def _capital(severity: str) -> str:
     return severity[:1].upper() + severity[1:]
 
 
+_BREAKS = ("\t", "\r", "\n")
+_STRIPPED = {
+    "system": "system",
+    "doc": "doc",
+    "doc_id": "doc_id",
+    "seg_id": "item id",
+    "rater": "annotator",
+}
+
+
+def _unexportable(name: str, value: str) -> str:
+    if any(c in value for c in _BREAKS):
+        return f"the {name} {value!r} holds a tab or a line break"
+    if name in ("source", "output") and _MARK_RE.search(value):
+        return f"the {name} holds a {OPEN} or {CLOSE} mark"
+    if name in _STRIPPED.values() and value != value.strip():
+        return f"the {name} {value!r} starts or ends with white space (the layout drops it)"
+    return ""
+
+
+def _check_exportable(j: Any) -> None:
+    """Refuse (ValueError) a judgment the MQM TSV layout cannot carry exactly: it has no
+    quoting, so no cell may hold a tab or a line break; texts may not hold ``<v>`` marks;
+    names are read back without surrounding white space."""
+    cells = [(_STRIPPED[c], getattr(j, c) or "") for c in _STRIPPED]
+    cells += [("source", j.source), ("output", j.target)]
+    cells += [("category", sp["category"]) for sp in j.spans]
+    for name, value in cells:
+        why = _unexportable(name, value)
+        if why:
+            raise ValueError(
+                f"item {j.seg_id!r}, system {j.system!r}, annotator {j.rater!r}: {why}, which "
+                "the MQM TSV layout cannot carry; export the campaign as CSV or JSONL instead"
+            )
+
+
 def export_mqm_tsv(engine: Engine, campaign_id: int) -> bytes:
     """The campaign's current span judgments in the MQM TSV layout (module docstring)."""
     with session_scope(engine) as s:
@@ -298,13 +441,7 @@ def export_mqm_tsv(engine: Engine, campaign_id: int) -> bytes:
     out = io.StringIO()
     out.write("\t".join([*COLUMNS, GUARD_COLUMN]) + "\n")
     for j in judgments:
-        for name, text in (("source", j.source), ("output", j.target)):
-            if any(c in text for c in "\t\r\n") or OPEN in text or CLOSE in text:
-                raise ValueError(
-                    f"item {j.seg_id!r}, system {j.system!r}: the {name} holds a tab, a line "
-                    f"break or a {OPEN} mark, which the MQM TSV layout cannot carry; export "
-                    "the campaign as CSV or JSONL instead"
-                )
+        _check_exportable(j)
         rows = [(j.source, j.target, "No-error", "No-error")] if not j.spans else []
         for sp in j.spans:
             source, target = j.source, j.target

@@ -311,6 +311,12 @@ def parse_metric_specs(
             raise ValueError(
                 f"--metric {pair!r}: expected NAME=COLUMN, e.g. --metric comet22=comet_score"
             )
+        if name.strip() in columns:
+            raise ValueError(
+                f"--metric {pair!r}: metric '{name.strip()}' is given twice (also "
+                f"--metric {name.strip()}={columns[name.strip()]}); give each metric once, "
+                "or import the second column under another name"
+            )
         columns[name.strip()] = column.strip()
     version_of: dict[str, str] = {}
     for pair in versions:
@@ -319,6 +325,11 @@ def parse_metric_specs(
             raise ValueError(
                 f"--metric-version {pair!r}: expected NAME=VERSION, "
                 "e.g. --metric-version comet22=Unbabel/wmt22-comet-da"
+            )
+        if version_of.get(name.strip(), ver.strip()) != ver.strip():
+            raise ValueError(
+                f"--metric-version {pair!r}: metric '{name.strip()}' is given two versions "
+                f"('{version_of[name.strip()]}' and '{ver.strip()}'); give one"
             )
         version_of[name.strip()] = ver.strip()
     lower = {n.strip() for n in lower_is_better}
@@ -352,6 +363,37 @@ def metric_specs(header: Sequence[str], specs: Sequence[MetricSpec] = ()) -> lis
     return out
 
 
+def _unmatched_settings(
+    filename: str, columns: Sequence[str], specs: Sequence[MetricSpec]
+) -> list[Problem]:
+    """A direction or version (``--lower-is-better``, ``--metric-version``) for a metric
+    this import does not bring is a typo, never ignored (names are case-sensitive)."""
+    brought = [s.name for s in metric_specs(columns, specs) if s.column]
+    problems = []
+    for spec in specs:
+        if spec.column or spec.name in brought:
+            continue
+        options = [f"--lower-is-better {spec.name}"] if not spec.higher_is_better else []
+        options += [f"--metric-version {spec.name}={spec.version}"] if spec.version else []
+        near = [b for b in brought if b.casefold() == spec.name.casefold()]
+        problems.append(
+            Problem(
+                filename,
+                f"{' and '.join(options) or spec.name}: no imported metric is named "
+                f"'{spec.name}'"
+                + (f" (did you mean '{near[0]}'? names are case-sensitive)" if near else ""),
+                "Name a metric of this import ("
+                + (
+                    ", ".join(brought)
+                    or f"none: add --metric {spec.name}=COLUMN or a column "
+                    f"'{METRIC_PREFIX}{spec.name}'"
+                )
+                + ").",
+            )
+        )
+    return problems
+
+
 def scores_from_campaign(
     parsed: CampaignFile,
     data: bytes,
@@ -366,8 +408,8 @@ def scores_from_campaign(
     """
     wording = wording or CLI_WORDING
     filename = parsed.filename
+    problems: list[Problem] = _unmatched_settings(filename, parsed.columns, specs)
     specs = metric_specs(parsed.columns, specs)
-    problems: list[Problem] = []
     usable: list[MetricSpec] = []
     seen_names: set[str] = set()
     for spec in specs:
@@ -551,5 +593,6 @@ def export_scores(engine: Any, campaign: str, fmt: str) -> bytes:
     if fmt == "jsonl":
         return to_jsonl(records)
     if fmt == "parquet":
-        return to_parquet(columns, records)
+        types = dict.fromkeys(columns, "string") | {"score": "double", "higher_is_better": "bool"}
+        return to_parquet(columns, records, types)
     raise ValueError(f"unknown export format {fmt!r}; use csv, tsv, jsonl or parquet")

@@ -337,6 +337,10 @@ def _span_fields(
         raise InvalidJudgment("a span campaign derives the label from the spans; send spans")
     if spans is None:
         raise InvalidJudgment("a span campaign needs the error spans ([] for no errors)")
+    if not isinstance(spans, list | tuple):
+        raise InvalidJudgment(
+            f"the spans are a {type(spans).__name__}, not a list of spans ([] for no errors)"
+        )
     if row is None:
         return {}
     # Imported here: span_judgments brings numpy (agreement), which sign-in does not need.
@@ -478,9 +482,7 @@ def _what(last: log.LastJudgment) -> str:
     return "your judgment"
 
 
-def _undone(
-    s: Any, camp: dbq.AnnotatorCampaign, last: log.LastJudgment, ordinal: int
-) -> Undone:
+def _undone(s: Any, camp: dbq.AnnotatorCampaign, last: log.LastJudgment, ordinal: int) -> Undone:
     row = dbq.slot_row(s, last.assignment_id) if last.assignment_id is not None else None
     group = _group(s, camp, row) if row is not None else None
     return Undone(

@@ -248,6 +248,11 @@ def parse_spans(
     category (imports keep the file's own taxonomy). Raises :class:`SpanError` naming the
     span (1-based, in the order given) and what to do.
     """
+    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Iterable):
+        raise SpanError(
+            f"the spans are {type(raw).__name__} {str(raw)[:40]!r}, not a list of spans "
+            "([] for no errors)"
+        )
     out: list[Span] = []
     for n, item in enumerate(raw, start=1):
         where = f"span {n}"
@@ -300,8 +305,10 @@ def _wordlike(ch: str) -> bool:
 
 def snap_to_words(text: str, start: int, end: int) -> tuple[int, int] | None:
     """Grow ``[start, end)`` to whole words and trim surrounding white space; None when the
-    selection holds nothing but white space. A selection of punctuation alone stays as is."""
-    start, end = max(0, min(start, end)), min(len(text), max(start, end))
+    selection holds nothing but white space. A selection of punctuation alone stays as is.
+    Offsets outside the text are clamped to it (the browser's values are not trusted)."""
+    lo, hi = sorted((start, end))
+    start, end = min(max(0, lo), len(text)), min(max(0, hi), len(text))
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():

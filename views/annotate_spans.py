@@ -118,13 +118,15 @@ class _Actions:
         slot = self._slot()
         if slot is None:
             return
+        if side not in ("target", "source"):
+            return
         work = _work(slot)
         text = slot.text if side == "target" else slot.source
-        if side == "source" and start == end:
-            snapped: tuple[int, int] | None = (start, end)
+        if side == "source" and start == end:  # "missing here", inside the source
+            snapped: tuple[int, int] | None = (min(max(0, start), len(text)),) * 2
         else:
             snapped = snap_to_words(text, start, end)
-        if snapped is None or side not in ("target", "source"):
+        if snapped is None:
             return
         work["pending"] = {
             "side": side,
@@ -241,20 +243,30 @@ def _apply_widget_events(actions: _Actions, config: SpanConfig, other: dict[str,
     seen = st.session_state.get(SEEN_KEY) or {}
     last = seen.get("n", 0) if seen.get("session") == value.get("session") else 0
     for event in value["events"]:
-        if not isinstance(event, dict) or int(event.get("n", 0)) <= last:
+        n = _whole(event.get("n")) if isinstance(event, dict) else None
+        if n is None or n <= last:
             continue
-        last = int(event["n"])
+        last = n
         st.session_state[SEEN_KEY] = {"session": value.get("session"), "n": last}
         slot = st.session_state["view"].slot
         if slot is None or event.get("nonce") != _nonce(slot):
             continue
         kind = event.get("type")
-        if kind == "select":
-            actions.select(str(event.get("side")), int(event["start"]), int(event["end"]))
-        elif kind == "click_span":
-            actions.pick_span(int(event["index"]))
+        start, end, index = (_whole(event.get(k)) for k in ("start", "end", "index"))
+        if kind == "select" and start is not None and end is not None:
+            actions.select(str(event.get("side")), start, end)
+        elif kind == "click_span" and index is not None:
+            actions.pick_span(index)
         elif kind == "key":
             _on_key(str(event.get("key")), actions, config, other)
+
+
+def _whole(value: Any) -> int | None:
+    """A widget value as a whole number; None for anything else (the browser's values are
+    not trusted: text, floats, booleans, huge numbers are dropped, not raised on)."""
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 10**9:
+        return None
+    return value
 
 
 def _nonce(slot: session.Slot) -> str:

@@ -218,7 +218,10 @@ def campaign_step() -> None:
                 metrics=specs,
                 ignore=ignore,
                 append=append,
-                settings={
+                # Appended rows take the campaign's mode and settings.
+                settings=None
+                if append
+                else {
                     "mode": mode,
                     "target_lang": target_lang or None,
                     "show_metrics": show_choice == shown,
@@ -230,7 +233,7 @@ def campaign_step() -> None:
             )
         except CampaignFileError as exc:
             bar.empty()
-            st.error("Nothing was imported:\n\n" + problem_list(exc.problems))
+            st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
         else:
             bar.progress(1.0, text="Done")
             st.success(literal(report.summary()).replace("\n", "  \n"))

@@ -25,12 +25,18 @@ def import_mqm_form(filename: str, data: bytes) -> None:
         "error-span campaign with one judgment per system, segment and rater; the binary label "
         "and the MQM score are derived from the spans."
     )
+    strict = st.checkbox(
+        "Refuse malformed marks",
+        key="mqm_strict",
+        help="A row whose <v> mark is malformed (e.g. never closed) is kept by default as an "
+        "error of its severity without a position, and listed here. Tick to refuse the file "
+        "instead.",
+    )
     try:
-        parsed = parse_mqm_tsv(data, filename)
+        parsed = parse_mqm_tsv(data, filename, strict=strict)
     except CampaignFileError as exc:
         st.error(
-            "The file cannot be imported as it is:\n\n"
-            + problem_list(exc.problems, exc.truncated)
+            "The file cannot be imported as it is:\n\n" + problem_list(exc.problems, exc.truncated)
         )
         return
     n_spans = sum(len(seg.spans) for seg in parsed.segments)
@@ -44,6 +50,11 @@ def import_mqm_form(filename: str, data: bytes) -> None:
             else "."
         )
     )
+    if parsed.repaired:
+        st.warning(
+            f"{len(parsed.repaired):,} row(s) with a malformed mark are kept as errors "
+            "without a position:\n\n" + problem_list(parsed.repaired)
+        )
     name = st.text_input("Campaign name", value=filename.rsplit(".", 1)[0], key="mqm_name")
     exists = bool(name) and campaign_exists(engine(), name)
     if exists:
@@ -52,11 +63,14 @@ def import_mqm_form(filename: str, data: bytes) -> None:
     if st.button("Import", type="primary", key="mqm_import", disabled=not name or exists):
         try:
             report = import_mqm_tsv(
-                engine(), data, name, filename=filename, target_lang=target_lang or None
+                engine(),
+                data,
+                name,
+                filename=filename,
+                target_lang=target_lang or None,
+                strict=strict,
             )
         except CampaignFileError as exc:
-            st.error(
-                "Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated)
-            )
+            st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
         else:
-            st.success(literal(report.summary()))
+            st.success(literal(report.summary()).replace("\n", "  \n"))
