@@ -42,6 +42,7 @@ from db import Engine
 from db import campaigns as repo
 from db import scores as score_store
 from db.engine import session_scope
+from db.lifecycle import archived_message
 from metrics.base import Progress
 from metrics.imported import parse_signature
 
@@ -191,6 +192,7 @@ def import_campaign(
             camp = _create_campaign(s, campaign, filename, settings)
         else:
             camp = existing
+            _refuse_archived(camp, filename)
             score_store.lock_campaign(s, camp.id)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
         coverage = (
@@ -244,6 +246,7 @@ def import_scores(
                     )
                 ]
             )
+        _refuse_archived(camp, filename)
         score_store.lock_campaign(s, camp.id)
         coverage = _write_scores(s, camp.id, scores, repo.existing_output_keys(s, camp.id))
         cid = camp.id
@@ -593,6 +596,14 @@ def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileEr
     return CampaignFileError(
         [Problem(filename, f"a campaign named '{campaign}' already exists", what_to_do)]
     )
+
+
+def _refuse_archived(camp: Any, filename: str) -> None:
+    """An archived campaign is read-only: nothing is added to it."""
+    if camp.archived_at is not None:
+        raise CampaignFileError(
+            [Problem(filename, archived_message(camp.name), "Nothing was added to it.")]
+        )
 
 
 def _create_campaign(s: Any, campaign: str, filename: str, settings: Mapping[str, Any] | None):  # type: ignore[no-untyped-def]

@@ -77,6 +77,8 @@ class Campaign(Base):
     active_tau: Mapped[float | None] = mapped_column(Float)
     meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: When the campaign was archived (hidden, read-only, restorable); NULL = active.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     items: Mapped[list[Item]] = relationship(back_populates="campaign", cascade="all, delete")
     systems: Mapped[list[System]] = relationship(back_populates="campaign", cascade="all, delete")
@@ -385,4 +387,29 @@ class InviteEvent(Base):
     annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
     #: "issued" | "reissued" | "revoked"
     event: Mapped[str] = mapped_column(String(20))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CampaignEvent(Base):
+    """Append-only log of a campaign's life: created by rename, archive, restore, delete.
+
+    No foreign key: a deleted campaign's rows are gone, and this row is the record that it
+    existed, under which name, who (the interface) deleted it and how many rows went.
+    """
+
+    __tablename__ = "campaign_events"
+    __table_args__ = (Index("ix_campaign_events_campaign", "campaign_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The campaign's id (kept after deletion; ids are never reused by a new campaign on
+    #: PostgreSQL, and SQLite's AUTOINCREMENT-less ids may be: read ``name`` with it).
+    campaign_id: Mapped[int] = mapped_column(Integer)
+    #: The campaign's name when the event happened (the new name for a rename).
+    name: Mapped[str] = mapped_column(String(200))
+    #: "rename" | "archive" | "restore" | "delete"
+    action: Mapped[str] = mapped_column(String(20))
+    #: Details: {"old_name": …} for a rename, {"rows": {table: n}} for a delete.
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: Where it was done: "ui" or "cli".
+    via: Mapped[str] = mapped_column(String(10))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
