@@ -35,9 +35,7 @@ def upgrade() -> None:
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_campaign_events")),
     )
-    op.create_index(
-        "ix_campaign_events_campaign", "campaign_events", ["campaign_id"], unique=False
-    )
+    op.create_index("ix_campaign_events_campaign", "campaign_events", ["campaign_id"], unique=False)
 
 
 def downgrade() -> None:
