@@ -19,7 +19,7 @@ from metrics.scoring_job import (
     resume_orphaned,
     start_scoring,
 )
-from views.common import campaign_picker, engine, literal, require_admin
+from views.common import campaign_picker, download, engine, literal, require_admin
 
 require_admin()
 st.title("Campaigns")
@@ -54,7 +54,8 @@ if name:
     st.caption("The same long format the importer reads; import → export → import round-trips.")
     cols = st.columns(4)
     for col, fmt in zip(cols, ["csv", "tsv", "jsonl", "parquet"], strict=True):
-        col.download_button(
+        download(
+            col,
             f"Download {fmt.upper()}",
             data=lambda fmt=fmt: export_campaign(engine(), name, fmt),
             file_name=f"{name}.{fmt}",
