@@ -468,13 +468,10 @@ def campaign_delete(
     if export_dir is not None and confirm == name:
         engine = _engine()
         _campaign_id(engine, name)
-        files, notes = final_exports(engine, name)
         export_dir.mkdir(parents=True, exist_ok=True)
-        for f in files:
-            (export_dir / f.file_name).write_bytes(f.data)
-            typer.echo(f"Wrote {export_dir / f.file_name}.")
-        for note in notes:
-            typer.echo(f"Note: {note}", err=True)
+        for file_name, data in final_exports(engine, name):
+            (export_dir / file_name).write_bytes(data)
+            typer.echo(f"Wrote {export_dir / file_name}.")
     counts = _life(delete_campaign, name, confirm)
     rows = ", ".join(f"{n:,} {table}" for table, n in counts.items() if n)
     typer.echo(f"Deleted {name!r}: {rows}.")

@@ -7,6 +7,7 @@ too), the campaign file (the import format, judgments included) and the results 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from annotation.exports import (
@@ -15,37 +16,46 @@ from annotation.exports import (
     export_annotations,
     export_campaign,
     results_csv,
+    to_csv,
 )
 from db import Engine
 
 
-@dataclass(frozen=True)
-class KeptFile:
-    label: str
-    file_name: str
-    mime: str
-    data: bytes
+def _annotations(engine: Engine, name: str) -> bytes:
+    return export_annotations(engine, name, "csv", current_only=False)
 
 
-def final_exports(engine: Engine, name: str) -> tuple[list[KeptFile], list[str]]:
-    """The campaign's exports, and a note for each that could not be made (e.g. results of
-    a campaign without judgments)."""
-    files = [
-        KeptFile(
-            "Annotations, every row (CSV)",
-            f"{name}-annotations.csv",
-            MIME["csv"],
-            export_annotations(engine, name, "csv", current_only=False),
-        ),
-        KeptFile(
-            "Campaign file (CSV)", f"{name}.csv", MIME["csv"], export_campaign(engine, name, "csv")
-        ),
-    ]
-    notes = []
+def _campaign_file(engine: Engine, name: str) -> bytes:
+    return export_campaign(engine, name, "csv")
+
+
+def _results(engine: Engine, name: str) -> bytes:
+    """The results table, or a one-row CSV saying why there is none (so a deletion is never
+    blocked by a campaign whose estimates cannot be computed)."""
     try:
-        results = results_csv(campaign_results(engine, name))
+        return results_csv(campaign_results(engine, name))
     except (ValueError, ArithmeticError) as exc:
-        notes.append(f"results: not available ({exc})")
-    else:
-        files.append(KeptFile("Results (CSV)", f"{name}-results.csv", MIME["csv"], results))
-    return files, notes
+        return to_csv(["note"], [{"note": f"results not available: {exc}"}])
+
+
+@dataclass(frozen=True)
+class FinalExport:
+    label: str
+    suffix: str
+    make: Callable[[Engine, str], bytes]
+    mime: str = MIME["csv"]
+
+    def file_name(self, name: str) -> str:
+        return f"{name}{self.suffix}"
+
+
+FINAL_EXPORTS = (
+    FinalExport("Annotations, every row (CSV)", "-annotations.csv", _annotations),
+    FinalExport("Campaign file (CSV)", ".csv", _campaign_file),
+    FinalExport("Results (CSV)", "-results.csv", _results),
+)
+
+
+def final_exports(engine: Engine, name: str) -> list[tuple[str, bytes]]:
+    """(file name, bytes) of each export kept before deleting campaign ``name``."""
+    return [(f.file_name(name), f.make(engine, name)) for f in FINAL_EXPORTS]

@@ -19,14 +19,17 @@ from metrics.scoring_job import (
     resume_orphaned,
     start_scoring,
 )
+from views.campaign_life import archived_section, before_picker, manage
 from views.common import campaign_picker, download, engine, literal, require_admin
 
 require_admin()
 st.title("Campaigns")
+before_picker()
 
 summaries = list_campaigns(engine())
 if not summaries:
-    st.info("No campaigns yet. Import a campaign file on the **Import** page.")
+    st.info("No active campaigns. Import a campaign file on the **Import** page.")
+    archived_section()
     st.stop()
 
 st.dataframe(
@@ -149,3 +152,7 @@ if name:
         outcome = {DONE: st.success, CANCELLED: st.warning}.get(last.state, st.error)
         outcome(f"Last scoring run{when}: {last.state}.")
         st.code(last.message or "", language=None)
+
+if name:
+    manage(name)
+archived_section()
