@@ -19,22 +19,24 @@ from db.lifecycle import (
 )
 from views.common import download, engine, literal
 
-_NOTICE, _RESET = "life_notice", "life_reset_picker"
+_NOTICE, _GENERATION = "life_notice", "life_picker_generation"
 
 
-def before_picker() -> None:
-    """Call before the campaign picker: after a change the picker forgets its widget state
-    (the name it held may be gone), and the outcome is shown once."""
-    if st.session_state.pop(_RESET, False):
-        st.session_state.pop("campaign", None)
+def before_picker() -> str:
+    """Show the outcome of the last change once; the widget key for the campaign picker.
+
+    The key changes after every change, so the picker is a new widget that starts at
+    ``current_campaign`` (the browser keeps a widget's old choice, which may be a name that
+    is gone, against any server-side reset)."""
     notice = st.session_state.pop(_NOTICE, None)
     if notice:
         st.success(notice)
+    return f"campaign-{st.session_state.get(_GENERATION, 0)}"
 
 
 def _done(notice: str, current: str | None = None) -> None:
     st.session_state[_NOTICE] = notice
-    st.session_state[_RESET] = True
+    st.session_state[_GENERATION] = st.session_state.get(_GENERATION, 0) + 1
     if current is None:
         st.session_state.pop("current_campaign", None)
     else:

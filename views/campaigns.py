@@ -24,7 +24,7 @@ from views.common import campaign_picker, download, engine, literal, require_adm
 
 require_admin()
 st.title("Campaigns")
-before_picker()
+picker_key = before_picker()
 
 summaries = list_campaigns(engine())
 if not summaries:
@@ -52,7 +52,7 @@ st.dataframe(
 )
 
 st.subheader("Export")
-name = campaign_picker([c.name for c in summaries])
+name = campaign_picker([c.name for c in summaries], key=picker_key)
 if name:
     st.caption("The same long format the importer reads; import → export → import round-trips.")
     cols = st.columns(4)
