@@ -45,7 +45,7 @@ def test_cli_archive_restore_rename(engine: Engine, run) -> None:  # type: ignor
     assert run("campaign", "restore", "c").exit_code == 0 and _names(engine) == {"c", "d"}
 
     taken = run("campaign", "rename", "c", "d")
-    assert taken.exit_code == 1 and "a campaign named 'd' already exists" in taken.output
+    assert taken.exit_code == 1 and "A campaign named 'd' already exists" in taken.output
     long = run("campaign", "rename", "c", "x" * 250)
     assert long.exit_code == 1 and "250 characters; the limit is 200" in long.output
     missing = run("campaign", "rename", "zzz", "y")

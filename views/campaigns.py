@@ -65,6 +65,7 @@ if name:
             mime=MIME[fmt],
             key=f"export-{fmt}",
         )
+    manage(name)
 
 st.subheader("Metric scores")
 resume_orphaned(engine())  # a job whose worker stopped (e.g. a server restart) goes on
@@ -153,6 +154,4 @@ if name:
         outcome(f"Last scoring run{when}: {last.state}.")
         st.code(last.message or "", language=None)
 
-if name:
-    manage(name)
 archived_section()
