@@ -23,6 +23,7 @@ import numpy as np
 from annotation.exports import campaign_id_or_fail, to_csv
 from db import Engine
 from db.calibration import store_set
+from db.lifecycle import archived_reason
 from db.reads import CampaignData, read_campaign
 from db.scores import campaign_signatures, save_threshold
 from estimators.campaign import LabelKind, MetricInfo
@@ -190,6 +191,8 @@ def import_calibration(engine: Engine, campaign: str, raw: bytes | str) -> int:
     carry the set's metric signature (the message names both).
     """
     cid = campaign_id_or_fail(engine, campaign)
+    if (archived := archived_reason(engine, cid)) is not None:
+        raise cs.CalibrationSetError(archived)
     cal = cs.parse(raw)
     # An imported metric's set applies to this campaign's own file of the same metric.
     signature = cs.check_signature(

@@ -42,7 +42,7 @@ from db import Engine
 from db import campaigns as repo
 from db import scores as score_store
 from db.engine import session_scope
-from db.lifecycle import archived_message
+from db.lifecycle import CampaignArchived, ensure_active
 from metrics.base import Progress
 from metrics.imported import parse_signature
 
@@ -192,8 +192,8 @@ def import_campaign(
             camp = _create_campaign(s, campaign, filename, settings)
         else:
             camp = existing
-            _refuse_archived(camp, filename)
             score_store.lock_campaign(s, camp.id)
+            _refuse_archived(s, camp.id, filename)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
         coverage = (
             _write_scores(s, camp.id, imported, repo.existing_output_keys(s, camp.id))
@@ -246,8 +246,8 @@ def import_scores(
                     )
                 ]
             )
-        _refuse_archived(camp, filename)
         score_store.lock_campaign(s, camp.id)
+        _refuse_archived(s, camp.id, filename)
         coverage = _write_scores(s, camp.id, scores, repo.existing_output_keys(s, camp.id))
         cid = camp.id
     return ScoresImportReport(
@@ -598,12 +598,13 @@ def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileEr
     )
 
 
-def _refuse_archived(camp: Any, filename: str) -> None:
-    """An archived campaign is read-only: nothing is added to it."""
-    if camp.archived_at is not None:
-        raise CampaignFileError(
-            [Problem(filename, archived_message(camp.name), "Nothing was added to it.")]
-        )
+def _refuse_archived(s: Any, campaign_id: int, filename: str) -> None:
+    """An archived campaign is read-only: nothing is added to it (checked once the campaign
+    row is locked, so an archive cannot slip in between)."""
+    try:
+        ensure_active(s, campaign_id)
+    except CampaignArchived as exc:
+        raise CampaignFileError([Problem(filename, str(exc), "Nothing was added to it.")]) from None
 
 
 def _create_campaign(s: Any, campaign: str, filename: str, settings: Mapping[str, Any] | None):  # type: ignore[no-untyped-def]

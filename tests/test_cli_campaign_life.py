@@ -83,3 +83,30 @@ def test_cli_delete_needs_confirm_exports_first_leaves_no_row(
     # the kept campaign file imports again as a new campaign
     back = run("import", str(kept / "c.csv"), "--campaign", "c-again")
     assert back.exit_code == 0, back.output
+
+
+def test_cli_writers_refuse_an_archived_campaign_in_words(
+    engine: Engine, run, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.life_data import campaign_csv
+
+    populate(engine, "c")
+    assert run("campaign", "archive", "c").exit_code == 0
+    more = tmp_path / "more.csv"
+    more.write_bytes(campaign_csv("more", 2))
+    scores = tmp_path / "s.csv"
+    scores.write_text("item_id,system,metric,score\n0,A,comet,0.5\n")
+    cal = tmp_path / "cal.json"
+    cal.write_text("{}")
+    for args in (
+        ["import", str(more), "--campaign", "c", "--append"],
+        ["import-scores", str(scores), "--campaign", "c"],
+        ["score", "--campaign", "c", "--metrics", "chrf"],
+        ["sampling", "--campaign", "c", "--active"],
+        ["plan", "--campaign", "c", "--labels", "50"],
+        ["span-settings", "--campaign", "c", "--esa"],
+        ["import-calibration", str(cal), "--campaign", "c"],
+    ):
+        out = run(*args)
+        assert out.exit_code == 1 and "is archived" in out.output, (args, out.output)
+        assert out.exception is None or isinstance(out.exception, SystemExit), args
