@@ -152,6 +152,8 @@ class Assignment(Base):
         # The claim path: next open slot of a campaign in queue order.
         Index("ix_assignments_queue", "campaign_id", "state", "position"),
         Index("ix_assignments_item", "item_id"),
+        # Deleting a campaign's attention checks finds their slots by it (ON DELETE CASCADE).
+        Index("ix_assignments_attention_check", "attention_check_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -188,7 +190,13 @@ class Annotation(Base):
     """Append-only judgment log. Undo/correction rows point at what they supersede."""
 
     __tablename__ = "annotations"
-    __table_args__ = (Index("ix_annotations_output", "output_id"),)
+    __table_args__ = (
+        Index("ix_annotations_output", "output_id"),
+        # Deleting a campaign's slots sets this to NULL where it points at one (ON DELETE
+        # SET NULL): without the index each deleted slot scanned every annotation (5.6 s
+        # for the 6,877 slots of the WMT campaign on SQLite, 0.04 s with it).
+        Index("ix_annotations_assignment", "assignment_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
