@@ -170,3 +170,29 @@ def _annotator(engine: Engine, cid: int) -> int:
         return s.scalar(
             select(Annotator.id).where(Annotator.campaign_id == cid, Annotator.role == "annotator")
         )
+
+
+def test_upgrade_from_0008_keeps_campaigns_active(engine: Engine) -> None:
+    """A campaign made before 0010 is active after the upgrade, and can then be archived."""
+    from sqlalchemy import inspect, text
+
+    from db.migrate import migrate_to
+
+    populate(engine, "old")
+    migrate_to(engine, "0008")
+    assert "campaign_events" not in inspect(engine).get_table_names()
+    assert "archived_at" not in {c["name"] for c in inspect(engine).get_columns("campaigns")}
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO campaigns (name, mode, show_metrics, show_reference, overlap, "
+                "attention_rate, claim_timeout_s, paired, meta, created_at) VALUES ('made at "
+                "0008', 'binary', true, true, 0, 0, 900, true, '{}', CURRENT_TIMESTAMP)"
+            )
+        )
+    migrate_to(engine, "head")
+    assert {c.name for c in list_campaigns(engine)} == {"old", "made at 0008"}
+    assert list_campaigns(engine, archived=True) == []
+    archive_campaign(engine, "made at 0008", via="cli")
+    assert [c.name for c in list_campaigns(engine)] == ["old"]
+    assert delete_campaign(engine, "old", "old", via="cli")["campaigns"] == 1
