@@ -54,8 +54,14 @@ def _run(action, *args):  # type: ignore[no-untyped-def]
 
 
 def manage(name: str) -> None:
-    """Rename, archive or delete the chosen (active) campaign."""
-    st.subheader("Manage")
+    """Rename, archive or delete the chosen (active) campaign, behind a switch (the page's
+    other sections stay where they were; a widget, unlike an expander, keeps its state
+    through the reruns the forms cause)."""
+    if st.toggle("Manage: rename, archive or delete this campaign", key=f"life-on-{name}"):
+        _manage(name)
+
+
+def _manage(name: str) -> None:
     with st.container(border=True):
         st.markdown("**Rename**")
         new = st.text_input("New name", value=name, max_chars=NAME_MAX, key=f"life-new-{name}")

@@ -32,6 +32,17 @@ def _choose(page, label: str, name: str) -> None:  # type: ignore[no-untyped-def
     _idle(page)
 
 
+def _manage(page) -> None:  # type: ignore[no-untyped-def]
+    """Switch the Manage section on unless it is on (it starts off for each campaign)."""
+    from playwright.sync_api import expect
+
+    _idle(page)
+    if not page.get_by_label("New name").is_visible():
+        page.get_by_text("Manage: rename, archive or delete this campaign").click()
+        _idle(page)
+    expect(page.get_by_label("New name")).to_be_visible()
+
+
 def _type(page, box, text: str) -> None:  # type: ignore[no-untyped-def]
     """Fill a text input and commit it (Enter), then wait for the rerun to end: a button
     clicked while the input still holds an uncommitted edit can lose the click."""
@@ -64,6 +75,7 @@ def test_archive_restore_rename_delete_in_the_browser(server: Server, page) -> N
     alpha_rows, beta_rows = owned_rows(server.engine, cid), owned_rows(server.engine, beta)
     sign_in(page, server.url)
     _choose(page, "Campaign", "alpha")
+    _manage(page)
 
     # archive: hidden from the picker, listed as archived, its invite link says so
     page.get_by_role("button", name="Archive", exact=True).click()
@@ -85,6 +97,7 @@ def test_archive_restore_rename_delete_in_the_browser(server: Server, page) -> N
     page.get_by_role("button", name="Restore", exact=True).click()
     expect(page.get_by_text("Restored alpha.")).to_be_visible()
     _idle(page)
+    _manage(page)
     assert _campaigns(server) == {"alpha": False, "beta": False}
     assert owned_rows(server.engine, cid) == alpha_rows  # archive + restore wrote nothing
 
@@ -100,6 +113,7 @@ def test_archive_restore_rename_delete_in_the_browser(server: Server, page) -> N
     page.get_by_role("button", name="Rename", exact=True).click()
     expect(page.get_by_text("Renamed alpha to alpha 2026.")).to_be_visible()
     _idle(page)
+    _manage(page)
     assert set(_campaigns(server)) == {"alpha 2026", "beta"}
 
     # delete: the exports are offered, the button waits for the name
