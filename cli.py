@@ -446,6 +446,112 @@ def campaigns() -> None:
         )
 
 
+campaign_app = typer.Typer(
+    help="A campaign's life: rename, archive, restore, delete (each logged).",
+    no_args_is_help=True,
+)
+app.add_typer(campaign_app, name="campaign")
+
+
+def _life(action, *args) -> None:  # type: ignore[no-untyped-def]
+    """Run a db.lifecycle change from the command line; its error exits 1, nothing changed."""
+    from db.lifecycle import CampaignLifeError
+
+    try:
+        return action(_engine(), *args, via="cli")
+    except CampaignLifeError as exc:
+        _fail(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+
+
+@campaign_app.command("rename")
+def campaign_rename(
+    old: Annotated[str, typer.Argument(help="The campaign's name now.")],
+    new: Annotated[str, typer.Argument(help="Its new name (unique, at most 200 characters).")],
+) -> None:
+    """Rename a campaign (invite links keep working)."""
+    from db.lifecycle import rename_campaign
+
+    typer.echo(f"Renamed {old!r} to {_life(rename_campaign, old, new)!r}.")
+
+
+@campaign_app.command("archive")
+def campaign_archive(name: Annotated[str, typer.Argument(help="Campaign name.")]) -> None:
+    """Archive a campaign: hidden from the lists, read-only, restorable."""
+    from db.lifecycle import archive_campaign
+
+    _life(archive_campaign, name)
+    typer.echo(
+        f"Archived {name!r}: hidden from the lists and pickers; no imports, queue builds, "
+        f"annotating or scoring. `cli.py campaign restore {name!r}` brings it back."
+    )
+
+
+@campaign_app.command("restore")
+def campaign_restore(name: Annotated[str, typer.Argument(help="Campaign name.")]) -> None:
+    """Restore an archived campaign."""
+    from db.lifecycle import restore_campaign
+
+    _life(restore_campaign, name)
+    typer.echo(f"Restored {name!r}: listed and writable again.")
+
+
+@campaign_app.command("delete")
+def campaign_delete(
+    name: Annotated[str, typer.Argument(help="Campaign name.")],
+    confirm: Annotated[str, typer.Option(help="The campaign's name again, typed out.")],
+    export_dir: Annotated[
+        Path | None,
+        typer.Option(help="First write its annotations, campaign file and results here."),
+    ] = None,
+) -> None:
+    """Delete a campaign and every row of it, in one transaction (cannot be undone)."""
+    from annotation.campaign_life import final_exports
+    from db.lifecycle import delete_campaign
+
+    if export_dir is not None and confirm == name:
+        engine = _engine()
+        _campaign_id(engine, name)
+        export_dir.mkdir(parents=True, exist_ok=True)
+        for file_name, data in final_exports(engine, name):
+            (export_dir / file_name).write_bytes(data)
+            typer.echo(f"Wrote {export_dir / file_name}.")
+    counts = _life(delete_campaign, name, confirm)
+    rows = ", ".join(f"{n:,} {table}" for table, n in counts.items() if n)
+    typer.echo(f"Deleted {name!r}: {rows}.")
+
+
+@campaign_app.command("list")
+def campaign_list(
+    archived: Annotated[bool, typer.Option(help="List the archived campaigns.")] = False,
+) -> None:
+    """List the active campaigns, or the archived ones."""
+    from db.campaigns import list_campaigns
+
+    rows = list_campaigns(_engine(), archived=archived)
+    if not rows:
+        typer.echo("No archived campaigns." if archived else "No active campaigns.")
+    for c in rows:
+        when = f", archived {c.archived_at:%Y-%m-%d %H:%M}" if c.archived_at else ""
+        typer.echo(f"{c.name}: {c.n_outputs:,} outputs, {c.n_judgments:,} judgments{when}")
+
+
+@campaign_app.command("log")
+def campaign_log_cmd(
+    name: Annotated[str | None, typer.Argument(help="Only events under this name.")] = None,
+) -> None:
+    """The log of renames, archives, restores and deletions (kept after a deletion)."""
+    from db.lifecycle import campaign_events
+
+    events = campaign_events(_engine(), name)
+    if not events:
+        typer.echo("No campaign was renamed, archived, restored or deleted yet.")
+    for e in events:
+        extra = f" (was {e.detail['old_name']!r})" if e.action == "rename" else ""
+        if e.action == "delete":
+            extra = f" ({sum(e.detail.get('rows', {}).values()):,} rows)"
+        typer.echo(f"{e.at:%Y-%m-%d %H:%M:%S} {e.action} {e.name!r}{extra} via {e.via}")
+
+
 @app.command("seed-demo")
 def seed_demo(
     if_empty: Annotated[bool, typer.Option(help="Only when the database has no campaign.")] = True,

@@ -23,6 +23,7 @@ import numpy as np
 from annotation.exports import campaign_id_or_fail, to_csv
 from db import Engine
 from db.calibration import store_set
+from db.lifecycle import archived_reason
 from db.reads import CampaignData, read_campaign
 from db.scores import (
     campaign_info,
@@ -212,6 +213,8 @@ def import_calibration(
     target language or kind of task, unless ``confirm_task_mismatch``.
     """
     cid = campaign_id_or_fail(engine, campaign)
+    if (archived := archived_reason(engine, cid)) is not None:
+        raise cs.CalibrationSetError(archived)
     cal = cs.parse(raw)
     if not confirm_task_mismatch:
         cs.check_task(cal, campaign_profile(engine, cid))

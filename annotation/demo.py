@@ -142,4 +142,4 @@ def seed_demo(engine: Engine) -> ImportReport:
 
 def seed_demo_if_empty(engine: Engine) -> ImportReport | None:
     """:func:`seed_demo` when the database has no campaign yet."""
-    return None if list_campaigns(engine) else seed_demo(engine)
+    return None if list_campaigns(engine, archived=None) else seed_demo(engine)

@@ -44,6 +44,7 @@ from db import Engine
 from db import campaigns as repo
 from db import scores as score_store
 from db.engine import session_scope
+from db.lifecycle import CampaignArchived, ensure_active
 from metrics.base import Progress
 from metrics.imported import parse_signature
 
@@ -196,6 +197,7 @@ def import_campaign(
             _check_append_mode(filename, existing, settings, wording or CLI_WORDING)
             camp = existing
             score_store.lock_campaign(s, camp.id)
+            _refuse_archived(s, camp.id, filename)
         report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
         coverage = (
             _write_scores(s, camp.id, imported, repo.existing_output_keys(s, camp.id))
@@ -249,6 +251,7 @@ def import_scores(
                 ]
             )
         score_store.lock_campaign(s, camp.id)
+        _refuse_archived(s, camp.id, filename)
         coverage = _write_scores(s, camp.id, scores, repo.existing_output_keys(s, camp.id))
         cid = camp.id
     return ScoresImportReport(
@@ -620,6 +623,15 @@ def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileEr
     return CampaignFileError(
         [Problem(filename, f"a campaign named '{campaign}' already exists", what_to_do)]
     )
+
+
+def _refuse_archived(s: Any, campaign_id: int, filename: str) -> None:
+    """An archived campaign is read-only: nothing is added to it (checked once the campaign
+    row is locked, so an archive cannot slip in between)."""
+    try:
+        ensure_active(s, campaign_id)
+    except CampaignArchived as exc:
+        raise CampaignFileError([Problem(filename, str(exc), "Nothing was added to it.")]) from None
 
 
 def _create_campaign(s: Any, campaign: str, filename: str, settings: Mapping[str, Any] | None):  # type: ignore[no-untyped-def]

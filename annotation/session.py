@@ -161,6 +161,8 @@ def _campaign_of(s: Any, annotator_id: int) -> dbq.AnnotatorCampaign:
     camp = dbq.annotator_campaign(s, annotator_id)
     if camp is None or camp.revoked:
         raise AccessDenied("this invite link is not valid (unknown or revoked)")
+    if camp.archived:
+        raise AccessDenied(f"campaign {camp.name!r} is archived: it takes no judgments")
     return camp
 
 

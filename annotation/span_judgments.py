@@ -16,6 +16,7 @@ from db import Engine
 from db import annotations as log
 from db import campaigns as repo
 from db.engine import session_scope
+from db.lifecycle import CampaignArchived
 from db.vocabulary import Severity
 from estimators.agreement import SpanAgreement, span_f1
 
@@ -42,7 +43,10 @@ def set_campaign_config(engine: Engine, campaign_id: int, config: SpanConfig) ->
     from db import queue as dbq
 
     with dbq.queue_transaction(engine) as s:
-        dbq.campaign_for_update(s, campaign_id)
+        try:
+            dbq.campaign_for_update(s, campaign_id)
+        except CampaignArchived as exc:
+            raise SettingsLocked(str(exc)) from None
         n = dbq.current_label_count(s, campaign_id)
         if n and config != config_of(s, campaign_id):
             raise SettingsLocked(

@@ -36,6 +36,8 @@ class CampaignSummary:
     n_outputs: int
     n_judgments: int
     created_at: Any
+    #: When it was archived (hidden, read-only); None = active.
+    archived_at: Any = None
 
 
 def get_campaign(session: Session, name: str) -> Campaign | None:
@@ -153,7 +155,9 @@ def next_assignment_position(session: Session, campaign_id: int) -> int:
     return 0 if last is None else last + 1
 
 
-def list_campaigns(engine: Engine) -> list[CampaignSummary]:
+def list_campaigns(engine: Engine, archived: bool | None = False) -> list[CampaignSummary]:
+    """Campaigns with their counts, newest first: the active ones (the default), the
+    archived ones (``archived=True``) or all (``None``)."""
     with session_scope(engine) as s:
         items = (
             select(Item.campaign_id, func.count().label("n")).group_by(Item.campaign_id).subquery()
@@ -177,7 +181,7 @@ def list_campaigns(engine: Engine) -> list[CampaignSummary]:
             .group_by(System.campaign_id)
             .subquery()
         )
-        rows = s.execute(
+        query = (
             select(
                 Campaign,
                 func.coalesce(items.c.n, 0),
@@ -191,9 +195,13 @@ def list_campaigns(engine: Engine) -> list[CampaignSummary]:
             .outerjoin(judged, judged.c.campaign_id == Campaign.id)
             .order_by(Campaign.created_at.desc(), Campaign.id.desc())
         )
+        if archived is not None:
+            query = query.where(
+                Campaign.archived_at.is_not(None) if archived else Campaign.archived_at.is_(None)
+            )
         return [
-            CampaignSummary(c.id, c.name, c.mode, ni, ns, no, nj, c.created_at)
-            for c, ni, ns, no, nj in rows
+            CampaignSummary(c.id, c.name, c.mode, ni, ns, no, nj, c.created_at, c.archived_at)
+            for c, ni, ns, no, nj in s.execute(query)
         ]
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import Engine, and_, func, or_, select, update
 
 from db.clock import utcnow
 from db.engine import session_scope
+from db.lifecycle import ensure_active
 from db.models import Job
 
 QUEUED, RUNNING, CANCELLING = "queued", "running", "cancelling"
@@ -91,6 +92,7 @@ def create_job(
     estimate_s: float | None = None,
 ) -> int:
     with session_scope(engine) as s:
+        ensure_active(s, campaign_id)  # an archived campaign is read-only: no scoring
         job = Job(
             campaign_id=campaign_id,
             kind=kind,

@@ -77,6 +77,8 @@ class Campaign(Base):
     active_tau: Mapped[float | None] = mapped_column(Float)
     meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: When the campaign was archived (hidden, read-only, restorable); NULL = active.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     items: Mapped[list[Item]] = relationship(back_populates="campaign", cascade="all, delete")
     systems: Mapped[list[System]] = relationship(back_populates="campaign", cascade="all, delete")
@@ -150,6 +152,8 @@ class Assignment(Base):
         # The claim path: next open slot of a campaign in queue order.
         Index("ix_assignments_queue", "campaign_id", "state", "position"),
         Index("ix_assignments_item", "item_id"),
+        # Deleting a campaign's attention checks finds their slots by it (ON DELETE CASCADE).
+        Index("ix_assignments_attention_check", "attention_check_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -186,7 +190,13 @@ class Annotation(Base):
     """Append-only judgment log. Undo/correction rows point at what they supersede."""
 
     __tablename__ = "annotations"
-    __table_args__ = (Index("ix_annotations_output", "output_id"),)
+    __table_args__ = (
+        Index("ix_annotations_output", "output_id"),
+        # Deleting a campaign's slots sets this to NULL where it points at one (ON DELETE
+        # SET NULL): without the index each deleted slot scanned every annotation (5.6 s
+        # for the 6,877 slots of the WMT campaign on SQLite, 0.04 s with it).
+        Index("ix_annotations_assignment", "assignment_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
@@ -385,4 +395,29 @@ class InviteEvent(Base):
     annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
     #: "issued" | "reissued" | "revoked"
     event: Mapped[str] = mapped_column(String(20))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CampaignEvent(Base):
+    """Append-only log of a campaign's life: created by rename, archive, restore, delete.
+
+    No foreign key: a deleted campaign's rows are gone, and this row is the record that it
+    existed, under which name, who (the interface) deleted it and how many rows went.
+    """
+
+    __tablename__ = "campaign_events"
+    __table_args__ = (Index("ix_campaign_events_campaign", "campaign_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The campaign's id (kept after deletion; ids are never reused by a new campaign on
+    #: PostgreSQL, and SQLite's AUTOINCREMENT-less ids may be: read ``name`` with it).
+    campaign_id: Mapped[int] = mapped_column(Integer)
+    #: The campaign's name when the event happened (the new name for a rename).
+    name: Mapped[str] = mapped_column(String(200))
+    #: "rename" | "archive" | "restore" | "delete"
+    action: Mapped[str] = mapped_column(String(20))
+    #: Details: {"old_name": …} for a rename, {"rows": {table: n}} for a delete.
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: Where it was done: "ui" or "cli".
+    via: Mapped[str] = mapped_column(String(10))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -49,6 +49,7 @@ from db import annotations as log
 from db.campaigns import insert_returning_ids
 from db.clock import utcnow
 from db.engine import session_scope
+from db.lifecycle import CampaignArchived
 from db.models import (
     Annotation,
     Annotator,
@@ -116,10 +117,13 @@ def queue_transaction(engine: Engine) -> Iterator[Session]:
 
 
 def campaign_for_update(s: Session, campaign_id: int) -> Campaign:
-    """The campaign row, locked (PostgreSQL) so two queue builds cannot interleave."""
+    """The campaign row, locked (PostgreSQL) so two queue builds cannot interleave;
+    :class:`db.lifecycle.CampaignArchived` when it is archived (read-only)."""
     camp = s.scalar(select(Campaign).where(Campaign.id == campaign_id).with_for_update())
     if camp is None:
         raise KeyError(f"no campaign with id {campaign_id}")
+    if camp.archived_at is not None:
+        raise CampaignArchived(camp.name)
     return camp
 
 
@@ -194,6 +198,7 @@ _ANNOTATOR_CAMPAIGN = (
         _CA.c.claim_timeout_s,
         _CA.c.paired,
         _CA.c.overlap,
+        _CA.c.archived_at,
     )
     .join(_CA, _CA.c.id == _AN.c.campaign_id)
     .where(_AN.c.id == bindparam("annotator_id"))
@@ -214,6 +219,8 @@ class AnnotatorCampaign:
     claim_timeout_s: int
     paired: bool
     overlap: float = 0.0
+    #: The campaign is archived: read-only, no annotating.
+    archived: bool = False
 
 
 def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
@@ -223,8 +230,10 @@ def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | Non
     row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
     if row is None:
         return None
-    revoked, cid, name, mode, *rest = row
-    return AnnotatorCampaign(revoked is not None, cid, name, CampaignMode(mode), *rest)
+    revoked, cid, name, mode, *rest, archived_at = row
+    return AnnotatorCampaign(
+        revoked is not None, cid, name, CampaignMode(mode), *rest, archived=archived_at is not None
+    )
 
 
 _MY_CLAIMS = (

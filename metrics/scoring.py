@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from db import scores as store
+from db.lifecycle import archived_reason
 from metrics import ter_fast
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
@@ -156,6 +157,8 @@ def score_campaign(
     info = store.campaign_info(engine, campaign_id)
     if info is None:
         raise MetricConfigError(f"no campaign {campaign_id!r} (the `campaign` option)")
+    if (archived := archived_reason(engine, info.id)) is not None:
+        raise MetricConfigError(archived)
     metrics = build_metrics(metric_names, info.target_lang, bertscore)
     outputs = store.outputs_with_references(engine, info.id, output_ids)
     report = ScoreReport(campaign_id=info.id, campaign=info.name)

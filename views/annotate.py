@@ -30,6 +30,7 @@ import streamlit as st
 from annotation import session
 from annotation.auth import active_annotator
 from annotation.diff import diff_html, literal_html
+from db.lifecycle import archived_reason
 from db.vocabulary import CampaignMode
 from views.common import engine, literal, scores_table
 
@@ -69,6 +70,13 @@ if st.session_state.get("role") != "annotator":
     st.stop()
 
 ANNOTATOR = int(st.session_state["annotator_id"])
+if archived_reason(engine(), int(st.session_state["campaign_id"])) is not None:
+    st.title(literal(st.session_state.get("campaign_name", "Annotate")))
+    st.info(
+        "This campaign is archived: it takes no judgments now, and the ones you gave are kept. "
+        "Ask the campaign's administrator if it should be restored."
+    )
+    st.stop()
 
 
 # ---------------------------------------------------------------- state and actions

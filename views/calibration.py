@@ -28,7 +28,14 @@ from estimators.report import default_signatures
 from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
 from metrics.imported import describe
-from views.common import campaign_data, campaign_picker, engine, literal, require_admin
+from views.common import (
+    campaign_data,
+    campaign_picker,
+    download,
+    engine,
+    literal,
+    require_admin,
+)
 
 require_admin()
 st.title("Calibration")
@@ -232,10 +239,8 @@ if signature == LEARNED:
     st.stop()
 st.subheader("Export this calibration set")
 c1, c2 = st.columns(2)
-c1.download_button("Calibration set (JSON)", exported.json,
-                   f"{name}-{info.metric}-calibration.json", MIME["json"],
-                   key="cal-dl-json")  # fmt: skip
-c2.download_button("Items behind it (CSV)", exported.items_csv,
-                   f"{name}-{info.metric}-calibration-items.csv", MIME["csv"],
-                   key="cal-dl-csv")  # fmt: skip
+download(c1, "Calibration set (JSON)", exported.json,
+         f"{name}-{info.metric}-calibration.json", MIME["json"], key="cal-dl-json")  # fmt: skip
+download(c2, "Items behind it (CSV)", exported.items_csv,
+         f"{name}-{info.metric}-calibration-items.csv", MIME["csv"], key="cal-dl-csv")  # fmt: skip
 import_section(name, cid)

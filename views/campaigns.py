@@ -20,14 +20,17 @@ from metrics.scoring_job import (
     resume_orphaned,
     start_scoring,
 )
-from views.common import campaign_picker, engine, literal, require_admin
+from views.campaign_life import archived_section, before_picker, manage
+from views.common import campaign_picker, download, engine, literal, require_admin
 
 require_admin()
 st.title("Campaigns")
+picker_key = before_picker()
 
 summaries = list_campaigns(engine())
 if not summaries:
-    st.info("No campaigns yet. Import a campaign file on the **Import** page.")
+    st.info("No active campaigns. Import a campaign file on the **Import** page.")
+    archived_section()
     st.stop()
 
 st.dataframe(
@@ -50,18 +53,20 @@ st.dataframe(
 )
 
 st.subheader("Export")
-name = campaign_picker([c.name for c in summaries])
+name = campaign_picker([c.name for c in summaries], key=picker_key)
 if name:
     st.caption("The same long format the importer reads; import → export → import round-trips.")
     cols = st.columns(4)
     for col, fmt in zip(cols, ["csv", "tsv", "jsonl", "parquet"], strict=True):
-        col.download_button(
+        download(
+            col,
             f"Download {fmt.upper()}",
             data=lambda fmt=fmt: export_campaign(engine(), name, fmt),
             file_name=f"{name}.{fmt}",
             mime=MIME[fmt],
             key=f"export-{fmt}",
         )
+    manage(name)
 
 st.subheader("Metric scores")
 resume_orphaned(engine())  # a job whose worker stopped (e.g. a server restart) goes on
@@ -155,3 +160,5 @@ if name:
         timing = estimate_error(last.estimate_s, last.seconds) if last.state == DONE else ""
         outcome(f"Last scoring run{when}: {last.state}" + (f"; {timing}." if timing else "."))
         st.code(last.message or "", language=None)
+
+archived_section()

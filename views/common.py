@@ -119,3 +119,17 @@ def scores_table(scores: dict[str, float | None] | None) -> None:
     keys = [k for k in METRIC_LABELS if k in scores] + [k for k in scores if k not in METRIC_LABELS]
     st.text("\n".join(f"{METRIC_LABELS.get(k, k)}: {_fmt_score(k, scores[k])}" for k in keys))
 
+
+def download(where, label: str, data, file_name: str, mime: str, key: str) -> None:  # type: ignore[no-untyped-def]
+    """A download button (in ``where``: ``st`` or a column) whose click does not rerun the
+    page (``on_click="ignore"``).
+
+    With the default ``on_click="rerun"``, every click reruns the script, and the rerun
+    registers every deferred (callable ``data``) button under a new file id and drops the
+    old ones, and prunes a file generated for the previous run: a second download clicked
+    while that rerun is under way asks for a dropped id (``MediaFileStorageError: Deferred
+    file … not found``) or a pruned file, and gives nothing. Without the rerun the ids stay
+    valid until the page reruns for another reason, and a download costs no page run."""
+    where.download_button(
+        label, data=data, file_name=file_name, mime=mime, key=key, on_click="ignore"
+    )

@@ -30,6 +30,7 @@ from views.common import (
     annotator_work,
     campaign_data,
     campaign_picker,
+    download,
     engine,
     literal,
     require_admin,
@@ -559,12 +560,12 @@ def live_part() -> None:
 
     st.subheader("Download results")
     c1, c2, c3 = st.columns(3)
-    c1.download_button("Results (CSV)", results_csv(report), f"{name}-results.csv", MIME["csv"],
-                       key="dl-results-csv")  # fmt: skip
-    c2.download_button("Results (LaTeX)", results_latex(report), f"{name}-results.tex",
-                       MIME["tex"], key="dl-results-tex")  # fmt: skip
-    c3.download_button("Pairwise verdicts (CSV)", pairs_csv(report), f"{name}-pairs.csv",
-                       MIME["csv"], key="dl-pairs-csv")  # fmt: skip
+    download(c1, "Results (CSV)", results_csv(report), f"{name}-results.csv", MIME["csv"],
+             key="dl-results-csv")  # fmt: skip
+    download(c2, "Results (LaTeX)", results_latex(report), f"{name}-results.tex",
+             MIME["tex"], key="dl-results-tex")  # fmt: skip
+    download(c3, "Pairwise verdicts (CSV)", pairs_csv(report), f"{name}-pairs.csv",
+             MIME["csv"], key="dl-pairs-csv")  # fmt: skip
 
 
 # ------------------------------------------------------------------ controls panel
@@ -652,7 +653,8 @@ st.caption("Current judgments with annotator, time and assignment position (rand
 cols = st.columns(3)
 for col, fmt_, label in zip(cols, ["csv", "jsonl", "parquet"], ["CSV", "JSONL", "Parquet"],
                             strict=True):  # fmt: skip
-    col.download_button(
+    download(
+        col,
         f"Annotations ({label})",
         data=lambda f=fmt_: export_annotations(engine(), name, f),
         file_name=f"{name}-annotations.{fmt_}",

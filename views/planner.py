@@ -37,6 +37,7 @@ from metrics.calibration_sets import CalibrationSetError
 from views.common import (
     campaign_picker,
     current_campaign_data,
+    download,
     engine,
     literal,
     require_admin,
@@ -239,8 +240,8 @@ st.altair_chart(
     width="stretch",
 )
 meta = {"alpha": alpha, "rho": rho, "eta": eta, "calibration items": n_cal or ""}
-st.download_button("Grid (CSV)", lambda: csv(long.assign(**meta)), "planner-grid.csv", MIME["csv"],
-                   key="dl-plan-grid")  # fmt: skip
+download(st, "Grid (CSV)", lambda: csv(long.assign(**meta)), "planner-grid.csv", MIME["csv"],
+         key="dl-plan-grid")  # fmt: skip
 st.caption("Like von Däniken et al. (2022) Table 1, for this metric and α. "
            "The top-left cell (no labels at all) is 1.")  # fmt: skip
 
@@ -270,8 +271,8 @@ cal_note = f", accuracy estimated from {n_cal:,} calibration items" if n_cal els
 st.caption(f"Like von Däniken et al. (2022) Figure 1: {n_h:,} human labels per system, "
            f"α = {alpha:g}{cal_note}. Dashed: the target difference.")  # fmt: skip
 curve_meta = {"alpha": alpha, "human labels": n_h, "calibration items": n_cal or ""}
-st.download_button("Curves (CSV)", lambda: csv(points.assign(**curve_meta)),
-                   "planner-accuracy-curves.csv", MIME["csv"], key="dl-plan-curves")  # fmt: skip
+download(st, "Curves (CSV)", lambda: csv(points.assign(**curve_meta)),
+         "planner-accuracy-curves.csv", MIME["csv"], key="dl-plan-curves")  # fmt: skip
 
 st.subheader("Many systems: does the plan fit the pool?")
 st.caption(
