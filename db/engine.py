@@ -32,10 +32,11 @@ from sqlalchemy.orm import Session, sessionmaker
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE_PATH = PROJECT_ROOT / "data" / "tandem.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
-#: Annotators labelling at once up to which SQLite was measured to keep saves under 0.3 s
-#: (p99) on the project's 2-core machine (bench/save_latency_bench.py --sweep); with more,
-#: the Annotators page suggests PostgreSQL.
-SQLITE_ANNOTATOR_LIMIT = 20
+#: Annotators labelling at once (each about a click a second) up to which SQLite was
+#: measured to keep saves under 0.3 s (p99) on the project's 2-core machine
+#: (bench/save_latency_bench.py --sweep: 40 ms at 40); with more, the Annotators page
+#: suggests PostgreSQL.
+SQLITE_ANNOTATOR_LIMIT = 40
 #: Execution option of :func:`read_scope`'s transactions.
 READ_ONLY = "tandem_read_only"
 
