@@ -22,14 +22,12 @@ Concurrency:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from sqlalchemy import (
     Engine,
@@ -89,27 +87,17 @@ class SlotRow:
     slot: int = 0  # 0 the output's first judgment, 1 its overlap slot
 
 
-_SQLITE_WRITERS: WeakKeyDictionary[Engine, threading.Lock] = WeakKeyDictionary()
-_GUARD = threading.Lock()
-
-
 @contextmanager
 def queue_transaction(engine: Engine) -> Iterator[Session]:
     """A write transaction of the queue.
 
-    On SQLite, the threads of one server process (one per browser session) also queue on a
-    per-engine lock before ``BEGIN IMMEDIATE``: SQLite's busy handler polls with growing
-    sleeps and is not fair, so under 20 concurrent annotators a writer could starve past the
-    busy timeout ("database is locked"); a Python lock hands the database over in turn.
-    Other processes (the CLI) still meet the busy timeout. PostgreSQL needs no lock.
+    On SQLite, the threads of one server process (one per browser session) queue for the
+    database in arrival order (db.engine's per-file ``FairLock``, taken by every transaction
+    of the process, reads included) before ``BEGIN IMMEDIATE``: SQLite's busy handler polls
+    with growing sleeps and is not fair, so under 20 concurrent annotators a writer could wait
+    seconds. Other processes (the CLI) still meet the busy timeout. PostgreSQL needs no lock.
     """
-    if engine.dialect.name != "sqlite":
-        with session_scope(engine) as s:
-            yield s
-        return
-    with _GUARD:
-        lock = _SQLITE_WRITERS.setdefault(engine, threading.Lock())
-    with lock, session_scope(engine) as s:
+    with session_scope(engine) as s:
         yield s
 
 
