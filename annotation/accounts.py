@@ -213,7 +213,7 @@ def _campaign_id(engine: Engine, campaign: str) -> int:
 
     found = [c.id for c in list_campaigns(engine) if c.name == campaign]
     if not found:
-        raise ValueError(f"no campaign is named '{campaign}' (`cli.py list` shows them)")
+        raise ValueError(f"no campaign is named '{campaign}' (`cli.py campaigns` lists them)")
     return found[0]
 
 
@@ -279,12 +279,14 @@ def record_creator(engine: Engine, account: Account, campaign_id: int) -> None:
 class SignInResult:
     """``ok`` with the ``account`` when signed in; otherwise ``retry_at`` says until when
     this attempt's keys are locked (None when the next attempt may come at once) and
-    ``locked`` which one was ("client" or "account"; "" for a plain wrong password)."""
+    ``locked`` which one was ("client" or "account"; "" for a plain wrong password);
+    ``checked`` is False when a lock refused the attempt before its password was checked."""
 
     ok: bool
     retry_at: datetime | None = None
     account: Account | None = None
     locked: str = ""
+    checked: bool = True
 
 
 def lockout_seconds(failures: int) -> int:
@@ -312,7 +314,7 @@ def _reserve(engine: Engine, ck: str, ak: str, now: datetime) -> SignInResult | 
         for key, which in ((ck, "client"), (ak, "account")):
             until = states[key].locked_until
             if until is not None and now < until:
-                refused.append(SignInResult(False, until, locked=which))
+                refused.append(SignInResult(False, until, locked=which, checked=False))
                 return None
         c, a = states[ck].failures + 1, states[ak].failures + 1
         c_wait = lockout_seconds(c)

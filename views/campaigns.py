@@ -19,12 +19,22 @@ from metrics.scoring_job import (
     resume_orphaned,
     start_scoring,
 )
-from views.common import campaign_picker, engine, literal, require_admin
+from views.common import (
+    allowed,
+    campaign_picker,
+    engine,
+    literal,
+    may_write,
+    permitted,
+    read_only_notice,
+    require_admin,
+)
 
 require_admin()
 st.title("Campaigns")
+read_only_notice()
 
-summaries = list_campaigns(engine())
+summaries = permitted(list_campaigns(engine()))
 if not summaries:
     st.info("No campaigns yet. Import a campaign file on the **Import** page.")
     st.stop()
@@ -92,7 +102,9 @@ def scoring_progress(campaign_id: int) -> None:
     st.progress(min(1.0, job.done / job.total) if job.total else 0.0, text=_job_caption(job))
     if job.state == CANCELLING:
         st.caption("Cancelling… the scores stored so far are kept.")
-    elif st.button("Cancel scoring", key=f"cancel-{job.id}"):
+    elif st.button(
+        "Cancel scoring", key=f"cancel-{job.id}", disabled=not may_write(campaign_id)
+    ) and allowed(campaign_id):
         cancel_job(engine(), job.id)
         st.rerun(scope="fragment")
 
@@ -134,8 +146,10 @@ if name:
             else:
                 st.caption(estimate.describe())
         if st.button(
-            "Start scoring", type="primary", disabled=estimate is None or not estimate.n_todo
-        ):
+            "Start scoring",
+            type="primary",
+            disabled=estimate is None or not estimate.n_todo or not may_write(cid),
+        ) and allowed(cid):
             try:
                 start_scoring(engine(), cid, chosen, idf=idf, rescale=rescale, estimate=estimate)
             except ScoringAlreadyRunning as exc:

@@ -29,6 +29,7 @@ from views.common import (
     campaign_picker,
     engine,
     literal,
+    permitted,
     require_admin,
 )
 
@@ -96,7 +97,7 @@ def needed_text(p) -> str:  # type: ignore[no-untyped-def]
     return f"{p.labels_needed:,}"
 
 
-summaries = list_campaigns(engine())
+summaries = permitted(list_campaigns(engine()))
 name = campaign_picker([c.name for c in summaries])
 if not name:
     st.stop()

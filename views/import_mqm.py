@@ -8,7 +8,7 @@ import streamlit as st
 from annotation.campaign_file import CampaignFileError
 from annotation.mqm_tsv import COLUMNS, import_mqm_tsv, parse_mqm_tsv
 from db.campaigns import campaign_exists
-from views.common import engine, literal, problem_list
+from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
 
 
 def is_mqm_tsv(filename: str, data: bytes) -> bool:
@@ -49,7 +49,9 @@ def import_mqm_form(filename: str, data: bytes) -> None:
     if exists:
         st.warning(f"A campaign named '{literal(name)}' exists: choose a new name.")
     target_lang = st.text_input("Target language code (for metric tokenizers)", key="mqm_lang")
-    if st.button("Import", type="primary", key="mqm_import", disabled=not name or exists):
+    if st.button(
+        "Import", type="primary", key="mqm_import", disabled=not name or exists
+    ) and allowed_by_name(name, new=True):
         try:
             report = import_mqm_tsv(
                 engine(), data, name, filename=filename, target_lang=target_lang or None
@@ -59,4 +61,5 @@ def import_mqm_form(filename: str, data: bytes) -> None:
                 "Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated)
             )
         else:
+            own_new_campaign(name)
             st.success(literal(report.summary()))

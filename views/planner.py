@@ -37,6 +37,7 @@ from views.common import (
     current_campaign_data,
     engine,
     literal,
+    permitted,
     require_admin,
 )
 
@@ -50,7 +51,7 @@ st.caption(
 
 def from_campaign():  # type: ignore[no-untyped-def]
     """Planning inputs of the chosen campaign, or None (with the reason shown)."""
-    summaries = list_campaigns(engine())
+    summaries = permitted(list_campaigns(engine()))
     name = campaign_picker([c.name for c in summaries], key="plan-campaign")
     if not name:
         return None
