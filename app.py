@@ -133,7 +133,7 @@ elif st.session_state.get("role") == "admin":
             st.Page("views/accounts.py", title="Accounts", icon=":material/manage_accounts:"),
         ]
     with st.sidebar:
-        st.caption(f"Signed in as **{literal(account.name)}** ({account.role}).")
+        st.markdown(f":small[Signed in as **{literal(account.name)}** ({account.role}).]")
         if st.button("Sign out", help="Signs this account out in every browser and tab."):
             end_admin_sessions(engine(), account=account if account.id else None)
             st.session_state.clear()

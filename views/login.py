@@ -18,13 +18,14 @@ def client_id() -> str:
     any header), else the connection's IP (Streamlit gives none for localhost), else this
     browser session."""
     if os.environ.get("TANDEM_TRUST_PROXY") == "1":
-        forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+        forwarded = str(st.context.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
         if forwarded:
             return "ip:" + forwarded
-    if st.context.ip_address:
-        return "ip:" + st.context.ip_address
+    ip = st.context.ip_address
+    if isinstance(ip, str) and ip:
+        return "ip:" + ip
     ctx = get_script_run_ctx()
-    return "session:" + (ctx.session_id if ctx is not None else "-")
+    return "session:" + str(ctx.session_id if ctx is not None else "-")
 
 
 def _wait(until: datetime) -> str:
