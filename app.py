@@ -13,6 +13,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at
 import streamlit as st
 
 from annotation.auth import (
+    DEVICE_COOKIE,
+    DEVICE_DAYS,
     SESSION_COOKIE,
     active_annotator,
     annotator_for_token,
@@ -31,14 +33,15 @@ ADMIN_URL_PATHS = ("campaigns", "import_campaign", "annotators", "dashboard", "c
                    "planner", "review", "annotate", "accounts")  # fmt: skip
 
 
-def set_session_cookie(value: str, max_age_s: int) -> None:
-    """Write (or, with max_age_s=0, delete) the admin session cookie in the browser.
+def set_session_cookie(value: str, max_age_s: int, name: str = SESSION_COOKIE) -> None:
+    """Write (or, with max_age_s=0, delete) the admin session cookie (or the device cookie,
+    ``name``) in the browser.
 
     Streamlit reads cookies (st.context.cookies) but cannot set them, so a script does it;
     the value is a token of [A-Za-z0-9._-] made by annotation.auth, never user text. Not
     HttpOnly (a script sets it); SameSite=Strict, Secure on https."""
     st.html(
-        f"<script>document.cookie = '{SESSION_COOKIE}={value}; Path=/; Max-Age={max_age_s}; "
+        f"<script>document.cookie = '{name}={value}; Path=/; Max-Age={max_age_s}; "
         "SameSite=Strict' + (location.protocol === 'https:' ? '; Secure' : '');</script>",
         unsafe_allow_javascript=True,
     )
@@ -140,6 +143,9 @@ elif st.session_state.get("role") == "admin":
             st.rerun()
         if session is not None and cookie != session:
             set_session_cookie(session, int(session_hours() * 3600))
+        device = st.session_state.pop("device_token", None)
+        if device is not None:
+            set_session_cookie(device, DEVICE_DAYS * 86400, name=DEVICE_COOKIE)
 else:
     if cookie:
         set_session_cookie("", 0)  # a stale cookie (expired or revoked): forget it

@@ -16,9 +16,9 @@ Throttle, two keys per attempt, both kept in the signin_throttle table:
   that client is checked, the right password neither;
 - the *account* (``account:NAME``; every unknown name shares one key): after
   ACCOUNT_FREE_FAILURES wrong passwords in a row from any clients, one guess per
-  ACCOUNT_WINDOW_S is checked. It only slows guessing down: it never grows, so a stranger
-  cannot keep the owner out for longer than that window by guessing from their own client
-  (which their own failures lock).
+  ACCOUNT_WINDOW_S is checked. It only slows guessing down: it never grows, and a browser
+  holding a signed device cookie of that account (it signed in there before) is exempt, so
+  strangers' guesses cannot keep a returning owner out.
 
 Each attempt is *reserved* before the slow hash runs: one transaction locks both rows,
 refuses when either is locked, and otherwise records the attempt as a failure (and the lock
@@ -305,13 +305,16 @@ def account_key(name: str | None) -> str:
     return "account:" + name if name else UNKNOWN_ACCOUNT_KEY
 
 
-def _reserve(engine: Engine, ck: str, ak: str, now: datetime) -> SignInResult | None:
+def _reserve(
+    engine: Engine, ck: str, ak: str, now: datetime, known_device: bool = False
+) -> SignInResult | None:
     """Reserve one attempt (recorded as a failure until the password proves right); a
     SignInResult when a key is locked and nothing may be checked."""
     refused: list[SignInResult] = []
 
     def decide(states: dict[str, ThrottleState]) -> dict[str, ThrottleState] | None:
-        for key, which in ((ck, "client"), (ak, "account")):
+        checks = ((ck, "client"),) if known_device else ((ck, "client"), (ak, "account"))
+        for key, which in checks:
             until = states[key].locked_until
             if until is not None and now < until:
                 refused.append(SignInResult(False, until, locked=which, checked=False))
@@ -349,10 +352,20 @@ def _password_matches(engine: Engine, row: AccountRow | None, password: str) -> 
 
 
 def sign_in(
-    engine: Engine, name: str, password: str, client: str = "-", now: datetime | None = None
+    engine: Engine,
+    name: str,
+    password: str,
+    client: str = "-",
+    now: datetime | None = None,
+    device_account: int | None = None,
 ) -> SignInResult:
     """Check ``name``'s password from ``client``, throttled per client and per account (see
-    the module's docstring). An empty name means the account named owner."""
+    the module's docstring). An empty name means the account named owner.
+
+    ``device_account``: the account id of the browser's signed device cookie (a browser
+    that signed in to it before). Such a browser is not slowed down by the account key, so
+    strangers' guesses spread over many clients cannot keep a returning owner waiting; its
+    own client key still applies, and its failures still count on the account."""
     now = now or datetime.now(UTC)
     name = (name or "").strip() or OWNER_NAME
     env = env_password()  # a too-short TANDEM_ADMIN_PASSWORD: WeakPassword, nothing checked
@@ -360,7 +373,8 @@ def sign_in(
     if row is None and name == OWNER_NAME and env:
         row = _owner_from_env(engine, env)
     ck, ak = client_key(client), account_key(row.name if row is not None else None)
-    refused = _reserve(engine, ck, ak, now)
+    known = row is not None and device_account == row.id
+    refused = _reserve(engine, ck, ak, now, known_device=known)
     if refused is not None:
         return refused
     if _password_matches(engine, row, password):

@@ -62,6 +62,10 @@ SESSION_SECRET_KEY = "admin_session_secret"
 SESSION_NOT_BEFORE_KEY = "admin_sessions_not_before"
 #: The browser cookie that keeps an admin signed in.
 SESSION_COOKIE = "tandem_admin"
+#: A long-lived cookie naming the account a browser signed in to (kept at sign-out): such a
+#: browser is exempt from the per-account slow-down (annotation.accounts.sign_in).
+DEVICE_COOKIE = "tandem_device"
+DEVICE_DAYS = 365
 SESSION_HOURS = 12  # TANDEM_ADMIN_SESSION_HOURS overrides it
 
 
@@ -187,6 +191,24 @@ def session_account(
 
 def admin_session_valid(engine: Engine, token: str | None, now: datetime | None = None) -> bool:
     return session_account(engine, token, now) is not None
+
+
+def issue_device_token(engine: Engine, account: Account) -> str:
+    """The device cookie's value for a browser that just signed in to ``account``."""
+    payload = f"d1.{account.id}.{secrets.token_urlsafe(12)}"
+    return f"{payload}.{_mac(_session_secret(engine), payload + '|device')}"
+
+
+def device_account_id(engine: Engine, token: str | None) -> int | None:
+    """The account id a device cookie was signed for (None when absent or forged)."""
+    parts = (token or "").split(".")
+    stored = get_setting(engine, SESSION_SECRET_KEY)
+    if len(token or "") > 200 or len(parts) != 4 or parts[0] != "d1" or not stored:
+        return None
+    expected = _mac(bytes.fromhex(stored), ".".join(parts[:3]) + "|device")
+    if not hmac.compare_digest(expected, parts[3]) or not parts[1].isdigit():
+        return None
+    return int(parts[1])
 
 
 def end_admin_sessions(

@@ -7,7 +7,13 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from annotation.accounts import ACCOUNT_WINDOW_S, OWNER_NAME, env_password, sign_in
-from annotation.auth import admin_password_configured, issue_admin_session
+from annotation.auth import (
+    DEVICE_COOKIE,
+    admin_password_configured,
+    device_account_id,
+    issue_admin_session,
+    issue_device_token,
+)
 from annotation.passwords import WeakPassword
 from views.common import engine, literal
 
@@ -58,11 +64,14 @@ with st.form("login"):
         "earlier versions (and TANDEM_ADMIN_PASSWORD) became."
     )
     if st.form_submit_button("Sign in", type="primary"):
-        result = sign_in(engine(), name, password, client=client_id())
+        device = device_account_id(engine(), st.context.cookies.get(DEVICE_COOKIE))
+        result = sign_in(engine(), name, password, client=client_id(), device_account=device)
         if result.ok and result.account is not None:
             # The same URL runs again as the admin's page: a deep link lands where it pointed.
             token = issue_admin_session(engine(), account=result.account)
             st.session_state.update(role="admin", admin_session=token, account=result.account)
+            if device != result.account.id:  # app.py writes it: this browser is now known
+                st.session_state["device_token"] = issue_device_token(engine(), result.account)
             st.rerun()
         elif result.locked == "client" and result.retry_at is not None:
             st.error(

@@ -142,3 +142,21 @@ def test_a_disabled_account_cannot_sign_in(owner: Engine) -> None:
     assert sign_in(owner, "vera", "vera's long password", "c", T0).ok
     accounts.set_account_disabled(owner, "vera")
     assert not sign_in(owner, "vera", "vera's long password", "c", T0).ok
+
+
+def test_a_browser_that_signed_in_before_is_not_slowed_by_strangers(owner: Engine) -> None:
+    """Guesses from many fresh clients slow the account down; a browser holding the owner's
+    signed device cookie is exempt (a forged or another account's cookie is not)."""
+    from annotation.auth import device_account_id, issue_device_token
+
+    first = sign_in(owner, "owner", PASSWORD, "session:owner-browser", T0)
+    device = device_account_id(owner, issue_device_token(owner, first.account))
+    assert device == first.account.id
+    for i in range(ACCOUNT_FREE_FAILURES + 5):
+        sign_in(owner, "owner", f"botnet {i}", f"ip:192.0.2.{i}", T0)
+    assert sign_in(owner, "owner", PASSWORD, "session:new-tab", T0).locked == "account"
+    known = sign_in(owner, "owner", PASSWORD, "session:new-tab", T0, device_account=device)
+    assert known.ok
+    token = issue_device_token(owner, first.account)
+    for forged in (token[:-2] + "xx", "d1.1.nonce.mac", "", token.replace("d1.", "d2.", 1)):
+        assert device_account_id(owner, forged) is None
