@@ -19,6 +19,7 @@ OWNER_PASSWORD = "browser-test-password"  # TANDEM_ADMIN_PASSWORD of the server 
 VIEWER_PASSWORD = "viewer's long password"
 SIGN_IN_SHOT = PROJECT_ROOT / "docs" / "screenshots" / "accounts_sign_in.png"
 VIEWER_SHOT = PROJECT_ROOT / "docs" / "screenshots" / "accounts_viewer_annotators.png"
+OWNER_SHOT = PROJECT_ROOT / "docs" / "screenshots" / "accounts_page.png"
 
 
 def _sign_in(page, url: str, name: str, password: str) -> None:  # type: ignore[no-untyped-def]
@@ -119,5 +120,6 @@ def test_owner_signs_in_while_a_stranger_guesses(server: Server, page) -> None: 
         page.get_by_role("link", name="Accounts").click()
         page.get_by_role("heading", name="Accounts").wait_for()
         page.get_by_role("button", name="Create account").wait_for()
+        page.screenshot(path=str(screenshot_path(OWNER_SHOT)), full_page=True)
     finally:
         other.close()
