@@ -13,32 +13,35 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at
 import streamlit as st
 
 from annotation.auth import (
+    DEVICE_COOKIE,
+    DEVICE_DAYS,
     SESSION_COOKIE,
     active_annotator,
-    admin_session_valid,
     annotator_for_token,
     end_admin_sessions,
+    session_account,
     session_hours,
     token_hash,
 )
 from db.migrate import DatabaseNotMigrated, ensure_migrated
-from views.common import engine
+from views.common import current_account, engine, literal
 
 # Every URL an admin page has: a session that may not see them gets its one page under each,
 # so a deep link runs that page (the sign-in, or an invite's annotate page) instead of
 # Streamlit's "page not found", and after signing in the admin lands on the page asked for.
 ADMIN_URL_PATHS = ("campaigns", "import_campaign", "annotators", "dashboard", "calibration",
-                   "planner", "review", "annotate")  # fmt: skip
+                   "planner", "review", "annotate", "accounts")  # fmt: skip
 
 
-def set_session_cookie(value: str, max_age_s: int) -> None:
-    """Write (or, with max_age_s=0, delete) the admin session cookie in the browser.
+def set_session_cookie(value: str, max_age_s: int, name: str = SESSION_COOKIE) -> None:
+    """Write (or, with max_age_s=0, delete) the admin session cookie (or the device cookie,
+    ``name``) in the browser.
 
     Streamlit reads cookies (st.context.cookies) but cannot set them, so a script does it;
     the value is a token of [A-Za-z0-9._-] made by annotation.auth, never user text. Not
     HttpOnly (a script sets it); SameSite=Strict, Secure on https."""
     st.html(
-        f"<script>document.cookie = '{SESSION_COOKIE}={value}; Path=/; Max-Age={max_age_s}; "
+        f"<script>document.cookie = '{name}={value}; Path=/; Max-Age={max_age_s}; "
         "SameSite=Strict' + (location.protocol === 'https:' ? '; Secure' : '');</script>",
         unsafe_allow_javascript=True,
     )
@@ -67,12 +70,17 @@ except DatabaseNotMigrated as exc:
 # a revoked link stops working at the next click.
 token = st.query_params.get("token")
 cookie = st.context.cookies.get(SESSION_COOKIE)
-if not token and "role" not in st.session_state and admin_session_valid(engine(), cookie):
+if not token and "role" not in st.session_state and session_account(engine(), cookie):
     # A reload, a new tab or a bookmark of a signed-in admin: the signed cookie is the proof.
     st.session_state.update(role="admin", admin_session=cookie)
 session = st.session_state.get("admin_session")
-if session is not None and not admin_session_valid(engine(), session):
-    st.session_state.clear()  # expired, signed out elsewhere, or the password changed
+if session is not None:
+    # Re-read on every run: a changed role, a grant, a disabled account apply at once.
+    account = session_account(engine(), session)
+    if account is None:
+        st.session_state.clear()  # expired, signed out, disabled, or the password changed
+    else:
+        st.session_state["account"] = account
 
 if token or st.session_state.get("role") == "annotator":
     who = (
@@ -103,6 +111,7 @@ if token or st.session_state.get("role") == "annotator":
     )
     pages = only_page("views/annotate.py", title="Annotate", icon=":material/edit_note:")
 elif st.session_state.get("role") == "admin":
+    account = current_account()
     pages = {
         "Campaigns": [
             st.Page(
@@ -117,17 +126,26 @@ elif st.session_state.get("role") == "admin":
             st.Page("views/planner.py", title="Planner", icon=":material/calculate:"),
             st.Page("views/review.py", title="Review", icon=":material/fact_check:"),
         ],
-        "Annotation": [
-            st.Page("views/annotate.py", title="Annotate", icon=":material/edit_note:"),
-        ],
     }
+    if not account.read_only:
+        pages["Annotation"] = [
+            st.Page("views/annotate.py", title="Annotate", icon=":material/edit_note:"),
+        ]
+    if account.is_owner:
+        pages["Administration"] = [
+            st.Page("views/accounts.py", title="Accounts", icon=":material/manage_accounts:"),
+        ]
     with st.sidebar:
-        if st.button("Sign out", help="Signs the admin out in every browser and tab."):
-            end_admin_sessions(engine())
+        st.markdown(f":small[Signed in as **{literal(account.name)}** ({account.role}).]")
+        if st.button("Sign out", help="Signs this account out in every browser and tab."):
+            end_admin_sessions(engine(), account=account if account.id else None)
             st.session_state.clear()
             st.rerun()
         if session is not None and cookie != session:
             set_session_cookie(session, int(session_hours() * 3600))
+        device = st.session_state.pop("device_token", None)
+        if device is not None:
+            set_session_cookie(device, DEVICE_DAYS * 86400, name=DEVICE_COOKIE)
 else:
     if cookie:
         set_session_cookie("", 0)  # a stale cookie (expired or revoked): forget it

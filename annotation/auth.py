@@ -1,17 +1,17 @@
-"""Access: the admin password, and the annotators' invite links.
+"""Access: administrator sessions, and the annotators' invite links.
 
-Admin: a password from configuration, or one generated at first run.
-
-``TANDEM_ADMIN_PASSWORD`` (environment) wins when set. Otherwise ``make run`` generates a
-random password once, prints it, and stores only its PBKDF2 hash in the database. There is
-no default password.
+Administrators are named accounts (annotation.accounts: roles, grants, the sign-in throttle);
+this module keeps the names older code and tests use (``sign_in_admin``,
+``set_admin_password``, … act on the account named owner).
 
 Admin sessions: after signing in, the browser keeps a signed, expiring cookie
 (:func:`issue_admin_session`), so a reload, a new tab or a bookmark does not sign the admin
-out. The cookie is ``v1.<expires>.<nonce>.<mac>`` with an HMAC-SHA256 under a random server
-secret kept in app_settings; the MAC also covers a fingerprint of the current password
-(its stored hash, or the configured one), so setting a new password revokes every session,
-and "Sign out" moves a not-before time that revokes every session issued earlier.
+out. The cookie is ``v2.<account id>.<issued ms>.<expires>.<nonce>.<mac>``, an HMAC-SHA256
+under a random server secret kept in app_settings; the MAC also covers a fingerprint of the
+account's current password hash (and of TANDEM_ADMIN_PASSWORD for the owner account), so a
+new password revokes the account's sessions; "Sign out" moves the account's not-before time,
+and a disabled account's sessions end at their next page. A ``v1`` cookie of the single
+admin password (before accounts) stays valid as the owner's until its password changes.
 
 Annotators: the admin creates them per campaign; each gets an invite link ``?token=…`` with
 a random secret token of which only the SHA-256 hash is stored; revoking the annotator
@@ -24,129 +24,73 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import os
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from annotation.accounts import (
+    FREE_FAILURES,
+    LOCKOUT_BASE_S,
+    LOCKOUT_MAX_S,
+    OWNER_NAME,
+    Account,
+    SignInResult,
+    account_by_id,
+    accounts_configured,
+    ensure_owner,
+    lockout_seconds,
+    require_write,
+    set_owner_password,
+    sign_in,
+)
 from annotation.campaign_file import MAX_LENGTH
+from annotation.passwords import hash_secret, needs_rehash, verify_secret
 from db import Engine, annotations, invites
+from db import accounts as account_store
 from db.engine import session_scope
 from db.settings import add_setting_if_absent, get_setting, set_setting
 
+__all__ = [
+    "FREE_FAILURES", "LOCKOUT_BASE_S", "LOCKOUT_MAX_S", "SignInResult", "hash_secret",
+    "lockout_seconds", "needs_rehash", "verify_secret",
+]  # fmt: skip
+
+#: Where the single admin password's hash was kept before accounts (migration 0009 reads it).
 ADMIN_HASH_KEY = "admin_password_hash"
-THROTTLE_KEY = "admin_signin_throttle"
-# OWASP Password Storage Cheat Sheet (2023+): PBKDF2-HMAC-SHA256 with 600,000 iterations.
-# The count is stored in each hash, so older hashes still verify and are upgraded on the
-# next successful sign-in.
-_ITERATIONS = 600_000
-_SCHEME = "pbkdf2_sha256"
-FREE_FAILURES = 5  # wrong passwords allowed before the first lockout
-LOCKOUT_BASE_S = 30  # the first lockout; each further failure doubles it
-LOCKOUT_MAX_S = 3600
 SESSION_SECRET_KEY = "admin_session_secret"
 SESSION_NOT_BEFORE_KEY = "admin_sessions_not_before"
 #: The browser cookie that keeps an admin signed in.
 SESSION_COOKIE = "tandem_admin"
+#: A long-lived cookie naming the account a browser signed in to (kept at sign-out): such a
+#: browser is exempt from the per-account slow-down (annotation.accounts.sign_in).
+DEVICE_COOKIE = "tandem_device"
+DEVICE_DAYS = 365
 SESSION_HOURS = 12  # TANDEM_ADMIN_SESSION_HOURS overrides it
 
 
-def hash_secret(secret: str, salt: bytes | None = None, iterations: int = _ITERATIONS) -> str:
-    salt = salt or secrets.token_bytes(16)
-    digest = hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, iterations)
-    return f"{_SCHEME}${iterations}${salt.hex()}${digest.hex()}"
-
-
-def _parse_hash(stored: str) -> tuple[int, bytes, str] | None:
-    try:
-        scheme, iterations, salt, digest = stored.split("$")
-        if scheme != _SCHEME:
-            return None
-        return int(iterations), bytes.fromhex(salt), digest
-    except ValueError:
-        return None
-
-
-def verify_secret(secret: str, stored: str) -> bool:
-    parsed = _parse_hash(stored)
-    if parsed is None:
-        return False
-    iterations, salt, digest = parsed
-    check = hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, iterations)
-    return hmac.compare_digest(check.hex(), digest)
-
-
-def needs_rehash(stored: str) -> bool:
-    """True when a stored hash uses fewer iterations than today's."""
-    parsed = _parse_hash(stored)
-    return parsed is None or parsed[0] < _ITERATIONS
-
-
 def admin_password_configured(engine: Engine) -> bool:
-    return bool(os.environ.get("TANDEM_ADMIN_PASSWORD")) or bool(
-        get_setting(engine, ADMIN_HASH_KEY)
-    )
+    """True when someone can sign in (an enabled account, or TANDEM_ADMIN_PASSWORD)."""
+    return accounts_configured(engine)
 
 
-def verify_admin_password(engine: Engine, password: str) -> bool:
-    """Check the password (no throttling: the sign-in page calls `sign_in_admin`). A stored
-    hash with an older iteration count is replaced by today's on success."""
-    env = os.environ.get("TANDEM_ADMIN_PASSWORD")
-    if env:
-        return hmac.compare_digest(password.encode(), env.encode())
-    stored = get_setting(engine, ADMIN_HASH_KEY)
-    if stored is None or not verify_secret(password, stored):
-        return False
-    if needs_rehash(stored):
-        set_setting(engine, ADMIN_HASH_KEY, hash_secret(password))
-    return True
+def sign_in_admin(
+    engine: Engine, password: str, now: datetime | None = None, *, name: str = OWNER_NAME,
+    client: str = "-",
+) -> SignInResult:  # fmt: skip
+    """:func:`annotation.accounts.sign_in` (by default as the owner, from one client)."""
+    return sign_in(engine, name, password, client=client, now=now)
 
 
-@dataclass(frozen=True)
-class SignInResult:
-    """``ok`` when signed in; otherwise ``retry_at`` says until when sign-in is locked (None
-    when the next attempt may come at once)."""
-
-    ok: bool
-    retry_at: datetime | None = None
+def set_admin_password(engine: Engine, password: str) -> None:
+    """Set the owner account's password (at least 12 characters); lifts every lock."""
+    set_owner_password(engine, password)
 
 
-def _throttle_state(engine: Engine) -> tuple[int, datetime | None]:
-    raw = get_setting(engine, THROTTLE_KEY)
-    if not raw:
-        return 0, None
-    state = json.loads(raw)
-    until = state.get("locked_until")
-    return int(state["failures"]), datetime.fromisoformat(until) if until else None
-
-
-def lockout_seconds(failures: int) -> int:
-    """Lockout after the ``failures``-th consecutive wrong password: none for the first
-    FREE_FAILURES - 1, then LOCKOUT_BASE_S doubling per failure up to LOCKOUT_MAX_S."""
-    if failures < FREE_FAILURES:
-        return 0
-    return min(LOCKOUT_MAX_S, LOCKOUT_BASE_S * 2 ** min(failures - FREE_FAILURES, 20))
-
-
-def sign_in_admin(engine: Engine, password: str, now: datetime | None = None) -> SignInResult:
-    """Check the admin password with a persistent throttle (app_settings, so it holds across
-    sessions and server restarts): during a lockout even the right password is refused;
-    a success resets the count."""
-    now = now or datetime.now(UTC)
-    _, locked_until = _throttle_state(engine)
-    if locked_until is not None and now < locked_until:
-        return SignInResult(False, locked_until)
-    if verify_admin_password(engine, password):
-        set_setting(engine, THROTTLE_KEY, "")
-        return SignInResult(True)
-    # Re-read after the slow hash so concurrent wrong attempts all count.
-    failures = _throttle_state(engine)[0] + 1
-    wait = lockout_seconds(failures)
-    retry_at = now + timedelta(seconds=wait) if wait else None
-    state = {"failures": failures, "locked_until": retry_at.isoformat() if retry_at else None}
-    set_setting(engine, THROTTLE_KEY, json.dumps(state))
-    return SignInResult(False, retry_at)
+def ensure_admin_password(engine: Engine) -> str | None:
+    """Create the owner account with a generated password when none can sign in; return
+    the password (else None)."""
+    return ensure_owner(engine)
 
 
 # ---------------------------------------------------------------- admin sessions (cookie)
@@ -171,10 +115,13 @@ def _session_secret(engine: Engine) -> bytes:
     return bytes.fromhex(get_setting(engine, SESSION_SECRET_KEY) or "")
 
 
-def _password_fingerprint(engine: Engine, secret: bytes) -> str:
-    """Changes whenever the admin password changes (so does every session's MAC)."""
-    env = os.environ.get("TANDEM_ADMIN_PASSWORD")
-    current = ("env:" + env) if env else ("db:" + (get_setting(engine, ADMIN_HASH_KEY) or ""))
+def _fingerprint(secret: bytes, row: account_store.AccountRow, legacy: bool = False) -> str:
+    """Changes whenever the account's password changes (so does every session's MAC)."""
+    env = os.environ.get("TANDEM_ADMIN_PASSWORD") if row.name == OWNER_NAME else None
+    if legacy:  # the v1 formula of the single admin password
+        current = ("env:" + env) if env else ("db:" + row.password_hash)
+    else:
+        current = f"{row.id}|db:{row.password_hash}|env:{env or ''}"
     return hmac.new(secret, current.encode(), hashlib.sha256).hexdigest()
 
 
@@ -183,66 +130,98 @@ def _mac(secret: bytes, payload: str) -> str:
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def issue_admin_session(engine: Engine, now: datetime | None = None) -> str:
-    """A signed admin session token (the cookie's value), valid for :func:`session_hours`.
-
-    Call only after :func:`sign_in_admin` succeeded."""
+def issue_admin_session(
+    engine: Engine, now: datetime | None = None, account: Account | None = None
+) -> str:
+    """A signed session token (the cookie's value) for ``account`` (default: the owner
+    account), valid for :func:`session_hours`. Call only after a successful sign-in."""
     now = now or datetime.now(UTC)
+    row = account_store.account_by_name(engine, account.name if account else OWNER_NAME)
+    if row is None:
+        raise ValueError("no such account")
     secret = _session_secret(engine)
     expires = int((now + timedelta(hours=session_hours())).timestamp())
     issued = int(now.timestamp() * 1000)  # ms: a sign-in right after a sign-out counts
-    nonce = secrets.token_urlsafe(12)
-    payload = f"v1.{issued}.{expires}.{nonce}"
-    return f"{payload}.{_mac(secret, payload + '|' + _password_fingerprint(engine, secret))}"
+    payload = f"v2.{row.id}.{issued}.{expires}.{secrets.token_urlsafe(12)}"
+    return f"{payload}.{_mac(secret, payload + '|' + _fingerprint(secret, row))}"
+
+
+def _parse(token: str | None) -> tuple[list[str], int | None, int, int] | None:
+    """(parts, account id or None for v1, issued ms, expires s) of a well-formed token."""
+    if not token or len(token) > 200:
+        return None
+    parts = token.split(".")
+    try:
+        if len(parts) == 6 and parts[0] == "v2":
+            return parts, int(parts[1]), int(parts[2]), int(parts[3])
+        if len(parts) == 5 and parts[0] == "v1":
+            return parts, None, int(parts[1]), int(parts[2])
+    except ValueError:
+        return None
+    return None
+
+
+def session_account(
+    engine: Engine, token: str | None, now: datetime | None = None
+) -> Account | None:
+    """The account of an unexpired session this server signed for the account's current
+    password and issued after its last sign-out; None otherwise (or when disabled)."""
+    parsed = _parse(token)
+    now = now or datetime.now(UTC)
+    if parsed is None or now.timestamp() >= parsed[3]:
+        return None
+    parts, account_id, issued, _ = parsed
+    stored = get_setting(engine, SESSION_SECRET_KEY)
+    if account_id is None:
+        row = account_store.account_by_name(engine, OWNER_NAME)
+    else:
+        row = account_store.account_by_id(engine, account_id)
+    if not stored or row is None or row.disabled:
+        return None
+    secret = bytes.fromhex(stored)
+    payload = ".".join(parts[:-1])
+    expected = _mac(secret, payload + "|" + _fingerprint(secret, row, legacy=account_id is None))
+    if not hmac.compare_digest(expected, parts[-1]):
+        return None
+    global_not_before = int(get_setting(engine, SESSION_NOT_BEFORE_KEY) or 0)
+    if issued < max(global_not_before, row.sessions_not_before or 0):
+        return None
+    return account_by_id(engine, row.id)
 
 
 def admin_session_valid(engine: Engine, token: str | None, now: datetime | None = None) -> bool:
-    """True when ``token`` is an unexpired session this server signed for the current
-    password and issued after the last sign-out."""
-    if not token or len(token) > 200:
-        return False
-    parts = token.split(".")
-    if len(parts) != 5 or parts[0] != "v1":
-        return False
-    try:
-        issued, expires = int(parts[1]), int(parts[2])
-    except ValueError:
-        return False
-    now = now or datetime.now(UTC)
-    if now.timestamp() >= expires or not admin_password_configured(engine):
-        return False
+    return session_account(engine, token, now) is not None
+
+
+def issue_device_token(engine: Engine, account: Account) -> str:
+    """The device cookie's value for a browser that just signed in to ``account``."""
+    payload = f"d1.{account.id}.{secrets.token_urlsafe(12)}"
+    return f"{payload}.{_mac(_session_secret(engine), payload + '|device')}"
+
+
+def device_account_id(engine: Engine, token: str | None) -> int | None:
+    """The account id a device cookie was signed for (None when absent or forged)."""
+    parts = (token or "").split(".")
     stored = get_setting(engine, SESSION_SECRET_KEY)
-    if not stored:
-        return False
-    secret = bytes.fromhex(stored)
-    payload = ".".join(parts[:4])
-    expected = _mac(secret, payload + "|" + _password_fingerprint(engine, secret))
-    if not hmac.compare_digest(expected, parts[4]):
-        return False
-    not_before = get_setting(engine, SESSION_NOT_BEFORE_KEY)
-    return not not_before or issued >= int(not_before)
-
-
-def end_admin_sessions(engine: Engine, now: datetime | None = None) -> None:
-    """Sign out: every admin session issued before now stops working (every browser)."""
-    now = now or datetime.now(UTC)
-    set_setting(engine, SESSION_NOT_BEFORE_KEY, str(int(now.timestamp() * 1000) + 1))
-
-
-def set_admin_password(engine: Engine, password: str) -> None:
-    if len(password) < 8:
-        raise ValueError("the admin password must have at least 8 characters")
-    set_setting(engine, ADMIN_HASH_KEY, hash_secret(password))
-    set_setting(engine, THROTTLE_KEY, "")  # a new password (cli.py) lifts a lockout
-
-
-def ensure_admin_password(engine: Engine) -> str | None:
-    """Generate and store a password when none is configured; return it (else None)."""
-    if admin_password_configured(engine):
+    if len(token or "") > 200 or len(parts) != 4 or parts[0] != "d1" or not stored:
         return None
-    password = secrets.token_urlsafe(12)
-    set_admin_password(engine, password)
-    return password
+    expected = _mac(bytes.fromhex(stored), ".".join(parts[:3]) + "|device")
+    if not hmac.compare_digest(expected, parts[3]) or not parts[1].isdigit():
+        return None
+    return int(parts[1])
+
+
+def end_admin_sessions(
+    engine: Engine, now: datetime | None = None, account: Account | None = None
+) -> None:
+    """Sign out: every session of ``account`` issued before now stops working (in every
+    browser); without an account, every session of every account."""
+    now = now or datetime.now(UTC)
+    not_before = int(now.timestamp() * 1000) + 1
+    if account is None:
+        set_setting(engine, SESSION_NOT_BEFORE_KEY, str(not_before))
+    else:
+        account_store.update_account(engine, account.id, sessions_not_before=not_before)
 
 
 # ---------------------------------------------------------------- annotators' invite links
@@ -285,8 +264,21 @@ def token_hash(token: str) -> str:
 MAX_ANNOTATOR_NAME = MAX_LENGTH["annotator"]
 
 
-def create_annotator(engine: Engine, campaign_id: int, name: str) -> Invite:
-    """Create an invited annotator of a campaign; the returned token is shown once."""
+def _may_change(engine: Engine, actor: Account | None, annotator_id: int) -> None:
+    """With ``actor`` (the signed-in account), refuse unless it may change the annotator's
+    campaign (PermissionDenied)."""
+    if actor is not None:
+        who = active_annotator(engine, annotator_id)
+        require_write(engine, actor, who.campaign_id if who is not None else -1)
+
+
+def create_annotator(
+    engine: Engine, campaign_id: int, name: str, actor: Account | None = None
+) -> Invite:
+    """Create an invited annotator of a campaign; the returned token is shown once. With
+    ``actor``, only when that account may change the campaign (else PermissionDenied)."""
+    if actor is not None:
+        require_write(engine, actor, campaign_id)
     name = name.strip()
     if not name:
         raise ValueError("an annotator needs a name")
@@ -302,10 +294,11 @@ def create_annotator(engine: Engine, campaign_id: int, name: str) -> Invite:
     return Invite(annotator_id, name, campaign_id, token)
 
 
-def reissue_invite(engine: Engine, annotator_id: int) -> Invite:
+def reissue_invite(engine: Engine, annotator_id: int, actor: Account | None = None) -> Invite:
     """A new invite link for an annotator who lost theirs: the old link stops working at
     once (in an open tab too, at its next click); their labels and held items stay theirs.
     Logged as "reissued"."""
+    _may_change(engine, actor, annotator_id)
     token = secrets.token_urlsafe(INVITE_TOKEN_BYTES)
     if not invites.replace_token(engine, annotator_id, token_hash(token), datetime.now(UTC)):
         raise ValueError(
@@ -347,6 +340,7 @@ def active_annotator(
         return _identity(annotations.annotator_by_id(s, annotator_id))
 
 
-def revoke_annotator(engine: Engine, annotator_id: int) -> None:
+def revoke_annotator(engine: Engine, annotator_id: int, actor: Account | None = None) -> None:
     """Revoke an invite link now; the annotator's held items go back to the queue."""
+    _may_change(engine, actor, annotator_id)
     invites.revoke(engine, annotator_id, datetime.now(UTC))

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -421,3 +422,51 @@ class CampaignEvent(Base):
     #: Where it was done: "ui" or "cli".
     via: Mapped[str] = mapped_column(String(10))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Account(Base):
+    """A named administrator account: owner (everything), admin (the campaigns it created
+    or was given) or viewer (dashboards and exports of the campaigns it was given)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    #: "owner" | "admin" | "viewer"
+    role: Mapped[str] = mapped_column(String(20))
+    #: argon2id (argon2-cffi); a hash migrated from the single admin password may be PBKDF2
+    #: until its next successful sign-in.
+    password_hash: Mapped[str] = mapped_column(String(255))
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Sign-out: sessions issued before this time (ms since the epoch) are refused.
+    sessions_not_before: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CampaignGrant(Base):
+    """An account's right to a campaign: ``creator`` (it imported it) or ``granted`` (the
+    owner gave it)."""
+
+    __tablename__ = "campaign_grants"
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(20), default="granted")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SignInThrottle(Base):
+    """Sign-in throttle state per key ("account:NAME" or "client:ID"): consecutive failures
+    and until when the key is locked. Rows are locked (FOR UPDATE; SQLite's BEGIN IMMEDIATE)
+    while an attempt is reserved, so parallel attempts cannot share a window."""
+
+    __tablename__ = "signin_throttle"
+
+    key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

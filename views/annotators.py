@@ -25,16 +25,28 @@ from db.campaigns import list_campaigns
 from db.engine import SQLITE_ANNOTATOR_LIMIT
 from db.vocabulary import CampaignMode
 from estimators.live_designs import DESIGN_TEXT, SUPERPOPULATION, TEST_SET, LiveDesign
-from views.common import campaign_picker, engine, literal, require_admin
+from views.common import (
+    allowed,
+    campaign_picker,
+    current_account,
+    engine,
+    literal,
+    may_write,
+    permitted,
+    read_only_notice,
+    require_admin,
+)
 
 require_admin()
 st.title("Annotators")
+read_only_notice()
 
-summaries = {c.name: c for c in list_campaigns(engine())}
+summaries = {c.name: c for c in permitted(list_campaigns(engine()))}
 name = campaign_picker(list(summaries), key="annotators_campaign")
 if name is None:
     st.stop()
 campaign_id = summaries[name].id
+RO = not may_write(campaign_id)  # a viewer: every write control below is disabled
 
 # ---------------------------------------------------------------- queue
 st.subheader("Queue")
@@ -79,8 +91,8 @@ with st.form("queue_settings"):
     timeout = right.number_input(
         "Claim timeout (seconds)", min_value=30, value=int(settings["claim_timeout_s"]), step=60
     )
-    saved = st.form_submit_button("Save settings")
-if saved:
+    saved = st.form_submit_button("Save settings", disabled=RO)
+if saved and allowed(campaign_id):
     try:  # metric visibility first: after labels it needs the confirmation
         set_metric_visibility(engine(), campaign_id, show_metrics, confirmed=confirm_visibility)
     except ConfirmationNeeded as exc:
@@ -129,7 +141,7 @@ with st.form("sampling_settings"):
         "τ: share of uniform mixed in (π ≥ τ × the labelling rate)", 0.05, 1.0,
         float(settings.get("active_tau") or 0.3), step=0.05, key="active_tau",
     )  # fmt: skip
-    if st.form_submit_button("Save sampling"):
+    if st.form_submit_button("Save sampling", disabled=RO) and allowed(campaign_id):
         try:
             queue.update_queue_settings(engine(), campaign_id, sampling=sampling, active_tau=tau)
         except ValueError as exc:  # active needs the paired design
@@ -146,7 +158,7 @@ with st.form("racing_settings"):
         "have an unsettled pair; the freed labels go to them. Off: every system, every item "
         "(uniform). Labels already given are always kept.",
     )  # fmt: skip
-    if st.form_submit_button("Save racing"):
+    if st.form_submit_button("Save racing", disabled=RO) and allowed(campaign_id):
         try:
             racing.set_racing(engine(), campaign_id, racing_on)
         except ValueError as exc:  # needs the paired design and uniform sampling
@@ -159,7 +171,9 @@ if raced_out:
         + ", ".join(f"{d['system']} (after {d['labels']:,} labels)" for d in raced_out)
     )
 
-if st.button("Build / extend queue", type="primary", key="build_queue"):
+if st.button(
+    "Build / extend queue", type="primary", key="build_queue", disabled=RO
+) and allowed(campaign_id):
     bar = st.progress(0.0, text="Drawing the random order…")
     report = queue.build_queue(
         engine(),
@@ -211,7 +225,7 @@ with st.form("live_plan"):
         format_func={TEST_SET: "this campaign's own items (test set, as WMT reports)",
                      SUPERPOPULATION: "the average annotator (super-population)"}.get,
     )  # fmt: skip
-    if st.form_submit_button("Save plan"):
+    if st.form_submit_button("Save plan", disabled=RO) and allowed(campaign_id):
         try:
             n_systems = summaries[name].n_systems
             size = (
@@ -259,7 +273,9 @@ with st.form("guidelines"):
         placeholder="A source, an output and the label it should get, with the reason.",
         key=f"guidelines_examples_{campaign_id}",
     )
-    if st.form_submit_button("Save guidelines", key="save_guidelines"):
+    if st.form_submit_button(
+        "Save guidelines", key="save_guidelines", disabled=RO
+    ) and allowed(campaign_id):
         try:
             set_guidelines(engine(), campaign_id, guideline_text, example_text)
         except ValueError as exc:
@@ -285,9 +301,9 @@ st.caption(
 st.subheader("Invite an annotator")
 with st.form("new_annotator", clear_on_submit=True):
     new_name = st.text_input("Name")
-    if st.form_submit_button("Create invite link"):
+    if st.form_submit_button("Create invite link", disabled=RO):
         try:
-            invite = create_annotator(engine(), campaign_id, new_name)
+            invite = create_annotator(engine(), campaign_id, new_name, actor=current_account())
         except ValueError as exc:  # an empty, over-long or taken name
             st.error(f"Could not create the annotator: {literal(exc)}.")
         else:
@@ -360,13 +376,13 @@ if active:
     with reissue_col.form("reissue"):
         who = st.selectbox("Re-issue a lost invite link of", list(active))
         st.caption("A new link; the old one stops working at once. Labels stay theirs.")
-        if st.form_submit_button("Re-issue link"):
-            invite = reissue_invite(engine(), active[who])
+        if st.form_submit_button("Re-issue link", disabled=RO) and allowed(campaign_id):
+            invite = reissue_invite(engine(), active[who], actor=current_account())
             st.session_state["new_invite"] = (invite.name, invite.query, True)
             st.rerun()
     with revoke_col.form("revoke"):
         who = st.selectbox("Revoke the invite link of", list(active))
         st.caption("The link stops working; items they hold go back to the queue.")
-        if st.form_submit_button("Revoke"):
-            revoke_annotator(engine(), active[who])
+        if st.form_submit_button("Revoke", disabled=RO) and allowed(campaign_id):
+            revoke_annotator(engine(), active[who], actor=current_account())
             st.rerun()

@@ -29,16 +29,21 @@ from metrics.calibration_sets import CalibrationSetError, drift, drifted
 from metrics.charts import roc_chart
 from metrics.imported import describe
 from views.common import (
+    allowed,
     campaign_data,
     campaign_picker,
     download,
     engine,
     literal,
+    may_write,
+    permitted,
+    read_only_notice,
     require_admin,
 )
 
 require_admin()
 st.title("Calibration")
+read_only_notice()
 st.caption(
     "ρ = P(metric says adequate | human says adequate), η = P(metric says inadequate | human "
     "says inadequate), with 95% Beta credible intervals. They usually differ between "
@@ -90,14 +95,23 @@ def import_section(name: str, cid: int) -> None:
         "estimator (shown on the dashboard, never used for verdicts). It must come from the "
         "same metric signature as this campaign's scores."
     )
-    upload = st.file_uploader("Calibration set (JSON)", type=["json"], key="cal-upload")
+    if not may_write(cid):
+        st.caption("Read-only: importing or removing a calibration set needs an admin.")
+    upload = st.file_uploader(
+        "Calibration set (JSON)", type=["json"], key="cal-upload", disabled=not may_write(cid)
+    )
     confirm = st.checkbox(
         "Use it even if it was measured on another language or kind of task",
         key="cal-confirm-task",
+        disabled=not may_write(cid),
         help="ρ and η differ between languages and tasks: an MT set is a poor prior for a "
         "summarisation campaign. Tick only if you know the set applies here.",
     )
-    if upload is not None and st.button("Import calibration set", key="cal-import"):
+    if (
+        upload is not None
+        and st.button("Import calibration set", key="cal-import", disabled=not may_write(cid))
+        and allowed(cid)
+    ):
         try:
             import_calibration(engine(), name, upload.getvalue(), confirm_task_mismatch=confirm)
         except CalibrationSetError as exc:
@@ -111,12 +125,14 @@ def import_section(name: str, cid: int) -> None:
             f"**{literal(stored.name)}** — `{stored.signature}`, threshold {stored.threshold:.4g}; "
             f"TP {tp}, FN {fn}, TN {tn}, FP {fp}"
         )
-        if cols[1].button("Stop using", key=f"cal-remove-{stored.id}"):
+        if cols[1].button(
+            "Stop using", key=f"cal-remove-{stored.id}", disabled=not may_write(cid)
+        ) and allowed(cid):
             remove_set(engine(), stored.id, cid)
             st.rerun()
 
 
-summaries = list_campaigns(engine())
+summaries = permitted(list_campaigns(engine()))
 name = campaign_picker([c.name for c in summaries], key="cal-campaign")
 if not name:
     st.stop()
@@ -175,7 +191,8 @@ cal = (
     else calibrated(db_url, cid, key, signature, threshold)[0]
 )
 if st.button("Save this threshold for the campaign", key="cal-save",
-             disabled=signature == LEARNED or info.threshold == cal.threshold):  # fmt: skip
+             disabled=signature == LEARNED or info.threshold == cal.threshold
+             or not may_write(cid)) and allowed(cid):  # fmt: skip
     save_threshold(engine(), cid, signature, cal.threshold, cal.higher_is_better, cal.method)
     st.success(f"Threshold {cal.threshold:.4g} saved; the dashboard uses it now.")
 

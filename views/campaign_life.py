@@ -17,7 +17,7 @@ from db.lifecycle import (
     rename_campaign,
     restore_campaign,
 )
-from views.common import download, engine, literal
+from views.common import allowed, download, engine, literal, may_write, permitted
 
 _NOTICE, _GENERATION = "life_notice", "life_picker_generation"
 
@@ -44,10 +44,17 @@ def _done(notice: str, current: str | None = None) -> None:
     st.rerun()
 
 
-def _run(action, *args):  # type: ignore[no-untyped-def]
-    """A db.lifecycle change done from this page; its refusal shown (nothing changed)."""
+def _campaign_id(name: str) -> int | None:
+    return next((c.id for c in list_campaigns(engine(), archived=None) if c.name == name), None)
+
+
+def _run(action, name: str, *args):  # type: ignore[no-untyped-def]
+    """A db.lifecycle change done from this page, if the signed-in account may change the
+    campaign; a refusal is shown (nothing changed)."""
+    if not allowed(_campaign_id(name)):
+        return None, False
     try:
-        return action(engine(), *args, via="ui"), True
+        return action(engine(), name, *args, via="ui"), True
     except CampaignLifeError as exc:
         st.error(literal(f"{str(exc)[:1].upper()}{str(exc)[1:]}."))
         return None, False
@@ -57,6 +64,8 @@ def manage(name: str) -> None:
     """Rename, archive or delete the chosen (active) campaign, behind a switch (the page's
     other sections stay where they were; a widget, unlike an expander, keeps its state
     through the reruns the forms cause)."""
+    if not may_write(_campaign_id(name)):
+        return  # a viewer (or an admin without this campaign) manages nothing
     if st.toggle("Manage: rename, archive or delete this campaign", key=f"life-on-{name}"):
         _manage(name)
 
@@ -108,7 +117,7 @@ def _delete_form(name: str, where: str) -> None:
 
 def archived_section() -> None:
     """The archived campaigns: restore one, or delete it; and the life log."""
-    archived = list_campaigns(engine(), archived=True)
+    archived = permitted(list_campaigns(engine(), archived=True))
     if archived:
         st.subheader("Archived campaigns")
         st.dataframe(
@@ -122,6 +131,9 @@ def archived_section() -> None:
             hide_index=True,
         )  # fmt: skip
         pick = st.selectbox("Archived campaign", [c.name for c in archived], key="life-archived")
+        if not may_write(_campaign_id(pick)):
+            st.caption("Read-only: restoring or deleting a campaign needs an admin.")
+            return
         if st.button("Restore", key="life-restore"):
             _, ok = _run(restore_campaign, pick)
             if ok:

@@ -21,13 +21,24 @@ from metrics.scoring_job import (
     start_scoring,
 )
 from views.campaign_life import archived_section, before_picker, manage
-from views.common import campaign_picker, download, engine, literal, require_admin
+from views.common import (
+    allowed,
+    campaign_picker,
+    download,
+    engine,
+    literal,
+    may_write,
+    permitted,
+    read_only_notice,
+    require_admin,
+)
 
 require_admin()
 st.title("Campaigns")
+read_only_notice()
 picker_key = before_picker()
 
-summaries = list_campaigns(engine())
+summaries = permitted(list_campaigns(engine()))
 if not summaries:
     st.info("No active campaigns. Import a campaign file on the **Import** page.")
     archived_section()
@@ -103,7 +114,9 @@ def scoring_progress(campaign_id: int) -> None:
     st.progress(min(1.0, job.done / job.total) if job.total else 0.0, text=_job_caption(job))
     if job.state == CANCELLING:
         st.caption("Cancelling… the scores stored so far are kept.")
-    elif st.button("Cancel scoring", key=f"cancel-{job.id}"):
+    elif st.button(
+        "Cancel scoring", key=f"cancel-{job.id}", disabled=not may_write(campaign_id)
+    ) and allowed(campaign_id):
         cancel_job(engine(), job.id)
         st.rerun(scope="fragment")
 
@@ -145,8 +158,10 @@ if name:
             else:
                 st.caption(estimate.describe())
         if st.button(
-            "Start scoring", type="primary", disabled=estimate is None or not estimate.n_todo
-        ):
+            "Start scoring",
+            type="primary",
+            disabled=estimate is None or not estimate.n_todo or not may_write(cid),
+        ) and allowed(cid):
             try:
                 start_scoring(engine(), cid, chosen, idf=idf, rescale=rescale, estimate=estimate)
             except ScoringAlreadyRunning as exc:

@@ -8,11 +8,20 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from annotation.accounts import (
+    Account,
+    PermissionDenied,
+    can_write,
+    record_creator,
+    require_write,
+    visible_campaign_ids,
+)
 from db import Engine
 from db.engine import database_url, get_engine
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
     from db.annotations import AnnotatorWork
+    from db.campaigns import CampaignSummary
     from estimators.campaign import CampaignData
 
 
@@ -37,20 +46,93 @@ def literal(text: object) -> str:
 
 
 def is_admin() -> bool:
+    """A signed-in account of any role (owner, admin or viewer)."""
     return st.session_state.get("role") == "admin"
 
 
 def require_admin() -> None:
-    """Stop drawing the page unless the session is an admin's."""
+    """Stop drawing the page unless the session is a signed-in account's."""
     if not is_admin():
         st.error("This page is for the campaign's administrators.")
         st.stop()
 
 
+#: A session app.py did not attach an account to (only tests make those): the owner's rights.
+_UNNAMED_OWNER = Account(0, "owner", "owner")
+
+
+def current_account() -> Account:
+    """The signed-in account, as app.py re-read it at the top of this run."""
+    account = st.session_state.get("account")
+    return account if isinstance(account, Account) else _UNNAMED_OWNER
+
+
+def read_only() -> bool:
+    """True for a viewer: every write control is hidden or disabled."""
+    return current_account().read_only
+
+
+def read_only_notice() -> None:
+    """Say at the top of a page that this account only reads here."""
+    if read_only():
+        st.info(
+            f"Read-only: you are signed in as **{literal(current_account().name)}**, a viewer. "
+            "You can look and export; nothing here can be changed."
+        )
+
+
+def may_write(campaign_id: int | None = None) -> bool:
+    """May the account change ``campaign_id`` (None: create a campaign)? Decided by
+    annotation.accounts, so a control that was somehow used anyway is refused too."""
+    return can_write(engine(), current_account(), campaign_id)
+
+
+def allowed(campaign_id: int | None = None) -> bool:
+    """:func:`may_write`, saying on the page why not when it is refused."""
+    try:
+        require_write(engine(), current_account(), campaign_id)
+    except PermissionDenied as exc:
+        st.error(f"{literal(exc)}.")
+        return False
+    return True
+
+
+def allowed_by_name(name: str, new: bool = False) -> bool:
+    """:func:`allowed` for the campaign called ``name`` (``new``: it is being created)."""
+    from db.campaigns import list_campaigns
+
+    ids = [c.id for c in list_campaigns(engine()) if c.name == name]
+    return allowed(None if new or not ids else ids[0])
+
+
+def own_new_campaign(name: str) -> None:
+    """An admin who imported ``name`` may work on it from now on (its creator)."""
+    from db.campaigns import list_campaigns
+
+    for c in list_campaigns(engine()):
+        if c.name == name:
+            record_creator(engine(), current_account(), c.id)
+
+
+def permitted(summaries: list[CampaignSummary]) -> list[CampaignSummary]:
+    """The campaigns the signed-in account may see."""
+    ids = visible_campaign_ids(engine(), current_account())
+    return summaries if ids is None else [c for c in summaries if c.id in ids]
+
+
 def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
-    """A campaign selector shared by the admin pages (remembers the choice)."""
+    """A campaign selector shared by the admin pages (remembers the choice); lists only the
+    campaigns the signed-in account may see."""
+    if visible_campaign_ids(engine(), current_account()) is not None:
+        from db.campaigns import list_campaigns
+
+        seen = {c.name for c in permitted(list_campaigns(engine()))}
+        names = [n for n in names if n in seen]
     if not names:
-        st.info("No campaigns yet: import one on the **Import** page.")
+        if current_account().is_owner:
+            st.info("No campaigns yet: import one on the **Import** page.")
+        else:
+            st.info("No campaign is open to your account yet: ask an owner to grant you one.")
         return None
     current = st.session_state.get("current_campaign")
     index = names.index(current) if current in names else 0

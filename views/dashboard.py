@@ -33,6 +33,7 @@ from views.common import (
     download,
     engine,
     literal,
+    permitted,
     require_admin,
 )
 
@@ -107,7 +108,7 @@ def needed_text(p) -> str:  # type: ignore[no-untyped-def]
     return f"{p.labels_needed:,}"
 
 
-summaries = list_campaigns(engine())
+summaries = permitted(list_campaigns(engine()))
 name = campaign_picker([c.name for c in summaries])
 if not name:
     st.stop()

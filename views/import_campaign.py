@@ -26,11 +26,24 @@ from annotation.scores_file import (
 from annotation.visibility import TRADE_OFF
 from db.campaigns import campaign_exists, list_campaigns
 from db.vocabulary import CampaignMode
-from views.common import engine, literal, problem_list, require_admin
+from views.common import (
+    allowed_by_name,
+    engine,
+    literal,
+    own_new_campaign,
+    permitted,
+    problem_list,
+    read_only,
+    read_only_notice,
+    require_admin,
+)
 from views.import_mqm import import_mqm_form, is_mqm_tsv
 
 require_admin()
 st.title("Import a campaign or its metric scores")
+if read_only():
+    read_only_notice()
+    st.stop()
 FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
 JUDGMENT_COLUMNS = ("human_label", "human_score", "post_edit")
 
@@ -206,7 +219,7 @@ def campaign_step() -> None:
         "Import",
         type="primary",
         disabled=not name or (exists and not append) or (not append and show_choice is None),
-    ):
+    ) and allowed_by_name(name, new=not append):
         bar = st.progress(0.0, text="Importing…")
         try:
             report = import_campaign(
@@ -236,6 +249,8 @@ def campaign_step() -> None:
             st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
         else:
             bar.progress(1.0, text="Done")
+            if not append:
+                own_new_campaign(name)
             st.success(literal(report.summary()).replace("\n", "  \n"))
             st.info(
                 "Next: score the outputs on the **Campaigns** page, then build the annotation "
@@ -254,13 +269,17 @@ with scores_tab:
         f"{', '.join(OPTIONAL_SCORE_COLUMNS)} (true when larger is better; the same for all "
         "rows of a metric). Outputs without a score may be left out; the coverage is reported."
     )
-    names = [c.name for c in list_campaigns(engine())]
+    names = [c.name for c in permitted(list_campaigns(engine()))]
     if not names:
         st.info("No campaign yet: import a campaign file first.")
     else:
         target = st.selectbox("Campaign", names, key="scores-campaign")
         scores_upload = st.file_uploader("Scores file", type=FILE_TYPES, key="scores-file")
-        if scores_upload is not None and st.button("Import scores", type="primary"):
+        if (
+            scores_upload is not None
+            and st.button("Import scores", type="primary")
+            and allowed_by_name(target)
+        ):
             try:
                 check_size(scores_upload.size, scores_upload.name)
                 report = import_scores(

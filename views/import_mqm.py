@@ -8,7 +8,7 @@ import streamlit as st
 from annotation.campaign_file import CampaignFileError
 from annotation.mqm_tsv import COLUMNS, import_mqm_tsv, parse_mqm_tsv
 from db.campaigns import campaign_exists
-from views.common import engine, literal, problem_list
+from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
 
 
 def is_mqm_tsv(filename: str, data: bytes) -> bool:
@@ -60,7 +60,9 @@ def import_mqm_form(filename: str, data: bytes) -> None:
     if exists:
         st.warning(f"A campaign named '{literal(name)}' exists: choose a new name.")
     target_lang = st.text_input("Target language code (for metric tokenizers)", key="mqm_lang")
-    if st.button("Import", type="primary", key="mqm_import", disabled=not name or exists):
+    if st.button(
+        "Import", type="primary", key="mqm_import", disabled=not name or exists
+    ) and allowed_by_name(name, new=True):
         try:
             report = import_mqm_tsv(
                 engine(),
@@ -73,4 +75,5 @@ def import_mqm_form(filename: str, data: bytes) -> None:
         except CampaignFileError as exc:
             st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
         else:
+            own_new_campaign(name)
             st.success(literal(report.summary()).replace("\n", "  \n"))

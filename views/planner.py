@@ -40,6 +40,7 @@ from views.common import (
     download,
     engine,
     literal,
+    permitted,
     require_admin,
 )
 
@@ -53,7 +54,7 @@ st.caption(
 
 def from_campaign():  # type: ignore[no-untyped-def]
     """Planning inputs of the chosen campaign, or None (with the reason shown)."""
-    summaries = list_campaigns(engine())
+    summaries = permitted(list_campaigns(engine()))
     name = campaign_picker([c.name for c in summaries], key="plan-campaign")
     if not name:
         return None

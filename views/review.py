@@ -9,14 +9,14 @@ import streamlit as st
 from annotation.visibility import metric_visibility, visibility_statement
 from db.campaigns import list_campaigns
 from db.review import labelled_outputs
-from views.common import campaign_picker, engine, require_admin
+from views.common import campaign_picker, engine, permitted, require_admin
 
 LABELS = {1: "adequate", 0: "inadequate", None: ""}
 
 require_admin()
 st.title("Review labelled items")
 
-summaries = {c.name: c.id for c in list_campaigns(engine())}
+summaries = {c.name: c.id for c in permitted(list_campaigns(engine()))}
 name = campaign_picker(list(summaries), key="review_campaign")
 if name is None:
     st.stop()

@@ -50,7 +50,7 @@ def test_expiry_follows_the_configured_hours(admin: Engine, monkeypatch) -> None
         lambda t: ".".join(
             [*t.split(".")[:2], str(int(t.split(".")[2]) + 86400), *t.split(".")[3:]]
         ),
-        lambda t: "v2" + t[2:],
+        lambda t: "v9" + t[2:],  # an unknown version
         lambda t: t.rsplit(".", 1)[0],
         lambda t: "",
         lambda t: "x" * 500,

@@ -8,9 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine
 
-from annotation import auth
 from annotation.auth import (
-    ADMIN_HASH_KEY,
     FREE_FAILURES,
     LOCKOUT_BASE_S,
     LOCKOUT_MAX_S,
@@ -19,7 +17,6 @@ from annotation.auth import (
     sign_in_admin,
     verify_secret,
 )
-from db.settings import get_setting, set_setting
 
 PASSWORD = "correct horse battery"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -73,8 +70,12 @@ def test_forty_fast_guesses_then_the_right_password_is_refused(admin_engine: Eng
 def test_the_throttle_is_persistent(admin_engine: Engine) -> None:
     for i in range(FREE_FAILURES):
         sign_in_admin(admin_engine, f"guess-{i}", now=T0)
-    # A new session, a new process: the state lives in the database.
-    assert get_setting(admin_engine, auth.THROTTLE_KEY)
+    # A new session, a new process: the state lives in the database (signin_throttle).
+    from annotation.accounts import client_key
+    from db.accounts import throttle_states
+
+    key = client_key("-")
+    assert throttle_states(admin_engine, [key])[key].failures == FREE_FAILURES
     assert not sign_in_admin(admin_engine, PASSWORD, now=T0 + timedelta(seconds=1)).ok
 
 
@@ -92,15 +93,19 @@ def test_new_hashes_use_owasp_iterations() -> None:
     assert digest == expected
 
 
-def test_old_200k_hash_verifies_and_is_upgraded_on_sign_in(admin_engine: Engine) -> None:
+def test_old_pbkdf2_hash_verifies_and_is_upgraded_to_argon2(admin_engine: Engine) -> None:
+    """The single admin password's PBKDF2 hash (moved to the owner account by migration
+    0009) still verifies, and becomes an argon2 hash at its first successful sign-in."""
+    from db.accounts import account_by_name, update_account
+
+    owner = account_by_name(admin_engine, "owner")
     old = hash_secret(PASSWORD, iterations=200_000)
-    set_setting(admin_engine, ADMIN_HASH_KEY, old)
+    update_account(admin_engine, owner.id, password_hash=old)
     assert not sign_in_admin(admin_engine, "wrong password", now=T0).ok
-    assert get_setting(admin_engine, ADMIN_HASH_KEY) == old  # a failure changes nothing
+    assert account_by_name(admin_engine, "owner").password_hash == old  # a failure: unchanged
     assert sign_in_admin(admin_engine, PASSWORD, now=T0).ok
-    new = get_setting(admin_engine, ADMIN_HASH_KEY)
-    assert new != old and new.split("$")[1] == "600000"
-    assert verify_secret(PASSWORD, new) and not verify_secret("wrong password", new)
+    new = account_by_name(admin_engine, "owner").password_hash
+    assert new.startswith("$argon2id$")
     assert sign_in_admin(admin_engine, PASSWORD, now=T0).ok
 
 

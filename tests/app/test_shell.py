@@ -15,6 +15,10 @@ CSV = (
 )
 
 
+def _password(at: AppTest):  # type: ignore[no-untyped-def]
+    return next(t for t in at.text_input if t.label == "Admin password")
+
+
 def _admin(app_engine) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30)
     at.session_state["role"] = "admin"
@@ -26,15 +30,15 @@ def test_signed_out_visitor_sees_only_sign_in(app_engine) -> None:
     assert not at.exception
     assert at.title[0].value == "Tandem"
     assert [b.label for b in at.button] == ["Sign in"]
-    at.text_input[0].input("wrong")
+    _password(at).input("wrong")
     at.button[0].click().run()
-    assert at.error[0].value == "Wrong password."
+    assert at.error[0].value == "Wrong account name or password."
     assert "role" not in at.session_state
 
 
 def test_sign_in_with_admin_password(app_engine) -> None:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.text_input[0].input(ADMIN_PASSWORD)
+    _password(at).input(ADMIN_PASSWORD)  # the account name left empty: owner
     at.button[0].click().run()
     assert not at.error, at.error
     assert at.session_state["role"] == "admin"

@@ -19,9 +19,9 @@ from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 PATHS = ("dashboard", "annotators", "import_campaign", "campaigns", "calibration", "planner",
-         "review", "annotate")  # fmt: skip
+         "review", "annotate", "accounts")  # fmt: skip
 ROUTED = {"Campaigns", "Import", "Annotators", "Dashboard", "Calibration", "Planner", "Review",
-          "Annotate"}  # fmt: skip
+          "Annotate", "Accounts"}  # fmt: skip (the owner's pages)
 NEVER_LISTED = {"app", "common", "login", "views"}
 ADMIN_ONLY = ("This page is for the campaign's administrators.", "Invite an annotator",
               "Import a campaign", "sys-alpha")  # fmt: skip

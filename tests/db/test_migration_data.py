@@ -222,13 +222,20 @@ def counts(snap: Snapshot) -> dict[str, int]:
 
 #: Columns a migration may legitimately fill in (0004 backfills them from outputs).
 BACKFILLED = {"assignments": {"item_id", "slot"}}
+#: New tables a migration fills from older rows (0009: the single admin password's hash
+#: becomes the account 'owner').
+MIGRATED = {"accounts"}
 
 
 def assert_same_rows(before: Snapshot, after: Snapshot) -> None:
     """Same rows in every table both schemas have, same values in every column both have;
     tables that only the newer schema has start empty."""
     assert {n: c for n, c in counts(after).items() if n in before} == counts(before)
-    assert all(not rows for name, rows in after.items() if name not in before)
+    assert all(not rows for name, rows in after.items() if name not in {*before, *MIGRATED})
+    if "accounts" in after and "accounts" not in before:  # 0009: the password → 'owner'
+        stored = [r["value"] for r in before["app_settings"] if r["key"] == "admin_password_hash"]
+        owners = [(a["name"], a["role"], a["password_hash"]) for a in after["accounts"]]
+        assert owners == [("owner", "owner", h) for h in stored]
     for name, rows in before.items():
         if not rows:
             continue

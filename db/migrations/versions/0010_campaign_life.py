@@ -1,7 +1,7 @@
 """a campaign's life: archiving, and the log of renames, archives, restores and deletions
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-11-24 19:45:00
 
 ``campaigns.archived_at``: NULL for every existing campaign (all stay active). An archived
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0008"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

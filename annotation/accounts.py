@@ -1,0 +1,389 @@
+"""Administrator accounts, roles, per-campaign grants, and sign-in with a throttle that
+holds under parallel attempts.
+
+Roles: ``owner`` may do everything, accounts included; ``admin`` works on the campaigns it
+created or was given; ``viewer`` sees the dashboards and exports of the campaigns it was
+given and changes nothing (every write is refused here, not only hidden on the pages).
+
+The account named ``owner`` is the single admin password of older versions: migration 0009
+moved its stored hash there, and ``TANDEM_ADMIN_PASSWORD``, when set, is its password.
+
+Throttle, two keys per attempt, both kept in the signin_throttle table:
+
+- the *client* (``client:…``; the page passes the proxy's X-Forwarded-For when told to trust
+  it, else the connection's IP, else the browser session): FREE_FAILURES wrong passwords,
+  then a lockout of LOCKOUT_BASE_S doubling up to LOCKOUT_MAX_S, during which nothing from
+  that client is checked, the right password neither;
+- the *account* (``account:NAME``; every unknown name shares one key): after
+  ACCOUNT_FREE_FAILURES wrong passwords in a row from any clients, one guess per
+  ACCOUNT_WINDOW_S is checked. It only slows guessing down: it never grows, and a browser
+  holding a signed device cookie of that account (it signed in there before) is exempt, so
+  strangers' guesses cannot keep a returning owner out.
+
+Each attempt is *reserved* before the slow hash runs: one transaction locks both rows,
+refuses when either is locked, and otherwise records the attempt as a failure (and the lock
+that failure earns). A right password then resets both keys. So N parallel sessions get no
+more guesses than one, and every checked wrong guess is recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import os
+import secrets
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from annotation.passwords import (
+    check_password_strength,
+    hash_password,
+    needs_rehash,
+    verify_password,
+)
+from db import Engine
+from db import accounts as store
+from db.accounts import AccountNameTaken, AccountRow, ThrottleState
+
+OWNER_NAME = "owner"
+ROLES = ("owner", "admin", "viewer")
+MAX_NAME = 100
+FREE_FAILURES = 5  # wrong passwords from one client before its first lockout
+LOCKOUT_BASE_S = 30  # the first lockout; each further failure doubles it
+LOCKOUT_MAX_S = 3600
+ACCOUNT_FREE_FAILURES = 10  # wrong passwords on one account (any clients) before slowing down
+ACCOUNT_WINDOW_S = 5  # then one checked guess per this many seconds on that account
+UNKNOWN_ACCOUNT_KEY = "account:?unknown"
+
+__all__ = ["AccountNameTaken"]
+
+
+class PermissionDenied(ValueError):
+    """The signed-in account may not do this (a viewer writing, an admin on another's
+    campaign, anyone but an owner on accounts)."""
+
+
+@dataclass(frozen=True)
+class Account:
+    id: int
+    name: str
+    role: str
+    disabled: bool = False
+
+    @property
+    def read_only(self) -> bool:
+        return self.role == "viewer"
+
+    @property
+    def is_owner(self) -> bool:
+        return self.role == "owner"
+
+
+def _account(row: AccountRow) -> Account:
+    return Account(row.id, row.name, row.role, row.disabled)
+
+
+def env_password() -> str | None:
+    """TANDEM_ADMIN_PASSWORD (the owner's password) when set; a short one is refused with a
+    WeakPassword that says what to do."""
+    env = os.environ.get("TANDEM_ADMIN_PASSWORD")
+    if not env:
+        return None
+    check_password_strength(env, "TANDEM_ADMIN_PASSWORD")
+    return env
+
+
+# ---------------------------------------------------------------- managing accounts
+
+
+def clean_name(name: str) -> str:
+    name = unicodedata.normalize("NFC", (name or "").strip())
+    if not name:
+        raise ValueError("an account needs a name")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"an account name may have at most {MAX_NAME} characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise ValueError("an account name may not contain control characters")
+    return name
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"unknown role '{role}': use one of {', '.join(ROLES)}")
+
+
+def new_password() -> str:
+    """A random password of 20 characters (120 bits)."""
+    return secrets.token_urlsafe(15)
+
+
+def create_account(
+    engine: Engine, name: str, role: str, password: str | None = None
+) -> tuple[Account, str | None]:
+    """Create an account; without ``password`` one is generated and returned (show it once)."""
+    name = clean_name(name)
+    _check_role(role)
+    generated = new_password() if password is None else None
+    password = generated or password or ""
+    check_password_strength(password)
+    account_id = store.add_account(engine, name, role, hash_password(password))
+    return Account(account_id, name, role), generated
+
+
+def list_accounts(engine: Engine) -> list[Account]:
+    return [_account(row) for row in store.list_accounts(engine)]
+
+
+def get_account(engine: Engine, name: str) -> Account:
+    row = store.account_by_name(engine, clean_name(name))
+    if row is None:
+        raise ValueError(f"no account is named '{name}' (`cli.py accounts list` shows them)")
+    return _account(row)
+
+
+def account_by_id(engine: Engine, account_id: int) -> Account | None:
+    row = store.account_by_id(engine, account_id)
+    return _account(row) if row is not None else None
+
+
+def set_account_disabled(engine: Engine, name: str, disabled: bool = True) -> Account:
+    """Disable (its sessions end at their next page) or enable an account. The last
+    enabled owner cannot be disabled."""
+    account = get_account(engine, name)
+    if disabled and account.is_owner:
+        owners = [a for a in list_accounts(engine) if a.is_owner and not a.disabled]
+        if [a.id for a in owners] == [account.id]:
+            raise ValueError("this is the only enabled owner: create another owner first")
+    store.set_disabled(engine, account.id, disabled)
+    return account
+
+
+def reset_password(engine: Engine, name: str, password: str | None = None) -> str | None:
+    """A new password (generated and returned when not given); every session of the account
+    ends, and a lock on the account key is lifted."""
+    account = get_account(engine, name)
+    generated = new_password() if password is None else None
+    password = generated or password or ""
+    check_password_strength(password)
+    store.update_account(engine, account.id, password_hash=hash_password(password))
+    store.reset_throttle(engine, [account_key(account.name)])
+    return generated
+
+
+def set_owner_password(engine: Engine, password: str) -> None:
+    """Set the password of the account named owner (created when missing): what
+    ``cli.py admin-password`` does. Lifts every sign-in lock."""
+    check_password_strength(password)
+    row = store.account_by_name(engine, OWNER_NAME)
+    if row is None:
+        store.add_account(engine, OWNER_NAME, "owner", hash_password(password))
+    else:
+        store.update_account(engine, row.id, password_hash=hash_password(password))
+    store.clear_throttle(engine)
+
+
+def accounts_configured(engine: Engine) -> bool:
+    """True when someone can sign in: TANDEM_ADMIN_PASSWORD is set, or an enabled account
+    exists."""
+    return bool(os.environ.get("TANDEM_ADMIN_PASSWORD")) or any(
+        not a.disabled for a in store.list_accounts(engine)
+    )
+
+
+def ensure_owner(engine: Engine) -> str | None:
+    """Create the owner account with a generated password when nobody can sign in yet;
+    return that password (else None)."""
+    env_password()  # a too-short TANDEM_ADMIN_PASSWORD is an error here too
+    if accounts_configured(engine):
+        return None
+    password = new_password()
+    try:
+        store.add_account(engine, OWNER_NAME, "owner", hash_password(password))
+    except AccountNameTaken:  # a concurrent first run
+        return None
+    return password
+
+
+# ---------------------------------------------------------------- campaigns and permissions
+
+
+def _campaign_id(engine: Engine, campaign: str) -> int:
+    from db.campaigns import list_campaigns
+
+    found = [c.id for c in list_campaigns(engine) if c.name == campaign]
+    if not found:
+        raise ValueError(f"no campaign is named '{campaign}' (`cli.py campaigns` lists them)")
+    return found[0]
+
+
+def grant_campaign(engine: Engine, name: str, campaign: str, revoke: bool = False) -> bool:
+    """Give (or take back) an admin or viewer a campaign; False when nothing changed."""
+    account = get_account(engine, name)
+    if account.is_owner:
+        raise ValueError(f"'{account.name}' is an owner and sees every campaign already")
+    cid = _campaign_id(engine, campaign)
+    if revoke:
+        return store.revoke_grant(engine, account.id, cid)
+    return store.grant(engine, account.id, cid)
+
+
+def grants(engine: Engine) -> list[tuple[str, str, str]]:
+    """(account, campaign, "creator" or "granted") for every grant."""
+    return store.all_grants(engine)
+
+
+def visible_campaign_ids(engine: Engine, account: Account) -> set[int] | None:
+    """The campaigns ``account`` may see; None: all of them (an owner)."""
+    if account.is_owner:
+        return None
+    return store.granted_campaign_ids(engine, account.id)
+
+
+def can_write(engine: Engine, account: Account, campaign_id: int | None = None) -> bool:
+    """May ``account`` change ``campaign_id`` (None: create a new campaign)?"""
+    if account.disabled or account.read_only:
+        return False
+    if account.is_owner or campaign_id is None:
+        return True
+    return campaign_id in store.granted_campaign_ids(engine, account.id)
+
+
+def require_write(engine: Engine, account: Account, campaign_id: int | None = None) -> None:
+    """Raise PermissionDenied unless ``account`` may change ``campaign_id``."""
+    if can_write(engine, account, campaign_id):
+        return
+    if account.read_only:
+        raise PermissionDenied(f"'{account.name}' is a viewer: read-only, nothing was changed")
+    raise PermissionDenied(
+        f"'{account.name}' may not change this campaign (ask an owner to grant it): "
+        "nothing was changed"
+    )
+
+
+def require_owner(account: Account) -> None:
+    if not account.is_owner or account.disabled:
+        raise PermissionDenied("only an owner manages accounts: nothing was changed")
+
+
+def record_creator(engine: Engine, account: Account, campaign_id: int) -> None:
+    """An admin who imports a campaign owns it (an owner sees every campaign anyway)."""
+    if account.role == "admin":
+        store.grant(engine, account.id, campaign_id, kind="creator")
+
+
+# ---------------------------------------------------------------- sign-in and its throttle
+
+
+@dataclass(frozen=True)
+class SignInResult:
+    """``ok`` with the ``account`` when signed in; otherwise ``retry_at`` says until when
+    this attempt's keys are locked (None when the next attempt may come at once) and
+    ``locked`` which one was ("client" or "account"; "" for a plain wrong password);
+    ``checked`` is False when a lock refused the attempt before its password was checked."""
+
+    ok: bool
+    retry_at: datetime | None = None
+    account: Account | None = None
+    locked: str = ""
+    checked: bool = True
+
+
+def lockout_seconds(failures: int) -> int:
+    """A client's lockout after its ``failures``-th consecutive wrong password: none for
+    the first FREE_FAILURES - 1, then LOCKOUT_BASE_S doubling per failure up to LOCKOUT_MAX_S."""
+    if failures < FREE_FAILURES:
+        return 0
+    return min(LOCKOUT_MAX_S, LOCKOUT_BASE_S * 2 ** min(failures - FREE_FAILURES, 20))
+
+
+def client_key(client: str) -> str:
+    return "client:" + (client or "-")[:200]
+
+
+def account_key(name: str | None) -> str:
+    return "account:" + name if name else UNKNOWN_ACCOUNT_KEY
+
+
+def _reserve(
+    engine: Engine, ck: str, ak: str, now: datetime, known_device: bool = False
+) -> SignInResult | None:
+    """Reserve one attempt (recorded as a failure until the password proves right); a
+    SignInResult when a key is locked and nothing may be checked."""
+    refused: list[SignInResult] = []
+
+    def decide(states: dict[str, ThrottleState]) -> dict[str, ThrottleState] | None:
+        checks = ((ck, "client"),) if known_device else ((ck, "client"), (ak, "account"))
+        for key, which in checks:
+            until = states[key].locked_until
+            if until is not None and now < until:
+                refused.append(SignInResult(False, until, locked=which, checked=False))
+                return None
+        c, a = states[ck].failures + 1, states[ak].failures + 1
+        c_wait = lockout_seconds(c)
+        a_slow = a >= ACCOUNT_FREE_FAILURES
+        return {
+            ck: ThrottleState(c, now + timedelta(seconds=c_wait) if c_wait else None),
+            ak: ThrottleState(a, now + timedelta(seconds=ACCOUNT_WINDOW_S) if a_slow else None),
+        }
+
+    store.throttle_transaction(engine, [ck, ak], decide)
+    return refused[0] if refused else None
+
+
+def _owner_from_env(engine: Engine, env: str) -> AccountRow | None:
+    """The owner account of a TANDEM_ADMIN_PASSWORD installation, created at first use."""
+    with contextlib.suppress(AccountNameTaken):
+        store.add_account(engine, OWNER_NAME, "owner", hash_password(env))
+    return store.account_by_name(engine, OWNER_NAME)
+
+
+def _password_matches(engine: Engine, row: AccountRow | None, password: str) -> bool:
+    env = os.environ.get("TANDEM_ADMIN_PASSWORD")
+    if row is not None and row.name == OWNER_NAME and env and not row.disabled:
+        verify_password(password, None)  # the same cost as a stored hash
+        return hmac.compare_digest(password.encode(), env.encode())
+    if len(password) > 1024:
+        return False
+    ok = verify_password(password, row.password_hash if row is not None else None)
+    if ok and row is not None and needs_rehash(row.password_hash):
+        store.update_account(engine, row.id, password_hash=hash_password(password))
+    return ok and row is not None and not row.disabled
+
+
+def sign_in(
+    engine: Engine,
+    name: str,
+    password: str,
+    client: str = "-",
+    now: datetime | None = None,
+    device_account: int | None = None,
+) -> SignInResult:
+    """Check ``name``'s password from ``client``, throttled per client and per account (see
+    the module's docstring). An empty name means the account named owner.
+
+    ``device_account``: the account id of the browser's signed device cookie (a browser
+    that signed in to it before). Such a browser is not slowed down by the account key, so
+    strangers' guesses spread over many clients cannot keep a returning owner waiting; its
+    own client key still applies, and its failures still count on the account."""
+    now = now or datetime.now(UTC)
+    name = (name or "").strip() or OWNER_NAME
+    env = env_password()  # a too-short TANDEM_ADMIN_PASSWORD: WeakPassword, nothing checked
+    row = store.account_by_name(engine, name) if len(name) <= MAX_NAME else None
+    if row is None and name == OWNER_NAME and env:
+        row = _owner_from_env(engine, env)
+    ck, ak = client_key(client), account_key(row.name if row is not None else None)
+    known = row is not None and device_account == row.id
+    refused = _reserve(engine, ck, ak, now, known_device=known)
+    if refused is not None:
+        return refused
+    if _password_matches(engine, row, password):
+        store.reset_throttle(engine, [ck, ak])
+        assert row is not None
+        return SignInResult(True, account=_account(row))
+    states = store.throttle_states(engine, [ck, ak])
+    locks = [(s.locked_until, k) for k, s in states.items() if s.locked_until is not None]
+    if not locks:
+        return SignInResult(False)
+    until, key = max(locks)
+    return SignInResult(False, until, locked="client" if key == ck else "account")
