@@ -39,6 +39,7 @@ from annotation.racing import settled_pairs
 from annotation.racing_replay import replay
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/wmt21-ted-mqm/wmt21_ted_ende.csv"
+CHAGANTY = DATA.parents[1] / "chaganty2018-cnndm-summaries/items.csv"
 EPSILON = 0.10
 
 
@@ -52,6 +53,18 @@ def load(path: Path = DATA) -> tuple[np.ndarray, list[str]]:
     return grid.reindex(index=systems, columns=items).to_numpy(dtype=float), systems
 
 
+def load_chaganty(path: Path = CHAGANTY) -> tuple[np.ndarray, list[str]]:
+    """Chaganty et al. 2018 CNN/DM (4 systems, binary labels), the items every system has
+    (as bench/labels_to_significance.py loads them)."""
+    df = pd.read_csv(path)
+    df = df[df["is_human"] == 0]
+    systems = sorted(df["system"].unique())
+    full = df.groupby("item_id")["system"].nunique()
+    df = df[df["item_id"].isin(full[full == len(systems)].index)]
+    grid = df.pivot_table(index="system", columns="item_id", values="human_label_binary")
+    return grid.reindex(index=systems).to_numpy(dtype=float), systems
+
+
 def unsettled(run) -> int:  # type: ignore[no-untyped-def]
     last = run.reports[-1]
     return len(last.pairs) - len(settled_pairs(last))
@@ -62,16 +75,18 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--every", type=int, default=13, help="items between two reads")
     ap.add_argument("--epsilon", type=float, nargs="+", default=[EPSILON], help="margins ε")
+    ap.add_argument("--data", choices=["wmt21", "chaganty"], default="wmt21")
     ap.add_argument("--latency", type=int, default=0, help="also time N saves (SQLite)")
     args = ap.parse_args()
     if args.latency:
         latency(args.latency)
-    y, names = load()
+    y, names = load() if args.data == "wmt21" else load_chaganty()
+    label = "WMT21 en-de" if args.data == "wmt21" else "Chaganty CNN/DM"
     for eps in args.epsilon:
-        bench(y, names, eps, args.seeds, args.every)
+        bench(y, names, eps, args.seeds, args.every, label)
 
 
-def bench(y: np.ndarray, names: list[str], eps: float, seeds: int, every: int) -> None:
+def bench(y: np.ndarray, names: list[str], eps: float, seeds: int, every: int, label: str) -> None:
     """Uniform vs racing at margin ε, one line per item order, then the median ratio."""
     k, n = y.shape
     t_star = forecast_planned_labels(k, eps)
@@ -79,7 +94,7 @@ def bench(y: np.ndarray, names: list[str], eps: float, seeds: int, every: int) -
         design="betting", finite_pool=True, equivalence_margin=eps, t_star=t_star, alpha=0.05
     )
     print(
-        f"WMT21 en-de: {k} systems, {n} items, {k * (k - 1) // 2} pairs; ε = {eps}; "
+        f"{label}: {k} systems, {n} items, {k * (k - 1) // 2} pairs; ε = {eps}; "
         f"t* = {t_star} (planner, clipped to the pool); reads every {every} items"
     )
     ratios = []
