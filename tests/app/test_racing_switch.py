@@ -107,3 +107,10 @@ def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> 
     assert not at.exception
     [line] = [c.value for c in at.caption if "Racing is on" in c.value]
     assert "Dropped (all pairs settled): sys0 (after 120 labels)" in line
+
+
+def test_planner_says_what_racing_and_epsilon_change(app_engine: Engine) -> None:
+    at = admin_page("views/planner.py")
+    assert not at.exception
+    [line] = [c.value for c in at.caption if c.value.startswith("Racing (Annotators page)")]
+    assert "larger ε settles equal pairs sooner" in line and "WMT21 en-de" in line
