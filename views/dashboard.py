@@ -263,7 +263,7 @@ def draw_racing(cid: int) -> None:
     st.caption(text)
 
 
-def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
+def draw_pairs(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     mon = report.monitor
     if mon is None:
         return
@@ -279,6 +279,7 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     )
     if mon.plan_note:
         st.warning(mon.plan_note)
+    draw_racing(cid)
     evidence = "e-value" if ebh else "Holm p"
     cells = []
     for p in mon.pairs:
@@ -573,8 +574,7 @@ def live_part() -> None:
         st.caption(f"Note: {note}")
     draw_plan(report, campaign_data(db_url, cid, fp))
     draw_estimates(report)
-    draw_pairs(report)
-    draw_racing(cid)
+    draw_pairs(report, cid)
     draw_sampling(report)
     draw_quality(report, fp)
     draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha)
