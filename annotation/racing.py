@@ -33,7 +33,8 @@ from db import Engine
 from db import queue as dbq
 from db.clock import utcnow
 from db.vocabulary import Sampling
-from estimators.monitor import MonitorReport, is_decided
+from estimators.monitor import MonitorReport
+from estimators.monitor import settled_pairs as monitor_settled_pairs
 
 #: Items a racing round opens (their in-play systems' slots) before it stops.
 ROUND_ITEMS = 10
@@ -45,18 +46,11 @@ KEY = "racing"  # campaigns.meta[KEY]; the setting log's key
 # ---------------------------------------------------------------- the decision (pure)
 
 
-def is_settled(verdict: str) -> bool:
-    """A pair's live verdict is final for racing: one system is significantly better, or
-    the pair's interval lies inside ±margin ("no difference larger than x").
-
-    The one place that reads verdicts: the three-way outcome (A better / B better / no
-    difference larger than ε) replaces this test."""
-    return is_decided(verdict) or verdict.startswith("no difference larger than")
-
-
 def settled_pairs(report: MonitorReport) -> set[tuple[str, str]]:
-    """The pairs (a, b) of a monitor report whose verdict is settled."""
-    return {(p.a, p.b) for p in report.pairs if is_settled(p.verdict)}
+    """The pairs (a, b) of a monitor report whose three-way outcome is settled — A better,
+    B better, or no difference larger than ε (:func:`estimators.monitor.settled_pairs`,
+    under the report's own α, ε and error rate: the campaign's plan in force)."""
+    return {(v.a, v.b) for v in monitor_settled_pairs(report)}
 
 
 def systems_in_play(systems: Sequence[str], settled: Iterable[tuple[str, str]]) -> set[str]:
@@ -277,7 +271,8 @@ def wait(timeout: float = 60.0) -> None:
 
 
 def _monitor(source: Any, campaign_id: int) -> MonitorReport | None:
-    """The live verdicts as the dashboard shows them (default controls, α = 0.05) on the
+    """The live verdicts as the dashboard shows them by default (default controls,
+    α = 0.05, ε and the error rate (Holm / e-BH) of the campaign's plan in force) on the
     labels so far; ``source`` an open session, or an engine: then the labels are read in a
     queue transaction (on SQLite its lock hands the database over in turn, so saves never
     meet SQLite's busy handler and its growing sleeps) and the verdicts computed after it."""

@@ -10,14 +10,9 @@ the default live design (betting), the test-set estimand (finite pool), Holm ove
 pairs at α = 0.05 and a plan the user could make (t* = the planner's labels per pair for a
 smallest difference of ε = 0.10 with 13 systems, clipped to the pool by the monitor).
 
-"Settled" is read two ways:
-
-- ``monitor``: the monitor's own verdicts today ("A better" / "B better" from Holm on the
-  anytime p-values, or "no difference larger than x" with equivalence margin ε: the pair's
-  simultaneous interval contains 0 and lies inside ±ε).
-- ``interval``: the three-way outcome being built elsewhere, checked HERE, LOCALLY, on the
-  monitor's simultaneous pair interval: settled when it excludes 0 (a winner) or lies inside
-  [−ε, ε] (no difference larger than ε). The monitor's verdicts do not do this yet.
+"Settled" is the monitor's own three-way outcome (:func:`estimators.monitor.settled_pairs`,
+what racing reads in the app): "A better" / "B better" (Holm on the anytime p-values), or
+"no difference larger than ε" (the pair's simultaneous interval lies inside [−ε, ε]).
 
 Labels to settle = the labels given at the first read where every pair is settled; when
 some pair never settles within the pool, the campaign runs to the end of the pool, and that
@@ -42,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from annotation.live_plan import forecast_planned_labels
 from annotation.racing import settled_pairs
 from annotation.racing_replay import replay
-from estimators.monitor import MonitorReport
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/wmt21-ted-mqm/wmt21_ted_ende.csv"
+CHAGANTY = DATA.parents[1] / "chaganty2018-cnndm-summaries/items.csv"
 EPSILON = 0.10
 
 
@@ -58,73 +53,72 @@ def load(path: Path = DATA) -> tuple[np.ndarray, list[str]]:
     return grid.reindex(index=systems, columns=items).to_numpy(dtype=float), systems
 
 
-def interval_settled(report: MonitorReport) -> set[tuple[str, str]]:
-    """Local three-way check on the monitor's interval: excludes 0, or inside ±ε."""
-    out = set()
-    for p in report.pairs:
-        lo, hi = p.result.ci
-        if p.result.n_human >= 30 and (lo > 0 or hi < 0 or (lo >= -EPSILON and hi <= EPSILON)):
-            out.add((p.a, p.b))
-    return out
+def load_chaganty(path: Path = CHAGANTY) -> tuple[np.ndarray, list[str]]:
+    """Chaganty et al. 2018 CNN/DM (4 systems, binary labels), the items every system has
+    (as bench/labels_to_significance.py loads them)."""
+    df = pd.read_csv(path)
+    df = df[df["is_human"] == 0]
+    systems = sorted(df["system"].unique())
+    full = df.groupby("item_id")["system"].nunique()
+    df = df[df["item_id"].isin(full[full == len(systems)].index)]
+    grid = df.pivot_table(index="system", columns="item_id", values="human_label_binary")
+    return grid.reindex(index=systems).to_numpy(dtype=float), systems
 
 
-def unsettled(run, rule) -> int:  # type: ignore[no-untyped-def]
+def unsettled(run) -> int:  # type: ignore[no-untyped-def]
     last = run.reports[-1]
-    settled = rule(last) if rule else settled_pairs(last)
-    return len(last.pairs) - len(settled)
+    return len(last.pairs) - len(settled_pairs(last))
 
 
 def main() -> None:
-    global EPSILON
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--every", type=int, default=13, help="items between two reads")
-    ap.add_argument("--epsilon", type=float, default=EPSILON, help="equivalence margin ε")
+    ap.add_argument("--epsilon", type=float, nargs="+", default=[EPSILON], help="margins ε")
+    ap.add_argument("--data", choices=["wmt21", "chaganty"], default="wmt21")
     ap.add_argument("--latency", type=int, default=0, help="also time N saves (SQLite)")
     args = ap.parse_args()
-    EPSILON = args.epsilon
     if args.latency:
         latency(args.latency)
-    y, names = load()
+    y, names = load() if args.data == "wmt21" else load_chaganty()
+    label = "WMT21 en-de" if args.data == "wmt21" else "Chaganty CNN/DM"
+    for eps in args.epsilon:
+        bench(y, names, eps, args.seeds, args.every, label)
+
+
+def bench(y: np.ndarray, names: list[str], eps: float, seeds: int, every: int, label: str) -> None:
+    """Uniform vs racing at margin ε, one line per item order, then the median ratio."""
     k, n = y.shape
-    t_star = forecast_planned_labels(k, EPSILON)
+    t_star = forecast_planned_labels(k, eps)
     monitor = dict(
-        design="betting", finite_pool=True, equivalence_margin=EPSILON, t_star=t_star, alpha=0.05
+        design="betting", finite_pool=True, equivalence_margin=eps, t_star=t_star, alpha=0.05
     )
     print(
-        f"WMT21 en-de: {k} systems, {n} items, {k * (k - 1) // 2} pairs; ε = {EPSILON}; "
-        f"t* = {t_star} (planner, clipped to the pool); reads every {args.every} items"
+        f"{label}: {k} systems, {n} items, {k * (k - 1) // 2} pairs; ε = {eps}; "
+        f"t* = {t_star} (planner, clipped to the pool); reads every {every} items"
     )
-    for rule_name, rule in (("monitor", None), ("interval", interval_settled)):
-        ratios = []
-        for seed in range(args.seeds):
-            order = np.random.default_rng(seed).permutation(n)
-            started = time.perf_counter()
-            runs = {
-                mode: replay(
-                    y,
-                    order,
-                    racing=mode == "racing",
-                    every=args.every,
-                    names=names,
-                    settle=rule,
-                    **monitor,
-                )
-                for mode in ("uniform", "racing")
-            }
-            uni, rac = (runs[m].labels[-1] for m in ("uniform", "racing"))
-            ratios.append(rac / uni)
-            print(
-                f"[{rule_name}] seed {seed}: uniform {uni:,} labels "
-                f"({unsettled(runs['uniform'], rule)} pairs unsettled), racing {rac:,} "
-                f"({unsettled(runs['racing'], rule)} unsettled, "
-                f"{len(runs['racing'].dropped)} systems dropped), ratio {rac / uni:.3f} "
-                f"[{time.perf_counter() - started:.0f} s]"
-            )
+    ratios = []
+    for seed in range(seeds):
+        order = np.random.default_rng(seed).permutation(n)
+        started = time.perf_counter()
+        runs = {
+            mode: replay(y, order, racing=mode == "racing", every=every, names=names, **monitor)
+            for mode in ("uniform", "racing")
+        }
+        uni, rac = (runs[m].labels[-1] for m in ("uniform", "racing"))
+        ratios.append(rac / uni)
         print(
-            f"[{rule_name}] racing / uniform total labels: median {np.median(ratios):.3f} "
-            f"(min {min(ratios):.3f}, max {max(ratios):.3f}) over {args.seeds} orders"
+            f"ε = {eps} seed {seed}: uniform {uni:,} labels ({unsettled(runs['uniform'])} pairs "
+            f"unsettled), racing {rac:,} ({unsettled(runs['racing'])} unsettled, "
+            f"{len(runs['racing'].dropped)} systems dropped), ratio {rac / uni:.3f} "
+            f"[{time.perf_counter() - started:.0f} s]",
+            flush=True,
         )
+    print(
+        f"ε = {eps}: racing / uniform total labels: median {np.median(ratios):.3f} "
+        f"(min {min(ratios):.3f}, max {max(ratios):.3f}) over {seeds} orders",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

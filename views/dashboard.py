@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from annotation import racing
 from annotation.exports import MIME, export_annotations, pairs_csv, results_csv, results_latex
 from annotation.queue import queue_settings
 from db.campaigns import list_campaigns
@@ -244,7 +245,27 @@ def draw_verdict_words(mon) -> None:  # type: ignore[no-untyped-def]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
-def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
+def draw_racing(cid: int) -> None:
+    """Whether racing is on and which systems it dropped (annotation.racing)."""
+    on, dropped = racing.racing_status(engine(), cid)
+    if not on and not dropped:
+        return
+    text = (
+        "**Racing is on:** the queue draws labels only for systems with a pair not yet settled "
+        "(one system better, or no difference larger than ε)."
+        if on
+        else "**Racing is off.**"
+    )
+    if dropped:
+        text += " Dropped (all pairs settled): " + ", ".join(
+            f"{d['system']} (after {d['labels']:,} labels)" for d in dropped
+        )
+    elif on:
+        text += " No system dropped yet."
+    st.caption(text)
+
+
+def draw_pairs(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     mon = report.monitor
     if mon is None:
         return
@@ -260,6 +281,7 @@ def draw_pairs(report) -> None:  # type: ignore[no-untyped-def]
     )
     if mon.plan_note:
         st.warning(mon.plan_note)
+    draw_racing(cid)
     evidence = "e-value" if ebh else "Holm p"
     cells = []
     for p in mon.pairs:
@@ -554,7 +576,7 @@ def live_part() -> None:
         st.caption(f"Note: {note}")
     draw_plan(report, campaign_data(db_url, cid, fp))
     draw_estimates(report)
-    draw_pairs(report)
+    draw_pairs(report, cid)
     draw_sampling(report)
     draw_quality(report, fp)
     draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha)

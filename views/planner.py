@@ -298,3 +298,9 @@ g2.metric("Smallest difference this pool settles", f"{fit.smallest_difference:.3
 g3.metric("Smallest ε equal systems can be shown within", f"{fit.smallest_margin:.3f}")
 for line in fit.sentences(fit_eps):
     (st.warning if "more than the" in line else st.caption)(line)
+st.caption(
+    "Racing (Annotators page) stops labelling a system once all its pairs are settled; a "
+    "larger ε settles equal pairs sooner. Measured on WMT21 en-de (13 systems, 529 items, "
+    "`bench/racing_bench.py`, 3 orders): every pair settled with 0.95× the labels of uniform "
+    "drawing at ε = 0.10, 0.94× at 0.15, 0.89× at 0.20; on Chaganty CNN/DM (4 systems) 0.84×."
+)

@@ -13,6 +13,7 @@ from annotation.auth import create_annotator
 from db.engine import session_scope
 from db.models import Annotation, Output, System
 from db.reads import read_campaign
+from estimators.monitor import CampaignMonitor, settled_pairs
 from estimators.report import campaign_report
 from tests.annotation.test_queue import make_campaign, slots
 
@@ -212,6 +213,34 @@ def test_systems_in_play_rule() -> None:
     assert racing.systems_in_play(names, [("A", "B"), ("C", "A")]) == {"B", "C"}
     assert racing.systems_in_play(names, [("A", "B"), ("A", "C"), ("B", "C")]) == set()
     assert racing.systems_in_play(["A"], []) == {"A"}
-    assert racing.is_settled("A better") and racing.is_settled("no difference larger than 0.04")
-    assert not racing.is_settled("not yet")
-    assert not racing.is_settled("no significant difference at α = 0.05 with all 10 items")
+
+
+def test_settled_pairs_read_the_three_way_outcome() -> None:
+    # S0 and S1 give the same labels on every item, S2 differs: at the census (every item
+    # labelled, finite pool) S0–S1 is "exactly equal" — settled, although its words are not
+    # "no difference larger than ε" (the old text matching left it unsettled, so racing
+    # never dropped S0 or S1); S0–S2 and S1–S2 have a winner.
+    rng = np.random.default_rng(3)
+    n = 60
+    same = (rng.random(n) < 0.5).astype(float)
+    y = np.vstack([same, same, np.ones(n)])
+    k = y.shape[0]
+    items = np.repeat(np.arange(n), k)
+    sys = np.tile(np.arange(k), n)
+    rep = CampaignMonitor(
+        [None] * k, items, sys, y[sys, items], np.arange(items.size, dtype=float),
+        np.ones(items.size), names=["S0", "S1", "S2"], present=np.ones((k, n), dtype=bool),
+        finite_pool=True, equivalence_margin=0.05,
+    ).report()  # fmt: skip
+    words = {(p.a, p.b): p.verdict for p in rep.pairs}
+    assert words[("S0", "S1")] == "exactly equal"
+    assert racing.settled_pairs(rep) == {(v.a, v.b) for v in settled_pairs(rep)}
+    assert ("S0", "S1") in racing.settled_pairs(rep)
+    assert racing.systems_in_play(["S0", "S1", "S2"], racing.settled_pairs(rep)) == set()
+    # an early read settles nothing
+    early = CampaignMonitor(
+        [None] * k, items[:9], sys[:9], y[sys[:9], items[:9]], np.arange(9.0), np.ones(9),
+        names=["S0", "S1", "S2"], present=np.ones((k, n), dtype=bool), finite_pool=True,
+        equivalence_margin=0.05,
+    ).report()  # fmt: skip
+    assert racing.settled_pairs(early) == set()

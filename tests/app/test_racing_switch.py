@@ -87,3 +87,30 @@ def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
     assert not at.exception
     captions = [c.value for c in at.caption]
     assert "Racing dropped (all pairs settled): secret-system-0 (after 1,234 labels)" in captions
+
+
+def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> None:
+    from db import campaigns as dbc
+    from db.queue import queue_transaction
+    from db.reads import campaign_id
+    from tests.app.test_dashboard import _dashboard, _texts
+    from tests.test_reads import seed_campaign
+
+    seed_campaign(app_engine, "raced", n_items=80, labelled=60, overlap=0)
+    at = _dashboard("raced")
+    assert not at.exception and "Racing is on" not in _texts(at)  # off: nothing said
+    cid = campaign_id(app_engine, "raced")
+    record = {"on": True, "dropped": [{"system": "sys0", "labels": 120, "at": "2026-01-01"}]}
+    with queue_transaction(app_engine) as s:
+        dbc.set_campaign_meta_key(s, cid, "racing", record)
+    at = _dashboard("raced")
+    assert not at.exception
+    [line] = [c.value for c in at.caption if "Racing is on" in c.value]
+    assert "Dropped (all pairs settled): sys0 (after 120 labels)" in line
+
+
+def test_planner_says_what_racing_and_epsilon_change(app_engine: Engine) -> None:
+    at = admin_page("views/planner.py")
+    assert not at.exception
+    [line] = [c.value for c in at.caption if c.value.startswith("Racing (Annotators page)")]
+    assert "larger ε settles equal pairs sooner" in line and "WMT21 en-de" in line

@@ -57,3 +57,50 @@ def test_racing_switch_in_the_browser(server: Server, page) -> None:  # type: ig
     assert page.locator("[data-testid='stException']").count() == 0
     page.get_by_text(LABEL).scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_path(SCREENSHOT)))
+
+
+DASHBOARD_SHOT = PROJECT_ROOT / "docs" / "screenshots" / "dashboard-racing.png"
+
+
+@pytest.mark.browser
+def test_dashboard_of_a_racing_campaign(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    """4 systems, 400 of 800 items labelled, ε = 0.2: sys1 and sys2 (same true quality)
+    read "no difference larger than 0.2"; racing on with sys0 and sys3 dropped."""
+    from playwright.sync_api import expect
+
+    from db import campaigns as dbc
+    from db.queue import queue_transaction
+    from tests.test_reads import seed_campaign
+
+    cid = seed_campaign(server.engine, "Racing campaign", n_items=800, labelled=400, overlap=0,
+                        deltas=(1.5, 0.0, 0.0, -1.5), seed=3)  # fmt: skip
+    dropped = [{"system": s, "labels": 640, "at": "2026-11-24T20:00:00"} for s in ("sys0", "sys3")]
+    with queue_transaction(server.engine) as s:
+        dbc.set_campaign_meta_key(s, cid, "equivalence_margin", 0.2)
+        dbc.set_campaign_meta_key(s, cid, "racing", {"on": True, "dropped": dropped})
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(server.url, wait_until="domcontentloaded")
+    page.get_by_label("Admin password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    dashboard = page.get_by_role("link", name="Dashboard")
+    expect(dashboard).to_be_visible(timeout=90_000)
+    dashboard.click()
+    caption = page.get_by_text("Racing is on", exact=False)
+    expect(caption).to_be_visible(timeout=90_000)
+    expect(page.get_by_text("sys0 (after 640 labels), sys3 (after 640 labels)", exact=False))
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.get_by_text("Pair verdicts in words", exact=False).click()
+    page.wait_for_timeout(1500)  # the table of words (a canvas) opens
+    height = page.evaluate(
+        "document.querySelector(\"[data-testid='stMainBlockContainer']\").scrollHeight"
+    )
+    page.set_viewport_size({"width": 1400, "height": int(height) + 120})
+    page.wait_for_timeout(1500)
+    heading = page.get_by_role("heading", name="Pairwise verdicts", exact=False).bounding_box()
+    bottom = page.get_by_text("Pair verdicts in words", exact=False).bounding_box()
+    assert heading and bottom
+    top = max(heading["y"] - 20, 0)
+    clip = {"x": 0, "y": top, "width": 1400, "height": bottom["y"] + 330 - top}
+    shot = screenshot_path(DASHBOARD_SHOT)  # docs/ only with TANDEM_UPDATE_SCREENSHOTS=1
+    page.screenshot(path=str(shot), clip=clip, full_page=True)
+    assert shot.stat().st_size > 10_000
