@@ -24,6 +24,18 @@ ESA_ANCHORS = (
     (66, "most meaning preserved, few errors"),
     (100, "perfect meaning and grammar"),
 )
+# Each anchor under its point of the scale (shifted by its own share; 100 at the right end).
+_ANCHORS_HTML = (
+    '<div style="position:relative;height:2.8em;margin-top:-0.6rem;font-size:0.85rem;'
+    'color:#555">'
+    + "".join(
+        f'<span style="position:absolute;white-space:nowrap;'
+        f'{"right:0" if v == 100 else f"left:{v}%;transform:translateX(-{v}%)"}">'
+        f"<b>{v}</b> · {w}</span>"
+        for v, w in ESA_ANCHORS
+    )
+    + "</div>"
+)
 ESA_START = 50  # where the handle rests until the annotator moves it (not a score)
 FORGET_KEY = "span_draft_forget"  # draft keys the widget deletes (saved or skipped items)
 
@@ -56,9 +68,7 @@ def esa_slider(slot: session.Slot) -> None:
         key=esa_key(slot),
         on_change=lambda: st.session_state.__setitem__(moved, True),
     )
-    cols = st.columns(len(ESA_ANCHORS))
-    for col, (value, words) in zip(cols, ESA_ANCHORS, strict=True):
-        col.caption(f"**{value}** · {words}")
+    st.html(_ANCHORS_HTML)
     if not st.session_state.get(moved):
         st.caption("Not set yet: move the slider to the score (the handle's start is no score).")
 

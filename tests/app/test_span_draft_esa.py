@@ -20,12 +20,12 @@ def test_esa_slider_has_its_anchors_and_an_untouched_handle_is_no_score(app_engi
     at, _ = annotator_app(app_engine, cid)
     (slider,) = at.slider
     assert (slider.min, slider.max) == (0, 100)
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(h.value for h in at.html)
     for anchor in (
-        "**0** · no meaning preserved",
-        "**33** · some meaning preserved",
-        "**66** · most meaning preserved",
-        "**100** · perfect meaning and grammar",
+        "<b>0</b> · no meaning preserved",
+        "<b>33</b> · some meaning preserved",
+        "<b>66</b> · most meaning preserved",
+        "<b>100</b> · perfect meaning and grammar",
     ):
         assert anchor in captions
     at = click(at, "span_no_errors")  # the handle where it started: refused, nothing saved
