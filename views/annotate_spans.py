@@ -226,8 +226,7 @@ class _Actions:
         return extras.draft_key(st.session_state["view"].campaign.id, self.annotator, slot)
 
     def restore(self, raw: Any, config: SpanConfig) -> None:
-        """The spans of a draft kept in the browser, offered back after a reload: taken
-        only while nothing was done on the item in this page, and only when they fit it."""
+        """A browser-kept draft offered back after a reload (views/span_extras.py)."""
         slot = self._slot()
         if slot is None:
             return
