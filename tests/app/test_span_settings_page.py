@@ -71,3 +71,24 @@ def test_after_the_first_label_the_form_is_locked(app_engine: Engine) -> None:
     area, major, esa, button = _form(at)
     assert button.disabled and area.disabled and major.disabled and esa.disabled
     assert any("Locked: the campaign has 1 labels" in i.value for i in at.info)
+
+
+def test_a_viewer_sees_the_form_disabled(app_engine: Engine) -> None:
+    from annotation.accounts import create_account, grant_campaign
+    from tests.app.test_accounts_page import _as
+
+    spans_campaign(app_engine)
+    vic, _ = create_account(app_engine, "vic", "viewer", "vic's long password")
+    grant_campaign(app_engine, "vic", "demo")
+    at = _as(vic, "views/annotators.py")
+    area, major, esa, button = _form(at)
+    assert button.disabled and area.disabled and major.disabled and esa.disabled
+    assert not any("Locked" in i.value for i in at.info)  # read-only, not locked
+
+
+def test_a_binary_campaign_has_no_span_settings(app_engine: Engine) -> None:
+    from tests.app.test_annotate import make_campaign
+
+    make_campaign(app_engine, [["a", "b"]])
+    at = admin_page("views/annotators.py", campaign="demo")
+    assert not [b for b in at.button if b.label == FORM_BUTTON]
