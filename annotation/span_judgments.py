@@ -21,6 +21,7 @@ from db.vocabulary import Severity
 from estimators.agreement import SpanAgreement, span_f1
 
 META_KEY = "spans"
+SETTING_KEY = "span_settings"  # its key in the campaign setting log
 
 
 def config_of(s: Any, campaign_id: int) -> SpanConfig:
@@ -38,8 +39,9 @@ class SettingsLocked(ValueError):
 
 
 def set_campaign_config(engine: Engine, campaign_id: int, config: SpanConfig) -> None:
-    """Store a campaign's span settings; refused once any label exists, because the
-    taxonomy and the weights decide the label and MQM score stored with every judgment."""
+    """Store a campaign's span settings (a change is appended to the campaign's setting log);
+    refused once any label exists, because the taxonomy and the weights decide the label
+    and MQM score stored with every judgment. The CLI and the Annotators page both call it."""
     from db import queue as dbq
 
     with dbq.queue_transaction(engine) as s:
@@ -48,11 +50,16 @@ def set_campaign_config(engine: Engine, campaign_id: int, config: SpanConfig) ->
         except CampaignArchived as exc:
             raise SettingsLocked(str(exc)) from None
         n = dbq.current_label_count(s, campaign_id)
-        if n and config != config_of(s, campaign_id):
+        before = config_of(s, campaign_id)
+        if n and config != before:
             raise SettingsLocked(
                 f"the campaign has {n:,} labels already, scored with its current span "
                 "settings; set categories, weights and the ESA score before the first label "
                 "(or start a new campaign)"
+            )
+        if config != before:  # in the campaign's setting log, like every setting
+            dbq.log_setting_changes(
+                s, campaign_id, {SETTING_KEY: (before.to_meta(), config.to_meta())}
             )
         repo.set_campaign_meta_key(s, campaign_id, META_KEY, config.to_meta())
 

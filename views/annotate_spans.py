@@ -32,6 +32,7 @@ from annotation import session
 from annotation.span_judgments import campaign_config, undone_spans
 from annotation.spans import SpanConfig, snap_to_words
 from db.vocabulary import Severity
+from views import span_extras as extras
 from views.common import engine, literal, scores_table
 
 _WIDGET = components.declare_component(
@@ -128,6 +129,7 @@ class _Actions:
             snapped = snap_to_words(text, start, end)
         if snapped is None:
             return
+        work["touched"] = True
         work["pending"] = {
             "side": side,
             "start": snapped[0],
@@ -143,7 +145,7 @@ class _Actions:
         slot = self._slot()
         if slot is not None and 0 <= index < len(_work(slot)["spans"]):
             work = _work(slot)
-            work["selected"], work["pending"] = index, None
+            work["selected"], work["pending"], work["touched"] = index, None, True
 
     def set_field(self, field: str, value: str) -> None:
         """Severity or category: edits the selected span, or completes the open selection
@@ -152,6 +154,7 @@ class _Actions:
         if slot is None:
             return
         work = _work(slot)
+        work["touched"] = True
         if work["selected"] is not None:
             work["spans"][work["selected"]][field] = value
             return
@@ -170,6 +173,7 @@ class _Actions:
         if slot is None:
             return
         work = _work(slot)
+        work["touched"] = True
         index = work["selected"] if index is None else index
         if index is not None and 0 <= index < len(work["spans"]):
             del work["spans"][index]
@@ -193,7 +197,7 @@ class _Actions:
         if no_errors and work["spans"]:
             _hint(slot, HAS_SPANS)
             return
-        esa = st.session_state.get(_esa_key(slot))
+        esa = extras.esa_value(slot)
         edit = {}
         if st.session_state["view"].campaign.mode.asks_post_edit:  # spans and a post-edit
             edit = {
@@ -215,7 +219,36 @@ class _Actions:
             _hint(slot, str(refused))
             return
         _hint(slot, None)
+        extras.forget(self.draft_key(slot))
         self.on_saved(view)
+
+    def draft_key(self, slot: session.Slot) -> str:
+        return extras.draft_key(st.session_state["view"].campaign.id, self.annotator, slot)
+
+    def restore(self, raw: Any, config: SpanConfig) -> None:
+        """A browser-kept draft offered back after a reload (views/span_extras.py)."""
+        slot = self._slot()
+        if slot is None:
+            return
+        work = _work(slot)
+        if work.get("touched") or work["spans"]:
+            return
+        work["touched"] = True
+        spans = extras.restored(raw, slot, config)
+        if spans:
+            work["spans"] = [sp | {"id": _new_id()} for sp in spans]
+            st.toast(f"Restored {len(spans)} unsaved span(s) of this item.")
+
+    def skip_with(self, skip: Callable[[], None]) -> Callable[[], None]:
+        """``skip`` that also forgets the skipped item's draft."""
+
+        def run() -> None:
+            slot = self._slot()
+            if slot is not None:
+                extras.forget(self.draft_key(slot))
+            skip()
+
+        return run
 
 
 def _json(span: dict[str, Any]) -> dict[str, Any]:
@@ -228,10 +261,6 @@ def _post_edit_key(slot: session.Slot) -> str:
 
 def _no_edit_key(slot: session.Slot) -> str:
     return f"span_no_edit_{slot.assignment_id}_{slot.claim_version}"
-
-
-def _esa_key(slot: session.Slot) -> str:
-    return f"span_esa_{slot.assignment_id}_{slot.claim_version}"
 
 
 def _apply_widget_events(actions: _Actions, config: SpanConfig, other: dict[str, Callable]) -> None:
@@ -257,6 +286,8 @@ def _apply_widget_events(actions: _Actions, config: SpanConfig, other: dict[str,
             actions.select(str(event.get("side")), start, end)
         elif kind == "click_span" and index is not None:
             actions.pick_span(index)
+        elif kind == "restore":
+            actions.restore(event.get("spans"), config)
         elif kind == "key":
             _on_key(str(event.get("key")), actions, config, other)
 
@@ -333,6 +364,7 @@ def span_item(
     """Draw the held item of an error-span campaign with its controls."""
     config = _config(view.campaign.id)
     actions = _Actions(annotator, on_saved, seconds)
+    skip = actions.skip_with(skip)
     before = (st.session_state["view"], st.session_state.get("hint"))
     _apply_widget_events(actions, config, {"skip": skip, "undo": undo})
     if (st.session_state["view"], st.session_state.get("hint")) != before:
@@ -352,6 +384,9 @@ def span_item(
             selected=work["selected"],
             nonce=_nonce(slot),
             seen=st.session_state.get(SEEN_KEY),
+            draft_key=actions.draft_key(slot),
+            draft_mode=extras.draft_mode(work),
+            forget=extras.forgotten(),
             keys=[*SEVERITY_KEYS, *map(str, range(1, 10)), *ACTION_KEYS],
             hint=(
                 "Select wrong words (or click in the source where something is missing), "
@@ -400,14 +435,7 @@ def span_item(
             key=_no_edit_key(slot),
         )
     if config.ask_esa:
-        st.number_input(
-            "Overall quality, 0 (useless) – 100 (perfect)",
-            min_value=0.0,
-            max_value=100.0,
-            value=None,
-            step=1.0,
-            key=_esa_key(slot),
-        )
+        extras.esa_slider(slot)
     c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 1, 1])
     c1.button(
         "Save and next `Enter`",

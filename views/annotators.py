@@ -36,6 +36,7 @@ from views.common import (
     read_only_notice,
     require_admin,
 )
+from views.span_settings_form import span_settings_form
 
 require_admin()
 st.title("Annotators")
@@ -126,6 +127,8 @@ st.caption(
     "file) are never queued again."
 )
 st.caption(visibility_statement(metric_visibility(engine(), campaign_id)))
+if CampaignMode(settings["mode"]).asks_spans:  # taxonomy, weights, ESA score
+    span_settings_form(campaign_id, RO)
 
 # Active sampling (statistics.md §9): a self-contained form, changes are logged with the
 # number of labels that existed (annotation.queue.update_queue_settings)
