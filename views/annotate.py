@@ -290,6 +290,11 @@ def side_by_side(slot: session.Slot) -> None:
 
 
 CONTEXT_CSS = "border-left:3px solid #98a2b3;padding:0.1rem 0 0.1rem 0.75rem;margin:0 0 0.6rem"
+#: Context reads smaller and greyer than the output being judged.
+CONTEXT_STYLE = (
+    "<style>.tandem-context-source, .tandem-context-output {font-size:0.95rem !important;"
+    "color:#344054}</style>"
+)
 
 
 def _segments_html(segments: tuple[ContextSegment, ...], first: int) -> str:
@@ -304,7 +309,7 @@ def _segments_html(segments: tuple[ContextSegment, ...], first: int) -> str:
             + literal_html(seg.output, "tandem-context-output")
             + "</div>"
         )
-    return "".join(cells)
+    return CONTEXT_STYLE + "".join(cells)
 
 
 def document_context_panel(view: session.View) -> None:
@@ -322,7 +327,12 @@ def document_context_panel(view: session.View) -> None:
         return
     st.markdown("**Earlier in this document** (for context only: judge the output below)")
     if ctx.collapsed:
-        with st.expander(f"{len(ctx.collapsed)} earlier segment(s) of this document"):
+        # keyed by the slot: every new item starts collapsed (an unkeyed expander in the
+        # same place would keep the previous item's open state)
+        with st.expander(
+            f"{len(ctx.collapsed)} earlier segment(s) of this document",
+            key=f"doc_context_{slot.assignment_id}",
+        ):
             st.html(_segments_html(ctx.collapsed, 1))
     st.html(_segments_html(ctx.visible, len(ctx.collapsed) + 1))
     st.divider()
