@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from annotation import context, queue
+from annotation.session import next_view
 from db.engine import get_engine, session_scope
 from db.models import Campaign, Item, Output, System
 from tests.app.conftest import admin_page
@@ -18,11 +19,11 @@ from tests.app.test_annotate import TRICKY, annotator_app, shown_output
 N = 6  # segments of the one document; system names must never reach the page
 
 
-def make_document(engine: Engine) -> int:
+def make_document(engine: Engine, mode: str = "binary") -> int:
     """One document of N segments (tricky text), two systems, plus one item of another
     document; the queue built."""
     with session_scope(engine) as s:
-        camp = Campaign(name="demo", attention_rate=0.0, overlap=0.0)
+        camp = Campaign(name="demo", mode=mode, attention_rate=0.0, overlap=0.0)
         s.add(camp)
         s.flush()
         systems = [System(campaign_id=camp.id, name=f"secret-system-{k}") for k in range(2)]
@@ -73,6 +74,19 @@ def test_annotate_page_shows_the_documents_earlier_segments(app_engine: Engine) 
             checked += 1
         at.button(key="adequate").click().run()
     assert checked == 2 * (N - 1)
+
+
+def test_span_mode_shows_the_context_too(app_engine: Engine) -> None:
+    cid = make_document(app_engine, mode="spans")
+    context.set_document_context(app_engine, cid, True, window=N)
+    at, ann = annotator_app(app_engine, cid)
+    assert not at.exception, at.exception
+    held = next_view(app_engine, ann).slot  # the item the page holds
+    assert held is not None
+    j, k = map(int, re.search(r"out (\d+) by (\d)", held.text).groups())
+    assert 0 < j < N  # the queue's seed puts a segment with context first
+    text = "".join(context_blocks(at))
+    assert [int(x) for x in re.findall(rf"out (\d+) by {k}", text)] == list(range(j))
 
 
 def test_context_off_shows_nothing(app_engine: Engine) -> None:
