@@ -141,3 +141,17 @@ def test_cli_document_context(app_engine: Engine, monkeypatch) -> None:  # type:
     assert bad.exit_code != 0 and "window must be" in bad.output and "Traceback" not in bad.output
     assert word.exit_code != 0 and "on or off" in word.output
     assert context.context_setting(app_engine, cid) == context.ContextSetting(True, 5)
+
+
+def test_a_viewer_cannot_switch_it(app_engine: Engine) -> None:
+    from annotation.accounts import create_account, grant_campaign
+    from tests.app.test_accounts_page import _as
+
+    cid = make_document(app_engine)
+    vic, _ = create_account(app_engine, "vic", "viewer", "vic's long password")
+    grant_campaign(app_engine, "vic", "demo")
+    at = _as(vic, "views/annotators.py")
+    save = next(b for b in at.button if b.label == "Save document context")
+    assert save.disabled  # the save runs only with allowed(campaign_id) too
+    assert context.context_setting(app_engine, cid).on is False
+    assert queue.setting_changes(app_engine, cid) == []
