@@ -132,3 +132,16 @@ def test_annotations_export_carries_doc_id(engine: Engine) -> None:
         )  # fmt: skip
     (row,) = list(csv.DictReader(io.StringIO(export_annotations(engine, "docs", "csv").decode())))
     assert row["doc_id"] == (want or "")
+
+
+def test_an_archived_campaign_refuses_the_switch(engine: Engine) -> None:
+    from sqlalchemy import update
+
+    from db.clock import utcnow
+
+    cid, _ = make_docs(engine)
+    with session_scope(engine) as s:
+        s.execute(update(Campaign).where(Campaign.id == cid).values(archived_at=utcnow()))
+    with pytest.raises(ValueError, match="archived"):
+        context.set_document_context(engine, cid, True)
+    assert context.context_setting(engine, cid).on is False
