@@ -1061,6 +1061,43 @@ def racing_switch(
     typer.echo(f"{campaign}: racing {switch}{note}")
 
 
+@app.command("document-context")
+def document_context_switch(
+    campaign: CampaignName,
+    switch: Annotated[
+        str,
+        typer.Argument(
+            help="on: annotators see the document's earlier segments above the output; off."
+        ),
+    ],
+    window: Annotated[
+        int, typer.Option(help="Earlier segments shown open; the rest are collapsed.")
+    ] = 3,
+) -> None:
+    """Switch document context on or off (logged with the number of labels so far). On:
+    the annotator's page shows the document's earlier segments (source and the same
+    system's output), the last WINDOW open. Needs a doc_id column in the campaign file. It
+    is only shown: items are still drawn one segment at a time at random, so every estimate
+    is unchanged."""
+    from annotation import context
+    from annotation.queue import setting_changes
+
+    if switch not in ("on", "off"):
+        _fail(f"document-context takes on or off, not {switch!r}")
+    engine = _engine()
+    cid = _campaign_id(engine, campaign)
+    try:
+        changed = context.set_document_context(engine, cid, switch == "on", window)
+    except ValueError as exc:
+        _fail(f"{campaign}: {exc}")
+    if not changed:
+        typer.echo(f"{campaign}: document context already {switch} (window {window})")
+        return
+    last = [c for c in setting_changes(engine, cid) if c.key == context.KEY][-1]
+    note = f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""
+    typer.echo(f"{campaign}: document context {switch}, window {window}{note}")
+
+
 @app.command()
 def evaluate(
     campaign: CampaignName,

@@ -45,6 +45,7 @@ ANNOTATION_FORMATS = ("csv", "jsonl", "parquet")
 ANNOTATION_COLUMNS = [
     "annotation_id",
     "item_id",
+    "doc_id",
     "system",
     "annotator",
     "kind",
@@ -219,11 +220,11 @@ def export_annotations(
 ) -> bytes:
     """The campaign's annotations as ``csv``, ``jsonl`` or ``parquet`` bytes.
 
-    One row per annotation: ids, item, system, annotator, kind (label/skip[/undo]), label,
-    score, HTER, post-edit, skip reason, seconds, created_at (ISO 8601), the assignment's
-    position in the random queue order and inclusion probability, whether it was an
-    attention check, what it supersedes, whether it is current, and in span campaigns the
-    error spans (JSON text) and the ESA score.
+    One row per annotation: ids, item, its document (``doc_id``), system, annotator, kind
+    (label/skip[/undo]), label, score, HTER, post-edit, skip reason, seconds, created_at
+    (ISO 8601), the assignment's position in the random queue order and inclusion
+    probability, whether it was an attention check, what it supersedes, whether it is
+    current, and in span campaigns the error spans (JSON text) and the ESA score.
     """
     if fmt not in ANNOTATION_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(ANNOTATION_FORMATS)}")

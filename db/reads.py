@@ -425,7 +425,7 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
     With ``current_only`` (the default) the current labels, skips and attention-check
     answers (not superseded);
     otherwise every row of the append-only log, with a ``current`` flag. Columns: annotation
-    id, item id, system, annotator, kind, label, score, HTER, post-edit, skip reason,
+    id, item id, doc id, system, annotator, kind, label, score, HTER, post-edit, skip reason,
     seconds, created_at, assignment position, inclusion probability, assignment kind,
     supersedes id, current, spans (JSON text, span campaigns), ESA score.
     """
@@ -434,6 +434,7 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
             cid,
             Annotation,
             Item.external_id,
+            Item.doc_id,
             System.name,
             Annotator.name,
             Assignment.position,
@@ -452,7 +453,7 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
     out: list[dict[str, Any]] = []
     seen: set[int] = set()
     with session_scope(engine) as s:
-        for ann, ext, system, annotator, position, incl, akind, later_id in s.execute(q):
+        for ann, ext, doc, system, annotator, position, incl, akind, later_id in s.execute(q):
             if ann.id in seen:  # two rows superseding one (should not happen): list it once
                 continue
             seen.add(ann.id)
@@ -460,6 +461,7 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
                 {
                     "annotation_id": ann.id,
                     "item_id": ext,
+                    "doc_id": doc,
                     "system": system,
                     "annotator": annotator,
                     "kind": ann.kind,

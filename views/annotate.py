@@ -29,6 +29,7 @@ import streamlit as st
 
 from annotation import session
 from annotation.auth import active_annotator
+from annotation.context import ContextSegment, document_context
 from annotation.diff import diff_html, literal_html
 from db.lifecycle import archived_reason
 from db.vocabulary import CampaignMode
@@ -285,6 +286,58 @@ def side_by_side(slot: session.Slot) -> None:
         st.html(f'<div class="tandem-siblings" style="{SIBLING_CSS}">{"".join(cells)}</div>')
 
 
+# ---------------------------------------------------------------- document context
+
+
+CONTEXT_CSS = "border-left:3px solid #98a2b3;padding:0.1rem 0 0.1rem 0.75rem;margin:0 0 0.6rem"
+#: Context reads smaller and greyer than the output being judged.
+CONTEXT_STYLE = (
+    "<style>.tandem-context-source, .tandem-context-output {font-size:0.95rem !important;"
+    "color:#344054}</style>"
+)
+
+
+def _segments_html(segments: tuple[ContextSegment, ...], first: int) -> str:
+    """Earlier segments, literally: each one's source and the same system's output."""
+    cells = []
+    for n, seg in enumerate(segments, start=first):
+        cells.append(
+            f'<div class="tandem-context-segment" style="{CONTEXT_CSS}">'
+            f'<p style="font-weight:600;margin:0 0 0.2rem;color:#475467">Segment {n} · source</p>'
+            + literal_html(seg.source, "tandem-context-source")
+            + '<p style="font-weight:600;margin:0.3rem 0 0.2rem;color:#475467">Output</p>'
+            + literal_html(seg.output, "tandem-context-output")
+            + "</div>"
+        )
+    return CONTEXT_STYLE + "".join(cells)
+
+
+def document_context_panel(view: session.View) -> None:
+    """The document's earlier segments above the output (annotation.context decides what;
+    read once per shown slot, kept in the session for the fragment's reruns)."""
+    slot = view.slot
+    if slot is None:
+        return
+    cached = st.session_state.get("doc_context")
+    if cached is None or cached[0] != slot.assignment_id:
+        ctx = document_context(engine(), view.campaign.id, slot.output_id)
+        st.session_state["doc_context"] = cached = (slot.assignment_id, ctx)
+    ctx = cached[1]
+    if ctx is None:
+        return
+    st.markdown("**Earlier in this document** (for context only: judge the output below)")
+    if ctx.collapsed:
+        # keyed by the slot: every new item starts collapsed (an unkeyed expander in the
+        # same place would keep the previous item's open state)
+        with st.expander(
+            f"{len(ctx.collapsed)} earlier segment(s) of this document",
+            key=f"doc_context_{slot.assignment_id}",
+        ):
+            st.html(_segments_html(ctx.collapsed, 1))
+    st.html(_segments_html(ctx.visible, len(ctx.collapsed) + 1))
+    st.divider()
+
+
 @st.fragment
 def item_panel() -> None:
     if st.session_state.get("denied") or "view" not in st.session_state:
@@ -316,6 +369,7 @@ def item_panel() -> None:
         st.button("Undo last `u`", key="undo", on_click=_undo)
         return
 
+    document_context_panel(view)
     position = position_text(slot)
     if view.campaign.mode.asks_spans:  # error-span mode: views/annotate_spans.py draws it
         from views.annotate_spans import span_item

@@ -174,6 +174,33 @@ if raced_out:
         + ", ".join(f"{d['system']} (after {d['labels']:,} labels)" for d in raced_out)
     )
 
+
+def document_context_form() -> None:
+    """Document context (annotation.context): its own form, logged like every setting."""
+    from annotation import context as doc_context
+
+    current = doc_context.context_setting(engine(), campaign_id)
+    with st.form("document_context_settings"):
+        left, right = st.columns([2, 1])
+        on = left.toggle(
+            "Document context: show the document's earlier segments",
+            value=current.on, key="document_context", help=doc_context.HELP,
+        )  # fmt: skip
+        window = right.number_input(
+            "Window (segments shown open)", 1, doc_context.MAX_WINDOW, current.window,
+            key="document_context_window",
+        )  # fmt: skip
+        if st.form_submit_button("Save document context", disabled=RO) and allowed(campaign_id):
+            try:
+                doc_context.set_document_context(engine(), campaign_id, on, int(window))
+            except ValueError as exc:  # no doc_id in the campaign, or an archived campaign
+                st.error(literal(str(exc)))
+            else:
+                st.rerun()
+
+
+document_context_form()
+
 if st.button(
     "Build / extend queue", type="primary", key="build_queue", disabled=RO
 ) and allowed(campaign_id):

@@ -1,0 +1,111 @@
+"""Document context for the annotator's page: the setting and what the page shows.
+
+A campaign whose items carry a ``doc_id`` can show, above the output being judged, the
+document's earlier segments: each one's source and the SAME system's output, in document
+order (the order of the items in the imported file, see :mod:`db.context`). The last
+``window`` segments are shown; the earlier ones sit in a collapsed expander. System names
+are never part of it.
+
+The context is only shown: which output is judged next is still drawn at random from the
+whole queue, one segment at a time, so the segment stays the randomly drawn unit and every
+estimator stays valid as it is (no clustering by document is needed for this mode).
+
+The setting lives in ``campaigns.meta[KEY] = {"on": bool, "window": int}`` and every change
+is appended to the campaign's setting log with the number of labels so far, like every
+setting (:func:`db.queue.log_setting_changes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from db import Engine
+from db import queue as dbq
+from db.campaigns import campaign_meta
+from db.context import ContextSegment, earlier_segments, has_documents
+from db.engine import session_scope
+
+KEY = "document_context"  # campaigns.meta[KEY]; the setting log's key
+DEFAULT_WINDOW = 3
+MAX_WINDOW = 50
+HELP = (
+    "Show annotators the document's earlier segments (source and the same system's output) "
+    "above the one they judge: the last `window` open, the rest collapsed. Needs a doc_id "
+    "column in the campaign file. Only shown: items are still drawn one segment at a time at "
+    "random, so the estimates are unchanged."
+)
+
+
+@dataclass(frozen=True)
+class ContextSetting:
+    on: bool = False
+    window: int = DEFAULT_WINDOW
+
+
+@dataclass(frozen=True)
+class DocumentContext:
+    """What the page draws above the current output (document order, oldest first)."""
+
+    visible: tuple[ContextSegment, ...]  # the last ``window`` earlier segments
+    collapsed: tuple[ContextSegment, ...]  # the ones before those
+
+    @property
+    def size(self) -> int:
+        return len(self.visible) + len(self.collapsed)
+
+
+def setting_of(meta: dict[str, Any] | None) -> ContextSetting:
+    raw = (meta or {}).get(KEY) or {}
+    window = raw.get("window", DEFAULT_WINDOW)
+    return ContextSetting(bool(raw.get("on")), int(window) if window else DEFAULT_WINDOW)
+
+
+def context_setting(engine: Engine, campaign_id: int) -> ContextSetting:
+    with session_scope(engine) as s:
+        return setting_of(campaign_meta(s, campaign_id))
+
+
+def set_document_context(
+    engine: Engine, campaign_id: int, on: bool, window: int = DEFAULT_WINDOW
+) -> bool:
+    """Switch document context on or off with its window (logged with the number of labels
+    so far); returns whether anything changed. ValueError: a window outside 1..MAX_WINDOW,
+    or switching on a campaign whose items have no doc_id."""
+    if isinstance(window, bool) or not 1 <= int(window) <= MAX_WINDOW:
+        raise ValueError(f"the window must be a whole number of segments from 1 to {MAX_WINDOW}")
+    new = ContextSetting(bool(on), int(window))
+    with dbq.queue_transaction(engine) as s:
+        camp = dbq.campaign_for_update(s, campaign_id)
+        meta = dict(camp.meta or {})
+        old = setting_of(meta)
+        if old == new:
+            return False
+        if new.on and not has_documents(s, campaign_id):
+            raise ValueError(
+                "no item of this campaign has a doc_id: import a campaign file with a doc_id "
+                "column to judge segments in document context"
+            )
+        dbq.log_setting_changes(s, campaign_id, {KEY: (_logged(old), _logged(new))})
+        meta[KEY] = _logged(new)
+        camp.meta = meta
+        return True
+
+
+def _logged(setting: ContextSetting) -> dict[str, Any]:
+    return {"on": setting.on, "window": setting.window}
+
+
+def document_context(engine: Engine, campaign_id: int, output_id: int) -> DocumentContext | None:
+    """The context to show above ``output_id`` (None: the setting is off, or the output is
+    the first of its document or has no document). Two small reads: the campaign's meta by
+    primary key, then :func:`db.context.earlier_segments` (one statement)."""
+    with session_scope(engine) as s:
+        setting = setting_of(campaign_meta(s, campaign_id))
+        if not setting.on:
+            return None
+        segments = earlier_segments(s, output_id)
+    if not segments:
+        return None
+    cut = max(len(segments) - setting.window, 0)
+    return DocumentContext(visible=tuple(segments[cut:]), collapsed=tuple(segments[:cut]))
