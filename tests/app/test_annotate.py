@@ -249,6 +249,7 @@ def test_annotator_cannot_reach_admin_pages(app_engine: Engine) -> None:
     page = AppTest.from_file(str(Path(APP).parent / "views" / "campaigns.py"), default_timeout=30)
     page.session_state["role"] = "annotator"
     page.run()
+    assert page.error, f"no refusal shown; the run raised {[e.value for e in page.exception]}"
     assert "administrators" in page.error[0].value and not page.dataframe
     # …and a revoked link stops working: at the next click, and for any new visit.
     revoke_annotator(app_engine, aid)
