@@ -241,15 +241,14 @@ def test_import_mqm_page_reports_and_imports_a_repaired_row(app_engine: Engine) 
 
 def _campaign_page(filename: str, data: bytes, size: int | None = None) -> AppTest:
     """The Import page script with a file 'uploaded' (AppTest cannot drive st.file_uploader:
-    the uploader is replaced by one that returns the file; sign-in is not under test)."""
+    the uploader is replaced by one that returns the file; the session is a signed-in
+    admin's, as app.py would make it)."""
 
     def page(filename: str, data: bytes, size: int | None) -> None:
         import runpy
         from pathlib import Path
 
         import streamlit as st
-
-        import views.common
 
         class Upload:
             name = filename
@@ -260,7 +259,6 @@ def _campaign_page(filename: str, data: bytes, size: int | None = None) -> AppTe
             def getvalue(self) -> bytes:
                 return data
 
-        views.common.require_admin = lambda: None
         real = st.file_uploader
         st.file_uploader = lambda label, **kw: (
             Upload() if kw.get("key") == "campaign-file" else None
@@ -271,6 +269,9 @@ def _campaign_page(filename: str, data: bytes, size: int | None = None) -> AppTe
             st.file_uploader = real
 
     at = AppTest.from_function(page, args=(filename, data, size), default_timeout=60)
+    # Never patch views.common.require_admin: the patch outlived the test and opened every
+    # admin page to annotator sessions in the AppTests that ran after it in the worker.
+    at.session_state["role"] = "admin"
     return at.run()
 
 
