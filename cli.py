@@ -1030,6 +1030,21 @@ def sampling(
     typer.echo(f"{campaign}: sampling {values['sampling']}{shown_tau}{note}")
 
 
+def _on_off(switch: str, command: str) -> bool:
+    """An on|off argument of a switch command (racing, document-context)."""
+    if switch not in ("on", "off"):
+        _fail(f"{command} takes on or off, not {switch!r}")
+    return switch == "on"
+
+
+def _changed_note(engine, cid: int, key: str) -> str:  # type: ignore[no-untyped-def]
+    """' (changed after N labels)' for the last logged change of setting ``key``."""
+    from annotation.queue import setting_changes
+
+    last = [c for c in setting_changes(engine, cid) if c.key == key][-1]
+    return f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""
+
+
 @app.command("racing")
 def racing_switch(
     campaign: CampaignName,
@@ -1043,22 +1058,18 @@ def racing_switch(
     """Switch racing on or off (logged with the number of labels so far). On: each newly
     drawn item is queued only for the systems with a pair not yet settled."""
     from annotation import racing
-    from annotation.queue import setting_changes
 
-    if switch not in ("on", "off"):
-        _fail(f"racing takes on or off, not {switch!r}")
+    on = _on_off(switch, "racing")
     engine = _engine()
     cid = _campaign_id(engine, campaign)
     try:
-        changed = racing.set_racing(engine, cid, switch == "on")
+        changed = racing.set_racing(engine, cid, on)
     except ValueError as exc:
         _fail(f"{campaign}: {exc}")
     if not changed:
         typer.echo(f"{campaign}: racing already {switch}")
         return
-    last = [c for c in setting_changes(engine, cid) if c.key == racing.KEY][-1]
-    note = f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""
-    typer.echo(f"{campaign}: racing {switch}{note}")
+    typer.echo(f"{campaign}: racing {switch}{_changed_note(engine, cid, racing.KEY)}")
 
 
 @app.command("document-context")
@@ -1080,21 +1091,18 @@ def document_context_switch(
     is only shown: items are still drawn one segment at a time at random, so every estimate
     is unchanged."""
     from annotation import context
-    from annotation.queue import setting_changes
 
-    if switch not in ("on", "off"):
-        _fail(f"document-context takes on or off, not {switch!r}")
+    on = _on_off(switch, "document-context")
     engine = _engine()
     cid = _campaign_id(engine, campaign)
     try:
-        changed = context.set_document_context(engine, cid, switch == "on", window)
+        changed = context.set_document_context(engine, cid, on, window)
     except ValueError as exc:
         _fail(f"{campaign}: {exc}")
     if not changed:
         typer.echo(f"{campaign}: document context already {switch} (window {window})")
         return
-    last = [c for c in setting_changes(engine, cid) if c.key == context.KEY][-1]
-    note = f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""
+    note = _changed_note(engine, cid, context.KEY)
     typer.echo(f"{campaign}: document context {switch}, window {window}{note}")
 
 
