@@ -287,6 +287,11 @@ def _monitor(source: Any, campaign_id: int) -> MonitorReport | None:
     return campaign_report(data, signatures=default_signatures(data), width_points=2).monitor
 
 
+def dropped_text(dropped: list[dict[str, Any]]) -> str:
+    """'A (after 120 labels), B (after 300 labels)': the systems racing dropped, in words."""
+    return ", ".join(f"{d['system']} (after {d['labels']:,} labels)" for d in dropped)
+
+
 def racing_status(engine: Engine, campaign_id: int) -> tuple[bool, list[dict[str, Any]]]:
     """(racing on, the systems it dropped so far: name, labels then, when; oldest first)."""
     with dbq.queue_transaction(engine) as s:

@@ -170,8 +170,7 @@ with st.form("racing_settings"):
             st.rerun()
 if raced_out:
     st.caption(
-        "Racing dropped (all pairs settled): "
-        + ", ".join(f"{d['system']} (after {d['labels']:,} labels)" for d in raced_out)
+        "Racing dropped (all pairs settled): " + racing.dropped_text(raced_out)
     )
 
 
@@ -331,7 +330,7 @@ st.caption(
 st.subheader("Invite an annotator")
 with st.form("new_annotator", clear_on_submit=True):
     new_name = st.text_input("Name")
-    if st.form_submit_button("Create invite link", disabled=RO):
+    if st.form_submit_button("Create invite link", disabled=RO) and allowed(campaign_id):
         try:
             invite = create_annotator(engine(), campaign_id, new_name, actor=current_account())
         except ValueError as exc:  # an empty, over-long or taken name

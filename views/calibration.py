@@ -95,21 +95,22 @@ def import_section(name: str, cid: int) -> None:
         "estimator (shown on the dashboard, never used for verdicts). It must come from the "
         "same metric signature as this campaign's scores."
     )
-    if not may_write(cid):
+    ro = not may_write(cid)  # read once: each call asks the database for the grants
+    if ro:
         st.caption("Read-only: importing or removing a calibration set needs an admin.")
     upload = st.file_uploader(
-        "Calibration set (JSON)", type=["json"], key="cal-upload", disabled=not may_write(cid)
+        "Calibration set (JSON)", type=["json"], key="cal-upload", disabled=ro
     )
     confirm = st.checkbox(
         "Use it even if it was measured on another language or kind of task",
         key="cal-confirm-task",
-        disabled=not may_write(cid),
+        disabled=ro,
         help="ρ and η differ between languages and tasks: an MT set is a poor prior for a "
         "summarisation campaign. Tick only if you know the set applies here.",
     )
     if (
         upload is not None
-        and st.button("Import calibration set", key="cal-import", disabled=not may_write(cid))
+        and st.button("Import calibration set", key="cal-import", disabled=ro)
         and allowed(cid)
     ):
         try:
@@ -126,7 +127,7 @@ def import_section(name: str, cid: int) -> None:
             f"TP {tp}, FN {fn}, TN {tn}, FP {fp}"
         )
         if cols[1].button(
-            "Stop using", key=f"cal-remove-{stored.id}", disabled=not may_write(cid)
+            "Stop using", key=f"cal-remove-{stored.id}", disabled=ro
         ) and allowed(cid):
             remove_set(engine(), stored.id, cid)
             st.rerun()

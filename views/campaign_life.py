@@ -17,6 +17,7 @@ from db.lifecycle import (
     rename_campaign,
     restore_campaign,
 )
+from db.reads import campaign_id
 from views.common import allowed, download, engine, literal, may_write, permitted
 
 _NOTICE, _GENERATION = "life_notice", "life_picker_generation"
@@ -45,7 +46,7 @@ def _done(notice: str, current: str | None = None) -> None:
 
 
 def _campaign_id(name: str) -> int | None:
-    return next((c.id for c in list_campaigns(engine(), archived=None) if c.name == name), None)
+    return campaign_id(engine(), name)
 
 
 def _run(action, name: str, *args):  # type: ignore[no-untyped-def]

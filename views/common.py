@@ -18,6 +18,7 @@ from annotation.accounts import (
 )
 from db import Engine
 from db.engine import database_url, get_engine
+from db.reads import campaign_id
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
     from db.annotations import AnnotatorWork
@@ -99,19 +100,14 @@ def allowed(campaign_id: int | None = None) -> bool:
 
 def allowed_by_name(name: str, new: bool = False) -> bool:
     """:func:`allowed` for the campaign called ``name`` (``new``: it is being created)."""
-    from db.campaigns import list_campaigns
-
-    ids = [c.id for c in list_campaigns(engine()) if c.name == name]
-    return allowed(None if new or not ids else ids[0])
+    return allowed(None if new else campaign_id(engine(), name))
 
 
 def own_new_campaign(name: str) -> None:
     """An admin who imported ``name`` may work on it from now on (its creator)."""
-    from db.campaigns import list_campaigns
-
-    for c in list_campaigns(engine()):
-        if c.name == name:
-            record_creator(engine(), current_account(), c.id)
+    cid = campaign_id(engine(), name)
+    if cid is not None:
+        record_creator(engine(), current_account(), cid)
 
 
 def permitted(summaries: list[CampaignSummary]) -> list[CampaignSummary]:
@@ -121,13 +117,9 @@ def permitted(summaries: list[CampaignSummary]) -> list[CampaignSummary]:
 
 
 def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
-    """A campaign selector shared by the admin pages (remembers the choice); lists only the
-    campaigns the signed-in account may see."""
-    if visible_campaign_ids(engine(), current_account()) is not None:
-        from db.campaigns import list_campaigns
-
-        seen = {c.name for c in permitted(list_campaigns(engine()))}
-        names = [n for n in names if n in seen]
+    """A campaign selector shared by the admin pages (remembers the choice). ``names`` are
+    the campaigns the signed-in account may see: every page passes
+    ``permitted(list_campaigns(...))``, so the list is not filtered a second time here."""
     if not names:
         if current_account().is_owner:
             st.info("No campaigns yet: import one on the **Import** page.")

@@ -257,9 +257,7 @@ def draw_racing(cid: int) -> None:
         else "**Racing is off.**"
     )
     if dropped:
-        text += " Dropped (all pairs settled): " + ", ".join(
-            f"{d['system']} (after {d['labels']:,} labels)" for d in dropped
-        )
+        text += " Dropped (all pairs settled): " + racing.dropped_text(dropped)
     elif on:
         text += " No system dropped yet."
     st.caption(text)
