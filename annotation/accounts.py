@@ -80,7 +80,7 @@ class Account:
         return self.role == "owner"
 
 
-def _account(row: AccountRow) -> Account:
+def account_from_row(row: AccountRow) -> Account:
     return Account(row.id, row.name, row.role, row.disabled)
 
 
@@ -132,19 +132,19 @@ def create_account(
 
 
 def list_accounts(engine: Engine) -> list[Account]:
-    return [_account(row) for row in store.list_accounts(engine)]
+    return [account_from_row(row) for row in store.list_accounts(engine)]
 
 
 def get_account(engine: Engine, name: str) -> Account:
     row = store.account_by_name(engine, clean_name(name))
     if row is None:
         raise ValueError(f"no account is named '{name}' (`cli.py accounts list` shows them)")
-    return _account(row)
+    return account_from_row(row)
 
 
 def account_by_id(engine: Engine, account_id: int) -> Account | None:
     row = store.account_by_id(engine, account_id)
-    return _account(row) if row is not None else None
+    return account_from_row(row) if row is not None else None
 
 
 def set_account_disabled(engine: Engine, name: str, disabled: bool = True) -> Account:
@@ -209,12 +209,12 @@ def ensure_owner(engine: Engine) -> str | None:
 
 
 def _campaign_id(engine: Engine, campaign: str) -> int:
-    from db.campaigns import list_campaigns
+    from db.reads import campaign_id
 
-    found = [c.id for c in list_campaigns(engine) if c.name == campaign]
-    if not found:
+    found = campaign_id(engine, campaign)
+    if found is None:
         raise ValueError(f"no campaign is named '{campaign}' (`cli.py campaigns` lists them)")
-    return found[0]
+    return found
 
 
 def grant_campaign(engine: Engine, name: str, campaign: str, revoke: bool = False) -> bool:
@@ -380,7 +380,7 @@ def sign_in(
     if _password_matches(engine, row, password):
         store.reset_throttle(engine, [ck, ak])
         assert row is not None
-        return SignInResult(True, account=_account(row))
+        return SignInResult(True, account=account_from_row(row))
     states = store.throttle_states(engine, [ck, ak])
     locks = [(s.locked_until, k) for k, s in states.items() if s.locked_until is not None]
     if not locks:

@@ -36,7 +36,7 @@ from annotation.accounts import (
     OWNER_NAME,
     Account,
     SignInResult,
-    account_by_id,
+    account_from_row,
     accounts_configured,
     ensure_owner,
     lockout_seconds,
@@ -186,7 +186,7 @@ def session_account(
     global_not_before = int(get_setting(engine, SESSION_NOT_BEFORE_KEY) or 0)
     if issued < max(global_not_before, row.sessions_not_before or 0):
         return None
-    return account_by_id(engine, row.id)
+    return account_from_row(row)  # the row read above: no second query
 
 
 def admin_session_valid(engine: Engine, token: str | None, now: datetime | None = None) -> bool:

@@ -24,7 +24,7 @@ from db import Engine
 from db import queue as dbq
 from db.campaigns import campaign_meta
 from db.context import ContextSegment, earlier_segments, has_documents
-from db.engine import session_scope
+from db.engine import read_scope
 
 KEY = "document_context"  # campaigns.meta[KEY]; the setting log's key
 DEFAULT_WINDOW = 3
@@ -62,7 +62,7 @@ def setting_of(meta: dict[str, Any] | None) -> ContextSetting:
 
 
 def context_setting(engine: Engine, campaign_id: int) -> ContextSetting:
-    with session_scope(engine) as s:
+    with read_scope(engine) as s:
         return setting_of(campaign_meta(s, campaign_id))
 
 
@@ -99,8 +99,9 @@ def _logged(setting: ContextSetting) -> dict[str, Any]:
 def document_context(engine: Engine, campaign_id: int, output_id: int) -> DocumentContext | None:
     """The context to show above ``output_id`` (None: the setting is off, or the output is
     the first of its document or has no document). Two small reads: the campaign's meta by
-    primary key, then :func:`db.context.earlier_segments` (one statement)."""
-    with session_scope(engine) as s:
+    primary key, then :func:`db.context.earlier_segments` (one statement). A read-only
+    transaction: it never waits behind an annotator's save on SQLite."""
+    with read_scope(engine) as s:
         setting = setting_of(campaign_meta(s, campaign_id))
         if not setting.on:
             return None

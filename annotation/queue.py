@@ -527,14 +527,14 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
     if tau is not None and not 0.0 < float(tau) <= 1.0:
         raise ValueError("active_tau (the uniform share of active sampling) must be in (0, 1]")
     with dbq.queue_transaction(engine) as s:
-        raced = racing.is_on(dbq.campaign_settings(s, campaign_id)["meta"])
+        stored = dbq.campaign_settings(s, campaign_id)
+        raced = racing.is_on(stored["meta"])
         if raced and (values.get("sampling") == Sampling.ACTIVE or values.get("paired") is False):
             raise ValueError(
                 "racing is on: it needs uniform sampling and the paired design; switch racing "
                 "off first"
             )
         if values.get("sampling") == Sampling.ACTIVE:
-            stored = dbq.campaign_settings(s, campaign_id)
             paired = values.get("paired", stored["paired"])
             if not paired:
                 raise ValueError(

@@ -31,6 +31,7 @@ from typing import Any
 
 from db import Engine
 from db import queue as dbq
+from db.campaigns import existing_systems
 from db.clock import utcnow
 from db.vocabulary import Sampling
 from estimators.monitor import MonitorReport
@@ -125,7 +126,7 @@ def draw(s: Any, camp: Any, now: datetime | None = None) -> RacingRound | None:
     """Open the next :data:`ROUND_ITEMS` pending items that have a system in play, for the
     systems in play; items with none are passed on the way. Inside the caller's queue
     transaction, ``camp`` the locked campaign row. None when nothing is pending."""
-    ids = dbq.system_ids(s, camp.id)
+    ids = existing_systems(s, camp.id)
     recomputed = False
     opened: list[int] = []
     passed: list[int] = []
@@ -257,7 +258,7 @@ def _recompute(engine: Engine, campaign_id: int, labels: int, now: datetime | No
         report = _monitor(engine, campaign_id)
         with dbq.queue_transaction(engine) as s:
             camp = dbq.campaign_for_update(s, campaign_id)
-            _apply(s, camp, dbq.system_ids(s, campaign_id), report, labels, now)
+            _apply(s, camp, existing_systems(s, campaign_id), report, labels, now)
     except Exception:  # racing must never break annotation: the next round retries
         log.exception("racing: recomputing the systems in play of campaign %s", campaign_id)
 

@@ -97,11 +97,6 @@ def ensure_active(s: Session, campaign_id: int) -> None:
         raise CampaignArchived(row[0])
 
 
-def is_archived(engine: Engine, name: str) -> bool:
-    with session_scope(engine) as s:
-        return s.scalar(select(Campaign.archived_at).where(Campaign.name == name)) is not None
-
-
 # ----------------------------------------------------------------- the four changes
 
 

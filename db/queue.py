@@ -849,9 +849,3 @@ def end_racing(s: Session, campaign_id: int) -> int:
     return sum(s.execute(q.values(state=OPEN)).rowcount for q in (pending, raced))
 
 
-def system_ids(s: Session, campaign_id: int) -> dict[str, int]:
-    """System name → id of a campaign."""
-    from db.models import System
-
-    rows = s.execute(select(System.name, System.id).where(System.campaign_id == campaign_id))
-    return {name: sid for name, sid in rows}

@@ -84,5 +84,5 @@ def test_racing_keeps_anytime_error_rates_within_alpha() -> None:
     for rates in (uniform, raced):
         assert rates["miss"] <= bound and rates["claim"] <= bound, (rates, bound)
     # not vacuous: racing drops the strong system in most campaigns and saves labels
-    assert uniform["dropped"] == 0 and raced["dropped"] >= 0.8
+    assert raced["dropped"] >= 0.8
     assert raced["labels"] < 0.9 * uniform["labels"] == 0.9 * K * N

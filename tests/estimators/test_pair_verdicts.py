@@ -39,6 +39,7 @@ def test_an_interval_that_excludes_zero_is_a_verdict(design, rate):
     # seed 1, 80 items: the old monitor showed S1 – S3 with an interval below 0 and "not yet"
     # (its p-value was tuned at α, the interval at α/10)
     y, order = _binary(1)
+    excluding = 0
     for n_read in (80, 120, 160, 200, 260):
         rep = _campaign(
             y, order, n_read, design=design, finite_pool=True, error_rate=rate
@@ -46,15 +47,18 @@ def test_an_interval_that_excludes_zero_is_a_verdict(design, rate):
         for p in rep.pairs:
             lo, hi = p.result.ci
             if lo > 0 or hi < 0:
+                excluding += 1
                 assert p.decided, (n_read, p.a, p.b, p.result.ci, p.verdict)
             if p.decided:  # the verdict's side: the interval never straddles 0
                 assert lo >= 0 or hi <= 0, (n_read, p.a, p.b, p.result.ci)
+    assert excluding, "no read had an interval excluding 0: the check above checked nothing"
 
 
 def test_the_pvalue_is_tuned_at_the_level_holm_reads_it():
     y, order = _binary(1)
     rep = _campaign(y, order, 80, design="betting", finite_pool=True).report()
     m = len(rep.pairs)
+    assert any(not p.decided for p in rep.pairs)  # else the loop below checks nothing
     for p in rep.pairs:
         lo, hi = p.result.ci
         if not p.decided:  # undecided: the α/m interval holds 0 and the p-value exceeds α/m
