@@ -296,8 +296,8 @@ g1, g2, g3 = st.columns(3)
 g1.metric("Planned labels per system for ε", f"{planned:,}")
 g2.metric("Smallest difference this pool settles", f"{fit.smallest_difference:.3f}")
 g3.metric("Smallest ε equal systems can be shown within", f"{fit.smallest_margin:.3f}")
-for line in fit.sentences(fit_eps):
-    (st.warning if "more than the" in line else st.caption)(line)
+for i, line in enumerate(fit.sentences(fit_eps)):
+    (st.warning if i == 0 and not fit.fits else st.caption)(line)  # first: the plan's overflow
 st.caption(
     "Racing (Annotators page) stops labelling a system once all its pairs are settled; a "
     "larger ε settles equal pairs sooner. Measured on WMT21 en-de (13 systems, 529 items, "
