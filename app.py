@@ -10,18 +10,21 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at run time
 
+# Imported here, in the first run of the process, not first by a page: two script runs of a
+# session can overlap (a click during a rerun), and two threads importing altair's narwhals
+# at once raised "_DeadlockError: deadlock detected by _ModuleLock('narwhals.stable.v2')" on
+# the dashboard under load.
+import altair  # noqa: F401
 import streamlit as st
 
-from annotation.auth import (
+from accounts.invites import active_annotator, annotator_for_token, token_hash
+from accounts.sessions import (
     DEVICE_COOKIE,
     DEVICE_DAYS,
     SESSION_COOKIE,
-    active_annotator,
-    annotator_for_token,
     end_admin_sessions,
     session_account,
     session_hours,
-    token_hash,
 )
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from views.common import current_account, engine, literal
@@ -38,7 +41,7 @@ def set_session_cookie(value: str, max_age_s: int, name: str = SESSION_COOKIE) -
     ``name``) in the browser.
 
     Streamlit reads cookies (st.context.cookies) but cannot set them, so a script does it;
-    the value is a token of [A-Za-z0-9._-] made by annotation.auth, never user text. Not
+    the value is a token of [A-Za-z0-9._-] made by accounts.sessions, never user text. Not
     HttpOnly (a script sets it); SameSite=Strict, Secure on https."""
     st.html(
         f"<script>document.cookie = '{name}={value}; Path=/; Max-Age={max_age_s}; "

@@ -8,7 +8,7 @@
 - :func:`calibrate_and_save` — choose a threshold by ``method`` (Youden by default) and
   store it for the campaign; the benches and tests set a campaign's threshold this way.
 - :func:`calibration_export` / :func:`import_calibration` — ρ/η calibration sets as JSON
-  (schema in :mod:`metrics.calibration_sets`) plus the item-level CSV behind them; an
+  (schema in :mod:`formats.calibration_file`) plus the item-level CSV behind them; an
   import into another campaign becomes its "ρ, η provided" von Däniken prior, and is
   refused when the metric signature differs.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.exports import campaign_id_or_fail, to_csv
+from annotation.exports import campaign_id_or_fail
 from db import Engine
 from db.calibration import store_set
 from db.lifecycle import archived_reason
@@ -34,6 +34,8 @@ from db.scores import (
 )
 from estimators.campaign import LabelKind, MetricInfo
 from estimators.controls import LEARNED, learned_control
+from formats import calibration_file as cf
+from formats.writers import to_csv
 from metrics import calibration_sets as cs
 from metrics.calibration import Calibration, calibrate
 
@@ -62,15 +64,15 @@ def campaign_calibration(
 
     ``threshold`` None: the campaign's stored threshold (unless ``use_stored`` is False),
     else the ``method``-optimal one (Youden); a given threshold is recorded as "manual".
-    Raises :class:`metrics.calibration_sets.CalibrationSetError` when the campaign lacks the
+    Raises :class:`formats.calibration_file.CalibrationSetError` when the campaign lacks the
     labels or scores a calibration needs.
     """
     info = data.metric(signature)
     if info is None:
-        raise cs.CalibrationSetError(f"campaign '{data.name}' has no scores for '{signature}'")
+        raise cf.CalibrationSetError(f"campaign '{data.name}' has no scores for '{signature}'")
     arrays = cs.calibration_arrays(data, signature)
     if len(arrays) == 0:
-        raise cs.CalibrationSetError(
+        raise cf.CalibrationSetError(
             "no output has both a binary human label and this metric's score yet"
         )
     higher = info.higher_is_better
@@ -93,7 +95,7 @@ def campaign_calibration(
             threshold=threshold,
         )
     except ValueError as exc:
-        raise cs.CalibrationSetError(str(exc)) from None
+        raise cf.CalibrationSetError(str(exc)) from None
     return cal, arrays
 
 
@@ -131,7 +133,7 @@ def calibrate_and_save(
     """Choose the ``method``-optimal threshold of ``signature`` and store it for the campaign.
 
     Replaces a stored threshold (a threshold is a setting, not a judgment). Raises
-    :class:`metrics.calibration_sets.CalibrationSetError` like :func:`campaign_calibration`.
+    :class:`formats.calibration_file.CalibrationSetError` like :func:`campaign_calibration`.
     """
     data = read_campaign(engine, campaign_id)
     cal, _ = campaign_calibration(data, signature, method=method, level=level, use_stored=False)
@@ -184,8 +186,8 @@ def calibration_export(
     return CalibrationExport(
         calibration=cal,
         payload=payload,
-        json=cs.dumps(payload),
-        items_csv=to_csv(cs.ITEM_COLUMNS, items),
+        json=cf.dumps(payload),
+        items_csv=to_csv(cf.ITEM_COLUMNS, items),
         items=items,
     )
 
@@ -206,7 +208,7 @@ def import_calibration(
 ) -> int:
     """Use a calibration-set file as ``campaign``'s "ρ, η provided" prior; the stored id.
 
-    Raises :class:`metrics.calibration_sets.CalibrationSetError` for an invalid file,
+    Raises :class:`formats.calibration_file.CalibrationSetError` for an invalid file,
     :class:`metrics.calibration_sets.SignatureMismatch` when the campaign's scores do not
     carry the set's metric signature (the message names both), and
     :class:`metrics.calibration_sets.TaskMismatch` when the set was measured on another
@@ -214,8 +216,8 @@ def import_calibration(
     """
     cid = campaign_id_or_fail(engine, campaign)
     if (archived := archived_reason(engine, cid)) is not None:
-        raise cs.CalibrationSetError(archived)
-    cal = cs.parse(raw)
+        raise cf.CalibrationSetError(archived)
+    cal = cf.parse(raw)
     if not confirm_task_mismatch:
         cs.check_task(cal, campaign_profile(engine, cid))
     # An imported metric's set applies to this campaign's own file of the same metric.

@@ -11,14 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from annotation.exports import (
-    MIME,
     campaign_results,
     export_annotations,
     export_campaign,
     results_csv,
-    to_csv,
 )
 from db import Engine
+from formats.writers import MIME, to_csv
 
 
 def _annotations(engine: Engine, name: str) -> bytes:

@@ -8,11 +8,13 @@ are never part of it.
 
 The context is only shown: which output is judged next is still drawn at random from the
 whole queue, one segment at a time, so the segment stays the randomly drawn unit and every
-estimator stays valid as it is (no clustering by document is needed for this mode).
+estimator stays valid as it is (no clustering by document is needed for this mode). When
+documents are judged in order (annotation.document_order) the context is forced on, and the
+page also says where the segment sits in its document.
 
 The setting lives in ``campaigns.meta[KEY] = {"on": bool, "window": int}`` and every change
 is appended to the campaign's setting log with the number of labels so far, like every
-setting (:func:`db.queue.log_setting_changes`).
+setting (:func:`db.queue_settings.log_setting_changes`).
 """
 
 from __future__ import annotations
@@ -20,11 +22,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.meta_settings import switch_setting
 from db import Engine
-from db import queue as dbq
 from db.campaigns import campaign_meta
-from db.context import ContextSegment, earlier_segments, has_documents
+from db.context import (
+    ContextSegment,
+    DocumentPosition,
+    document_position,
+    earlier_segments,
+    has_documents,
+)
 from db.engine import read_scope
+from db.vocabulary import SlotKind, documents_in_order
 
 KEY = "document_context"  # campaigns.meta[KEY]; the setting log's key
 DEFAULT_WINDOW = 3
@@ -49,6 +58,8 @@ class DocumentContext:
 
     visible: tuple[ContextSegment, ...]  # the last ``window`` earlier segments
     collapsed: tuple[ContextSegment, ...]  # the ones before those
+    #: Documents judged in order: where the output sits ("Document d — segment i of n")
+    position: DocumentPosition | None = None
 
     @property
     def size(self) -> int:
@@ -75,38 +86,49 @@ def set_document_context(
     if isinstance(window, bool) or not 1 <= int(window) <= MAX_WINDOW:
         raise ValueError(f"the window must be a whole number of segments from 1 to {MAX_WINDOW}")
     new = ContextSetting(bool(on), int(window))
-    with dbq.queue_transaction(engine) as s:
-        camp = dbq.campaign_for_update(s, campaign_id)
-        meta = dict(camp.meta or {})
-        old = setting_of(meta)
-        if old == new:
-            return False
-        if new.on and not has_documents(s, campaign_id):
-            raise ValueError(
-                "no item of this campaign has a doc_id: import a campaign file with a doc_id "
-                "column to judge segments in document context"
-            )
-        dbq.log_setting_changes(s, campaign_id, {KEY: (_logged(old), _logged(new))})
-        meta[KEY] = _logged(new)
-        camp.meta = meta
-        return True
+    return switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
+
+
+def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ContextSetting) -> None:
+    if not new.on and documents_in_order(meta):
+        raise ValueError(
+            "documents are judged in order, which shows the earlier segments always: "
+            "switch document order off first (before the first label)"
+        )
+    if new.on and not has_documents(s, camp.id):
+        raise ValueError(
+            "no item of this campaign has a doc_id: import a campaign file with a doc_id "
+            "column to judge segments in document context"
+        )
 
 
 def _logged(setting: ContextSetting) -> dict[str, Any]:
     return {"on": setting.on, "window": setting.window}
 
 
-def document_context(engine: Engine, campaign_id: int, output_id: int) -> DocumentContext | None:
-    """The context to show above ``output_id`` (None: the setting is off, or the output is
-    the first of its document or has no document). Two small reads: the campaign's meta by
-    primary key, then :func:`db.context.earlier_segments` (one statement). A read-only
-    transaction: it never waits behind an annotator's save on SQLite."""
+def document_context(
+    engine: Engine, campaign_id: int, output_id: int, kind: SlotKind = SlotKind.REGULAR
+) -> DocumentContext | None:
+    """The context to show above ``output_id`` (None: the setting is off, the output is the
+    first of its document or has no document, or the slot is an attention check). Two small
+    reads: the campaign's meta by primary key, then :func:`db.context.earlier_segments` (one
+    statement). A read-only transaction: it never waits behind an annotator's save on SQLite.
+
+    An attention check shows no context: its ``output_id`` is the real output it degrades,
+    drawn at random from the whole pool, and it sits between document blocks, not in one.
+    Its document's earlier segments would be another document than the one the annotator
+    judges (or will judge later, in order: a preview out of the block), and the counter would
+    claim a place in a document the annotator is not continuing."""
+    if kind == SlotKind.ATTENTION:
+        return None
     with read_scope(engine) as s:
-        setting = setting_of(campaign_meta(s, campaign_id))
-        if not setting.on:
+        meta = campaign_meta(s, campaign_id)
+        setting, in_order = setting_of(meta), documents_in_order(meta)
+        if not (setting.on or in_order):  # document order forces the context on
             return None
         segments = earlier_segments(s, output_id)
-    if not segments:
+        position = document_position(s, output_id) if in_order else None
+    if not segments and position is None:
         return None
     cut = max(len(segments) - setting.window, 0)
-    return DocumentContext(visible=tuple(segments[cut:]), collapsed=tuple(segments[:cut]))
+    return DocumentContext(tuple(segments[cut:]), tuple(segments[:cut]), position)

@@ -15,7 +15,8 @@ import io
 
 import numpy as np
 
-from annotation.importer import ImportReport, import_campaign
+from annotation.import_reports import ImportReport
+from annotation.importer import import_campaign
 from db import Engine
 from db.campaigns import list_campaigns
 
@@ -125,7 +126,7 @@ def seed_demo(engine: Engine) -> ImportReport:
     BERTScore is left to the admin page's "Score" button (a minute on a CPU), so that a
     first `make run` starts quickly.
     """
-    from annotation.queue import build_queue
+    from annotation.queue_build import build_queue
     from metrics.scoring import score_campaign
 
     report = import_campaign(

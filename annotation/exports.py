@@ -16,30 +16,29 @@
   dashboard does the same with caching).
 
 Calibration sets live in :mod:`annotation.calibration`. One writer set serves every export
-(:func:`to_delimited` / :func:`to_csv`, :func:`to_jsonl`, :func:`to_parquet`); every CSV/TSV
-cell goes through :func:`annotation.spreadsheet.cell_text` (formula injection; the design is
-in that module's docstring). JSONL and Parquet keep values as they are: spreadsheet programs
-do not open them as formulas.
+(:mod:`formats.writers`: ``to_delimited`` / ``to_csv``, ``to_jsonl``, ``to_parquet``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from annotation.campaign_file import FILE_TYPES, REQUIRED
-from annotation.queue import annotator_overview
-from annotation.spreadsheet import GUARD_COLUMN, cell_text, neutralise
+from annotation.queue_admin import annotator_overview
 from annotation.visibility import metric_visibility, shown_at
 from db import Engine
 from db.campaigns import campaign_rows
-from db.reads import annotation_log, campaign_id, read_campaign
-from estimators.report import METHODS, CampaignReport, campaign_report, default_signatures
+from db.engine import read_scope
+from db.log_export import annotation_log
+from db.reads import campaign_id, read_campaign
+from db.tasks import annotation_tasks
+from estimators.report import CampaignReport, campaign_report, default_signatures
+from estimators.report_columns import METHODS
+from formats.readers import FILE_TYPES
+from formats.rows import REQUIRED
+from formats.writers import to_csv, to_delimited, to_jsonl, to_parquet
 
 ANNOTATION_FORMATS = ("csv", "jsonl", "parquet")
 ANNOTATION_COLUMNS = [
@@ -64,22 +63,20 @@ ANNOTATION_COLUMNS = [
     "metrics_shown",  # whether the annotator saw metric scores then (empty: imported)
     "spans",  # error spans as JSON text (span campaigns), else empty
     "esa_score",
+    "task_id",  # the task the judgment was given in (empty: the shared queue)
+    "screen_position",  # comparative screens: 0-based place on the screen, else empty
+    "screen_size",
 ]
 #: Parquet types of the annotation columns (a column empty in every row keeps its type).
 ANNOTATION_TYPES = {
-    **dict.fromkeys(("annotation_id", "label", "assignment_position", "supersedes_id"), "int64"),
+    **dict.fromkeys(
+        ("annotation_id", "label", "assignment_position", "supersedes_id", "task_id"), "int64"
+    ),
+    **dict.fromkeys(("screen_position", "screen_size"), "int64"),
     **dict.fromkeys(("score", "hter", "seconds", "inclusion_prob", "esa_score"), "double"),
     **dict.fromkeys(("current", "metrics_shown"), "bool"),
 }
 ANNOTATION_TYPES |= {c: "string" for c in ANNOTATION_COLUMNS if c not in ANNOTATION_TYPES}
-MIME = {
-    "csv": "text/csv",
-    "tsv": "text/tab-separated-values",
-    "jsonl": "application/jsonl",
-    "parquet": "application/octet-stream",
-    "tex": "application/x-tex",
-    "json": "application/json",
-}
 
 
 class UnknownCampaign(KeyError):
@@ -93,80 +90,6 @@ def campaign_id_or_fail(engine: Engine, campaign: str) -> int:
     if cid is None:
         raise UnknownCampaign(campaign)
     return cid
-
-
-# ------------------------------------------------------------------------ generic writers
-
-
-def to_delimited(
-    columns: Sequence[str],
-    records: Sequence[dict[str, Any]],
-    delimiter: str = ",",
-    *,
-    reversible: bool = False,
-) -> bytes:
-    """RFC 4180 CSV (or TSV) with the formula guard of :mod:`annotation.spreadsheet`.
-
-    CRLF line ends make the csv module quote every field that holds ``\r`` or ``\n``
-    (it quotes the characters of its line terminator; with ``\n`` alone a lone ``\r``
-    went out unquoted and split the row). ``reversible`` appends the
-    :data:`~annotation.spreadsheet.GUARD_COLUMN` mark so that the importer undoes the guard.
-    """
-    buf = io.StringIO(newline="")
-    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\r\n")
-    mark = [GUARD_COLUMN] if reversible else []
-    writer.writerow([neutralise(c) for c in columns] + mark)
-    for r in records:
-        writer.writerow([cell_text(r.get(c)) for c in columns] + [""] * len(mark))
-    return buf.getvalue().encode("utf-8")
-
-
-def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> bytes:
-    return to_delimited(columns, records, ",")
-
-
-#: Line breaks that JSON leaves raw inside strings but str.splitlines() splits on.
-_JSON_LINE_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
-
-
-def to_jsonl(records: Sequence[dict[str, Any]]) -> bytes:
-    """One JSON object per line; U+2028, U+2029 and U+0085 escaped so a line stays a line."""
-    lines = (json.dumps(r, ensure_ascii=False, default=str) for r in records)
-    return "".join(line.translate(_JSON_LINE_BREAKS) + "\n" for line in lines).encode("utf-8")
-
-
-class ExportError(ValueError):
-    """The data cannot be written in the chosen format; the message says what to use."""
-
-
-def to_parquet(
-    columns: Sequence[str],
-    records: Sequence[dict[str, Any]],
-    types: dict[str, str] | None = None,
-) -> bytes:
-    """A Parquet file, one column per name; ``types`` (``"int64"``, ``"double"``,
-    ``"string"``, ``"bool"``) fixes a column's type, so that a column empty in every row
-    keeps it (otherwise Parquet stores it as null, read back as text). Raises
-    :class:`ExportError` for a column whose values no one Parquet type holds (numbers and
-    text mixed, integers over 64 bits)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    arrays = {}
-    for c in columns:
-        kind = (types or {}).get(c)
-        try:
-            arrays[c] = pa.array(
-                [r.get(c) for r in records], type=None if kind is None else pa.type_for_alias(kind)
-            )
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
-            raise ExportError(
-                f"column {c!r} holds values that one Parquet column cannot ({exc}); export "
-                "as JSONL, which keeps each value as it is, or as CSV"
-            ) from None
-    buf = io.BytesIO()
-    pq.write_table(pa.table(arrays), buf)
-    return buf.getvalue()
 
 
 # ------------------------------------------------------------------------ campaign file
@@ -224,13 +147,15 @@ def export_annotations(
     (label/skip[/undo]), label, score, HTER, post-edit, skip reason, seconds, created_at
     (ISO 8601), the assignment's position in the random queue order and inclusion
     probability, whether it was an attention check, what it supersedes, whether it is
-    current, and in span campaigns the error spans (JSON text) and the ESA score.
+    current, in span campaigns the error spans (JSON text) and the ESA score, and on a
+    comparative screen the output's place (0-based) and the screen's size.
     """
     if fmt not in ANNOTATION_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(ANNOTATION_FORMATS)}")
     cid = campaign_id_or_fail(engine, campaign)
     records = annotation_log(engine, cid, current_only=current_only)
     _add_metrics_shown(engine, cid, records)
+    _add_task_ids(engine, cid, records)
     if fmt == "csv":
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":
@@ -246,6 +171,14 @@ def _add_metrics_shown(engine: Engine, cid: int, records: list[dict[str, Any]]) 
     for r in records:
         when = datetime.fromisoformat(r["created_at"]) if r["created_at"] else None
         r["metrics_shown"] = None if r["annotator"] in imported else shown_at(visibility, when)
+
+
+def _add_task_ids(engine: Engine, cid: int, records: list[dict[str, Any]]) -> None:
+    """Per row, the task its judgment was given in (None: the shared queue)."""
+    with read_scope(engine) as s:
+        of = annotation_tasks(s, cid)
+    for r in records:
+        r["task_id"] = of.get(r["annotation_id"])
 
 
 # ------------------------------------------------------------------------ results

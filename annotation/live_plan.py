@@ -2,7 +2,7 @@
 
 The live verdicts are tuned to the plan (t* = the planned labels per system), so it must be
 fixed before the data it concerns: settings are written through
-:func:`annotation.queue.update_queue_settings`, which logs every change with the number of
+:func:`annotation.queue_admin.update_queue_settings`, which logs every change with the number of
 labels that existed then; the monitor uses the plan in force at the first label
 (:func:`estimators.live_designs.plan_in_force`), and a later change is recorded and shown
 but not applied (the Annotators page, the dashboard and ``cli.py plan`` say so).
@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation import queue
+from annotation import queue_admin
 from db import Engine
 from db import campaigns as dbc
 from db import queue as dbq
+from db import queue_settings as dbset
 from estimators.live_designs import (
     DEFAULT_DESIGN,
     DEFAULT_MARGIN,
@@ -60,11 +61,11 @@ def forecast_planned_labels(
 
 def current_plan(engine: Engine, campaign_id: int) -> LivePlan:
     """The plan in force, with the changes made after labels existed (not applied)."""
-    values = dict(queue.queue_settings(engine, campaign_id))
+    values = dict(queue_admin.queue_settings(engine, campaign_id))
     with dbq.queue_transaction(engine) as s:
         meta = dbc.campaign_meta(s, campaign_id)
     values.update({k: meta.get(k) for k in META_PLAN_KEYS})
-    return plan_in_force(values, queue.setting_changes(engine, campaign_id))
+    return plan_in_force(values, queue_admin.setting_changes(engine, campaign_id))
 
 
 def _check_meta(values: dict[str, Any]) -> dict[str, Any]:
@@ -90,12 +91,12 @@ def _check_meta(values: dict[str, Any]) -> dict[str, Any]:
 def _set_meta(engine: Engine, campaign_id: int, values: dict[str, Any]) -> None:
     """Write ε / error rate into campaigns.meta and log each change with the label count."""
     with dbq.queue_transaction(engine) as s:
-        dbq.campaign_for_update(s, campaign_id)
+        dbset.campaign_for_update(s, campaign_id)
         meta = dbc.campaign_meta(s, campaign_id)
         changed = {k: (meta.get(k), v) for k, v in values.items() if meta.get(k) != v}
         if not changed:
             return
-        dbq.log_setting_changes(s, campaign_id, changed)
+        dbset.log_setting_changes(s, campaign_id, changed)
         for k, (_, v) in changed.items():
             dbc.set_campaign_meta_key(s, campaign_id, k, v)
 
@@ -110,7 +111,7 @@ def set_plan(engine: Engine, campaign_id: int, **values: Any) -> LivePlan:
             f"not plan settings: {sorted(unknown)}; use {', '.join((*PLAN_KEYS, *META_PLAN_KEYS))}"
         )
     values = _check_meta(values)
-    stored = queue.queue_settings(engine, campaign_id)
+    stored = queue_admin.queue_settings(engine, campaign_id)
     with dbq.queue_transaction(engine) as s:
         stored = {**stored, **dbc.campaign_meta(s, campaign_id)}
     # NULL means the default: writing the default over it is no change (and must not show
@@ -121,7 +122,7 @@ def set_plan(engine: Engine, campaign_id: int, **values: Any) -> LivePlan:
     }  # fmt: skip
     columns = {k: v for k, v in values.items() if k in PLAN_KEYS}
     if columns:
-        queue.update_queue_settings(engine, campaign_id, **columns)
+        queue_admin.update_queue_settings(engine, campaign_id, **columns)
     meta = {k: v for k, v in values.items() if k in META_PLAN_KEYS}
     if meta:
         _set_meta(engine, campaign_id, meta)

@@ -1,6 +1,6 @@
 """Quality-control defaults of a new campaign, and what they cost in labels.
 
-Two checks, both built into the queue (annotation.queue.build_queue):
+Two checks, both built into the queue (annotation.queue_build.build_queue):
 
 - **Overlap** (default 10% of the items): a second annotator judges them, so inter-annotator
   agreement (Krippendorff's α on the dashboard) is measured on a random sample; WMT's
@@ -51,7 +51,7 @@ class QualityCost:
 def qc_cost(
     n_outputs: int, n_items: int, *, paired: bool, overlap: float, attention_rate: float
 ) -> QualityCost:
-    """The slots a full queue adds for the checks, as annotation.queue.build_queue draws
+    """The slots a full queue adds for the checks, as annotation.queue_build.build_queue draws
     them: ``round(overlap × units)`` units get a second slot (units are items when paired,
     each with its outputs; outputs otherwise), and attention checks fill ``attention_rate``
     of all positions, i.e. ``rate / (1 − rate)`` × the regular slots."""

@@ -30,12 +30,15 @@ from datetime import datetime
 from typing import Any
 
 from db import Engine
+from db import active_rounds as dbrounds
 from db import queue as dbq
+from db import queue_settings as dbset
+from db import racing_slots as dbrace
 from db.campaigns import existing_systems
 from db.clock import utcnow
-from db.vocabulary import Sampling
-from estimators.monitor import MonitorReport
-from estimators.monitor import settled_pairs as monitor_settled_pairs
+from db.vocabulary import Sampling, documents_in_order
+from estimators.monitor_status import MonitorReport
+from estimators.monitor_status import settled_pairs as monitor_settled_pairs
 
 #: Items a racing round opens (their in-play systems' slots) before it stops.
 ROUND_ITEMS = 10
@@ -49,7 +52,7 @@ KEY = "racing"  # campaigns.meta[KEY]; the setting log's key
 
 def settled_pairs(report: MonitorReport) -> set[tuple[str, str]]:
     """The pairs (a, b) of a monitor report whose three-way outcome is settled — A better,
-    B better, or no difference larger than ε (:func:`estimators.monitor.settled_pairs`,
+    B better, or no difference larger than ε (:func:`estimators.monitor_status.settled_pairs`,
     under the report's own α, ε and error rate: the campaign's plan in force)."""
     return {(v.a, v.b) for v in monitor_settled_pairs(report)}
 
@@ -83,7 +86,7 @@ def set_racing(engine: Engine, campaign_id: int, on: bool) -> bool:
     setting); returns whether anything changed. Racing needs the paired design and uniform
     sampling (active sampling draws its own probabilities)."""
     with dbq.queue_transaction(engine) as s:
-        camp = dbq.campaign_for_update(s, campaign_id)
+        camp = dbset.campaign_for_update(s, campaign_id)
         meta = dict(camp.meta or {})
         record = state(meta)
         if record["on"] == on:
@@ -94,13 +97,16 @@ def set_racing(engine: Engine, campaign_id: int, on: bool) -> bool:
         if on and camp.sampling == Sampling.ACTIVE:
             raise ValueError("racing runs on the uniform design: switch sampling to uniform "
                              "first (active sampling draws its own probabilities)")  # fmt: skip
-        dbq.log_setting_changes(s, campaign_id, {KEY: (record["on"], on)})
+        if on and documents_in_order(meta):
+            raise ValueError("documents are judged in order: racing drops systems item by "
+                             "item; switch document order off first")  # fmt: skip
+        dbset.log_setting_changes(s, campaign_id, {KEY: (record["on"], on)})
         if on:
             # the untouched tail is drawn in racing rounds from now on
-            dbq.pend_untouched_tail(s, campaign_id)
+            dbrounds.pend_untouched_tail(s, campaign_id)
             record.update(on=True, dropped=[], checked_labels=None)
         else:
-            dbq.end_racing(s, campaign_id)
+            dbrace.end_racing(s, campaign_id)
             record.update(on=False, dropped=[], checked_labels=None,
                           last_dropped=record["dropped"])  # fmt: skip
         meta[KEY] = record
@@ -132,7 +138,7 @@ def draw(s: Any, camp: Any, now: datetime | None = None) -> RacingRound | None:
     passed: list[int] = []
     items: set[Any] = set()
     while True:
-        pending = dbq.racing_pending(s, camp.id, ROUND_ITEMS * 64 + 64)
+        pending = dbrace.racing_pending(s, camp.id, ROUND_ITEMS * 64 + 64)
         if not pending:
             break
         if not recomputed:
@@ -140,7 +146,7 @@ def draw(s: Any, camp: Any, now: datetime | None = None) -> RacingRound | None:
         dropped = {d["system"] for d in state(camp.meta)["dropped"]}
         out = {ids[name] for name in dropped if name in ids}
         batch_open, batch_pass = _decide(pending, out, items, everyone_out=out >= set(ids.values()))
-        dbq.set_pending_states(s, batch_open, batch_pass)
+        dbrace.set_pending_states(s, batch_open, batch_pass)
         opened += batch_open
         passed += batch_pass
         if len(items) >= ROUND_ITEMS or not batch_open + batch_pass:
@@ -152,7 +158,7 @@ def draw(s: Any, camp: Any, now: datetime | None = None) -> RacingRound | None:
 
 
 def _decide(
-    pending: list[dbq.RacingSlot], out: set[int], items: set[Any], *, everyone_out: bool
+    pending: list[dbrace.RacingSlot], out: set[int], items: set[Any], *, everyone_out: bool
 ) -> tuple[list[int], list[int]]:
     """(slots to open, slots to pass) of pending slots in queue order, up to the item that
     would make ``items`` (the items opened so far, updated) exceed :data:`ROUND_ITEMS`.
@@ -188,7 +194,7 @@ def _refresh(s: Any, camp: Any, ids: dict[str, int], now: datetime | None) -> bo
     not wait, the rounds meanwhile use the systems in play known so far) or inline. True
     when a recomputation started."""
     record = state(camp.meta)
-    labels = dbq.current_label_count(s, camp.id)
+    labels = dbset.current_label_count(s, camp.id)
     last = record["checked_labels"]
     if labels == 0 or (last is not None and labels - last < CHECK_EVERY_LABELS):
         return False
@@ -222,7 +228,7 @@ def _apply(
     for name in sorted(set(names) - in_play - known):
         record["dropped"].append({"system": name, "labels": labels, "at": when})
     _store(camp, {"dropped": record["dropped"]})
-    dbq.pass_open_slots(
+    dbrace.pass_open_slots(
         s, camp.id, [ids[d["system"]] for d in record["dropped"] if d["system"] in ids]
     )
 
@@ -257,7 +263,7 @@ def _recompute(engine: Engine, campaign_id: int, labels: int, now: datetime | No
     try:
         report = _monitor(engine, campaign_id)
         with dbq.queue_transaction(engine) as s:
-            camp = dbq.campaign_for_update(s, campaign_id)
+            camp = dbset.campaign_for_update(s, campaign_id)
             _apply(s, camp, existing_systems(s, campaign_id), report, labels, now)
     except Exception:  # racing must never break annotation: the next round retries
         log.exception("racing: recomputing the systems in play of campaign %s", campaign_id)
@@ -296,7 +302,7 @@ def dropped_text(dropped: list[dict[str, Any]]) -> str:
 def racing_status(engine: Engine, campaign_id: int) -> tuple[bool, list[dict[str, Any]]]:
     """(racing on, the systems it dropped so far: name, labels then, when; oldest first)."""
     with dbq.queue_transaction(engine) as s:
-        record = state(dbq.campaign_settings(s, campaign_id)["meta"])
+        record = state(dbset.campaign_settings(s, campaign_id)["meta"])
     return record["on"], record["dropped"]
 
 

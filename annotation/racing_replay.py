@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from annotation.racing import settled_pairs, systems_in_play
-from estimators.monitor import CampaignMonitor, MonitorReport
+from estimators.monitor import CampaignMonitor
+from estimators.monitor_status import MonitorReport
 
 
 @dataclass

@@ -43,13 +43,14 @@ def set_campaign_config(engine: Engine, campaign_id: int, config: SpanConfig) ->
     refused once any label exists, because the taxonomy and the weights decide the label
     and MQM score stored with every judgment. The CLI and the Annotators page both call it."""
     from db import queue as dbq
+    from db import queue_settings as dbset
 
     with dbq.queue_transaction(engine) as s:
         try:
-            dbq.campaign_for_update(s, campaign_id)
+            dbset.campaign_for_update(s, campaign_id)
         except CampaignArchived as exc:
             raise SettingsLocked(str(exc)) from None
-        n = dbq.current_label_count(s, campaign_id)
+        n = dbset.current_label_count(s, campaign_id)
         before = config_of(s, campaign_id)
         if n and config != before:
             raise SettingsLocked(
@@ -58,7 +59,7 @@ def set_campaign_config(engine: Engine, campaign_id: int, config: SpanConfig) ->
                 "(or start a new campaign)"
             )
         if config != before:  # in the campaign's setting log, like every setting
-            dbq.log_setting_changes(
+            dbset.log_setting_changes(
                 s, campaign_id, {SETTING_KEY: (before.to_meta(), config.to_meta())}
             )
         repo.set_campaign_meta_key(s, campaign_id, META_KEY, config.to_meta())

@@ -6,7 +6,7 @@ the outputs. So the choice is made explicitly when a campaign is created (Import
 ``cli.py import --show-metrics/--hide-metrics``), stored in ``Campaign.show_metrics``, and
 after the first label it can change only visibly: :func:`set_metric_visibility` refuses an
 unconfirmed change once labels exist, and every change goes to the campaign's append-only
-setting log (``annotation.queue.update_queue_settings``) with the number of labels then. The
+setting log (``annotation.queue_admin.update_queue_settings``) with the number of labels then. The
 dashboard states it (:func:`visibility_statement`) and the annotations export carries, per
 label, whether scores were shown when it was given (:func:`shown_at`).
 """
@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from annotation import queue
+from annotation import queue_admin
 from db import Engine
 from db import queue as dbq
+from db import queue_settings as dbset
 
 #: The trade-off, in one sentence, wherever the choice is offered.
 TRADE_OFF = (
@@ -57,10 +58,10 @@ def _utc(t: datetime) -> datetime:
 
 
 def metric_visibility(engine: Engine, campaign_id: int) -> MetricVisibility:
-    shown = bool(queue.queue_settings(engine, campaign_id)[KEY])
+    shown = bool(queue_admin.queue_settings(engine, campaign_id)[KEY])
     changes = tuple(
         VisibilityChange(bool(c.new_value), c.labels_before, _utc(c.changed_at))
-        for c in queue.setting_changes(engine, campaign_id)
+        for c in queue_admin.setting_changes(engine, campaign_id)
         if c.key == KEY
     )
     return MetricVisibility(shown, changes)
@@ -69,7 +70,7 @@ def metric_visibility(engine: Engine, campaign_id: int) -> MetricVisibility:
 def label_count(engine: Engine, campaign_id: int) -> int:
     """Current human labels of the campaign (imported ones included)."""
     with dbq.queue_transaction(engine) as s:
-        return dbq.current_label_count(s, campaign_id)
+        return dbset.current_label_count(s, campaign_id)
 
 
 def set_metric_visibility(
@@ -91,7 +92,7 @@ def set_metric_visibility(
             "count and shown on the dashboard and in the exports. Tick the confirmation to "
             "change it."
         )
-    queue.update_queue_settings(engine, campaign_id, **{KEY: shown})
+    queue_admin.update_queue_settings(engine, campaign_id, **{KEY: shown})
     return True
 
 

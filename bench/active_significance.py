@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from estimators import sequential as seq  # noqa: E402
+from estimators import confidence_sequences as csq  # noqa: E402
 from estimators.simulation import simulate_active  # noqa: E402
 
 RATE, TAU, LEVEL, POWER, MIN_N = 0.5, 0.3, 0.95, 0.8, 30
@@ -90,7 +90,7 @@ def design_columns(ya, yb, ga, gb, *, orders: int, seed: int, binary: bool) -> d
         # both sequences tuned to the same planned budget b·N labels: t* counts labels for
         # uniform and visits (N of them bring ≈ b·N labels) for active
         t_star = RATE * n_items if rate >= 1 else n_items
-        cs = seq.asymptotic_cs(z, 1 - LEVEL, t_star=t_star, var_prior=prior)
+        cs = csq.asymptotic_cs(z, 1 - LEVEL, t_star=t_star, var_prior=prior)
         labels = np.cumsum(run.labelled, axis=1)
         # no verdict below 30 labels (the monitor's floor), whatever the visits
         hit = ((cs.lower > 0) if sign > 0 else (cs.upper < 0)) & (labels >= MIN_N)
@@ -108,20 +108,20 @@ def saving(active: float, uniform: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import labels_to_significance as lts
+    import pools
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--orders", type=int, default=300)
     args = ap.parse_args(argv)
     t0 = time.time()
-    pools = lts.load_chaganty(False) + lts.load_wmt(False)
+    pools = pools.load_chaganty(False) + pools.load_wmt(False)
     rows = []
     for p_i, pool in enumerate(pools):
         wmt = pool.name.startswith("wmt")
         binary = set(np.unique(pool.y)) <= {0.0, 1.0}
         g = pool.metrics["chrF"]
         y = pool.y if not pool.name.endswith("HTER") else -pool.y  # higher = better
-        for a, b in lts.select_pairs(pool, 0.06 if wmt else 0.0, 8 if wmt else 99):
+        for a, b in pools.select_pairs(pool, 0.06 if wmt else 0.0, 8 if wmt else 99):
             cols = design_columns(y[:, a], y[:, b], g[:, a], g[:, b], orders=args.orders,
                                   seed=1000 * p_i + 10 * a + b, binary=binary)  # fmt: skip
             rows.append({"pool": pool.name, "A": pool.systems[a], "B": pool.systems[b],

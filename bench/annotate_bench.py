@@ -9,7 +9,7 @@ built (100,000 slots), and one invited annotator. Then measures, with Streamlit'
   (records the label, claims the next item, reads it, its scores and the progress counts);
 - ``redraw``: the annotate page rerun without an action (drawing the item alone);
 - ``empty``: a rerun of a page that draws nothing (the floor of any Streamlit interaction);
-- ``submit``: annotation.session.submit alone (the database part), without Streamlit;
+- ``submit``: annotation.judging.submit alone (the database part), without Streamlit;
 - ``span save``: the same campaign switched to error-span mode; an item with two marked
   spans (one minor, one major) is saved with "Save and next" → the next item is rendered
   (validates the spans, derives label and MQM score, records, claims and draws the next
@@ -41,8 +41,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from sqlalchemy import Engine, insert, select  # noqa: E402
 
-from annotation import queue, session  # noqa: E402
-from annotation.auth import create_annotator  # noqa: E402
+from accounts.invites import create_annotator  # noqa: E402
+from annotation import judging, queue_build, session  # noqa: E402
 from db import annotations as log  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
@@ -105,7 +105,7 @@ def populate(engine: Engine) -> tuple[int, str]:
                     for o in out_ids
                 ],
             )
-    report = queue.build_queue(engine, cid, seed=1)
+    report = queue_build.build_queue(engine, cid, seed=1)
     token = create_annotator(engine, cid, "bench").token
     print(
         f"populated {len(out_ids):,} outputs, {4 * len(out_ids):,} scores, "
@@ -153,7 +153,7 @@ def main() -> None:
     cid, token = populate(engine)
 
     # The database part alone, a label and two spans in turn (the campaign's mode switched
-    # before each, so both meet the same load): annotators label through annotation.session.
+    # before each, so both meet the same load): annotators label through annotation.judging.
     other = create_annotator(engine, cid, "direct").annotator_id
     direct_spans = create_annotator(engine, cid, "direct-spans").annotator_id
     view = session.next_view(engine, other)
@@ -163,14 +163,14 @@ def main() -> None:
     for _ in range(args.repeats):
         set_mode(engine, cid, "binary")
         t = time.perf_counter()
-        view = session.submit(
+        view = judging.submit(
             engine, other, view.slot.assignment_id, view.slot.claim_version, label=1
         )
         submit.append(time.perf_counter() - t)
         set_mode(engine, cid, "spans")
         t = time.perf_counter()
         slot = span_view.slot
-        span_view = session.submit(
+        span_view = judging.submit(
             engine, direct_spans, slot.assignment_id, slot.claim_version, spans=two_spans(slot.text)
         )
         span_submit.append(time.perf_counter() - t)

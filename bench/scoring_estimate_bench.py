@@ -54,7 +54,8 @@ def estimate_check() -> None:
     from annotation.importer import import_campaign
     from db.engine import make_engine
     from db.migrate import upgrade
-    from metrics.scoring_job import estimate_scoring, format_seconds, start_scoring
+    from metrics.scoring_estimate import estimate_scoring, format_seconds
+    from metrics.scoring_job import start_scoring
 
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{tmp}/bench.db")

@@ -41,7 +41,8 @@ def main() -> None:
     from annotation.importer import import_campaign
     from db.engine import make_engine
     from db.migrate import upgrade
-    from metrics.scoring_job import cancel_job, estimate_scoring, start_scoring
+    from metrics.scoring_estimate import estimate_scoring
+    from metrics.scoring_job import cancel_job, start_scoring
 
     if not DATA.exists():
         sys.exit(f"needs {DATA}")

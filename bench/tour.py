@@ -19,7 +19,13 @@ its result:
    (the key follows the file's MQM label of the output; attention checks, which are not in
    the file, get ``i``);
 6. open **Annotators**, **Dashboard**, **Calibration**, **Planner** (inputs from the MQM
-   campaign), **Review** (the annotator's labels) and **Annotate** (the admin's view).
+   campaign), **Review** (the annotator's labels) and **Annotate** (the admin's view);
+7. document context: switch it on for the re-judge campaign (its items carry the file's
+   doc ids) on **Annotators**, invite a second annotator and label ``--labels`` items with
+   the document's earlier segments shown above each (``annotate_document``);
+8. comparative mode: import the file a third time, switch comparative mode on with 4
+   outputs per screen, invite a third annotator and judge ``--screens`` screens with the
+   keys, then ``Enter`` (``annotate_compare``: the last screen, judged, before saving).
 
 Every page of ``app.py``'s navigation is screenshotted once it has rendered (its headings
 shown and the script run finished), plus the sign-in page and the annotator's page.
@@ -62,6 +68,7 @@ WIDTH, HEIGHT = 1400, 900
 MAX_PAGE = 12_000  # px: the longest page drawn (the dashboard is about 7,000)
 MQM_CAMPAIGN = "WMT21 TED en-de, expert MQM"
 JUDGE_CAMPAIGN = "WMT21 TED en-de, to judge"
+COMPARE_CAMPAIGN = "WMT21 TED en-de, comparative"
 ANNOTATOR = "Annotator 1"
 LONG = 600_000  # ms: an import or a scoring run on a loaded 2-core machine
 
@@ -353,11 +360,27 @@ def score(tour: Tour, page, name: str, n: int, bertscore: bool, shot: str | None
         tour.shot(page, shot)
 
 
-def annotate(tour: Tour, browser, link: str, labels: dict, n: int) -> None:  # type: ignore[no-untyped-def]
+def new_tab(tour: Tour, browser):  # type: ignore[no-untyped-def]
+    """A fresh browser context (its own cookies: a separate user) with one tab, recorded
+    for the failure screenshots."""
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    tour.pages.append(page)
+    tab = context.new_page()
+    tab.set_default_timeout(120_000)
+    tour.pages.append(tab)
+    return context, tab
+
+
+def open_invite(tour: Tour, browser, link: str):  # type: ignore[no-untyped-def]
+    """An annotator's tab on ``link``, once the first item is drawn and the page is idle."""
+    context, tab = new_tab(tour, browser)
+    tab.goto(link)
+    tab.locator(".tandem-output").first.wait_for()
+    settle(tab)
+    return context, tab
+
+
+def annotate(tour: Tour, browser, link: str, labels: dict, n: int) -> None:  # type: ignore[no-untyped-def]
+    context, page = new_tab(tour, browser)
 
     def first_item() -> None:
         page.locator(".tandem-output").first.wait_for()
@@ -414,10 +437,7 @@ def walk(tour: Tour, url: str, password: str, data: Path, args: argparse.Namespa
         browser = p.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
         )
-        context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-        page = context.new_page()
-        page.set_default_timeout(120_000)
-        tour.pages.append(page)
+        _, page = new_tab(tour, browser)
         try:
             researcher(tour, browser, page, url, password, labels, args)
         except Exception:
@@ -518,12 +538,108 @@ def researcher(  # type: ignore[no-untyped-def]
     open_page(tour, page, "Annotate", ["Annotate"], step="open Annotate (admin)")
     tour.shot(page, "annotate_admin")
 
+    # -- WMT-style tasks: document context, then several systems on one screen
+    document_task(tour, browser, page, labels, args.labels)
+    import_file(tour, page, args.data, COMPARE_CAMPAIGN, rejudge=True, shot=None)
+    comparative_task(tour, browser, page, labels, args.screens)
+
+
+def invite(tour: Tour, page, campaign: str, name: str, settings: Callable[[], None]) -> str:  # type: ignore[no-untyped-def]
+    """On Annotators: apply ``settings``, build the queue, create an invite; its link."""
+    open_page(tour, page, "Annotators", ["Invite an annotator"], step=f"open Annotators ({name})")
+    choose(page, "Campaign", campaign)
+    settings()
+    settle(page)  # a switch's own run must end first
+    rerun(page, page.get_by_role("button", name="Build / extend queue").click)
+    # a click before the build's run ends would stop it, and the build would roll back
+    settle(page)
+    page.get_by_label("Name", exact=True).fill(name)
+    rerun(page, page.get_by_role("button", name="Create invite link").click)
+    link = page.locator("[data-testid='stCode']").filter(has_text="?token=").first.inner_text()
+    return link.strip()
+
+
+#: The shown source, output and progress line (context segments have their own classes;
+#: two systems' outputs of a source can be the same text, the progress line tells them apart).
+PAIR = ("() => ['.tandem-source', '.tandem-output', \"[data-testid='stProgress']\"]"
+        ".map(c => { const e = document.querySelector(c); return e ? e.innerText : ''; })"
+        ".join('|')")  # fmt: skip
+
+
+def document_task(tour: Tour, browser, page, labels: dict, n: int) -> None:  # type: ignore[no-untyped-def]
+    """Document context on (the re-judge campaign has doc ids): an annotator labels ``n``
+    items with the document's earlier segments above each."""
+
+    def switch_on() -> None:
+        page.get_by_text("Document context: show the document's earlier segments").click()
+        rerun(page, page.get_by_role("button", name="Save document context").click)
+
+    link = invite(tour, page, JUDGE_CAMPAIGN, "Annotator 2", switch_on)
+    context, tab = open_invite(tour, browser, link)
+    times = []
+    for _ in range(n):
+        shown = (tab.locator(".tandem-source").first.inner_text(),
+                 tab.locator(".tandem-output").first.inner_text())  # fmt: skip
+        before = tab.evaluate(PAIR)
+        started = time.perf_counter()
+        tab.keyboard.press("a" if labels.get(shown) == 1 else "i")
+        tab.wait_for_function(f"(b) => ({PAIR})() !== b", arg=before, polling="raf")
+        times.append(time.perf_counter() - started)
+        tab.wait_for_function(f"() => {IDLE}", polling="raf")
+    with_context = tab.locator(".tandem-context-segment").count()
+    tour.record(f"Document context: key → next item, {n} items: median",
+                f"{statistics.median(times):.2f} s")  # fmt: skip
+    tour.record("Document context: earlier segments above the last item (collapsed too)",
+                str(with_context))
+    tour.shot(tab, "annotate_document")
+    context.close()
+
+
+def comparative_task(tour: Tour, browser, page, labels: dict, n: int) -> None:  # type: ignore[no-untyped-def]
+    """A fresh copy in comparative mode (4 outputs per screen): an annotator judges ``n``
+    screens with the keys, each output's key following the file's label."""
+
+    def switch_on() -> None:
+        page.get_by_text("Comparative mode: all outputs of a source on one screen").click()
+        page.get_by_text("All outputs of the source", exact=True).click()
+        box = page.get_by_label("Otherwise, outputs per screen")
+        box.fill("4")
+        rerun(page, page.get_by_role("button", name="Save comparative mode").click)
+
+    link = invite(tour, page, COMPARE_CAMPAIGN, "Annotator 3", switch_on)
+    context, tab = open_invite(tour, browser, link)
+    state = ("() => [...document.querySelectorAll('.tandem-source, .tandem-output')]"
+             ".map(e => e.innerText).join('|')")  # fmt: skip
+    marks = ("[...document.querySelectorAll('.tandem-cmp-label')]"
+             ".filter(e => e.innerText !== 'not judged yet').length")  # fmt: skip
+    enter, sizes = [], []
+    for k in range(n):
+        source = tab.locator(".tandem-source").first.inner_text()
+        outputs = tab.locator(".tandem-output").all_inner_texts()
+        sizes.append(len(outputs))
+        for m, text in enumerate(outputs, start=1):
+            tab.keyboard.press("a" if labels.get((source, text)) == 1 else "i")
+            tab.wait_for_function(f"(m) => {marks} >= m", arg=m, polling="raf")
+        tab.wait_for_function(f"() => {IDLE}", polling="raf")
+        if k == n - 1:  # the last screen judged but not saved: the picture shows the marks
+            tour.shot(tab, "annotate_compare")
+        before = tab.evaluate(state)
+        started = time.perf_counter()
+        tab.keyboard.press("Enter")
+        tab.wait_for_function(f"(b) => ({state})() !== b", arg=before, polling="raf")
+        enter.append(time.perf_counter() - started)
+        tab.wait_for_function(f"() => {IDLE}", polling="raf")
+    tour.record(f"Comparative: Enter → next screen, {n} screens of {sizes} outputs: median",
+                f"{statistics.median(enter):.2f} s")  # fmt: skip
+    context.close()
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots" / "tour")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--labels", type=int, default=25, help="items the annotator labels")
+    parser.add_argument("--screens", type=int, default=6, help="comparative screens judged")
     parser.add_argument(
         "--bertscore", action="store_true", help="add BERTScore to the MQM campaign's scoring"
     )

@@ -15,9 +15,10 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
+from db.admin_models import Account, CampaignGrant, SignInThrottle
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Account, Campaign, CampaignGrant, SignInThrottle
+from db.models import Campaign
 
 
 class AccountNameTaken(ValueError):

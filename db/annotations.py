@@ -1,4 +1,5 @@
-"""The append-only annotation log and the annotators: the SQL the annotate flow needs.
+"""The append-only annotation log: the SQL the annotate flow needs (the annotators' rows:
+db.annotators; the per-annotator statistics: db.annotator_stats).
 
 Annotation kinds:
 
@@ -17,10 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from statistics import median
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func, insert, select, update
+from sqlalchemy import Select, bindparam, func, insert, select
 from sqlalchemy.orm import Session, aliased
 
 from db.clock import utcnow
@@ -29,12 +29,11 @@ from db.models import (
     Annotator,
     Assignment,
     AttentionCheck,
-    Campaign,
     Item,
     Output,
     System,
 )
-from db.vocabulary import AnnotationKind, Severity, SlotState
+from db.vocabulary import AnnotationKind, SlotState
 
 LABEL, SKIP, ATTENTION, UNDO = AnnotationKind
 JUDGMENT_KINDS = (LABEL, SKIP, ATTENTION)
@@ -64,84 +63,6 @@ def campaign_log(campaign_id: int, *columns: Any, current_only: bool = False) ->
     return q.where(_LATER.id.is_(None)) if current_only else q
 
 
-# ---------------------------------------------------------------- annotators
-
-
-@dataclass(frozen=True)
-class AnnotatorRow:
-    id: int
-    name: str
-    campaign_id: int
-    campaign_name: str
-    role: str
-    revoked_at: datetime | None
-    created_at: datetime | None
-
-
-def _annotator_select():  # type: ignore[no-untyped-def]
-    return select(
-        Annotator.id,
-        Annotator.name,
-        Annotator.campaign_id,
-        Campaign.name,
-        Annotator.role,
-        Annotator.revoked_at,
-        Annotator.created_at,
-    ).join(Campaign, Campaign.id == Annotator.campaign_id)
-
-
-def annotator_name_taken(s: Session, campaign_id: int, name: str) -> bool:
-    return s.scalar(
-        select(func.count())
-        .select_from(Annotator)
-        .where(Annotator.campaign_id == campaign_id, Annotator.name == name)
-    ) > 0
-
-
-def insert_annotator(s: Session, campaign_id: int, name: str, token_hash: str) -> int:
-    return s.execute(
-        insert(Annotator)
-        .values(campaign_id=campaign_id, name=name, token_hash=token_hash, role="annotator")
-        .returning(Annotator.id)
-    ).scalar_one()
-
-
-def annotator_by_token_hash(s: Session, token_hash: str) -> AnnotatorRow | None:
-    row = s.execute(_annotator_select().where(Annotator.token_hash == token_hash)).one_or_none()
-    return None if row is None else AnnotatorRow(*row)
-
-
-def annotator_by_id(s: Session, annotator_id: int) -> AnnotatorRow | None:
-    row = s.execute(_annotator_select().where(Annotator.id == annotator_id)).one_or_none()
-    return None if row is None else AnnotatorRow(*row)
-
-
-def list_annotators(s: Session, campaign_id: int) -> list[AnnotatorRow]:
-    rows = s.execute(
-        _annotator_select().where(Annotator.campaign_id == campaign_id).order_by(Annotator.id)
-    )
-    return [AnnotatorRow(*r) for r in rows]
-
-
-def revoke_annotator(s: Session, annotator_id: int, now: datetime) -> None:
-    """Revoke an invite; the annotator's claimed slots go back to the queue."""
-    s.execute(
-        update(Annotator)
-        .where(Annotator.id == annotator_id, Annotator.revoked_at.is_(None))
-        .values(revoked_at=now)
-    )
-    s.execute(
-        update(Assignment)
-        .where(Assignment.annotator_id == annotator_id, Assignment.state == SlotState.CLAIMED)
-        .values(
-            state=SlotState.OPEN,
-            annotator_id=None,
-            claimed_at=None,
-            claim_version=Assignment.claim_version + 1,
-        )
-    )
-
-
 # ---------------------------------------------------------------- the log
 
 
@@ -158,6 +79,8 @@ _LOG_COLUMNS = (
     "seconds",
     "spans",
     "esa_score",
+    "screen_position",
+    "screen_size",
     "supersedes_id",
     "created_at",
 )
@@ -190,12 +113,28 @@ class LastJudgment:
     spans: list[dict[str, Any]] | None
 
 
+def _current_newest_first(annotator_id: int, *columns: Any) -> Any:
+    """``columns`` of the annotator's judgment rows (label/skip/attention) that no later row
+    supersedes, newest first."""
+    later = _LATER
+    return (
+        select(*columns)
+        .outerjoin(later, later.supersedes_id == Annotation.id)
+        .where(
+            Annotation.annotator_id == annotator_id,
+            Annotation.kind.in_(JUDGMENT_KINDS),
+            later.id.is_(None),
+        )
+        .order_by(Annotation.id.desc())
+    )
+
+
 def last_current_judgment(s: Session, annotator_id: int) -> LastJudgment | None:
     """The annotator's newest label/skip/attention row that no later row supersedes, or
     None."""
-    later = _LATER
     row = s.execute(
-        select(
+        _current_newest_first(
+            annotator_id,
             Annotation.id,
             Annotation.output_id,
             Annotation.assignment_id,
@@ -204,15 +143,7 @@ def last_current_judgment(s: Session, annotator_id: int) -> LastJudgment | None:
             Annotation.post_edit,
             Annotation.skip_reason,
             Annotation.spans,
-        )
-        .outerjoin(later, later.supersedes_id == Annotation.id)
-        .where(
-            Annotation.annotator_id == annotator_id,
-            Annotation.kind.in_(JUDGMENT_KINDS),
-            later.id.is_(None),
-        )
-        .order_by(Annotation.id.desc())
-        .limit(1)
+        ).limit(1)
     ).one_or_none()
     if row is None:
         return None
@@ -275,145 +206,6 @@ def current_judgments(
     if annotator_id is not None:
         q = q.where(Annotation.annotator_id == annotator_id)
     return [CurrentJudgment(*r) for r in s.execute(q)]
-
-
-# ---------------------------------------------------------------- per-annotator work
-
-
-@dataclass(frozen=True)
-class AnnotatorWork:
-    """What an admin (and the dashboard) shows per annotator."""
-
-    annotator_id: int
-    name: str
-    role: str
-    revoked: bool
-    n_labels: int  # current regular judgments
-    n_skips: int
-    n_undos: int
-    median_seconds: float | None
-    total_seconds: float
-    attention_answered: int
-    attention_passed: int
-    claimed_now: int
-    last_at: datetime | None = None  # the latest current judgment or skip
-
-    @property
-    def labels_per_hour(self) -> float | None:
-        hours = self.total_seconds / 3600
-        return self.n_labels / hours if hours > 0 else None
-
-    @property
-    def attention_pass_rate(self) -> float | None:
-        if not self.attention_answered:
-            return None
-        return self.attention_passed / self.attention_answered
-
-
-def attention_passed(label: int | None, post_edit: str | None, expected: int, shown: str) -> bool:
-    """An answer passes when its label is the expected one; in post-edit-only answers
-    (no label) when the degraded text was changed."""
-    if label is not None:
-        return label == expected
-    return post_edit is not None and post_edit.split() != shown.split()
-
-
-def span_attention_passed(
-    spans: list[dict[str, Any]], operations: list[dict[str, Any]], severity: int
-) -> bool | None:
-    """A span-mode answer to an attention check passes when a span of the output overlaps a
-    region of an injected edit of the check's severity (−5 major, −1 minor), with at least
-    that severity (annotation.attention records the regions). None when the check has no
-    regions (made before they were recorded): judge it by its derived label instead."""
-    edits = [o for o in operations if o.get("severity") == severity and o.get("regions")]
-    if not edits:
-        return None
-    need = (Severity.MAJOR if severity <= -5 else Severity.MINOR).rank
-    marked = [
-        (sp["start"], sp["end"])
-        for sp in spans
-        if sp.get("side") == "target" and Severity(sp["severity"]).rank >= need
-    ]
-    return any(
-        s < e2 and s2 < e for o in edits for s2, e2 in o["regions"] for s, e in marked
-    )
-
-
-def _no_work() -> dict[str, Any]:
-    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None}
-
-
-def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
-    rows = s.execute(
-        campaign_log(
-            campaign_id,
-            Annotation.annotator_id,
-            Annotation.kind,
-            Annotation.label,
-            Annotation.post_edit,
-            Annotation.seconds,
-            _LATER.id,
-            AttentionCheck.expected_label,
-            AttentionCheck.degraded_text,
-            Annotation.created_at,
-            Annotation.spans,
-            AttentionCheck.operations,
-            AttentionCheck.severity,
-        )
-    )
-    acc: dict[int, dict[str, Any]] = {}
-    for aid, kind, label, post_edit, secs, superseded, expected, shown, created, *att in rows:
-        a = acc.setdefault(aid, _no_work())
-        if kind == UNDO:
-            a["undos"] += 1
-            continue
-        if superseded is not None:
-            continue
-        if created is not None and (a["last"] is None or created > a["last"]):
-            a["last"] = created
-        if secs is not None:
-            a["secs"].append(float(secs))
-        if kind == LABEL:
-            a["labels"] += 1
-        elif kind == SKIP:
-            a["skips"] += 1
-        elif kind == ATTENTION and expected is not None:
-            a["att"] += 1
-            spans, operations, severity = att
-            passed = None
-            if spans is not None:  # a span-mode answer: checked at span level
-                passed = span_attention_passed(spans, operations or [], severity)
-            if passed is None:
-                passed = attention_passed(label, post_edit, expected, shown or "")
-            a["passed"] += passed
-    claimed = dict(
-        s.execute(
-            select(Assignment.annotator_id, func.count())
-            .where(Assignment.campaign_id == campaign_id, Assignment.state == SlotState.CLAIMED)
-            .group_by(Assignment.annotator_id)
-        ).all()
-    )
-    out = []
-    for r in list_annotators(s, campaign_id):
-        a = acc.get(r.id) or _no_work()
-        out.append(
-            AnnotatorWork(
-                annotator_id=r.id,
-                name=r.name,
-                role=r.role,
-                revoked=r.revoked_at is not None,
-                n_labels=a["labels"],
-                n_skips=a["skips"],
-                n_undos=a["undos"],
-                median_seconds=median(a["secs"]) if a["secs"] else None,
-                total_seconds=float(sum(a["secs"])),
-                attention_answered=a["att"],
-                attention_passed=a["passed"],
-                claimed_now=int(claimed.get(r.id, 0)),
-                last_at=a["last"],
-            )
-        )
-    return out
 
 
 _AN = Annotation.__table__
@@ -495,3 +287,67 @@ def undone_spans(s: Session, annotator_id: int, assignment_id: int) -> list[dict
         .order_by(Annotation.id.desc())
         .limit(1)
     ).scalar()
+
+
+# ---------------------------------------------------------------- comparative screens
+
+
+def held_slot_ids(s: Session, campaign_id: int, annotator_id: int) -> list[int]:
+    """The slots an annotator holds now (claimed), in queue order: the comparative screen's
+    outputs. A plain read (no claim, no touch)."""
+    rows = s.execute(
+        select(Assignment.id)
+        .where(
+            Assignment.campaign_id == campaign_id,
+            Assignment.annotator_id == annotator_id,
+            Assignment.state == SlotState.CLAIMED,
+        )
+        .order_by(Assignment.position)
+    )
+    return [r[0] for r in rows]
+
+
+@dataclass(frozen=True)
+class ScreenRow:
+    annotation_id: int
+    output_id: int
+    assignment_id: int | None
+
+
+def last_screen(s: Session, annotator_id: int) -> list[ScreenRow]:
+    """The annotator's newest current judgments saved together from one comparative screen
+    (same time, ``screen_size`` set); [] when the newest current judgment was not."""
+    current = _current_newest_first(
+        annotator_id,
+        Annotation.id,
+        Annotation.output_id,
+        Annotation.assignment_id,
+        Annotation.created_at,
+        Annotation.screen_size,
+    )
+    newest = s.execute(current.limit(1)).one_or_none()
+    if newest is None or newest.screen_size is None:
+        return []
+    rows = s.execute(current.where(Annotation.created_at == newest.created_at).limit(64))
+    return [ScreenRow(r.id, r.output_id, r.assignment_id) for r in rows if r.screen_size]
+
+
+def screen_labels(s: Session, campaign_id: int) -> list[tuple[int, datetime, int, int, int]]:
+    """(annotator, saved at, screen position, screen size, label) of a campaign's current
+    regular labels given on comparative screens (one screen: same annotator and time)."""
+    rows = s.execute(
+        campaign_log(
+            campaign_id,
+            Annotation.annotator_id,
+            Annotation.created_at,
+            Annotation.screen_position,
+            Annotation.screen_size,
+            Annotation.label,
+            current_only=True,
+        ).where(
+            Annotation.kind == LABEL,
+            Annotation.screen_size.is_not(None),
+            Annotation.label.is_not(None),
+        )
+    )
+    return [tuple(r) for r in rows]

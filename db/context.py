@@ -70,3 +70,49 @@ def has_documents(s: Session, campaign_id: int) -> bool:
         select(Item.id).where(Item.campaign_id == campaign_id, Item.doc_id.is_not(None)).limit(1)
     )
     return first is not None
+
+
+@dataclass(frozen=True)
+class DocumentPosition:
+    """Where an output's segment sits in its document (for the annotator's counter)."""
+
+    doc_id: str
+    segment: int  # 1-based, in document order, among the segments this system has output for
+    segments: int
+
+
+_SAME_DOC = (
+    select(_ITEM.id)
+    .select_from(_CUR)
+    .join(_CUR_ITEM, _CUR_ITEM.id == _CUR.item_id)
+    .join(
+        _ITEM,
+        and_(_ITEM.campaign_id == _CUR_ITEM.campaign_id, _ITEM.doc_id == _CUR_ITEM.doc_id),
+    )
+    .join(_OUT, and_(_OUT.item_id == _ITEM.id, _OUT.system_id == _CUR.system_id))
+    .where(_CUR.id == bindparam("output_id"))
+    .order_by(_ITEM.id)
+)
+_DOC_OF = (
+    select(_CUR_ITEM.id, _CUR_ITEM.doc_id)
+    .select_from(_CUR)
+    .join(_CUR_ITEM, _CUR_ITEM.id == _CUR.item_id)
+    .where(_CUR.id == bindparam("output_id"))
+)
+
+
+def document_position(s: Session, output_id: int) -> DocumentPosition | None:
+    """``output_id``'s segment number and its document's length, counting the segments its
+    system has an output for (as :func:`earlier_segments` does); None without a doc_id."""
+    conn = s.connection()
+    row = conn.execute(_DOC_OF, {"output_id": output_id}).first()
+    if row is None or row[1] is None:
+        return None
+    item_ids = list(conn.execute(_SAME_DOC, {"output_id": output_id}).scalars())
+    return DocumentPosition(str(row[1]), item_ids.index(row[0]) + 1, len(item_ids))
+
+
+def item_documents(s: Session, campaign_id: int) -> dict[int, str | None]:
+    """item id → doc_id (None: no document) for every item of a campaign (the queue build)."""
+    rows = s.execute(select(Item.id, Item.doc_id).where(Item.campaign_id == campaign_id))
+    return {int(i): d for i, d in rows}

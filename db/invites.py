@@ -10,9 +10,10 @@ from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from db import annotations
+from db import annotators
+from db.admin_models import InviteEvent
 from db.engine import session_scope
-from db.models import Annotator, InviteEvent
+from db.models import Annotator
 
 ISSUED, REISSUED, REVOKED = "issued", "reissued", "revoked"
 
@@ -38,9 +39,9 @@ def add_annotator(
     turns a concurrent insert of the same name into the same error)."""
     try:
         with session_scope(engine) as s:
-            if annotations.annotator_name_taken(s, campaign_id, name):
+            if annotators.annotator_name_taken(s, campaign_id, name):
                 raise AnnotatorNameTaken(name)
-            annotator_id = annotations.insert_annotator(s, campaign_id, name, token_hash)
+            annotator_id = annotators.insert_annotator(s, campaign_id, name, token_hash)
             record(s, annotator_id, ISSUED, now)
             return annotator_id
     except IntegrityError as exc:
@@ -68,7 +69,7 @@ def replace_token(engine: Engine, annotator_id: int, token_hash: str, now: datet
 def revoke(engine: Engine, annotator_id: int, now: datetime) -> None:
     with session_scope(engine) as s:
         already = s.scalar(select(Annotator.revoked_at).where(Annotator.id == annotator_id))
-        annotations.revoke_annotator(s, annotator_id, now)
+        annotators.revoke_annotator(s, annotator_id, now)
         if already is None:
             record(s, annotator_id, REVOKED, now)
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, func, or_, select, update
 
+from db.admin_models import Job
 from db.clock import utcnow
 from db.engine import session_scope
 from db.lifecycle import ensure_active
-from db.models import Job
 
 QUEUED, RUNNING, CANCELLING = "queued", "running", "cancelling"
 DONE, FAILED, CANCELLED = "done", "failed", "cancelled"

@@ -22,6 +22,7 @@ from sqlalchemy import Engine, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from db.admin_models import CampaignEvent, InviteEvent, Job
 from db.clock import utcnow
 from db.engine import session_scope
 from db.models import (
@@ -31,11 +32,8 @@ from db.models import (
     AttentionCheck,
     CalibrationSet,
     Campaign,
-    CampaignEvent,
     CampaignSettingChange,
-    InviteEvent,
     Item,
-    Job,
     MetricBaseline,
     MetricScore,
     Output,

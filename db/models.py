@@ -1,4 +1,8 @@
-"""SQLAlchemy 2.0 typed ORM models: the whole data model of a Tandem installation.
+"""SQLAlchemy 2.0 typed ORM models: the campaigns and everything judged in them.
+
+The installation's administration tables (settings, jobs, audit logs, accounts) are in
+db.admin_models, on the same ``Base``: whatever reads ``Base.metadata`` whole (Alembic,
+table-by-table checks) imports both modules.
 
 Annotations are append-only: an undo or a correction is a new row whose ``supersedes_id``
 points at the row it replaces; nothing is updated in place. The current judgments are the
@@ -12,7 +16,6 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
-    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -155,6 +158,8 @@ class Assignment(Base):
         Index("ix_assignments_item", "item_id"),
         # Deleting a campaign's attention checks finds their slots by it (ON DELETE CASCADE).
         Index("ix_assignments_attention_check", "attention_check_id"),
+        # A task's claim path: its next open slot in queue order.
+        Index("ix_assignments_task", "task_id", "state", "position"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -185,6 +190,39 @@ class Assignment(Base):
     #: Active sampling: the round (uncertainty-model version) that fixed ``inclusion_prob``;
     #: NULL for a uniform slot.
     draw_round: Mapped[int | None] = mapped_column(Integer)
+    #: The task (batch) this slot belongs to; NULL: the shared queue (no tasks, or not cut).
+    task_id: Mapped[int | None] = mapped_column(ForeignKey("tasks.id", ondelete="SET NULL"))
+
+
+class Task(Base):
+    """A batch of a campaign's queue (whole item groups in queue order) that one annotator
+    takes and finishes, ending with a completion code (annotation.tasks)."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "ordinal"),
+        Index("ix_tasks_annotator", "annotator_id"),
+        Index("ix_tasks_campaign_state", "campaign_id", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    #: 1-based order within the campaign (the queue order of its first slot).
+    ordinal: Mapped[int] = mapped_column(Integer)
+    #: Who took it, or whom an administrator assigned it to; NULL while open to anyone.
+    annotator_id: Mapped[int | None] = mapped_column(
+        ForeignKey("annotators.id", ondelete="SET NULL")
+    )
+    #: open | active | paused | done | expired
+    state: Mapped[str] = mapped_column(String(20), default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: "pass" | "fail" by the attention checks in the task; NULL until done.
+    outcome: Mapped[str | None] = mapped_column(String(10))
+    #: The completion code shown at the end (an administrator's pass/fail code or a
+    #: generated per-task one); NULL until done.
+    completion_code: Mapped[str | None] = mapped_column(String(100))
 
 
 class Annotation(Base):
@@ -221,6 +259,10 @@ class Annotation(Base):
     spans: Mapped[list[Any] | None] = mapped_column(JSON)
     #: ESA-style 0–100 overall score given with the spans (when the campaign asks for one).
     esa_score: Mapped[float | None] = mapped_column(Float)
+    #: Comparative screens: the output's 0-based place on the screen and how many outputs
+    #: the screen showed (NULL: judged alone). Position bias is measured from these.
+    screen_position: Mapped[int | None] = mapped_column(Integer)
+    screen_size: Mapped[int | None] = mapped_column(Integer)
     supersedes_id: Mapped[int | None] = mapped_column(
         ForeignKey("annotations.id", ondelete="SET NULL"), index=True
     )
@@ -338,135 +380,3 @@ class CampaignSettingChange(Base):
     #: Current human labels of the campaign when the change was made (0 = before any label).
     labels_before: Mapped[int] = mapped_column(Integer)
     changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class AppSetting(Base):
-    """Installation-wide key/value settings (e.g. the hashed admin password)."""
-
-    __tablename__ = "app_settings"
-
-    key: Mapped[str] = mapped_column(String(100), primary_key=True)
-    value: Mapped[str] = mapped_column(Text)
-
-
-class Job(Base):
-    """A long task run outside the page session (today: scoring a campaign's outputs).
-
-    The page inserts a ``queued`` row and starts a worker process; the worker claims it,
-    writes progress and a heartbeat, and checks ``state`` between chunks so that
-    ``cancelling`` stops it. A ``running`` row whose heartbeat is stale (the worker died, the
-    machine restarted) is claimed again by the next worker, which resumes: scoring skips what
-    is already stored.
-    """
-
-    __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_campaign_state", "campaign_id", "state"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
-    #: What the job does ("score").
-    kind: Mapped[str] = mapped_column(String(30))
-    #: Its arguments, e.g. {"metrics": ["bleu", "chrf"], "idf": false, "rescale": false}.
-    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    #: queued | running | cancelling | cancelled | done | failed
-    state: Mapped[str] = mapped_column(String(20), default="queued")
-    done: Mapped[int] = mapped_column(Integer, default=0)
-    total: Mapped[int] = mapped_column(Integer, default=0)
-    #: The estimate shown before the start (seconds), kept to compare with the real time.
-    estimate_s: Mapped[float | None] = mapped_column(Float)
-    #: The result summary, or the error that stopped it.
-    message: Mapped[str | None] = mapped_column(Text)
-    #: host:pid of the worker that holds it.
-    worker: Mapped[str | None] = mapped_column(String(100))
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-
-
-class InviteEvent(Base):
-    """Append-only log of an annotator's invite links: issued, re-issued (the old link stops
-    working), revoked."""
-
-    __tablename__ = "invite_events"
-    __table_args__ = (Index("ix_invite_events_annotator", "annotator_id"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
-    #: "issued" | "reissued" | "revoked"
-    event: Mapped[str] = mapped_column(String(20))
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class CampaignEvent(Base):
-    """Append-only log of a campaign's life: created by rename, archive, restore, delete.
-
-    No foreign key: a deleted campaign's rows are gone, and this row is the record that it
-    existed, under which name, who (the interface) deleted it and how many rows went.
-    """
-
-    __tablename__ = "campaign_events"
-    __table_args__ = (Index("ix_campaign_events_campaign", "campaign_id"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    #: The campaign's id (kept after deletion; ids are never reused by a new campaign on
-    #: PostgreSQL, and SQLite's AUTOINCREMENT-less ids may be: read ``name`` with it).
-    campaign_id: Mapped[int] = mapped_column(Integer)
-    #: The campaign's name when the event happened (the new name for a rename).
-    name: Mapped[str] = mapped_column(String(200))
-    #: "rename" | "archive" | "restore" | "delete"
-    action: Mapped[str] = mapped_column(String(20))
-    #: Details: {"old_name": …} for a rename, {"rows": {table: n}} for a delete.
-    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    #: Where it was done: "ui" or "cli".
-    via: Mapped[str] = mapped_column(String(10))
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class Account(Base):
-    """A named administrator account: owner (everything), admin (the campaigns it created
-    or was given) or viewer (dashboards and exports of the campaigns it was given)."""
-
-    __tablename__ = "accounts"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(100), unique=True)
-    #: "owner" | "admin" | "viewer"
-    role: Mapped[str] = mapped_column(String(20))
-    #: argon2id (argon2-cffi); a hash migrated from the single admin password may be PBKDF2
-    #: until its next successful sign-in.
-    password_hash: Mapped[str] = mapped_column(String(255))
-    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    #: Sign-out: sessions issued before this time (ms since the epoch) are refused.
-    sessions_not_before: Mapped[int | None] = mapped_column(BigInteger)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class CampaignGrant(Base):
-    """An account's right to a campaign: ``creator`` (it imported it) or ``granted`` (the
-    owner gave it)."""
-
-    __tablename__ = "campaign_grants"
-
-    account_id: Mapped[int] = mapped_column(
-        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
-    )
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
-    )
-    kind: Mapped[str] = mapped_column(String(20), default="granted")
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class SignInThrottle(Base):
-    """Sign-in throttle state per key ("account:NAME" or "client:ID"): consecutive failures
-    and until when the key is locked. Rows are locked (FOR UPDATE; SQLite's BEGIN IMMEDIATE)
-    while an attempt is reserved, so parallel attempts cannot share a window."""
-
-    __tablename__ = "signin_throttle"
-
-    key: Mapped[str] = mapped_column(String(300), primary_key=True)
-    failures: Mapped[int] = mapped_column(Integer, default=0)
-    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -12,8 +12,9 @@ queries per refresh, never one query per system:
 - :func:`fingerprint` — one cheap query that changes whenever anything the dashboard shows
   changes (a label, an undo, new metric scores, a threshold, an imported calibration set):
   the cache key of the live dashboard.
-- :func:`annotation_log` — the append-only annotation log with annotator, time and
-  assignment position, for exports.
+
+The annotation log for exports is db.log_export; the queue's frontier and the active
+design's visits are read by db.monitor_reads.
 
 "Current" judgments are ``kind="label"`` rows that no later row supersedes (annotations are
 append-only: an undo or a correction points at the row it replaces).
@@ -21,7 +22,6 @@ append-only: an undo or a correction points at the row it replaces).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,10 +30,11 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, exists, func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP, SUPERSEDING, campaign_log
+from db import monitor_reads as monitor
+from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP, campaign_log
 from db.engine import session_scope
 from db.models import (
     Annotation,
@@ -48,17 +49,15 @@ from db.models import (
     System,
     Threshold,
 )
-from db.queue import setting_changes
-from db.vocabulary import SlotKind, SlotState
-from estimators.active import Visits
-from estimators.campaign import CampaignData, Judgments, MetricInfo
+from db.queue_settings import setting_changes
+from db.vocabulary import SlotKind, documents_in_order
+from estimators.campaign import CampaignData, Judgments, MetricInfo, document_index
 from estimators.live_designs import META_PLAN_KEYS, PLAN_KEYS, plan_in_force
 
 __all__ = [
     "CampaignData",
     "Judgments",
     "MetricInfo",
-    "annotation_log",
     "campaign_id",
     "fingerprint",
     "read_campaign",
@@ -135,26 +134,13 @@ def read_campaign(
 
     ``signatures`` restricts the metric grids to those signatures (default: all stored).
     Nine queries whatever the number of systems (counted on the demo campaign); the first
-    also reads the plan settings, the queue's frontier (:func:`_first_pending`) into
-    ``open_from`` and whether active draw rounds ran; only then a tenth reads the design's
-    visits (:func:`_visits`). ``engine`` may be an open ``Session`` (a queue transaction
-    reading inside itself).
+    also reads the plan settings, the queue's frontier (:func:`db.monitor_reads.first_pending`)
+    into ``open_from`` and whether active draw rounds ran; only then a tenth reads the
+    design's visits (:func:`db.monitor_reads.visits`). ``engine`` may be an open ``Session``
+    (a queue transaction reading inside itself).
     """
     with _scope(engine) as s:
-        camp = s.execute(
-            select(
-                Campaign.name, Campaign.mode, *(getattr(Campaign, k) for k in PLAN_KEYS),
-                Campaign.meta, _has_rounds(cid), *_first_pending(cid),
-            ).where(Campaign.id == cid)
-        ).first()  # fmt: skip
-        if camp is None:
-            raise KeyError(f"no campaign with id {cid}")
-        name, mode, *rest = camp
-        n_plan = len(PLAN_KEYS)
-        plan_values = dict(zip(PLAN_KEYS, rest[:n_plan], strict=True))
-        meta = rest[n_plan] or {}
-        plan_values.update({k: meta.get(k) for k in META_PLAN_KEYS})  # ε, error rate
-        has_rounds, pending = rest[n_plan + 1], rest[n_plan + 2 :]
+        name, mode, meta, plan_values, has_rounds, pending = _campaign_row(s, cid)
         plan_changes = [
             c for c in setting_changes(s, cid) if c.key in (*PLAN_KEYS, *META_PLAN_KEYS)
         ]
@@ -164,66 +150,146 @@ def read_campaign(
             .order_by(System.id)
         ).all()
         out_rows = s.execute(
-            select(Output.id, Output.system_id, Item.id, Item.external_id)
+            select(Output.id, Output.system_id, Item.id, Item.external_id, Item.doc_id)
             .join(Item, Item.id == Output.item_id)
             .where(Item.campaign_id == cid)
             .order_by(Item.id, Output.system_id)
         ).all()
-        score_q = (
-            select(
-                MetricScore.output_id, MetricScore.signature, MetricScore.metric, MetricScore.value
-            )
-            .join(Output, Output.id == MetricScore.output_id)
-            .join(Item, Item.id == Output.item_id)
-            .where(Item.campaign_id == cid)
-        )
-        if signatures is not None:
-            score_q = score_q.where(MetricScore.signature.in_(signatures))
-        score_rows = s.execute(score_q).all()
-        thresholds = {
-            t.signature: t
-            for t in s.scalars(select(Threshold).where(Threshold.campaign_id == cid)).all()
-        }
+        score_rows = _score_rows(s, cid, signatures)
+        thresholds = _thresholds(s, cid)
         ann_rows = s.execute(_current_rows(cid)).all()
-        annotators = s.execute(
-            select(Annotator.id, Annotator.name)
-            .where(Annotator.campaign_id == cid)
-            .order_by(Annotator.id)
-        ).all()
-        cal_sets = s.scalars(
-            select(CalibrationSet)
-            .where(CalibrationSet.applied_campaign_id == cid)
-            .order_by(CalibrationSet.id)
-        ).all()
-        visit_rows = _visit_rows(s, cid) if has_rounds else []
-        provided = [
-            {
-                "id": c.id,
-                "name": c.name,
-                "signature": c.signature,
-                "threshold": c.threshold,
-                "higher_is_better": c.higher_is_better,
-                "counts": (c.tp, c.fn, c.tn, c.fp),
-                "created_at": c.created_at,
-            }
-            for c in cal_sets
-        ]
+        annotators = _annotators(s, cid)
+        provided = _provided_calibration(s, cid)
+        visit_rows = monitor.visit_rows(s, cid) if has_rounds else []
 
+    item_ids, doc_ids, output_ids, out_pos = _output_grid(sys_rows, out_rows)
+    grids, metrics = _metric_grids(score_rows, thresholds, output_ids.shape, out_pos)
+    ann_index = {aid: i for i, (aid, _) in enumerate(annotators)}
+    judged = _judgments(ann_rows, out_pos, ann_index)
+    return CampaignData(
+        campaign_id=cid,
+        name=name,
+        mode=mode,
+        systems=[nm for _, nm, _ in sys_rows],
+        is_human=np.array([bool(h) for _, _, h in sys_rows], dtype=bool),
+        item_ids=item_ids,
+        output_ids=output_ids,
+        metrics=metrics,
+        scores=grids,
+        judgments=judged,
+        annotators=[aname for _, aname in annotators],
+        provided_calibration=provided,
+        open_from=min((float(p) for p in pending if p is not None), default=math.inf),
+        live_plan=plan_in_force(plan_values, plan_changes),
+        visits=monitor.visits(visit_rows, out_pos),
+        documents=document_index(doc_ids) if documents_in_order(meta) else None,
+    )
+
+
+def _campaign_row(s: Session, cid: int) -> tuple[Any, ...]:
+    """(name, mode, meta, plan values, whether draw rounds ran, the frontier's two
+    positions) of the campaign, in one query."""
+    camp = s.execute(
+        select(
+            Campaign.name, Campaign.mode, *(getattr(Campaign, k) for k in PLAN_KEYS),
+            Campaign.meta, monitor.has_rounds(cid), *monitor.first_pending(cid),
+        ).where(Campaign.id == cid)
+    ).first()  # fmt: skip
+    if camp is None:
+        raise KeyError(f"no campaign with id {cid}")
+    name, mode, *rest = camp
+    n_plan = len(PLAN_KEYS)
+    plan_values = dict(zip(PLAN_KEYS, rest[:n_plan], strict=True))
+    meta = rest[n_plan] or {}
+    plan_values.update({k: meta.get(k) for k in META_PLAN_KEYS})  # ε, error rate
+    has_rounds, pending = rest[n_plan + 1], rest[n_plan + 2 :]
+    return name, mode, meta, plan_values, has_rounds, pending
+
+
+def _thresholds(s: Session, cid: int) -> dict[str, Threshold]:
+    """The campaign's stored thresholds by metric signature."""
+    return {
+        t.signature: t
+        for t in s.scalars(select(Threshold).where(Threshold.campaign_id == cid)).all()
+    }
+
+
+def _annotators(s: Session, cid: int) -> list[Any]:
+    """(id, name) of the campaign's annotators, by id."""
+    return s.execute(
+        select(Annotator.id, Annotator.name)
+        .where(Annotator.campaign_id == cid)
+        .order_by(Annotator.id)
+    ).all()
+
+
+def _score_rows(s: Session, cid: int, signatures: list[str] | None) -> list[Any]:
+    """(output id, signature, metric, value) of the campaign's stored scores."""
+    score_q = (
+        select(
+            MetricScore.output_id, MetricScore.signature, MetricScore.metric, MetricScore.value
+        )
+        .join(Output, Output.id == MetricScore.output_id)
+        .join(Item, Item.id == Output.item_id)
+        .where(Item.campaign_id == cid)
+    )
+    if signatures is not None:
+        score_q = score_q.where(MetricScore.signature.in_(signatures))
+    return s.execute(score_q).all()
+
+
+def _provided_calibration(s: Session, cid: int) -> list[dict[str, Any]]:
+    """The calibration sets imported for the campaign, oldest first, as plain dicts."""
+    cal_sets = s.scalars(
+        select(CalibrationSet)
+        .where(CalibrationSet.applied_campaign_id == cid)
+        .order_by(CalibrationSet.id)
+    ).all()
+    return [
+        {
+            "id": c.id,
+            "name": c.name,
+            "signature": c.signature,
+            "threshold": c.threshold,
+            "higher_is_better": c.higher_is_better,
+            "counts": (c.tp, c.fn, c.tn, c.fp),
+            "created_at": c.created_at,
+        }
+        for c in cal_sets
+    ]
+
+
+def _output_grid(sys_rows: list[Any], out_rows: list[Any]) -> tuple[Any, ...]:
+    """(item ids, doc ids, systems × items output ids with -1 for none, output id →
+    (row, column)); items in the order of ``out_rows``."""
     sys_index = {sid: i for i, (sid, _, _) in enumerate(sys_rows)}
     item_index: dict[int, int] = {}
     item_ids: list[str] = []
-    for _, _, iid, ext in out_rows:
+    doc_ids: list[str | None] = []
+    for _, _, iid, ext, doc in out_rows:
         if iid not in item_index:
             item_index[iid] = len(item_ids)
             item_ids.append(ext)
+            doc_ids.append(doc)
     k, n = len(sys_rows), len(item_ids)
     output_ids = np.full((k, n), -1, dtype=np.int64)
     out_pos: dict[int, tuple[int, int]] = {}
-    for oid, sid, iid, _ in out_rows:
+    for oid, sid, iid, _, _ in out_rows:
         r, c = sys_index[sid], item_index[iid]
         output_ids[r, c] = oid
         out_pos[oid] = (r, c)
+    return item_ids, doc_ids, output_ids, out_pos
 
+
+def _metric_grids(
+    score_rows: list[Any],
+    thresholds: dict[str, Any],
+    shape: tuple[int, ...],
+    out_pos: dict[int, tuple[int, int]],
+) -> tuple[dict[str, np.ndarray], list[MetricInfo]]:
+    """Per signature the systems × items grid of scores (NaN: none), and the metrics'
+    descriptions with their thresholds, by metric name then signature."""
+    k, n = shape
     grids: dict[str, np.ndarray] = {}
     names: dict[str, str] = {}
     counts: dict[str, int] = {}
@@ -249,26 +315,7 @@ def read_campaign(
                 threshold_method=None if t is None else t.method,
             )
         )
-
-    ann_index = {aid: i for i, (aid, _) in enumerate(annotators)}
-    judged = _judgments(ann_rows, out_pos, ann_index)
-    return CampaignData(
-        campaign_id=cid,
-        name=name,
-        mode=mode,
-        systems=[nm for _, nm, _ in sys_rows],
-        is_human=np.array([bool(h) for _, _, h in sys_rows], dtype=bool),
-        item_ids=item_ids,
-        output_ids=output_ids,
-        metrics=metrics,
-        scores=grids,
-        judgments=judged,
-        annotators=[aname for _, aname in annotators],
-        provided_calibration=provided,
-        open_from=min((float(p) for p in pending if p is not None), default=math.inf),
-        live_plan=plan_in_force(plan_values, plan_changes),
-        visits=_visits(visit_rows, out_pos),
-    )
+    return grids, metrics
 
 
 @contextmanager
@@ -278,85 +325,6 @@ def _scope(engine: Engine | Session) -> Iterator[Session]:
     else:
         with session_scope(engine) as s:
             yield s
-
-
-def _has_rounds(cid: int) -> Any:
-    """Whether an active draw round ever ran (else the monitor needs no visits)."""
-    a = Assignment.__table__
-    return exists().where(a.c.campaign_id == cid, a.c.draw_round.is_not(None))
-
-
-def _visit_rows(s: Session, cid: int) -> list[Any]:
-    """First-judgment regular slots visited so far: output, position, π, state, round."""
-    a = Assignment.__table__
-    return s.execute(
-        select(a.c.output_id, a.c.position, a.c.inclusion_prob, a.c.state, a.c.draw_round)
-        .where(
-            a.c.campaign_id == cid,
-            a.c.kind == SlotKind.REGULAR,
-            a.c.slot == 0,
-            a.c.state != SlotState.PENDING,
-        )
-        .order_by(a.c.position)
-    ).all()
-
-
-def _visits(rows: list[Any], out_pos: dict[int, tuple[int, int]]) -> Visits | None:
-    """The active design's visits, one per item (its first slot's position), in queue order:
-    π as recorded by the draw round (1.0 for a uniform slot: every visited item labelled),
-    drawn unless "passed". Skipped items are dropped later, with their labels missing."""
-    if not rows:
-        return None
-    seen: dict[int, int] = {}
-    item, pi, drawn, position = [], [], [], []
-    for oid, pos, incl, state, rnd in rows:
-        col = out_pos[oid][1]
-        if col in seen:
-            continue
-        seen[col] = len(item)
-        item.append(col)
-        pi.append(float(incl) if rnd is not None else 1.0)
-        drawn.append(state != SlotState.PASSED)
-        position.append(float(pos))
-    return Visits(
-        item=np.array(item, dtype=np.int64),
-        pi=np.array(pi, dtype=float),
-        drawn=np.array(drawn, dtype=bool),
-        position=np.array(position, dtype=float),
-    )
-
-
-def _first_pending(cid: int) -> list[Any]:
-    """The queue's frontier as two scalar subqueries: the smallest position of an open and
-    of a claimed regular slot whose label the monitor could still use (min of the two).
-
-    Skipped slots are settled (no label comes at that position); an expired claim is still
-    ``claimed`` until someone takes it, so it blocks; attention slots never carry estimator
-    labels. An overlap slot of an output already judged (a done regular slot at an earlier
-    position) does not block: its label is a repeat, used for agreement only (and one
-    annotator alone can never take it). One subquery per state, so each walks the
-    (campaign, state, position) index from its start.
-    """
-    a = Assignment.__table__
-    done = a.alias("done_before")
-    return [
-        select(a.c.position)
-        .where(
-            a.c.campaign_id == cid,
-            a.c.state == state,
-            a.c.kind == SlotKind.REGULAR,
-            ~exists().where(
-                done.c.output_id == a.c.output_id,
-                done.c.kind == SlotKind.REGULAR,
-                done.c.state == SlotState.DONE,
-                done.c.position < a.c.position,
-            ),
-        )
-        .order_by(a.c.position)
-        .limit(1)
-        .scalar_subquery()
-        for state in (SlotState.OPEN, SlotState.CLAIMED)
-    ]
 
 
 def _naive_utc(t: datetime | None) -> datetime:
@@ -417,68 +385,3 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
         created_at=np.array([_naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
     )
     return judged
-
-
-def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> list[dict[str, Any]]:
-    """The annotation log of a campaign as plain rows, in id order, for exports.
-
-    With ``current_only`` (the default) the current labels, skips and attention-check
-    answers (not superseded);
-    otherwise every row of the append-only log, with a ``current`` flag. Columns: annotation
-    id, item id, doc id, system, annotator, kind, label, score, HTER, post-edit, skip reason,
-    seconds, created_at, assignment position, inclusion probability, assignment kind,
-    supersedes id, current, spans (JSON text, span campaigns), ESA score.
-    """
-    q = (
-        campaign_log(
-            cid,
-            Annotation,
-            Item.external_id,
-            Item.doc_id,
-            System.name,
-            Annotator.name,
-            Assignment.position,
-            Assignment.inclusion_prob,
-            Assignment.kind,
-            SUPERSEDING.id,
-            current_only=current_only,
-        )
-        .join(Output, Output.id == Annotation.output_id)
-        .join(Item, Item.id == Output.item_id)
-        .join(System, System.id == Output.system_id)
-        .order_by(Annotation.id)
-    )
-    if current_only:
-        q = q.where(Annotation.kind.in_(JUDGMENT_KINDS))
-    out: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    with session_scope(engine) as s:
-        for ann, ext, doc, system, annotator, position, incl, akind, later_id in s.execute(q):
-            if ann.id in seen:  # two rows superseding one (should not happen): list it once
-                continue
-            seen.add(ann.id)
-            out.append(
-                {
-                    "annotation_id": ann.id,
-                    "item_id": ext,
-                    "doc_id": doc,
-                    "system": system,
-                    "annotator": annotator,
-                    "kind": ann.kind,
-                    "label": ann.label,
-                    "score": ann.score,
-                    "hter": ann.hter,
-                    "post_edit": ann.post_edit,
-                    "skip_reason": ann.skip_reason,
-                    "seconds": ann.seconds,
-                    "created_at": ann.created_at.isoformat() if ann.created_at else None,
-                    "assignment_position": position,
-                    "inclusion_prob": incl,
-                    "assignment_kind": akind,
-                    "supersedes_id": ann.supersedes_id,
-                    "current": later_id is None,
-                    "spans": None if ann.spans is None else json.dumps(ann.spans),
-                    "esa_score": ann.esa_score,
-                }
-            )
-    return out

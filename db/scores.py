@@ -16,15 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from db.engine import session_scope
-from db.models import (
-    Campaign,
-    Item,
-    MetricBaseline,
-    MetricScore,
-    Output,
-    System,
-    Threshold,
-)
+from db.models import Campaign, Item, MetricBaseline, MetricScore, Output, System, Threshold
 
 __all__ = [
     "IMPORTED_MARK",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 
+from db.admin_models import AppSetting
 from db.engine import session_scope
-from db.models import AppSetting
 
 
 def get_setting(engine: Engine, key: str) -> str | None:

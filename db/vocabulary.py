@@ -7,6 +7,7 @@ equals its string (``SlotState.DONE == "done"``), so rows read back compare as b
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 
 class CampaignMode(StrEnum):
@@ -83,3 +84,14 @@ class Sampling(StrEnum):
 
     UNIFORM = "uniform"  # every open item equally likely (recorded inclusion probability)
     ACTIVE = "active"  # probabilities favour uncertain items, recorded and weighted back
+
+
+#: campaigns.meta key of the judging unit: {"on": true} = documents judged in order.
+DOCUMENT_ORDER = "document_order"
+
+
+def documents_in_order(meta: dict[str, Any] | None) -> bool:
+    """Whether the campaign's queue draws whole documents (segments judged in order); the
+    one reading of the setting, for the queue, the session and the estimators' input."""
+    raw = (meta or {}).get(DOCUMENT_ORDER) or {}
+    return bool(raw.get("on")) if isinstance(raw, dict) else False

@@ -12,18 +12,18 @@ benchmarks or are the textbook baseline a default is compared with):
 :func:`~estimators.human.welch_difference`, :func:`~estimators.control_variates.chaganty_mean`,
 :func:`~estimators.control_variates.ppi_paired_difference`,
 :func:`~estimators.control_variates.data_efficiency`,
-:func:`~estimators.control_variates.annotator_noise_ratio`,
+:func:`~estimators.annotator_noise.annotator_noise_ratio`,
 :func:`~estimators.vondaniken.metric_only_known`,
 :func:`~estimators.vondaniken.metric_only_calibrated`,
 :func:`~estimators.double_sampling.per_system_difference`,
 :func:`~estimators.vondaniken.shared_rate`,
 :func:`~estimators.planning.labels_still_needed_for`,
-:func:`~estimators.sequential.naive_running_z` (the invalid "peeking" interval, a negative
+:func:`~estimators.confidence_sequences.naive_running_z` (the invalid "peeking" interval, a negative
 control) and :func:`~estimators.multiple.bonferroni_cs`.
 """
 
+from estimators.annotator_noise import annotator_noise_ratio
 from estimators.control_variates import (
-    annotator_noise_ratio,
     chaganty_mean,
     data_efficiency,
     optimal_lambda,

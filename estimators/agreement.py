@@ -88,10 +88,14 @@ class SpanAgreement:
     severity_aware: bool
 
 
-def _chars(spans: MarkedSpans, major: bool | None) -> set[int]:
-    return {
-        c for s, e, is_major in spans if major is None or is_major == major for c in range(s, e)
-    }
+def _chars(spans: MarkedSpans) -> dict[int, bool]:
+    """Each marked character → whether it is major. A character under overlapping spans of
+    both classes counts once, as major (the worse error wins), so agreement never exceeds 1."""
+    marked: dict[int, bool] = {}
+    for s, e, is_major in spans:
+        for c in range(s, e):
+            marked[c] = marked.get(c, False) or bool(is_major)
+    return marked
 
 
 def span_f1(units: Sequence[Sequence[MarkedSpans]], severity_aware: bool = False) -> SpanAgreement:
@@ -100,7 +104,8 @@ def span_f1(units: Sequence[Sequence[MarkedSpans]], severity_aware: bool = False
     B are the sets of output characters the two annotators marked (symmetric, so no one is
     the reference). ``severity_aware``: a character agrees only when both marked it with the
     same severity class (major/critical vs minor), i.e. |A ∩ B| = |A_maj ∩ B_maj| +
-    |A_min ∩ B_min|. Pairs in which neither marked anything agree perfectly but carry no
+    |A_min ∩ B_min|; a character under both a major and a minor span of one annotator is
+    major. Pairs in which neither marked anything agree perfectly but carry no
     characters; they are counted in ``n_both_clean`` (read them with α on the labels).
 
     The character-level span F1 of the WMT error-span tasks (e.g. Blain et al. 2023, "Findings
@@ -114,15 +119,12 @@ def span_f1(units: Sequence[Sequence[MarkedSpans]], severity_aware: bool = False
         n_units += 1
         for a, b in combinations(unit, 2):
             pairs += 1
-            ca, cb = _chars(a, None), _chars(b, None)
+            ca, cb = _chars(a), _chars(b)
             if not ca and not cb:
                 clean += 1
                 continue
-            if severity_aware:
-                agree += len(_chars(a, True) & _chars(b, True))
-                agree += len(_chars(a, False) & _chars(b, False))
-            else:
-                agree += len(ca & cb)
+            both = ca.keys() & cb.keys()
+            agree += sum(ca[c] == cb[c] for c in both) if severity_aware else len(both)
             total += len(ca) + len(cb)
     f1 = 2 * agree / total if total else None
     return SpanAgreement(f1, n_units, pairs, clean, severity_aware)

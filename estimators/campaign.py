@@ -32,6 +32,7 @@ __all__ = [
     "available_label_kinds",
     "binarise",
     "default_label_kind",
+    "document_index",
 ]
 
 
@@ -154,6 +155,10 @@ class CampaignData:
     #: Active sampling: every visit of the queue's draw rounds (None for a uniform
     #: campaign); the monitor weights the labels by their recorded π.
     visits: Visits | None = None
+    #: Documents judged in order (the queue draws whole documents): each item's document
+    #: index, so the estimators take the document as the unit; ``None`` when segments are
+    #: drawn one at a time. Items without a document id are documents of their own.
+    documents: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -169,3 +174,14 @@ class CampaignData:
         key = self.judgments.output_key(self.n_items)[idx]
         _, first = np.unique(key, return_index=True)
         return idx[np.sort(first)]
+
+
+def document_index(doc_ids: list[str | None]) -> np.ndarray:
+    """Each item's document as an index 0..M−1, in first-appearance order; an item without
+    a document id is a document of its own."""
+    codes: dict[object, int] = {}
+    out = np.empty(len(doc_ids), dtype=int)
+    for i, d in enumerate(doc_ids):
+        key = ("item", i) if d is None or d == "" else d
+        out[i] = codes.setdefault(key, len(codes))
+    return out

@@ -326,6 +326,12 @@ def evaluate(
     or in a census for PPI++, the row carries the reason instead of a number. A learned
     control that cannot be fitted is dropped with a note (:func:`learned_unavailable`)."""
     notes: list[str] = []
+    if data.documents is not None:  # documents judged in order: labels are not independent
+        notes.append(
+            "Documents are the sampling unit: these fixed-n intervals treat the labels as "
+            "independent draws and are too narrow; the dashboard's document-unit results "
+            "(and its live verdicts) are the valid ones."
+        )
     controls = _usable_controls(data, kind, controls, learned, notes)
     labels = [_display(data, c) for c in controls]
     if data.visits is not None and data.visits.weighted:

@@ -169,12 +169,13 @@ def gsd_paths(
     intersected over looks, p-values are running minima. Returns (ConfidenceSequence, p or
     ``None``).
     """
+    from estimators import confidence_sequences as csq
     from estimators import sequential as seq
 
     burn_in = seq.BURN_IN if burn_in is None else burn_in
     z = np.asarray(z, dtype=float)
     t_len = z.shape[-1]
-    mean, var, t = seq._running_mean_var(z, var_prior, prior_weight)
+    mean, var, t = csq._running_mean_var(z, var_prior, prior_weight)
     n_looks = look_times(n_max, looks)
     taus = tuple(float(x) for x in n_looks / n_max)
     grid, table = _table_for(alpha, m, taus)
@@ -190,13 +191,20 @@ def gsd_paths(
     half = c_level[np.maximum(idx, 0)] * sd
     lower = np.where(active, centre - half, -np.inf)
     upper = np.where(active, centre + half, np.inf)
-    lower, upper = seq._intersect(lower, upper)
-    cs = seq.ConfidenceSequence(
+    lower, upper = csq._intersect(lower, upper)
+    cs = csq.ConfidenceSequence(
         center=mean, lower=lower, upper=upper, sigma=np.sqrt(var), alpha=level,
         t_star=float(n_max), method="gsd_obf",
     )  # fmt: skip
     if theta0 is None:
         return cs, None
+    return cs, _repeated_pvalues(theta0, centre, sd, idx, grid, table, len(n_looks))
+
+
+def _repeated_pvalues(theta0, centre, sd, idx, grid, table, n_looks):  # type: ignore[no-untyped-def]
+    """Repeated p-values: at each look the smallest grid level whose boundary |Z_k| reaches,
+    |Z_k| = |Δ̂_k − θ0|/sd_k, carried forward to the next look, running minimum."""
+    active = idx >= 0
     th = np.asarray(theta0, dtype=float)
     if th.ndim:
         th = th[..., None]
@@ -204,8 +212,8 @@ def gsd_paths(
         zstat = np.abs(centre - th) / sd
     zstat = np.where(np.isfinite(zstat), zstat, 0.0)
     # p at each look (only the active entries matter), carried forward, running minimum
-    p_look = np.ones(z.shape)
-    for k in range(len(n_looks)):
+    p_look = np.ones(np.shape(centre))
+    for k in range(n_looks):
         mask = idx == k
         if not mask.any():
             continue
@@ -213,7 +221,7 @@ def gsd_paths(
         i = np.searchsorted(-col, -zstat[..., mask], side="left")
         p_look[..., mask] = np.where(i < grid.size, grid[np.minimum(i, grid.size - 1)], 1.0)
     p = np.minimum.accumulate(np.where(active, p_look, 1.0), axis=-1)
-    return cs, p
+    return p
 
 
 @lru_cache(maxsize=64)

@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 from scipy import special, stats
 
+from estimators import active_predictions as ap
 from estimators.campaign import binarise
 from estimators.vondaniken import rates_from_counts
 
@@ -186,7 +187,8 @@ def simulate_active(
     model; ``"oracle"``: the true Var(Y | item); ``"wrong"``: deliberately inverted, the
     most certain items drawn most), then ξ ~ Bernoulli(π). ``rate = 1`` is uniform labelling
     of the first ``visits`` items. Increments use the predictable binned ŷ
-    (:func:`estimators.active.predictions`); with two systems they are for the difference.
+    (:func:`estimators.active_predictions.predictions`); with two systems they are for the
+    difference.
     """
     from estimators import active
 
@@ -195,65 +197,104 @@ def simulate_active(
     k_sel = len(systems)
     n_items = f.shape[1]
     order = np.argsort(rng.random((reps, n_items)), axis=1)[:, :visits]
-    edges = [active.metric_edges(g[s]) for s in systems]
-    n_bins = [e.size + 2 for e in edges]
-    pool_bins = [active.bin_index(e, g[s]) for e, s in zip(edges, systems, strict=True)]
-    vbins = [pb[order] for pb in pool_bins]
-    if labels is None:
-        y = np.stack([(rng.random(order.shape) < f[s][order]).astype(float) for s in systems])
-    else:
-        y = np.stack([np.asarray(labels, dtype=float)[s][order] for s in systems])
-    var_true = f * (1 - f)
-    # every pool item's combination of bins (one per system): the binned model's
-    # uncertainty is a function of it, so ū over the pool is a weighted sum over codes
-    strides = np.cumprod([1, *n_bins[:-1]])
-    code_pool = sum(pb * st for pb, st in zip(pool_bins, strides, strict=True))
-    n_codes = int(np.prod(n_bins))
-    code_share = np.bincount(code_pool, minlength=n_codes) / n_items
-    code_bins = [(np.arange(n_codes) // st) % nb for st, nb in zip(strides, n_bins, strict=True)]
+    n_bins, pool_bins, vbins = _visit_bins(g, systems, order)
+    y = _visit_labels(rng, f, labels, systems, order)
+    codes = _bin_codes(pool_bins, n_bins, n_items)
     sums = [np.zeros((3, reps, nb)) for nb in n_bins]  # labels, Σy, Σy² per stream and bin
     rows = np.arange(reps)[:, None]
     pi = np.ones(order.shape)
     drawn = np.zeros(order.shape, dtype=bool)
+    var_sel = (f * (1 - f))[list(systems)]  # the true Var(Y | item) of the oracle model
     for start in range(0, visits, round_size):
         sl = slice(start, min(start + round_size, visits))
-        if rate >= 1.0:
-            pi[:, sl] = 1.0
-        elif model == "binned":
-            v = sum(_binned_second(sums[c], prior_mean)[:, code_bins[c]] for c in range(k_sel))
-            u_code = np.sqrt(v)  # (reps, codes)
-            u_visit = u_code[rows, code_pool[order[:, sl]]]
-            ref = (u_code @ code_share)[:, None]
-            pi[:, sl] = np.minimum(tau * rate + (1 - tau) * rate * u_visit / ref, 1.0)
-        else:
-            var_sel = var_true[list(systems)]
-            u_pool = np.sqrt(var_sel.sum(axis=0) if model == "oracle" else (0.26 - var_sel).sum(0))
-            u_visit = u_pool[order[:, sl]]
-            pi[:, sl] = np.minimum(tau * rate + (1 - tau) * rate * u_visit / u_pool.mean(), 1.0)
+        pi[:, sl] = _round_pi(
+            model, rate, tau, sums, prior_mean, codes, order[:, sl], rows, var_sel
+        )
         drawn[:, sl] = rng.random(pi[:, sl].shape) < pi[:, sl]
         hit = drawn[:, sl]
-        for c in range(k_sel):
-            yy = np.where(hit, y[c][:, sl], 0.0)
-            key = (rows * n_bins[c] + vbins[c][:, sl]).ravel()
-            for m, w in enumerate((hit.astype(float), yy, yy * yy)):
-                sums[c][m] += np.bincount(key, w.ravel(), reps * n_bins[c]).reshape(reps, -1)
-    y_d = yhat_d = pm_d = 0.0
-    for c in range(k_sel):
-        yhat, pool_mean = active.predictions(
-            vbins[c], y[c], drawn, pool_bins[c], n_bins[c], prior_mean=prior_mean
-        )
-        sign = 1.0 if c == 0 else -1.0
-        y_d, yhat_d, pm_d = y_d + sign * y[c], yhat_d + sign * yhat, pm_d + sign * pool_mean
+        _add_round(sums, hit, [yc[:, sl] for yc in y], [vb[:, sl] for vb in vbins], rows, n_bins)
+    y_d, yhat_d, pm_d = _difference_predictions(vbins, y, drawn, pool_bins, n_bins, prior_mean)
     z = active.increments(y_d, drawn, pi, yhat_d, pm_d)
     mu = (np.asarray(labels, dtype=float) if labels is not None else f).mean(axis=1)
     truth = float(mu[systems[0]] - (mu[systems[1]] if k_sel > 1 else 0.0))
     return ActiveRun(z=z, labelled=drawn, pi=pi, truth=truth, y=y_d, yhat=yhat_d, pool_mean=pm_d)
 
 
+def _bin_codes(pool_bins, n_bins, n_items):  # type: ignore[no-untyped-def]
+    """Every pool item's combination of bins (one per system) as one code, the codes' pool
+    shares and each code's bin per system: the binned model's uncertainty is a function of
+    the code, so ū over the pool is a weighted sum over codes."""
+    strides = np.cumprod([1, *n_bins[:-1]])
+    code_pool = sum(pb * st for pb, st in zip(pool_bins, strides, strict=True))
+    n_codes = int(np.prod(n_bins))
+    code_share = np.bincount(code_pool, minlength=n_codes) / n_items
+    code_bins = [(np.arange(n_codes) // st) % nb for st, nb in zip(strides, n_bins, strict=True)]
+    return code_pool, code_share, code_bins
+
+
+def _round_pi(model, rate, tau, sums, prior_mean, codes, visit_items, rows, var_sel):  # type: ignore[no-untyped-def]
+    """π of one round's visits, π = τ·b + (1 − τ)·b·u/ū capped at 1
+    (:func:`estimators.active.inclusion_probabilities`), u from the model: the binned fit
+    on earlier rounds, the true Var(Y | item) ("oracle"), or its inverse ("wrong");
+    1 for uniform labelling (``rate`` ≥ 1)."""
+    if rate >= 1.0:
+        return 1.0
+    if model == "binned":
+        code_pool, code_share, code_bins = codes
+        v = sum(_binned_second(sums[c], prior_mean)[:, code_bins[c]] for c in range(len(sums)))
+        u_code = np.sqrt(v)  # (reps, codes)
+        u_visit = u_code[rows, code_pool[visit_items]]
+        ref = (u_code @ code_share)[:, None]
+        return np.minimum(tau * rate + (1 - tau) * rate * u_visit / ref, 1.0)
+    u_pool = np.sqrt(var_sel.sum(axis=0) if model == "oracle" else (0.26 - var_sel).sum(0))
+    u_visit = u_pool[visit_items]
+    return np.minimum(tau * rate + (1 - tau) * rate * u_visit / u_pool.mean(), 1.0)
+
+
+def _add_round(sums, hit, y, vbins, rows, n_bins) -> None:  # type: ignore[no-untyped-def]
+    """Add one round's labels to each system's running (labels, Σy, Σy²) per stream and
+    bin, in place."""
+    reps = hit.shape[0]
+    for c in range(len(sums)):
+        yy = np.where(hit, y[c], 0.0)
+        key = (rows * n_bins[c] + vbins[c]).ravel()
+        for m, w in enumerate((hit.astype(float), yy, yy * yy)):
+            sums[c][m] += np.bincount(key, w.ravel(), reps * n_bins[c]).reshape(reps, -1)
+
+
+def _visit_bins(g, systems, order):  # type: ignore[no-untyped-def]
+    """Per system, the number of metric bins, every pool item's bin and each visit's bin
+    (quantile bins of the pool's scores, :func:`estimators.active_predictions.metric_edges`)."""
+    edges = [ap.metric_edges(g[s]) for s in systems]
+    n_bins = [e.size + 2 for e in edges]
+    pool_bins = [ap.bin_index(e, g[s]) for e, s in zip(edges, systems, strict=True)]
+    vbins = [pb[order] for pb in pool_bins]
+    return n_bins, pool_bins, vbins
+
+
+def _visit_labels(rng, f, labels, systems, order):  # type: ignore[no-untyped-def]
+    """Per system, the label of every visit: Bernoulli(f) draws, or the real ``labels``."""
+    if labels is None:
+        return np.stack([(rng.random(order.shape) < f[s][order]).astype(float) for s in systems])
+    return np.stack([np.asarray(labels, dtype=float)[s][order] for s in systems])
+
+
+def _difference_predictions(vbins, y, drawn, pool_bins, n_bins, prior_mean):  # type: ignore[no-untyped-def]
+    """Labels, predictable ŷ and mean_pool(ŷ) of the stream: one system's, or the
+    difference A − B (:func:`estimators.active_predictions.predictions`)."""
+    y_d = yhat_d = pm_d = 0.0
+    for c in range(len(vbins)):
+        yhat, pool_mean = ap.predictions(
+            vbins[c], y[c], drawn, pool_bins[c], n_bins[c], prior_mean=prior_mean
+        )
+        sign = 1.0 if c == 0 else -1.0
+        y_d, yhat_d, pm_d = y_d + sign * y[c], yhat_d + sign * yhat, pm_d + sign * pool_mean
+    return y_d, yhat_d, pm_d
+
 def _binned_second(sums: np.ndarray, prior_mean: float) -> np.ndarray:
-    """Per stream and bin, :func:`estimators.active.fit_binned`'s E[(Y − ŷ)²] from running
-    sums (labels, Σy, Σy²) of shape (3, reps, bins)."""
-    from estimators.active import PRIOR_WEIGHT as w
+    """Per stream and bin, :func:`estimators.active_predictions.fit_binned`'s E[(Y − ŷ)²]
+    from running sums (labels, Σy, Σy²) of shape (3, reps, bins)."""
+    from estimators.active_predictions import PRIOR_WEIGHT as w
 
     n_b, s1, s2 = sums
     prior_var = prior_mean * (1 - prior_mean)

@@ -8,29 +8,13 @@ test, and where it came from. Another campaign can use it as the "ρ, η provide
 the von Däniken estimator — only if its scores carry the same signature: ρ and η of one
 metric configuration say nothing about another, so :func:`check_signature` refuses.
 
-Format (``schema_version`` 1)::
-
-    {"schema": "tandem.calibration_set", "schema_version": 1,
-     "name": ..., "metric": "chrf", "signature": "chrf|nrefs:1|…",
-     "threshold": 52.3, "higher_is_better": true, "threshold_method": "youden",
-     "counts": {"tp": 80, "fn": 20, "tn": 30, "fp": 10},
-     "posteriors": {"rho": {"distribution": "beta", "a": 81, "b": 21, "mean": …,
-                            "interval": [lo, hi], "level": 0.95},
-                    "eta": {…}},
-     "per_system": {"sysA": {"tp": …, "fn": …, "tn": …, "fp": …,
-                             "rho": [est, lo, hi], "eta": [est, lo, hi]}, …},
-     "drift_test": {"p_rho": …, "p_eta": …, "p_value": …},
-     "source": {"campaign": "…", "n_items": 160, "created_at": "…", "tandem": "…"}}
-
-The item-level rows behind it (item, system, metric value, metric verdict, human label,
-cell) are a separate CSV (see :func:`calibration_items` and annotation.exports).
+The file format (read, validated and written) is :mod:`formats.calibration_file`; the
+item-level rows behind a set are :func:`calibration_items`.
 Pure Python/numpy: no database, no Streamlit.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -39,22 +23,12 @@ import numpy as np
 
 from estimators.campaign import CampaignData, LabelKind
 from estimators.vondaniken import drift_test
+from formats.calibration_file import SCHEMA, SCHEMA_VERSION, CalibrationSet, CalibrationSetError
 from metrics.calibration import Calibration, Rate, metric_positive
 from metrics.imported import parse_signature, same_computation
 
-SCHEMA = "tandem.calibration_set"
-SCHEMA_VERSION = 1
-COUNT_KEYS = ("tp", "fn", "tn", "fp")
-ITEM_COLUMNS = ["item_id", "system", "metric_value", "metric_positive", "human_label", "cell"]
-
 __all__ = [
-    "COUNT_KEYS",
-    "ITEM_COLUMNS",
-    "SCHEMA",
-    "SCHEMA_VERSION",
     "CalibrationArrays",
-    "CalibrationSet",
-    "CalibrationSetError",
     "SignatureMismatch",
     "TaskMismatch",
     "build_payload",
@@ -63,14 +37,8 @@ __all__ = [
     "check_signature",
     "check_task",
     "drift",
-    "dumps",
-    "parse",
     "task_profile",
 ]
-
-
-class CalibrationSetError(ValueError):
-    """A calibration-set file that cannot be used, with the reason in plain words."""
 
 
 class SignatureMismatch(CalibrationSetError):
@@ -153,27 +121,6 @@ class CalibrationArrays:
 
     def __len__(self) -> int:
         return int(self.scores.size)
-
-
-@dataclass(frozen=True)
-class CalibrationSet:
-    """A validated calibration set (what :func:`parse` returns)."""
-
-    name: str
-    metric: str
-    signature: str
-    threshold: float
-    higher_is_better: bool
-    tp: int
-    fn: int
-    tn: int
-    fp: int
-    per_system: dict[str, dict[str, int]]
-    payload: dict[str, Any]
-
-    @property
-    def counts(self) -> tuple[int, int, int, int]:
-        return (self.tp, self.fn, self.tn, self.fp)
 
 
 # ------------------------------------------------------------------------ building
@@ -297,117 +244,6 @@ def build_payload(
             **(profile or {}),
         },
     }
-
-
-def dumps(payload: dict[str, Any]) -> bytes:
-    """The payload as UTF-8 JSON (NaN written as null: strict JSON readers reject NaN)."""
-
-    def clean(v: Any) -> Any:
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        if isinstance(v, list | tuple):
-            return [clean(x) for x in v]
-        return v
-
-    return (json.dumps(clean(payload), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-
-
-# ------------------------------------------------------------------------ validation
-
-
-def _count(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise CalibrationSetError(f"{where} must be a non-negative whole number, not {value!r}")
-    return value
-
-
-def _counts(obj: Any, where: str) -> dict[str, int]:
-    if not isinstance(obj, dict):
-        raise CalibrationSetError(f"{where} must be an object with {', '.join(COUNT_KEYS)}")
-    missing = [k for k in COUNT_KEYS if k not in obj]
-    if missing:
-        raise CalibrationSetError(f"{where} lacks {', '.join(missing)}")
-    return {k: _count(obj[k], f"{where}.{k}") for k in COUNT_KEYS}
-
-
-def parse(data: bytes | str | dict[str, Any]) -> CalibrationSet:
-    """Read and validate a calibration set; :class:`CalibrationSetError` says what is wrong.
-
-    Checks the schema name and version, types, non-negative counts, that per-system counts
-    add up to the overall counts, and that the stated Beta posteriors are the ones the
-    counts imply (a hand-edited count would otherwise silently disagree with its ρ, η).
-    """
-    if isinstance(data, dict):
-        payload = data
-    else:
-        try:
-            payload = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CalibrationSetError(f"not a JSON file: {exc}") from None
-    if not isinstance(payload, dict) or payload.get("schema") != SCHEMA:
-        raise CalibrationSetError(f'not a Tandem calibration set (expected "schema": "{SCHEMA}")')
-    version = payload.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise CalibrationSetError("schema_version is missing or not a whole number")
-    if version > SCHEMA_VERSION:
-        raise CalibrationSetError(
-            f"schema_version {version} was written by a newer Tandem; this one reads up to "
-            f"{SCHEMA_VERSION}"
-        )
-    if version < 1:
-        raise CalibrationSetError(f"unknown schema_version {version}")
-    for key in ("metric", "signature"):
-        if not isinstance(payload.get(key), str) or not payload[key]:
-            raise CalibrationSetError(f"{key} must be a non-empty string")
-    threshold = payload.get("threshold")
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not math.isfinite(threshold)
-    ):
-        raise CalibrationSetError(f"threshold must be a finite number, not {threshold!r}")
-    higher = payload.get("higher_is_better")
-    if not isinstance(higher, bool):
-        raise CalibrationSetError("higher_is_better must be true or false")
-    counts = _counts(payload.get("counts"), "counts")
-    if sum(counts.values()) == 0:
-        raise CalibrationSetError("counts are all zero: the set has no labelled items")
-    per_raw = payload.get("per_system", {})
-    if not isinstance(per_raw, dict):
-        raise CalibrationSetError("per_system must be an object keyed by system name")
-    per_system = {str(k): _counts(v, f"per_system[{k!r}]") for k, v in per_raw.items()}
-    if per_system:
-        sums = {k: sum(v[k] for v in per_system.values()) for k in COUNT_KEYS}
-        if sums != counts:
-            raise CalibrationSetError(
-                f"per-system counts add up to {sums}, but the overall counts are {counts}"
-            )
-    post = payload.get("posteriors")
-    if post is not None:
-        expect = {
-            "rho": (counts["tp"] + 1, counts["fn"] + 1),
-            "eta": (counts["tn"] + 1, counts["fp"] + 1),
-        }
-        for rate, (a, b) in expect.items():
-            p = post.get(rate) if isinstance(post, dict) else None
-            if not isinstance(p, dict) or (p.get("a"), p.get("b")) != (a, b):
-                raise CalibrationSetError(
-                    f"posteriors.{rate} should be Beta({a}, {b}) for these counts; the file "
-                    "was edited or is damaged"
-                )
-    name = payload.get("name") or f"{payload['metric']} ≥ {threshold:g}"
-    return CalibrationSet(
-        name=str(name),
-        metric=payload["metric"],
-        signature=payload["signature"],
-        threshold=float(threshold),
-        higher_is_better=higher,
-        per_system=per_system,
-        payload=payload,
-        **counts,
-    )
 
 
 def check_signature(cal: CalibrationSet, campaign_signatures: list[tuple[str, str]]) -> str:

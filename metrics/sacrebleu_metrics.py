@@ -249,6 +249,24 @@ def _share_with_pool(
             finished(spec, a, b, scores)
 
 
+def _chunk_tasks(
+    metrics: Sequence[SacrebleuMetric],
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    n_workers: int,
+) -> list[tuple[tuple[str, str, bool], int, int]]:
+    """(metric spec, start, end) chunks: several per worker and metric, slowest metric (TER)
+    first, so the workers finish together (longest-processing-time-first scheduling)."""
+    n = len(hypotheses)
+    size = max(MIN_CHUNK, min(CHUNK_SIZE, -(-n // (4 * max(1, n_workers)))))
+    ordered = sorted(metrics, key=lambda m: -_COST.get(m.name, 1.0))
+    tasks = []
+    for m in ordered:
+        step = _chunk_size(m.name, hypotheses, references, size)
+        tasks += [(m.spec, start, min(start + step, n)) for start in range(0, n, step)]
+    return tasks
+
+
 def score_many(
     metrics: Sequence[SacrebleuMetric],
     hypotheses: Sequence[str],
@@ -283,25 +301,9 @@ def score_many(
     if executor is None and workers is None:
         workers = available_cores() if worth_parallel(total) else 1
     n_workers = available_cores() if executor is not None else (workers or 1)
-    # Several chunks per worker and metric, slowest metric (TER) first, so the workers
-    # finish together (longest-processing-time-first scheduling).
-    size = max(MIN_CHUNK, min(CHUNK_SIZE, -(-n // (4 * max(1, n_workers)))))
-    ordered = sorted(metrics, key=lambda m: -_COST.get(m.name, 1.0))
-    tasks = []
-    for m in ordered:
-        step = _chunk_size(m.name, hypotheses, references, size)
-        tasks += [(m.spec, start, min(start + step, n)) for start in range(0, n, step)]
+    tasks = _chunk_tasks(metrics, hypotheses, references, n_workers)
     results: dict[tuple[str, str, bool], list[float]] = {m.spec: [0.0] * n for m in metrics}
     done = 0
-    if (executor is None and (workers or 1) <= 1) or len(tasks) <= 1:
-        for spec, a, b in tasks:
-            results[spec][a:b] = score_chunk(spec, hypotheses[a:b], references[a:b])
-            done += b - a
-            if progress:
-                progress(done, total)
-        return {m.name: results[m.spec] for m in metrics}
-    own = executor is None
-    pool = executor or make_pool(workers)
 
     def finished(spec: tuple[str, str, bool], a: int, b: int, scores: list[float]) -> None:
         nonlocal done
@@ -310,6 +312,12 @@ def score_many(
         if progress:
             progress(done, total)
 
+    if (executor is None and (workers or 1) <= 1) or len(tasks) <= 1:
+        for spec, a, b in tasks:
+            finished(spec, a, b, score_chunk(spec, hypotheses[a:b], references[a:b]))
+        return {m.name: results[m.spec] for m in metrics}
+    own = executor is None
+    pool = executor or make_pool(workers)
     try:
         _share_with_pool(pool, tasks, hypotheses, references, finished, 3 * n_workers)
     finally:

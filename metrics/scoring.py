@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from db import scores as store
@@ -33,6 +33,7 @@ from metrics.cost_model import total_seconds
 from metrics.features import FeaturesMetric
 from metrics.registry import build_metrics
 from metrics.sacrebleu_metrics import SacrebleuMetric, make_pool, score_many, worth_parallel
+from metrics.score_report import MetricRun, ScoreReport
 
 #: Metrics that score an output without a reference (the others skip such outputs).
 REFERENCE_FREE: tuple[str, ...] = ("features",) if not FeaturesMetric.needs_reference else ()
@@ -40,64 +41,6 @@ REFERENCE_FREE: tuple[str, ...] = ("features",) if not FeaturesMetric.needs_refe
 #: Outputs per stored chunk (sacrebleu) and per BERTScore chunk.
 SACREBLEU_CHUNK = 5000
 BERTSCORE_CHUNK = 2048  # ≈ 150 MB of token embeddings for MiniLM at most
-
-
-@dataclass
-class MetricRun:
-    """What one scoring run did for one stored metric key."""
-
-    key: str
-    signature: str
-    higher_is_better: bool
-    n_outputs: int = 0  # outputs considered (the campaign's, or the ones asked for)
-    n_already: int = 0  # had a score with this signature before the run
-    n_scored: int = 0  # scored and stored by this run
-    n_no_reference: int = 0  # skipped: the item has no reference
-    n_empty: int = 0  # scored with an empty/whitespace output or reference
-
-
-@dataclass
-class ScoreReport:
-    """Result of :func:`score_campaign` (one :class:`MetricRun` per stored key)."""
-
-    campaign_id: int
-    campaign: str
-    runs: list[MetricRun] = field(default_factory=list)
-    seconds: float = 0.0
-    #: BERTScore inputs truncated to the model's maximum length (warned in the log).
-    n_truncated: int = 0
-    baseline: Baseline | None = None
-
-    @property
-    def n_scored(self) -> int:
-        return sum(r.n_scored for r in self.runs)
-
-    @property
-    def n_no_reference(self) -> int:
-        """Outputs skipped for lack of a reference (per metric; the same for all)."""
-        return max((r.n_no_reference for r in self.runs), default=0)
-
-    def run(self, key: str) -> MetricRun:
-        return next(r for r in self.runs if r.key == key)
-
-    def summary(self) -> str:
-        lines = [f"Scored campaign '{self.campaign}' in {self.seconds:.1f} s:"]
-        for r in self.runs:
-            line = (
-                f"  {r.key}: {r.n_scored:,} new, {r.n_already:,} already scored"
-                f" of {r.n_outputs:,} outputs"
-            )
-            if r.n_no_reference:
-                line += f"; {r.n_no_reference:,} skipped (item has no reference)"
-            if r.n_empty:
-                line += f"; {r.n_empty:,} with an empty output/reference (defined score)"
-            lines.append(line)
-        if self.n_truncated:
-            lines.append(
-                f"  BERTScore: {self.n_truncated:,} input(s) truncated to the model's maximum "
-                "length (see the log)."
-            )
-        return "\n".join(lines)
 
 
 def _is_empty(text: str | None) -> bool:
@@ -167,11 +110,29 @@ def score_campaign(
         if isinstance(m, BertScoreMetric):
             _prepare_bertscore(engine, info.id, m, outputs, report)
 
-    # Per metric: signatures, then the outputs missing a score for any of its keys.
+    plans = _plan_runs(engine, info.id, metrics, outputs, report)
+    ticker = _Ticker(progress, sum(len(p.todo) * len(p.metric.keys) for p in plans))
+    _score_sacrebleu(engine, plans, report, ticker, workers)
+    _score_bertscore(engine, plans, report, ticker)
+    _score_features(engine, info.id, plans, report, ticker)
+    ticker.finish()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _plan_runs(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int,
+    metrics: Sequence[Metric],
+    outputs: Sequence[store.OutputText],
+    report: ScoreReport,
+) -> list[_Plan]:
+    """Per metric: signatures, then the outputs missing a score for any of its keys (one
+    :class:`MetricRun` per key added to ``report``)."""
     plans: list[_Plan] = []
     for m in metrics:
         sigs = m.signatures()
-        done_by_key = {k: store.scored_output_ids(engine, info.id, sigs[k]) for k in m.keys}
+        done_by_key = {k: store.scored_output_ids(engine, campaign_id, sigs[k]) for k in m.keys}
         todo, n_no_reference = _missing(m, outputs, done_by_key)
         for k in m.keys:
             run = MetricRun(k, sigs[k], m.higher_is_better(k), n_outputs=len(outputs))
@@ -179,10 +140,17 @@ def score_campaign(
             run.n_no_reference = n_no_reference
             report.runs.append(run)
         plans.append(_Plan(m, sigs, done_by_key, todo))
+    return plans
 
-    ticker = _Ticker(progress, sum(len(p.todo) * len(p.metric.keys) for p in plans))
 
-    # sacrebleu metrics with the same to-do list share chunks and one process pool.
+def _score_sacrebleu(
+    engine,  # type: ignore[no-untyped-def]
+    plans: Sequence[_Plan],
+    report: ScoreReport,
+    ticker: _Ticker,
+    workers: int | None,
+) -> None:
+    """sacrebleu metrics with the same to-do list share chunks and one process pool."""
     groups: dict[tuple[int, ...], list[_Plan]] = {}
     for plan in plans:
         if isinstance(plan.metric, SacrebleuMetric) and plan.todo:
@@ -216,6 +184,13 @@ def score_campaign(
             if pool is not None:
                 pool.shutdown(cancel_futures=True)  # a cancelled job stops at once
 
+
+def _score_bertscore(
+    engine,  # type: ignore[no-untyped-def]
+    plans: Sequence[_Plan],
+    report: ScoreReport,
+    ticker: _Ticker,
+) -> None:
     for plan in plans:
         m, todo = plan.metric, plan.todo
         if not isinstance(m, BertScoreMetric) or not todo:
@@ -231,9 +206,17 @@ def score_campaign(
             store.insert_scores(engine, _rows(plan, chunk, scored, report))
         report.n_truncated += m.n_truncated
 
+
+def _score_features(
+    engine,  # type: ignore[no-untyped-def]
+    campaign_id: int,
+    plans: Sequence[_Plan],
+    report: ScoreReport,
+    ticker: _Ticker,
+) -> None:
     for plan in plans:
         if isinstance(plan.metric, FeaturesMetric) and plan.todo:
-            sources = store.item_sources(engine, info.id)
+            sources = store.item_sources(engine, campaign_id)
             todo = plan.todo
             scored = plan.metric.score(
                 [o.text for o in todo], [o.reference or "" for o in todo],
@@ -241,10 +224,6 @@ def score_campaign(
                 sources=[sources.get(o.item_id) for o in todo],
             )  # fmt: skip
             store.insert_scores(engine, _rows(plan, todo, scored, report))
-
-    ticker.finish()
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def _missing(

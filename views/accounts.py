@@ -3,17 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.accounts import (
-    ROLES,
-    PermissionDenied,
-    create_account,
-    grant_campaign,
-    grants,
-    list_accounts,
-    require_owner,
-    reset_password,
-    set_account_disabled,
-)
+from accounts.grants import PermissionDenied, grant_campaign, grants, require_owner
+from accounts.registry import ROLES, create_account, list_accounts, set_account_disabled
+from accounts.signin import reset_password
 from db.campaigns import list_campaigns
 from views.common import current_account, engine, literal, require_admin
 

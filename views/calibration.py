@@ -18,14 +18,15 @@ from annotation.calibration import (
     import_calibration,
     with_learned_control,
 )
-from annotation.exports import MIME
 from db.calibration import applied_sets, remove_set
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, fingerprint
 from db.scores import save_threshold
 from estimators.controls import LEARNED
 from estimators.report import default_signatures
-from metrics.calibration_sets import CalibrationSetError, drift, drifted
+from formats.calibration_file import CalibrationSetError
+from formats.writers import MIME
+from metrics.calibration_sets import drift, drifted
 from metrics.charts import roc_chart
 from metrics.imported import describe
 from views.common import (

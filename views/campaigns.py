@@ -3,19 +3,18 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.exports import MIME, export_campaign
+from annotation.exports import export_campaign
 from db.campaigns import list_campaigns
 from db.jobs import CANCELLED, CANCELLING, DONE, JobRow
 from db.reads import fingerprint
+from formats.writers import MIME
 from metrics.base import MetricConfigError
 from metrics.registry import METRIC_NAMES
+from metrics.scoring_estimate import estimate_error, estimate_scoring, format_seconds
 from metrics.scoring_job import (
     ScoringAlreadyRunning,
     active_job,
     cancel_job,
-    estimate_error,
-    estimate_scoring,
-    format_seconds,
     latest_jobs,
     resume_orphaned,
     start_scoring,

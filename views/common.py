@@ -8,20 +8,20 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from annotation.accounts import (
-    Account,
+from accounts.grants import (
     PermissionDenied,
     can_write,
     record_creator,
     require_write,
     visible_campaign_ids,
 )
+from accounts.registry import Account
 from db import Engine
 from db.engine import database_url, get_engine
 from db.reads import campaign_id
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
-    from db.annotations import AnnotatorWork
+    from db.annotator_stats import AnnotatorWork
     from db.campaigns import CampaignSummary
     from estimators.campaign import CampaignData
 
@@ -84,7 +84,7 @@ def read_only_notice() -> None:
 
 def may_write(campaign_id: int | None = None) -> bool:
     """May the account change ``campaign_id`` (None: create a campaign)? Decided by
-    annotation.accounts, so a control that was somehow used anyway is refused too."""
+    accounts.grants, so a control that was somehow used anyway is refused too."""
     return can_write(engine(), current_account(), campaign_id)
 
 
@@ -151,7 +151,7 @@ def current_campaign_data(cid: int) -> CampaignData:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _annotator_work(db: str, cid: int, key: tuple[int, ...]) -> list[AnnotatorWork]:
-    from annotation.queue import annotator_overview
+    from annotation.queue_admin import annotator_overview
 
     return annotator_overview(engine(), cid)
 

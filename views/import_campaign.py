@@ -4,28 +4,23 @@ scores computed elsewhere to an existing campaign."""
 import pandas as pd
 import streamlit as st
 
-from annotation.campaign_file import (
-    OPTIONAL,
-    REQUIRED,
-    WEB_WORDING,
-    CampaignFileError,
-    check_campaign_file,
-    check_size,
-    suggest_column_map,
-)
-from annotation.importer import import_campaign, import_scores
+from annotation.importer import import_campaign
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
-from annotation.scores_file import (
+from annotation.scores_file import scores_from_campaign
+from annotation.scores_import import import_scores
+from annotation.visibility import TRADE_OFF
+from db.campaigns import campaign_exists, list_campaigns
+from db.vocabulary import CampaignMode
+from formats.campaign_file import WEB_WORDING, check_campaign_file, suggest_column_map
+from formats.problems import CampaignFileError, check_size
+from formats.rows import OPTIONAL, REQUIRED
+from formats.scores_file import (
     METRIC_PREFIX,
     OPTIONAL_SCORE_COLUMNS,
     SCORE_COLUMNS,
     MetricSpec,
-    scores_from_campaign,
     suggest_metric_columns,
 )
-from annotation.visibility import TRADE_OFF
-from db.campaigns import campaign_exists, list_campaigns
-from db.vocabulary import CampaignMode
 from views.common import (
     allowed_by_name,
     engine,
@@ -81,6 +76,33 @@ def campaign_step() -> None:
     header = first.header
     tandem_named = [c for c in header if c in (*REQUIRED, *OPTIONAL)]
 
+    ignore, column_map = _map_columns(header)
+    taken = {*tandem_named, *column_map.values()}
+    specs = _metric_specs(header, first.preview, taken)
+
+    check = check_campaign_file(data, upload.name, column_map, ignore=ignore, wording=WEB_WORDING)
+    problems, truncated = list(check.problems), check.truncated
+    scores = None
+    if check.parsed is not None:
+        try:
+            scores = scores_from_campaign(check.parsed, data, specs, wording=WEB_WORDING)
+        except CampaignFileError as exc:
+            problems, truncated = exc.problems, exc.truncated
+
+    st.subheader("Preview")
+    if check.preview:
+        st.dataframe(pd.DataFrame(check.preview), hide_index=True, width="stretch")
+    if problems:
+        st.error("The file cannot be imported as it is:\n\n" + problem_list(problems, truncated))
+        return
+    st.success(f"{check.n_rows:,} rows are valid.")
+    _what_the_file_carries(check, column_map, scores)
+    choices = _campaign_choices(upload.name, check.n_rows)
+    _import_button(data, column_map, specs, ignore, choices)
+
+
+def _map_columns(header: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Columns of the file to ignore, and the file's column for each open Tandem name."""
     st.subheader("Map columns")
     suggested = suggest_column_map(header)
     if suggested:
@@ -114,9 +136,12 @@ def campaign_step() -> None:
         )
         if choice != "—":
             column_map[target] = choice
+    return ignore, column_map
 
-    taken = {*tandem_named, *column_map.values()}
-    metric_cols = suggest_metric_columns(header, first.preview, taken)
+
+def _metric_specs(header: list[str], preview: list[dict], taken: set[str]) -> list[MetricSpec]:
+    """The file's columns chosen as metric scores, each with its name, direction, version."""
+    metric_cols = suggest_metric_columns(header, preview, taken)
     specs: list[MetricSpec] = []
     if metric_cols:
         chosen = st.multiselect(
@@ -136,23 +161,13 @@ def campaign_step() -> None:
             higher = mid.checkbox("Higher is better", value=True, key=f"mh-{col}")
             version = right.text_input(f"Version of {col} (optional)", key=f"mv-{col}")
             specs.append(MetricSpec(metric.strip(), col, version.strip(), higher))
+    return specs
 
-    check = check_campaign_file(data, upload.name, column_map, ignore=ignore, wording=WEB_WORDING)
-    problems, truncated = list(check.problems), check.truncated
-    scores = None
-    if check.parsed is not None:
-        try:
-            scores = scores_from_campaign(check.parsed, data, specs, wording=WEB_WORDING)
-        except CampaignFileError as exc:
-            problems, truncated = exc.problems, exc.truncated
 
-    st.subheader("Preview")
-    if check.preview:
-        st.dataframe(pd.DataFrame(check.preview), hide_index=True, width="stretch")
-    if problems:
-        st.error("The file cannot be imported as it is:\n\n" + problem_list(problems, truncated))
-        return
-    st.success(f"{check.n_rows:,} rows are valid.")
+def _what_the_file_carries(  # type: ignore[no-untyped-def]
+    check, column_map: dict[str, str], scores
+) -> None:
+    """The judgments the file carries (not queued) and the metric scores it brings."""
     judged = check.n_judgments
     if judged:
         carried = [c for c in JUDGMENT_COLUMNS if c in check.parsed.columns]
@@ -176,7 +191,11 @@ def campaign_step() -> None:
             )
         )
 
-    name = st.text_input("Campaign name", value=upload.name.rsplit(".", 1)[0])
+
+def _campaign_choices(file_name: str, n_rows: int) -> dict:
+    """Name (new, or append to an existing campaign), mode, language, metric visibility and
+    quality control; ``settings`` is None when appending (the campaign's own settings apply)."""
+    name = st.text_input("Campaign name", value=file_name.rsplit(".", 1)[0])
     exists = bool(name) and campaign_exists(engine(), name)
     append = False
     if exists:
@@ -207,18 +226,39 @@ def campaign_step() -> None:
         "Attention checks: share of queue positions", 0.0, 0.5, DEFAULT_ATTENTION_RATE,
         disabled=append,
     )  # fmt: skip
-    cost = qc_cost(check.n_rows, 0, paired=False, overlap=overlap, attention_rate=attention_rate)
+    cost = qc_cost(n_rows, 0, paired=False, overlap=overlap, attention_rate=attention_rate)
     st.caption(
         f"Quality control costs {cost.describe()} Both can be changed on the **Annotators** "
         "page until the queue is built."
     )
     if not append and show_choice is None:
         st.caption("**Import** is enabled once you choose whether annotators see the scores.")
+    return {
+        "name": name,
+        "append": append,
+        "disabled": not name or (exists and not append) or (not append and show_choice is None),
+        # Appended rows take the campaign's mode and settings.
+        "settings": None
+        if append
+        else {
+            "mode": mode,
+            "target_lang": target_lang or None,
+            "show_metrics": show_choice == shown,
+            "overlap": overlap,
+            "attention_rate": attention_rate,
+        },
+    }
 
+
+def _import_button(  # type: ignore[no-untyped-def]
+    data: bytes, column_map: dict[str, str], specs: list[MetricSpec], ignore, choices: dict
+) -> None:
+    """Import (or append) once the whole file is valid; nothing is written otherwise."""
+    name, append = choices["name"], choices["append"]
     if st.button(
         "Import",
         type="primary",
-        disabled=not name or (exists and not append) or (not append and show_choice is None),
+        disabled=choices["disabled"],
     ) and allowed_by_name(name, new=not append):
         bar = st.progress(0.0, text="Importing…")
         try:
@@ -231,16 +271,7 @@ def campaign_step() -> None:
                 metrics=specs,
                 ignore=ignore,
                 append=append,
-                # Appended rows take the campaign's mode and settings.
-                settings=None
-                if append
-                else {
-                    "mode": mode,
-                    "target_lang": target_lang or None,
-                    "show_metrics": show_choice == shown,
-                    "overlap": overlap,
-                    "attention_rate": attention_rate,
-                },
+                settings=choices["settings"],
                 progress=lambda done, total: bar.progress(done / total, text="Importing…"),
                 wording=WEB_WORDING,
             )

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.campaign_file import CampaignFileError
-from annotation.mqm_tsv import COLUMNS, import_mqm_tsv, parse_mqm_tsv
+from annotation.mqm_tsv import import_mqm_tsv, parse_mqm_tsv
 from db.campaigns import campaign_exists
+from formats.mqm_tsv import COLUMNS
+from formats.problems import CampaignFileError
 from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
 
 

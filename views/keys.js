@@ -1,4 +1,4 @@
-// The annotate page's key listener (views/annotate.py keyboard()): installed once per
+// The annotate page's key listener (views/annotate_keys.py keyboard()): installed once per
 // browser tab; __KEYS__ and __FOCUS__ are replaced by JSON before it is sent.
 const w = window, doc = document;
 w.__tandemKeys = __KEYS__;

@@ -6,15 +6,16 @@ from datetime import UTC, datetime
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from annotation.accounts import ACCOUNT_WINDOW_S, OWNER_NAME, env_password, sign_in
-from annotation.auth import (
+from accounts.passwords import WeakPassword
+from accounts.registry import OWNER_NAME, env_password
+from accounts.sessions import (
     DEVICE_COOKIE,
     admin_password_configured,
     device_account_id,
     issue_admin_session,
     issue_device_token,
 )
-from annotation.passwords import WeakPassword
+from accounts.signin import ACCOUNT_WINDOW_S, sign_in
 from views.common import engine, literal
 
 

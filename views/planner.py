@@ -3,37 +3,43 @@
 Inputs entered by hand or taken from a campaign (human count, metric count, ρ, η or the
 calibration counts, α). The numbers — ε (the measurable difference), the 80%-power
 difference, grids like von Däniken et al.'s Table 1, curves like their Figure 1, labels
-needed for a target difference — come from estimators.planning; this page only draws them.
+needed for a target difference — come from estimators.planning and its neighbours
+(planning_tables, planning_inputs, pool_fit, document_planning); this page only draws them.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from annotation.calibration import campaign_calibration
-from annotation.exports import MIME, to_csv
 from annotation.live_plan import forecast_planned_labels
 from db.campaigns import list_campaigns
 from db.reads import campaign_id
+from estimators.document_planning import document_plan, document_pool_fit
 from estimators.planning import (
+    detectable_difference,
+    human_labels_needed,
+    measurable_difference,
+    min_metric_accuracy,
+)
+from estimators.planning_inputs import planning_inputs
+from estimators.planning_tables import (
     FIGURE1_ACCURACY,
     FIGURE1_METRIC,
     TABLE1_HUMANS,
     TABLE1_METRIC,
     calibration_rates,
-    detectable_difference,
     epsilon_grid,
     epsilon_vs_accuracy,
-    human_labels_needed,
-    measurable_difference,
-    min_metric_accuracy,
-    planning_inputs,
-    pool_fit,
 )
+from estimators.pool_fit import pool_fit
 from estimators.report import default_signatures
-from metrics.calibration_sets import CalibrationSetError
+from formats.calibration_file import CalibrationSetError
+from formats.writers import MIME, to_csv
 from views.common import (
     campaign_picker,
     current_campaign_data,
@@ -75,6 +81,7 @@ def from_campaign():  # type: ignore[no-untyped-def]
     else:
         st.caption("This campaign has no metric scores yet; enter ρ and η below.")
     inputs = planning_inputs(data, counts)
+    st.session_state["plan-documents"] = document_plan(data)  # None: segments are the unit
     if inputs.alpha_hat is None:
         st.caption("No binary labels yet: α is a guess below.")
     return inputs
@@ -196,11 +203,15 @@ target = t1.number_input("Target difference", min_value=0.0001, max_value=1.0, v
 at_power = t2.toggle("Detect it with 80% power (otherwise: ε = target)", key="plan-target-power")
 power = 0.8 if at_power else None
 humans_needed, accuracy_needed, perfect = solve(float(target), n_h, n_m, args, power)
+docs = st.session_state.get("plan-documents") if taken is not None else None
 s1, s2 = st.columns(2)
 if humans_needed is None:
     s1.metric("Human labels per system needed", "unreachable")
     s1.warning(f"Not reachable with up to 10,000,000 human labels per system ({n_m:,} metric "
                "labels): choose a larger target.")  # fmt: skip
+elif docs is not None and humans_needed:  # documents judged in order: plan in documents
+    s1.metric("Complete documents per system needed", f"{docs.documents_for(humans_needed):,}")
+    s1.caption(docs.sentence(humans_needed))
 else:
     s1.metric("Human labels per system needed", f"{humans_needed:,}")
     s1.caption(f"The {n_m:,} metric labels alone reach the target." if humans_needed == 0
@@ -283,17 +294,24 @@ st.caption(
 )
 f1, f2, f3, f4 = st.columns(4)
 n_sys = int(f1.number_input("Systems", min_value=2, max_value=200, value=2, key="fit-systems"))
-pool_items = int(f2.number_input("Items in the pool", min_value=1, value=1000, step=50,
-                                 key="fit-pool"))  # fmt: skip
+unit = "Documents" if docs is not None else "Items"
+pool_size = int(f2.number_input(f"{unit} in the pool", min_value=1, step=50,
+                                value=docs.pool_docs if docs is not None else 1000,
+                                key="fit-pool" if docs is None else "fit-pool-docs"))  # fmt: skip
 fit_alpha = float(f3.number_input("Family-wise α", min_value=0.001, max_value=0.5, value=0.05,
                                   step=0.01, format="%.3f", key="fit-alpha"))  # fmt: skip
 fit_eps = float(f4.number_input("ε (smallest difference that matters)", min_value=0.001,
                                 max_value=1.0, value=0.10, step=0.01, format="%.3f",
                                 key="fit-eps"))  # fmt: skip
 planned = forecast_planned_labels(n_sys, fit_eps, fit_alpha)
-fit = pool_fit(n_sys, pool_items, planned, fit_alpha)
+if docs is not None:  # documents judged in order: the plan and the pool count documents
+    planned = docs.documents_for(planned)
+    fit = document_pool_fit(replace(docs, pool_docs=pool_size), n_sys, planned, fit_alpha)
+else:
+    fit = pool_fit(n_sys, pool_size, planned, fit_alpha)
 g1, g2, g3 = st.columns(3)
-g1.metric("Planned labels per system for ε", f"{planned:,}")
+g1.metric(f"Planned {'documents' if docs is not None else 'labels'} per system for ε",
+          f"{planned:,}")  # fmt: skip
 g2.metric("Smallest difference this pool settles", f"{fit.smallest_difference:.3f}")
 g3.metric("Smallest ε equal systems can be shown within", f"{fit.smallest_margin:.3f}")
 for i, line in enumerate(fit.sentences(fit_eps)):

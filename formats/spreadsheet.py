@@ -19,7 +19,7 @@ which spreadsheets show as text. The design, so that the guard never alters data
   drops the mark column; every other CSV/TSV is read literally, so a foreign cell ``'=x``
   stays ``'=x``.
 
-Quoting is the writer's job (``annotation.exports.to_delimited``): every field containing the
+Quoting is the writer's job (``formats.writers.to_delimited``): every field containing the
 delimiter, a quote, ``\\r`` or ``\\n`` is quoted, so a lone carriage return cannot split a row
 and start a new one with a raw ``=`` cell.
 """

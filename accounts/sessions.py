@@ -1,7 +1,7 @@
-"""Access: administrator sessions, and the annotators' invite links.
+"""Administrator sessions: the signed cookie that keeps an admin signed in.
 
-Administrators are named accounts (annotation.accounts: roles, grants, the sign-in throttle);
-this module keeps the names older code and tests use (``sign_in_admin``,
+Administrators are named accounts (accounts.registry: roles; accounts.signin: the sign-in
+throttle); this module also keeps the names older code and tests use (``sign_in_admin``,
 ``set_admin_password``, … act on the account named owner).
 
 Admin sessions: after signing in, the browser keeps a signed, expiring cookie
@@ -12,11 +12,6 @@ account's current password hash (and of TANDEM_ADMIN_PASSWORD for the owner acco
 new password revokes the account's sessions; "Sign out" moves the account's not-before time,
 and a disabled account's sessions end at their next page. A ``v1`` cookie of the single
 admin password (before accounts) stays valid as the owner's until its password changes.
-
-Annotators: the admin creates them per campaign; each gets an invite link ``?token=…`` with
-a random secret token of which only the SHA-256 hash is stored; revoking the annotator
-invalidates the link at the next page run; re-issuing gives a new link and the old one
-stops working at once. Every issue, re-issue and revocation is logged (invite_events).
 """
 
 from __future__ import annotations
@@ -26,35 +21,19 @@ import hashlib
 import hmac
 import os
 import secrets
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from annotation.accounts import (
-    FREE_FAILURES,
-    LOCKOUT_BASE_S,
-    LOCKOUT_MAX_S,
+from accounts.registry import (
     OWNER_NAME,
     Account,
-    SignInResult,
     account_from_row,
     accounts_configured,
     ensure_owner,
-    lockout_seconds,
-    require_write,
-    set_owner_password,
-    sign_in,
 )
-from annotation.campaign_file import MAX_LENGTH
-from annotation.passwords import hash_secret, needs_rehash, verify_secret
-from db import Engine, annotations, invites
+from accounts.signin import SignInResult, set_owner_password, sign_in
+from db import Engine
 from db import accounts as account_store
-from db.engine import session_scope
 from db.settings import add_setting_if_absent, get_setting, set_setting
-
-__all__ = [
-    "FREE_FAILURES", "LOCKOUT_BASE_S", "LOCKOUT_MAX_S", "SignInResult", "hash_secret",
-    "lockout_seconds", "needs_rehash", "verify_secret",
-]  # fmt: skip
 
 #: Where the single admin password's hash was kept before accounts (migration 0009 reads it).
 ADMIN_HASH_KEY = "admin_password_hash"
@@ -63,7 +42,7 @@ SESSION_NOT_BEFORE_KEY = "admin_sessions_not_before"
 #: The browser cookie that keeps an admin signed in.
 SESSION_COOKIE = "tandem_admin"
 #: A long-lived cookie naming the account a browser signed in to (kept at sign-out): such a
-#: browser is exempt from the per-account slow-down (annotation.accounts.sign_in).
+#: browser is exempt from the per-account slow-down (accounts.signin.sign_in).
 DEVICE_COOKIE = "tandem_device"
 DEVICE_DAYS = 365
 SESSION_HOURS = 12  # TANDEM_ADMIN_SESSION_HOURS overrides it
@@ -78,7 +57,7 @@ def sign_in_admin(
     engine: Engine, password: str, now: datetime | None = None, *, name: str = OWNER_NAME,
     client: str = "-",
 ) -> SignInResult:  # fmt: skip
-    """:func:`annotation.accounts.sign_in` (by default as the owner, from one client)."""
+    """:func:`accounts.signin.sign_in` (by default as the owner, from one client)."""
     return sign_in(engine, name, password, client=client, now=now)
 
 
@@ -222,125 +201,3 @@ def end_admin_sessions(
         set_setting(engine, SESSION_NOT_BEFORE_KEY, str(not_before))
     else:
         account_store.update_account(engine, account.id, sessions_not_before=not_before)
-
-
-# ---------------------------------------------------------------- annotators' invite links
-
-INVITE_TOKEN_BYTES = 24
-
-
-@dataclass(frozen=True)
-class Invite:
-    """A new annotator and their secret token. The token exists only in this object: the
-    database keeps its SHA-256 hash, so the link can be shown once and never again."""
-
-    annotator_id: int
-    name: str
-    campaign_id: int
-    token: str
-
-    @property
-    def query(self) -> str:
-        return f"?token={self.token}"
-
-
-@dataclass(frozen=True)
-class AnnotatorIdentity:
-    """Who an annotator session is: the annotator and the one campaign they work on."""
-
-    annotator_id: int
-    name: str
-    campaign_id: int
-    campaign_name: str
-
-
-def token_hash(token: str) -> str:
-    """SHA-256 (hex) of an invite token: a token has 192 random bits, so an unsalted fast
-    hash is enough, and it lets a visit look the annotator up by an indexed equality."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-#: The annotators.name column's length (db/models.py), as the importer checks it.
-MAX_ANNOTATOR_NAME = MAX_LENGTH["annotator"]
-
-
-def _may_change(engine: Engine, actor: Account | None, annotator_id: int) -> None:
-    """With ``actor`` (the signed-in account), refuse unless it may change the annotator's
-    campaign (PermissionDenied)."""
-    if actor is not None:
-        who = active_annotator(engine, annotator_id)
-        require_write(engine, actor, who.campaign_id if who is not None else -1)
-
-
-def create_annotator(
-    engine: Engine, campaign_id: int, name: str, actor: Account | None = None
-) -> Invite:
-    """Create an invited annotator of a campaign; the returned token is shown once. With
-    ``actor``, only when that account may change the campaign (else PermissionDenied)."""
-    if actor is not None:
-        require_write(engine, actor, campaign_id)
-    name = name.strip()
-    if not name:
-        raise ValueError("an annotator needs a name")
-    if len(name) > MAX_ANNOTATOR_NAME:
-        raise ValueError(
-            f"an annotator's name may have at most {MAX_ANNOTATOR_NAME} characters "
-            f"(this one has {len(name)}): choose a shorter name"
-        )
-    token = secrets.token_urlsafe(INVITE_TOKEN_BYTES)
-    annotator_id = invites.add_annotator(
-        engine, campaign_id, name, token_hash(token), datetime.now(UTC)
-    )  # a taken name raises invites.AnnotatorNameTaken, a ValueError with what to do
-    return Invite(annotator_id, name, campaign_id, token)
-
-
-def reissue_invite(engine: Engine, annotator_id: int, actor: Account | None = None) -> Invite:
-    """A new invite link for an annotator who lost theirs: the old link stops working at
-    once (in an open tab too, at its next click); their labels and held items stay theirs.
-    Logged as "reissued"."""
-    _may_change(engine, actor, annotator_id)
-    token = secrets.token_urlsafe(INVITE_TOKEN_BYTES)
-    if not invites.replace_token(engine, annotator_id, token_hash(token), datetime.now(UTC)):
-        raise ValueError(
-            "only an active invited annotator's link can be re-issued (this one is revoked or "
-            "came with an imported file): invite them again under a new name"
-        )
-    who = active_annotator(engine, annotator_id)
-    assert who is not None  # just re-issued, so active
-    return Invite(annotator_id, who.name, who.campaign_id, token)
-
-
-def invite_events(engine: Engine, campaign_id: int) -> dict[int, list[tuple[str, datetime]]]:
-    """Annotator id → the issue / re-issue / revocation times of its links."""
-    return invites.campaign_events(engine, campaign_id)
-
-
-def _identity(row: annotations.AnnotatorRow | None) -> AnnotatorIdentity | None:
-    if row is None or row.revoked_at is not None or row.role != "annotator":
-        return None
-    return AnnotatorIdentity(row.id, row.name, row.campaign_id, row.campaign_name)
-
-
-def annotator_for_token(engine: Engine, token: str) -> AnnotatorIdentity | None:
-    """The annotator an invite token belongs to; None when unknown or revoked."""
-    if not token or len(token) > 200:
-        return None
-    with session_scope(engine) as s:
-        return _identity(annotations.annotator_by_token_hash(s, token_hash(token)))
-
-
-def active_annotator(
-    engine: Engine, annotator_id: int, invite_hash: str | None = None
-) -> AnnotatorIdentity | None:
-    """The annotator if their invite is still valid (checked on every page run); with
-    ``invite_hash``, only while that is still their link (a re-issue ends the old one)."""
-    if invite_hash is not None and invites.token_hash_of(engine, annotator_id) != invite_hash:
-        return None
-    with session_scope(engine) as s:
-        return _identity(annotations.annotator_by_id(s, annotator_id))
-
-
-def revoke_annotator(engine: Engine, annotator_id: int, actor: Account | None = None) -> None:
-    """Revoke an invite link now; the annotator's held items go back to the queue."""
-    _may_change(engine, actor, annotator_id)
-    invites.revoke(engine, annotator_id, datetime.now(UTC))

@@ -1,0 +1,1 @@
+"""Administrator accounts, roles and grants, sign-in and sessions; annotators' invite links."""

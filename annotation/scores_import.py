@@ -1,0 +1,223 @@
+"""Import a scores file into an existing campaign, all or nothing; store the scores of an
+import (a scores file, or metric columns of a campaign file) once they all match the
+campaign's outputs; report the imported metrics a campaign has."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from annotation.import_reports import MetricCoverage, ScoresImportReport
+from annotation.scores_file import ScoresFile, parse_scores_file
+from db import Engine
+from db import campaigns as repo
+from db import scores as score_store
+from db.engine import session_scope
+from db.lifecycle import CampaignArchived, ensure_active
+from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
+from formats.readers import source_bytes
+from formats.scores_file import ScoreEntry
+from metrics.imported import parse_signature
+
+
+def import_scores(
+    engine: Engine,
+    source: Path | bytes,
+    campaign: str,
+    *,
+    filename: str | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+) -> ScoresImportReport:
+    """Add a scores file's metrics to an existing campaign, all or nothing.
+
+    Raises :class:`CampaignFileError` (nothing written) for any problem in the file
+    (:func:`annotation.scores_file.parse_scores_file`), an unknown campaign, item, system
+    or output, and a metric the campaign already has from another file (one signature per
+    metric name) or with the other direction. Importing the same file again adds nothing.
+    """
+    started = time.perf_counter()
+    data, filename = source_bytes(source, filename, max_mb)
+    scores = parse_scores_file(data, filename, max_mb)
+    with session_scope(engine) as s:
+        camp = repo.get_campaign(s, campaign)
+        if camp is None:
+            raise CampaignFileError(
+                [
+                    Problem(
+                        filename,
+                        f"there is no campaign named '{campaign}'",
+                        "Import the campaign first, or choose one of the existing campaigns.",
+                    )
+                ]
+            )
+        score_store.lock_campaign(s, camp.id)
+        refuse_archived(s, camp.id, filename)
+        coverage = write_scores(s, camp.id, scores, repo.existing_output_keys(s, camp.id))
+        cid = camp.id
+    return ScoresImportReport(
+        campaign=campaign,
+        campaign_id=cid,
+        filename=filename,
+        sha256=scores.sha256,
+        rows=len(scores.entries),
+        metrics=coverage,
+        seconds=time.perf_counter() - started,
+        assumed_direction=scores.defaulted_direction,
+    )
+
+
+def write_scores(
+    s: Any, campaign_id: int, scores: ScoresFile, outputs: dict[tuple[str, str], int]
+) -> list[MetricCoverage]:
+    """Match ``scores`` with the campaign's outputs and store them (caller's transaction).
+
+    Every problem is collected first; nothing is written unless there is none.
+    """
+    existing = score_store.imported_signatures(s, campaign_id)  # sig → (name, n)
+    by_name: dict[str, str] = {name: sig for sig, (name, _) in existing.items()}
+    problems = _signature_conflicts(scores, by_name)
+    items = {i for i, _ in outputs}
+    systems = {sy for _, sy in outputs}
+    rows: list[score_store.ScoreRow] = []
+    for e in scores.entries:
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        oid = outputs.get((e.item_id, e.system))
+        if oid is not None:
+            rows.append(score_store.ScoreRow(oid, e.metric, scores.signature(e.metric), e.value))
+        else:
+            problems.append(_unmatched(scores.filename, e, items, systems))
+    if problems:
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
+    score_store.insert_scores_in(s, rows)
+    counts = scores.counts()
+    return [
+        MetricCoverage(
+            name=name,
+            signature=str(sig),
+            higher_is_better=sig.higher_is_better,
+            n_added=0 if by_name.get(name) == str(sig) else counts[name],
+            n_scored=existing.get(str(sig), (name, 0))[1]
+            + (0 if by_name.get(name) == str(sig) else counts[name]),
+            n_outputs=len(outputs),
+            already=by_name.get(name) == str(sig),
+        )
+        for name, sig in scores.metrics.items()
+    ]
+
+
+def _signature_conflicts(scores: ScoresFile, by_name: dict[str, str]) -> list[Problem]:
+    """A metric the campaign has already from another file, or with the other direction
+    (``by_name``: the campaign's imported metric name → its signature)."""
+    problems: list[Problem] = []
+    first_row: dict[str, int] = {}
+    for e in scores.entries:
+        first_row.setdefault(e.metric, e.row)
+    for name, new in scores.metrics.items():
+        old = by_name.get(name)
+        if old is None or old == str(new):
+            continue
+        prev = parse_signature(old)
+        assert prev is not None
+        if prev.higher_is_better != new.higher_is_better:
+            message = (
+                f"conflicting direction: the campaign's metric '{name}' is "
+                f"{'higher' if prev.higher_is_better else 'lower'}-is-better (imported from "
+                f"'{prev.file}'), this file says "
+                f"{'higher' if new.higher_is_better else 'lower'}-is-better"
+            )
+            fix = "Give the metric its direction as before, or import it under another name."
+        else:
+            message = (
+                f"the campaign already has metric '{name}' from '{prev.file}' (sha256 "
+                f"{prev.sha256[:12]}…); scores of one metric come from one file, so that they "
+                "share one signature"
+            )
+            fix = (
+                f"Import these scores under another metric name (e.g. '{name}_2'), or use a "
+                "new campaign."
+            )
+        problems.append(
+            Problem(scores.filename, message, fix, row=first_row.get(name), column="metric")
+        )
+    return problems
+
+
+def _unmatched(filename: str, e: ScoreEntry, items: set[str], systems: set[str]) -> Problem:
+    """A score whose output the campaign does not have: which part is missing."""
+    if e.item_id not in items:
+        return Problem(
+            filename,
+            f"item '{e.item_id}' is not in the campaign",
+            "Use the campaign's item ids (an export of the campaign lists them), "
+            "or remove the row.",
+            row=e.row,
+            column="item_id",
+        )
+    if e.system not in systems:
+        return Problem(
+            filename,
+            f"system '{e.system}' is not in the campaign",
+            f"Use one of the campaign's systems ({', '.join(sorted(systems))}), or remove the row.",
+            row=e.row,
+            column="system",
+        )
+    return Problem(
+        filename,
+        f"the campaign has no output of system '{e.system}' for item '{e.item_id}'",
+        "Remove the row, or add the output to the campaign first.",
+        row=e.row,
+        column="system",
+    )
+
+
+def refuse_archived(s: Any, campaign_id: int, filename: str) -> None:
+    """An archived campaign is read-only: nothing is added to it (checked once the campaign
+    row is locked, so an archive cannot slip in between)."""
+    try:
+        ensure_active(s, campaign_id)
+    except CampaignArchived as exc:
+        raise CampaignFileError([Problem(filename, str(exc), "Nothing was added to it.")]) from None
+
+
+def imported_coverage(engine: Engine, campaign: str, names: Sequence[str]) -> list[str]:
+    """One line per imported metric ``names`` of ``campaign``: its provenance and how many
+    outputs it scores (``cli.py score`` with imported names; nothing is computed).
+
+    Raises :class:`metrics.base.MetricConfigError` for a campaign or a name it lacks.
+    """
+    from metrics.base import MetricConfigError
+    from metrics.registry import METRIC_NAMES
+
+    info = score_store.campaign_info(engine, campaign)
+    if info is None:
+        raise MetricConfigError(f"no campaign {campaign!r} (the `campaign` option)")
+    stored = [
+        (m, sig, n)
+        for m, sig, n in score_store.campaign_signatures(engine, info.id)
+        if parse_signature(sig) is not None
+    ]
+    n_outputs = score_store.count_outputs(engine, info.id)
+    lines = []
+    for name in names:
+        found = [(sig, n) for m, sig, n in stored if m == name]
+        if not found:
+            have = ", ".join(sorted({m for m, _, _ in stored})) or "none"
+            raise MetricConfigError(
+                f"unknown metric {name!r}: not a built-in metric ({', '.join(METRIC_NAMES)}) "
+                f"and not imported into campaign '{info.name}' (its imported metrics: {have}); "
+                "add it with `cli.py import-scores`"
+            )
+        for sig, n in found:
+            p = parse_signature(sig)
+            assert p is not None
+            lines.append(
+                f"  {name}: imported (version {p.version or 'not given'}, "
+                f"{'higher' if p.higher_is_better else 'lower'} is better, from {p.file}, "
+                f"sha256 {p.sha256[:12]}…): {n:,} of {n_outputs:,} outputs scored"
+                + (f", {n_outputs - n:,} without a score" if n < n_outputs else "")
+                + "; nothing to compute."
+            )
+    return lines

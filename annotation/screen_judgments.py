@@ -1,0 +1,113 @@
+"""Comparative screens: every output of a screen saved with its place on it, all or nothing
+(annotation.comparative builds the screens)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from annotation.judging import check_mode, span_judgment_fields, why_refused
+from annotation.session import InvalidJudgment, View, build_view, campaign_of
+from db import Engine
+from db import annotations as log
+from db import queue as dbq
+from db import slot_display as dbshow
+from db.clock import utcnow
+
+
+@dataclass(frozen=True)
+class ScreenJudgment:
+    """One output's judgment on a comparative screen: its held slot, its 0-based place on
+    the screen, and the judgment in the campaign's mode (a label, or spans and ESA score)."""
+
+    assignment_id: int
+    claim_version: int
+    position: int
+    label: int | None = None
+    spans: list[dict[str, Any]] | None = None
+    esa_score: float | None = None
+
+
+class _ScreenLost(Exception):
+    """A slot of the screen could not be finished: roll the whole screen back."""
+
+    def __init__(self, assignment_id: int) -> None:
+        self.assignment_id = assignment_id
+
+
+def submit_screen(
+    engine: Engine,
+    annotator_id: int,
+    judgments: list[ScreenJudgment],
+    screen_size: int,
+    *,
+    seconds: float | None = None,
+    now: datetime | None = None,
+) -> View:
+    """Save every output of a comparative screen with its place on it, in ONE transaction,
+    and return the next view. All or nothing: an invalid judgment raises
+    :class:`InvalidJudgment`, and a slot whose claim was lost rolls the whole screen back
+    (the view says so); nothing is saved in either case. The checks are
+    :func:`annotation.judging.submit`'s. ``seconds`` (the screen's time) is shared equally by
+    its outputs."""
+    now = now or utcnow()
+    _check_screen(judgments, screen_size)
+    share = None if seconds is None else round(seconds / len(judgments), 3)
+    try:
+        with dbq.queue_transaction(engine) as s:
+            camp = campaign_of(s, annotator_id)
+            for j in judgments:
+                _save_on_screen(s, camp, annotator_id, j, screen_size, share, now)
+            return build_view(s, annotator_id, camp, now, None)
+    except _ScreenLost as lost:
+        with dbq.queue_transaction(engine) as s:
+            camp = campaign_of(s, annotator_id)
+            notice = why_refused(s, lost.assignment_id, annotator_id)
+            return build_view(s, annotator_id, camp, now, notice)
+
+
+def _check_screen(judgments: list[ScreenJudgment], screen_size: int) -> None:
+    if not judgments:
+        raise InvalidJudgment("a screen needs at least one judgment")
+    positions = sorted(j.position for j in judgments)
+    if len(set(positions)) != len(positions) or positions[0] < 0 or positions[-1] >= screen_size:
+        raise InvalidJudgment(
+            f"screen positions {positions} are not distinct places on a screen of {screen_size}"
+        )
+    if len({j.assignment_id for j in judgments}) != len(judgments):
+        raise InvalidJudgment("one output appears twice on the screen")
+
+
+def _save_on_screen(
+    s: Any,
+    camp: dbq.AnnotatorCampaign,
+    annotator_id: int,
+    j: ScreenJudgment,
+    screen_size: int,
+    seconds: float | None,
+    now: datetime,
+) -> None:
+    """One output of a screen, with :func:`annotation.judging.submit`'s checks (raises;
+    never half-saves)."""
+    if camp.mode.asks_post_edit:
+        raise InvalidJudgment("a comparative screen takes no post-edits")
+    check_mode(camp.mode, j.label, None)
+    row = dbshow.slot_row(s, j.assignment_id)
+    span_fields = span_judgment_fields(s, camp, row, j.label, j.spans, j.esa_score)
+    label = span_fields.pop("label", j.label)
+    if row is None or not dbq.finish(s, j.assignment_id, annotator_id, j.claim_version, dbq.DONE):
+        raise _ScreenLost(j.assignment_id)
+    log.append(
+        s,
+        output_id=row.output_id,
+        annotator_id=annotator_id,
+        assignment_id=j.assignment_id,
+        kind=log.ATTENTION if row.kind == dbq.ATTENTION else log.LABEL,
+        label=label,
+        seconds=seconds,
+        created_at=now,
+        screen_position=j.position,
+        screen_size=screen_size,
+        **span_fields,
+    )

@@ -1,0 +1,291 @@
+"""Tasks and quotas: the queue cut into batches of N items, each finished by one annotator
+and ended by a completion code, as in Appraise (100-segment tasks with tokens), Pearmut and
+Prolific (a completion code, then a hand-off URL).
+
+Cutting walks the uncut queue in order and packs whole units into tasks of at most N slots
+(one slot = one judgment screen, attention checks included):
+
+- a unit is one slot, or in the paired design an item's outputs of one overlap slot (they are
+  claimed together, db.queue.claim_next, so they must stay in one task);
+- when documents are judged in order (db.vocabulary.documents_in_order), a run of consecutive
+  units of one document is packed whole; a document longer than N is split at unit
+  boundaries, and the cut says which documents were split.
+
+Once a campaign has tasks, annotators work only through them: each annotator takes the next
+open task (an administrator may assign one to them first) and claims only its slots. Slots
+added or left uncut later wait for the next cut.
+
+Quotas. *Per annotator*: how many tasks one annotator may take (a task an administrator
+assigns them is the administrator's choice and not refused by it). *Per item*: how many
+different annotators may see one source item. It does not add judgments: the overlap setting
+alone decides how many judgments each output gets (the sample design the estimators read).
+It only refuses to give an annotator a task whose items already have that many other
+annotators; the task waits for someone who has them already. With overlap > 0 an output's
+two judgments come from two people, so the quota must be ≥ 2.
+
+Outcome and codes. A finished task passes when at least ``pass_share`` of its attention checks
+were answered right (db.annotations' rule, the one on the Annotators page); a task without
+checks passes. The code is the administrator's pass or fail code when set (Prolific issues
+one code per outcome and study, and checks submissions against it), else a generated
+per-task code (60 random bits), which cannot be guessed or shared between workers and names
+the task it came from (MTurk- and Appraise-style). Either is stored with the task.
+
+Expiry. An expired task keeps what was judged; its unfinished slots go back to the pool as a
+new open task (whole groups again, the same order), so the next annotator gets a task of
+their own rather than half of someone else's. Every administrator action (pause, resume,
+reassign, expire, cut, a setting) goes to the campaign's setting log with the label count,
+like every setting, because it changes who judges what while labels arrive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from db import Engine
+from db import queue as dbq
+from db import queue_settings as dbset
+from db import tasks as dbt
+from db.campaigns import campaign_meta, set_campaign_meta_key
+from db.clock import utcnow
+from db.engine import read_scope
+from db.vocabulary import documents_in_order
+
+KEY = "tasks"  # campaigns.meta[KEY]
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud or typed
+CODE_LENGTH = 12  # 32^12 = 2^60 codes
+MAX_TASK_SIZE = 10_000
+
+
+class TaskError(ValueError):
+    """A task action or setting that cannot be done; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    size: int | None = None  # the last cut's N
+    per_annotator: int | None = None  # tasks one annotator may take; None: no limit
+    per_item: int | None = None  # annotators one item may have; None: no limit
+    pass_share: float = 0.8  # share of a task's attention checks to answer right
+    handoff_url: str | None = None  # "{code}" is replaced by the code
+    pass_code: str | None = None
+    fail_code: str | None = None
+    timeout_min: int | None = None  # an active task idle this long expires; None: never
+
+    @property
+    def codes_text(self) -> str:
+        if self.pass_code or self.fail_code:
+            return "the administrator's pass / fail codes"
+        return "a generated code per task (12 characters, unguessable)"
+
+    @property
+    def rule_text(self) -> str:
+        return (
+            f"A task passes when ≥ {self.pass_share:.0%} of its attention checks are answered "
+            "right (a task without attention checks passes)."
+        )
+
+
+def settings_of(meta: dict[str, Any]) -> TaskSettings:
+    raw = meta.get(KEY)
+    if not isinstance(raw, dict):
+        return TaskSettings()
+    known = TaskSettings.__dataclass_fields__
+    return TaskSettings(**{k: v for k, v in raw.items() if k in known})
+
+
+def settings(engine: Engine, campaign_id: int) -> TaskSettings:
+    with read_scope(engine) as s:
+        return settings_of(campaign_meta(s, campaign_id))
+
+
+def _positive(name: str, value: Any, allow_none: bool = True) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TaskError(f"{name} must be a whole number ≥ 1, not {value!r}")
+    return value
+
+
+def check_url(url: str | None) -> str | None:
+    """A hand-off URL: http(s) with a host; "{code}" is the only placeholder."""
+    if url is None or not url.strip():
+        return None
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise TaskError(f"the hand-off URL must start with http:// or https://, not {url!r}")
+    if url.replace("{code}", "").count("{") or url.replace("{code}", "").count("}"):
+        raise TaskError("the hand-off URL's only placeholder is {code}")
+    return url
+
+
+def _check_code(name: str, code: str | None) -> str | None:
+    if code is None or not code.strip():
+        return None
+    code = code.strip()
+    if len(code) > 100 or any(c.isspace() for c in code):
+        raise TaskError(f"the {name} code must be one word of at most 100 characters")
+    return code
+
+
+def _checked(new: TaskSettings, overlap: float) -> TaskSettings:
+    _positive("the per-annotator quota", new.per_annotator)
+    _positive("the per-item quota", new.per_item)
+    if new.timeout_min is not None:
+        _positive("the task timeout (minutes)", new.timeout_min)
+    share = new.pass_share
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise TaskError(f"the pass share must be between 0 and 1, not {share!r}")
+    if new.per_item is not None and overlap > 0 and new.per_item < 2:
+        raise TaskError(
+            f"the campaign's overlap ({overlap:.0%}) gives some outputs a second annotator: "
+            "a per-item quota below 2 would leave those judgments undone"
+        )
+    if (new.pass_code is None) != (new.fail_code is None):
+        raise TaskError("set both the pass and the fail code, or neither (generated codes)")
+    return TaskSettings(
+        **{
+            **asdict(new),
+            "pass_share": float(share),
+            "handoff_url": check_url(new.handoff_url),
+            "pass_code": _check_code("pass", new.pass_code),
+            "fail_code": _check_code("fail", new.fail_code),
+        }
+    )
+
+
+def _shown(key: str, value: Any) -> Any:
+    """A setting as the log keeps it: codes are not written into the log."""
+    if key in ("pass_code", "fail_code") and value is not None:
+        return "(set)"
+    return value
+
+
+def set_settings(engine: Engine, campaign_id: int, **changes: Any) -> TaskSettings:
+    """Change task settings (names of :class:`TaskSettings`); each change is logged."""
+    unknown = set(changes) - set(TaskSettings.__dataclass_fields__)
+    if unknown:
+        raise TaskError(f"unknown task setting(s): {', '.join(sorted(unknown))}")
+    with dbq.queue_transaction(engine) as s:
+        camp = dbset.campaign_for_update(s, campaign_id)
+        old = settings_of(camp.meta or {})  # the locked row holds the meta already
+        new = _checked(TaskSettings(**{**asdict(old), **changes}), camp.overlap)
+        diff = {
+            f"tasks.{k}": (_shown(k, getattr(old, k)), _shown(k, v))
+            for k, v in asdict(new).items()
+            if getattr(old, k) != v
+        }
+        if diff:
+            dbset.log_setting_changes(s, campaign_id, diff)
+            set_campaign_meta_key(s, campaign_id, KEY, asdict(new))
+        return new
+
+
+# ---------------------------------------------------------------- cutting
+
+
+@dataclass(frozen=True)
+class Cut:
+    task_ids: list[int]
+    sizes: list[int]
+    #: documents longer than N, split across tasks: (doc id, slots)
+    split_documents: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        if not self.task_ids:
+            return (
+                "Nothing to cut: no open slot is outside a task (all are cut already, or the "
+                "queue is not built yet: Annotators page, Build / extend queue)."
+            )
+        text = (
+            f"Cut {len(self.task_ids):,} task(s) of {min(self.sizes):,}–{max(self.sizes):,} "
+            f"items ({sum(self.sizes):,} in all)."
+        )
+        if self.split_documents:
+            docs = ", ".join(f"{d} ({n})" for d, n in self.split_documents[:5])
+            more = len(self.split_documents) - 5
+            text += f" Longer than a task, split across tasks: {docs}" + (
+                f" and {more} more." if more > 0 else "."
+            )
+        return text
+
+
+def units(slots: list[dbt.CutSlot], paired: bool) -> list[list[dbt.CutSlot]]:
+    """The uncut slots in claim units, in queue order of each unit's first slot: a paired
+    item's outputs of one overlap slot together, every other slot alone."""
+    groups: dict[Any, list[dbt.CutSlot]] = {}
+    for sl in slots:
+        key: Any = sl.id
+        if paired and sl.kind == dbq.REGULAR and sl.item_id is not None:
+            key = ("item", sl.item_id, sl.slot)
+        groups.setdefault(key, []).append(sl)
+    return sorted(groups.values(), key=lambda g: g[0].position)
+
+
+def _documents(us: list[list[dbt.CutSlot]]) -> list[list[list[dbt.CutSlot]]]:
+    """Consecutive units of one document together (an attention check joins the run it
+    sits in)."""
+    runs: list[list[list[dbt.CutSlot]]] = []
+    current: str | None = None
+    for u in us:
+        doc = u[0].doc_id
+        regular = u[0].kind == dbq.REGULAR
+        if runs and (not regular or doc == current):
+            runs[-1].append(u)
+            continue
+        runs.append([u])
+        current = doc if regular else current
+    return runs
+
+
+def plan_cut(
+    slots: list[dbt.CutSlot], size: int, paired: bool, by_document: bool
+) -> tuple[list[list[int]], list[tuple[str, int]]]:
+    """Slot ids per task (at most ``size`` each, unless one unit is bigger) and the
+    documents split across tasks. Pure: the tests call it directly."""
+    us = units(slots, paired)
+    blocks = _documents(us) if by_document else [[u] for u in us]
+    tasks: list[list[int]] = []
+    split: list[tuple[str, int]] = []
+    current: list[int] = []
+    for block in blocks:
+        n = sum(len(u) for u in block)
+        if current and len(current) + n > size:
+            tasks.append(current)
+            current = []
+        if n > size and by_document:
+            split.append((str(block[0][0].doc_id), n))
+        for u in block:
+            if current and len(current) + len(u) > size:
+                tasks.append(current)
+                current = []
+            current += [sl.id for sl in u]
+    if current:
+        tasks.append(current)
+    return tasks, split
+
+
+def cut(engine: Engine, campaign_id: int, size: int, now: datetime | None = None) -> Cut:
+    """Cut the campaign's uncut open slots into new open tasks of at most ``size`` items."""
+    _positive("the task size", size, allow_none=False)
+    if size > MAX_TASK_SIZE:
+        raise TaskError(f"a task of {size:,} items is too big (at most {MAX_TASK_SIZE:,})")
+    now = now or utcnow()
+    with dbq.queue_transaction(engine) as s:
+        camp = dbset.campaign_for_update(s, campaign_id)
+        slots = dbt.uncut_slots(s, campaign_id)
+        plans, split = plan_cut(slots, size, camp.paired, documents_in_order(camp.meta))
+        first = dbt.next_ordinal(s, campaign_id)
+        ids = [dbt.insert_task(s, campaign_id, first + k, p, now) for k, p in enumerate(plans)]
+        if ids:
+            old = settings_of(camp.meta or {})
+            changes: dict[str, tuple[Any, Any]] = {"tasks.cut": (first - 1, first - 1 + len(ids))}
+            if old.size != size:
+                changes["tasks.size"] = (old.size, size)
+                set_campaign_meta_key(s, campaign_id, KEY, {**asdict(old), "size": size})
+            dbset.log_setting_changes(s, campaign_id, changes)  # one label count for both
+        return Cut(ids, [len(p) for p in plans], split)

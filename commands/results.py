@@ -1,0 +1,68 @@
+"""`cli.py` commands: What the labels say, exported: annotations and the results table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from commands import base
+from commands.base import CampaignName, app, fail, metric_signatures
+
+
+@app.command("export-annotations")
+def export_annotations_cmd(
+    campaign: CampaignName,
+    out: Annotated[Path, typer.Option(help="Output file: .csv, .jsonl or .parquet.")],
+    all_rows: Annotated[
+        bool, typer.Option("--all", help="Every row of the append-only log, not only current.")
+    ] = False,
+) -> None:
+    """Export annotations with annotator, time and assignment position."""
+    from annotation.exports import ANNOTATION_FORMATS, export_annotations
+
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in ANNOTATION_FORMATS:
+        fail(f"{out}: use a .csv, .jsonl or .parquet file name.")
+    with base.exporting():
+        data = export_annotations(base.open_engine(), campaign, fmt, current_only=not all_rows)
+    base.write_export(out, data)
+
+
+@app.command("export-results")
+def export_results_cmd(
+    campaign: CampaignName,
+    out: Annotated[Path, typer.Option(help=".csv (per-system estimates) or .tex (LaTeX).")],
+    pairs_out: Annotated[
+        Path | None, typer.Option(help="Also write the pairwise verdicts as CSV here.")
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Metric used as control: a name (chrf, or an imported one such as comet22) "
+            "or a signature (repeatable; default: the dashboard's default)."
+        ),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Family-wise error level.")] = 0.05,
+) -> None:
+    """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
+    from annotation.exports import (
+        campaign_results,
+        pairs_csv,
+        results_csv,
+        results_latex,
+    )
+
+    if out.suffix.lower() not in (".csv", ".tex"):
+        fail(f"{out}: use a .csv or .tex file name.")
+    engine = base.open_engine()
+    signatures = metric_signatures(engine, campaign, metric) if metric else None
+    with base.exporting():
+        report = campaign_results(engine, campaign, signatures=signatures, alpha=alpha)
+    tex = out.suffix.lower() == ".tex"
+    base.write_export(out, results_latex(report).encode() if tex else results_csv(report))
+    if pairs_out is not None:
+        base.write_export(pairs_out, pairs_csv(report))
+    for note in report.notes:
+        typer.echo(f"Note: {note}", err=True)

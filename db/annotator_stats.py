@@ -1,0 +1,164 @@
+"""What an admin (and the dashboard) shows per annotator: their work, and whether their
+answers to attention checks passed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from statistics import median
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from db.annotations import ATTENTION, LABEL, SKIP, SUPERSEDING, UNDO, campaign_log
+from db.annotators import list_annotators
+from db.models import Annotation, Assignment, AttentionCheck
+from db.vocabulary import Severity, SlotState
+
+
+@dataclass(frozen=True)
+class AnnotatorWork:
+    """What an admin (and the dashboard) shows per annotator."""
+
+    annotator_id: int
+    name: str
+    role: str
+    revoked: bool
+    n_labels: int  # current regular judgments
+    n_skips: int
+    n_undos: int
+    median_seconds: float | None
+    total_seconds: float
+    attention_answered: int
+    attention_passed: int
+    claimed_now: int
+    last_at: datetime | None = None  # the latest current judgment or skip
+
+    @property
+    def labels_per_hour(self) -> float | None:
+        hours = self.total_seconds / 3600
+        return self.n_labels / hours if hours > 0 else None
+
+    @property
+    def attention_pass_rate(self) -> float | None:
+        if not self.attention_answered:
+            return None
+        return self.attention_passed / self.attention_answered
+
+
+def attention_passed(label: int | None, post_edit: str | None, expected: int, shown: str) -> bool:
+    """An answer passes when its label is the expected one; in post-edit-only answers
+    (no label) when the degraded text was changed."""
+    if label is not None:
+        return label == expected
+    return post_edit is not None and post_edit.split() != shown.split()
+
+
+def span_attention_passed(
+    spans: list[dict[str, Any]], operations: list[dict[str, Any]], severity: int
+) -> bool | None:
+    """A span-mode answer to an attention check passes when a span of the output overlaps a
+    region of an injected edit of the check's severity (−5 major, −1 minor), with at least
+    that severity (annotation.attention records the regions). None when the check has no
+    regions (made before they were recorded): judge it by its derived label instead."""
+    edits = [o for o in operations if o.get("severity") == severity and o.get("regions")]
+    if not edits:
+        return None
+    need = (Severity.MAJOR if severity <= -5 else Severity.MINOR).rank
+    marked = [
+        (sp["start"], sp["end"])
+        for sp in spans
+        if sp.get("side") == "target" and Severity(sp["severity"]).rank >= need
+    ]
+    return any(
+        s < e2 and s2 < e for o in edits for s2, e2 in o["regions"] for s, e in marked
+    )
+
+
+def _no_work() -> dict[str, Any]:
+    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None}
+
+
+def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
+    acc = _tally(s, campaign_id)
+    claimed = _claimed_now(s, campaign_id)
+    out = []
+    for r in list_annotators(s, campaign_id):
+        a = acc.get(r.id) or _no_work()
+        out.append(
+            AnnotatorWork(
+                annotator_id=r.id,
+                name=r.name,
+                role=r.role,
+                revoked=r.revoked_at is not None,
+                n_labels=a["labels"],
+                n_skips=a["skips"],
+                n_undos=a["undos"],
+                median_seconds=median(a["secs"]) if a["secs"] else None,
+                total_seconds=float(sum(a["secs"])),
+                attention_answered=a["att"],
+                attention_passed=a["passed"],
+                claimed_now=int(claimed.get(r.id, 0)),
+                last_at=a["last"],
+            )
+        )
+    return out
+
+
+def _tally(s: Session, campaign_id: int) -> dict[int, dict[str, Any]]:
+    """Per annotator id, their counts over the campaign's log (:func:`_no_work`'s keys)."""
+    rows = s.execute(
+        campaign_log(
+            campaign_id,
+            Annotation.annotator_id,
+            Annotation.kind,
+            Annotation.label,
+            Annotation.post_edit,
+            Annotation.seconds,
+            SUPERSEDING.id,
+            AttentionCheck.expected_label,
+            AttentionCheck.degraded_text,
+            Annotation.created_at,
+            Annotation.spans,
+            AttentionCheck.operations,
+            AttentionCheck.severity,
+        )
+    )
+    acc: dict[int, dict[str, Any]] = {}
+    for aid, kind, label, post_edit, secs, superseded, expected, shown, created, *att in rows:
+        a = acc.setdefault(aid, _no_work())
+        if kind == UNDO:
+            a["undos"] += 1
+            continue
+        if superseded is not None:
+            continue
+        if created is not None and (a["last"] is None or created > a["last"]):
+            a["last"] = created
+        if secs is not None:
+            a["secs"].append(float(secs))
+        if kind == LABEL:
+            a["labels"] += 1
+        elif kind == SKIP:
+            a["skips"] += 1
+        elif kind == ATTENTION and expected is not None:
+            a["att"] += 1
+            spans, operations, severity = att
+            passed = None
+            if spans is not None:  # a span-mode answer: checked at span level
+                passed = span_attention_passed(spans, operations or [], severity)
+            if passed is None:
+                passed = attention_passed(label, post_edit, expected, shown or "")
+            a["passed"] += passed
+    return acc
+
+
+def _claimed_now(s: Session, campaign_id: int) -> dict[int, int]:
+    """Per annotator id, how many slots they hold now."""
+    return dict(
+        s.execute(
+            select(Assignment.annotator_id, func.count())
+            .where(Assignment.campaign_id == campaign_id, Assignment.state == SlotState.CLAIMED)
+            .group_by(Assignment.annotator_id)
+        ).all()
+    )

@@ -1,0 +1,235 @@
+"""The dashboard's fixed-n estimate columns: per system, every estimator side by side.
+
+Part of :func:`estimators.report.campaign_report`. Per system: the human-only estimate (Beta
+posterior for binary labels, t interval otherwise), von Däniken mixed with the system's own
+calibration counts (:func:`estimators.vondaniken.per_system_posterior`), the per-system
+double-sampling estimator (:func:`estimators.double_sampling.per_system`, the default of
+statistics.md §3), control variates / PPI++ with the chosen metrics as controls
+(:func:`estimators.control_variates.ppi_mean`) and the von Däniken estimate with an imported
+"ρ, η provided" calibration set. Active sampling replaces them with the weighted
+active-inference estimate (statistics.md §9), documents judged in order with the ratio
+estimate over completed documents (cluster-robust interval).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from estimators import active as act
+from estimators import clustered as cl
+from estimators import control_variates as cv
+from estimators import double_sampling as ds
+from estimators import human
+from estimators import vondaniken as vd
+from estimators.campaign import CampaignData, LabelKind, MetricInfo, binarise
+from estimators.controls import label_bounds
+from estimators.document_evaluation import documents_result
+from estimators.result import EstimateResult, Unavailable
+
+#: Estimate columns in display order: key → display name.
+METHODS: dict[str, str] = {
+    "human": "Human only",
+    "vd_mixed": "von Däniken mixed (per-system)",
+    "vd_double": "Double sampling (per-system)",
+    "ppi": "Control variates / PPI++",
+    "vd_provided": "von Däniken (ρ, η provided)",
+    "anytime": "Anytime-valid (live)",
+    "active": "Active inference (weighted by π)",
+}
+
+
+@dataclass
+class Columns:
+    """Estimates being filled in, with why columns are empty and which metric each used."""
+
+    estimates: dict[tuple[str, str], EstimateResult] = field(default_factory=dict)
+    unavailable: dict[str, Unavailable] = field(default_factory=dict)
+    method_metrics: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _verdict_name(metric: str, threshold: float, higher_is_better: bool) -> str:
+    return f"{metric} {'≥' if higher_is_better else '≤'} {threshold:.4g}"
+
+
+def _metric_columns(
+    cols: Columns, data: CampaignData, signatures: list[str], binary: bool
+) -> MetricInfo | None:
+    """Which metric each metric column uses (the first with a threshold for von Däniken);
+    records why a column cannot be filled at all. Returns the thresholded metric."""
+    thr_metric = next(
+        (data.metric(sig) for sig in signatures if data.metric(sig).threshold is not None), None
+    )
+    if not signatures:
+        for m in ("vd_mixed", "vd_double", "ppi"):
+            cols.unavailable[m] = Unavailable.NO_METRIC
+    elif thr_metric is None:
+        cols.unavailable["vd_mixed"] = cols.unavailable["vd_double"] = Unavailable.NO_THRESHOLD
+    if thr_metric is not None:
+        cols.method_metrics["vd_mixed"] = cols.method_metrics["vd_double"] = _verdict_name(
+            thr_metric.metric, thr_metric.threshold, thr_metric.higher_is_better
+        )
+    if signatures:
+        cols.method_metrics["ppi"] = " + ".join(data.metric(s).metric for s in signatures)
+    if not binary and "vd_mixed" not in cols.unavailable:
+        cols.unavailable["vd_mixed"] = Unavailable.NEEDS_BINARY
+    return thr_metric
+
+
+def fixed_n_estimates(
+    cols: Columns,
+    data: CampaignData,
+    kind: str,
+    y_grid: np.ndarray,
+    labelled: np.ndarray,
+    pool: list[np.ndarray | None],
+    signatures: list[str],
+    level: float,
+) -> None:
+    """Per system: human only, von Däniken mixed, double sampling, PPI++, ρ/η provided.
+
+    Every interval lies in the judgment's range (:func:`estimators.controls.label_bounds`)
+    and contains its estimate; a method below its minimum number of labels (or with no
+    spread) gives an unavailable result, which the dashboard words in its cell."""
+    binary = kind == LabelKind.LABEL
+    bounds = label_bounds(kind)
+    thr_metric = _metric_columns(cols, data, signatures, binary)
+    for s, name in enumerate(data.systems):
+        lab = labelled[s]
+        y = y_grid[s, lab]
+        n = int(lab.sum())
+        if n == 0:
+            continue
+        est = {"human": human.binary_beta(float(y.sum()), n, level) if binary
+               else human.mean_t(y, level, bounds)}  # fmt: skip
+        present = data.output_ids[s] >= 0
+        unl = present & ~lab
+        if thr_metric is not None:
+            g = np.asarray(data.scores[thr_metric.signature][s], dtype=float)
+            if np.isfinite(g[present]).all():
+                m_all = binarise(g, thr_metric.threshold, thr_metric.higher_is_better)
+                if binary:
+                    est["vd_mixed"] = vd.per_system_posterior(y, m_all[lab], m_all[unl], level)
+                est["vd_double"] = ds.per_system(
+                    y, m_all[lab].astype(float), m_all[present].astype(float), level,
+                    bounds=bounds,
+                )
+        g_pool = pool[s]
+        if g_pool is not None:
+            if int(unl.sum()) < 2:
+                cols.unavailable.setdefault("ppi", Unavailable.CENSUS)
+            else:
+                est["ppi"] = cv.ppi_mean(y, g_pool[lab], g_pool[unl], level=level, bounds=bounds)
+        if binary:
+            provided = _provided_estimate(cols, data, s, y, present, unl, level)
+            if provided is not None:
+                est["vd_provided"] = provided
+        cols.estimates.update({(name, m): r for m, r in est.items()})
+    if data.provided_calibration and "vd_provided" not in cols.method_metrics:
+        cols.unavailable["vd_provided"] = (
+            Unavailable.PROVIDED_NOT_SCORED if binary else Unavailable.NEEDS_BINARY
+        )
+
+
+def _provided_estimate(
+    cols: Columns,
+    data: CampaignData,
+    s: int,
+    y: np.ndarray,
+    present: np.ndarray,
+    unl: np.ndarray,
+    level: float,
+) -> EstimateResult | None:
+    """von Däniken with the first imported calibration set whose metric scores system s:
+    a prior from elsewhere, so never valid for a verdict."""
+    for cal in data.provided_calibration:
+        if cal["signature"] not in data.scores:
+            continue
+        g = np.asarray(data.scores[cal["signature"]][s], dtype=float)
+        if not np.isfinite(g[present]).all():
+            continue
+        m_u = binarise(g[unl], cal["threshold"], cal["higher_is_better"])
+        res = vd.mixed(
+            float(y.sum()), y.size, float(m_u.sum()), m_u.size,
+            calibration=tuple(cal["counts"]), level=level, method="vondaniken_provided",
+        )  # fmt: skip
+        cols.method_metrics["vd_provided"] = (
+            f"{cal['name']} ({'≥' if cal['higher_is_better'] else '≤'} {cal['threshold']:.4g})"
+        )
+        return res.with_(
+            valid_for_verdict=False,
+            diagnostics={**res.diagnostics, "calibration_set": cal["name"]},
+        )
+    return None
+
+
+def active_estimates(
+    cols: Columns,
+    data: CampaignData,
+    kind: str,
+    y_grid: np.ndarray,
+    grids: list[np.ndarray | None],
+    signatures: list[str],
+    level: float,
+) -> None:
+    """Active sampling drew items with unequal π: the unweighted fixed-n columns would be
+    biased, so they are replaced by the weighted active-inference estimate
+    (:func:`estimators.active.fixed_n` on :func:`estimators.active.visit_stream`)."""
+    assert data.visits is not None
+    visits = data.visits.before(data.open_from)
+    prior = 0.5 if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else 0.0
+    dropped = sorted({m for _, m in cols.estimates} - {"active"})
+    cols.estimates.clear()
+    for s, name in enumerate(data.systems):
+        present = data.output_ids[s] >= 0
+        stream = act.visit_stream(visits, [y_grid[s]], [grids[s]], present, prior_mean=prior)
+        if stream.n_labels:
+            cols.estimates[(name, "active")] = act.fixed_n(stream.z, stream.n_labels, level)
+    cols.method_metrics["active"] = (
+        f"ŷ from {data.metric(signatures[0]).metric} bins" if signatures else "ŷ = label mean"
+    )
+    if dropped:
+        cols.notes.append(
+            "Active sampling drew items with unequal probabilities: the unweighted columns ("
+            + ", ".join(METHODS[m] for m in dropped)
+            + ") would be biased and are replaced by the weighted active-inference estimate."
+        )
+
+
+def document_estimates(
+    cols: Columns,
+    data: CampaignData,
+    kind: str,
+    y_grid: np.ndarray,
+    labelled: np.ndarray,
+    level: float,
+) -> None:
+    """Documents judged in order: the segment-unit fixed-n columns treat correlated labels as
+    independent draws (too narrow), so they are replaced by the ratio estimate over the
+    completed documents with its cluster-robust interval
+    (:func:`estimators.clustered.ratio_interval`, finite-population correction over the
+    system's documents)."""
+    dropped = sorted({m for _, m in cols.estimates} - {"human"})
+    cols.estimates.clear()
+    bounds = label_bounds(kind)
+    for s, name in enumerate(data.systems):
+        present = data.output_ids[s] >= 0
+        items = np.flatnonzero(labelled[s] & present)
+        sums = cl.document_sums(
+            data.documents, present, items, y_grid[s, items], np.zeros(items.size)
+        )
+        if sums.completed < 2:
+            continue
+        cols.estimates[(name, "human")] = documents_result(sums, level, bounds)
+    cols.notes.append(
+        "Documents are the sampling unit: the human-only column is the ratio estimate over "
+        "completed documents with a cluster-robust interval"
+        + (
+            " (" + ", ".join(METHODS[m] for m in dropped) + " need labels drawn one at a "
+            "time and are not shown)."
+            if dropped
+            else "."
+        )
+    )

@@ -1,0 +1,312 @@
+"""Reading and validating campaign files (CSV, TSV, JSONL, Parquet) in long format.
+
+One row per (item, system): required columns ``item_id, source, reference, system, output``;
+optional ``doc_id, human_label (0/1), human_score, post_edit, annotator, is_human``; any other
+column is kept verbatim as the output's metadata. A file is read and validated completely
+before anything is written; every problem names the file, the row, the column, and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from formats import cells
+from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
+from formats.readers import read_records
+from formats.rows import OPTIONAL, REQUIRED, CampaignFile, Row, RowRules
+
+
+def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
+    """``["human_label=human_label_binary"]`` → ``{"human_label": "human_label_binary"}``."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        target, sep, source = pair.partition("=")
+        if not sep or not target.strip() or not source.strip():
+            raise ValueError(
+                f"--map {pair!r}: expected TANDEM_COLUMN=FILE_COLUMN, "
+                "e.g. --map human_label=human_label_binary"
+            )
+        mapping[target.strip()] = source.strip()
+    return mapping
+
+
+#: Column names other tools use for a Tandem column (WMT MQM, MLQE-PE, Appraise, Pearmut,
+#: Label Studio exports): the Import page suggests them as mappings.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "item_id": ("segment_id", "seg_id", "segid", "item", "id"),
+    "source": ("src", "source_text", "original"),
+    "reference": ("ref", "references", "reference_text"),
+    "system": ("system_name", "sys", "model", "sysname"),
+    "output": ("hypothesis", "hyp", "mt", "translation", "target", "candidate", "summary"),
+    "doc_id": ("doc", "document", "document_id", "docid"),
+    "human_label": ("human_label_binary", "label", "adequate", "binary_label"),
+    "human_score": ("score_human", "mqm_score", "da_score", "da_mean"),
+    "post_edit": ("pe", "postedit", "post_edited"),
+    "annotator": ("rater", "rater_id", "annotator_id", "worker_id", "worker", "user"),
+}
+
+
+def suggest_column_map(header: Sequence[str]) -> dict[str, str]:
+    """Tandem column → a column of ``header`` that other tools use for it, for every Tandem
+    column the file lacks (the first alias found, in :data:`ALIASES` order)."""
+    present = set(header)
+    lower = {h.lower(): h for h in header}
+    out: dict[str, str] = {}
+    for target, names in ALIASES.items():
+        if target in present:
+            continue
+        for name in names:
+            col = lower.get(name)
+            if col is not None and col not in out.values() and col not in (*REQUIRED, *OPTIONAL):
+                out[target] = col
+                break
+    return out
+
+
+def parse_campaign_file(
+    data: bytes,
+    filename: str,
+    column_map: Mapping[str, str] | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+    *,
+    ignore: Iterable[str] = (),
+    wording: Wording | None = None,
+) -> CampaignFile:
+    """Read and validate a whole file; raise :class:`CampaignFileError` listing problems.
+
+    ``ignore``: columns of the file to leave out (e.g. its ``human_label`` when the file is
+    to be judged again); ``wording`` words the hints for the app (default: command line).
+    """
+    header, records = read_records(data, filename, max_mb)
+    return _validate(filename, header, records, column_map, ignore, wording or CLI_WORDING)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How hints name the controls: the command line's flags or the Import page's boxes."""
+
+    mapping: str  # "--map {target}={source}"
+    map_hint: str  # how to map a column of yours to {target}
+    ignore_hint: str  # how to leave out the file's column {target}
+    metric: str  # "--metric {name}={column}"
+
+    def map(self, target: str, source: str) -> str:
+        return self.mapping.format(target=target, source=source)
+
+
+CLI_WORDING = Wording(
+    mapping="--map {target}={source}",
+    map_hint="map a column of yours to it with --map {target}=YOUR_COLUMN",
+    ignore_hint="leave the file's '{target}' column out with --ignore {target}",
+    metric="--metric {name}={column}",
+)
+WEB_WORDING = Wording(
+    mapping="mapping '{target}' ← '{source}'",
+    map_hint="choose a column of yours for '{target}' under 'Map columns'",
+    ignore_hint="tick '{target}' under 'Ignore columns of the file'",
+    metric="metric '{name}' ← column '{column}'",
+)
+
+
+@dataclass(frozen=True)
+class TypedColumn:
+    """An optional column whose cells must parse; ``parse`` gives back the raw text when a
+    cell does not, and the row then gets the problem "<column> is <text><expected>"."""
+
+    name: str
+    parse: Callable[[Any], Any]
+    expected: str
+    fix: str
+
+
+#: The rules of a campaign file's columns, one line each.
+TYPED_COLUMNS = (
+    TypedColumn("human_label", cells.label, ", not 0 or 1",
+                "Use 1 for adequate, 0 for inadequate, or leave it empty."),
+    TypedColumn("human_score", cells.score, ", not a finite number",
+                "Use a number (e.g. 0.75), or leave it empty."),
+    TypedColumn("is_human", cells.boolean, "", "Use 1/0 or true/false."),
+)  # fmt: skip
+NON_EMPTY = (  # (column, message, fix)
+    ("item_id", "item_id is empty", "Give every row an item id."),
+    ("system", "system is empty", "Give every row a system name."),
+    ("output", "output is empty or whitespace only",
+     "Supply the system's output text, or remove the row."),
+)  # fmt: skip
+BINARY_FIX = "Store text in this column (decode it, or base64-encode it), or drop the column."
+NUL_FIX = (
+    "Remove NUL characters; they are often left by a damaged export or a UTF-16 file saved "
+    "under a .csv name."
+)
+
+Add = Callable[[int, "int | None", "str | None", str, str], None]
+
+
+def _column_problems(
+    filename: str,
+    header: list[str],
+    column_map: Mapping[str, str],
+    ignored: set[str],
+    wording: Wording,
+) -> list[Problem]:
+    """Columns to ignore that the file lacks; mappings from a missing column, or onto a
+    column the file already has."""
+    found = f"Columns in the file: {', '.join(header) or '(none)'}."
+    problems = [
+        Problem(filename, f"cannot ignore column '{col}': the file has no such column", found,
+                column=col)
+        for col in ignored if col not in header
+    ]  # fmt: skip
+    for target, source in column_map.items():
+        mapping = wording.map(target, source)
+        if source not in header or source in ignored:
+            why = " (it is ignored)" if source in ignored else ""
+            problems.append(Problem(filename, f"{mapping}: the file has no column '{source}'{why}",
+                                    found, column=source))  # fmt: skip
+        elif target in header and target != source and target not in ignored:
+            fix = (f"To use '{source}' instead, {wording.ignore_hint.format(target=target)}; "
+                   "or leave out the mapping.")  # fmt: skip
+            problems.append(Problem(filename, f"{mapping}: the file already has a column "
+                                    f"'{target}'", fix, column=target))  # fmt: skip
+    return problems
+
+
+def _header_problems(
+    filename: str, header: list[str], columns: list[str], n_records: int, wording: Wording
+) -> list[Problem]:
+    """Missing required columns, then no data rows, then NUL bytes in column names (the
+    first kind found is reported alone)."""
+    missing = [
+        Problem(filename, f"missing required column '{c}'",
+                f"Add it, or {wording.map_hint.format(target=c)}. Required: "
+                f"{', '.join(REQUIRED)}; found: {', '.join(header) or '(none)'}.", column=c)
+        for c in REQUIRED if c not in columns
+    ]  # fmt: skip
+    if missing:
+        return missing
+    if not n_records:
+        return [Problem(filename, "has a header but no data rows", "Add at least one row.")]
+    return [
+        Problem(filename, f"the column name {h!r} contains a NUL byte",
+                "Remove the NUL character from the header.")
+        for h in header if "\x00" in h
+    ]  # fmt: skip
+
+
+def _row(number: int, line: int | None, rec: dict[str, Any], extra_columns: list[str],
+         add: Add) -> Row:  # fmt: skip
+    """One record as a :class:`Row`, with a problem for each cell that breaks a rule."""
+    for col, value in rec.items():
+        if cells.is_binary(value):
+            add(number, line, col, f"{col} holds binary data (bytes), not text", BINARY_FIX)
+        elif cells.has_nul(value):
+            add(number, line, col, f"{col} contains a NUL byte (\\x00)", NUL_FIX)
+    for col, message, fix in NON_EMPTY:
+        if not cells.text(rec.get(col)).strip():
+            add(number, line, col, message, fix)
+    typed: dict[str, Any] = {}
+    for rule in TYPED_COLUMNS:
+        value = rule.parse(rec.get(rule.name))
+        if isinstance(value, str):  # did not parse
+            add(number, line, rule.name, f"{rule.name} is {value!r}{rule.expected}", rule.fix)
+            value = None
+        typed[rule.name] = value
+    optional = {c: cells.optional_text(rec.get(c))
+                for c in ("reference", "doc_id", "post_edit", "annotator")}  # fmt: skip
+    return Row(
+        number=number,
+        line=line,
+        item_id=cells.text(rec.get("item_id")).strip(),
+        source=cells.text(rec.get("source")),
+        system=cells.text(rec.get("system")).strip(),
+        output=cells.text(rec.get("output")),
+        human_label=typed["human_label"],
+        human_score=typed["human_score"],
+        is_human=bool(typed["is_human"]),
+        extras={c: cells.extra(rec.get(c)) for c in extra_columns},
+        **optional,
+    )
+
+
+def _validate(
+    filename: str,
+    header: list[str],
+    records: list[tuple[int | None, dict[str, Any]]],
+    column_map: Mapping[str, str] | None,
+    ignore: Iterable[str] = (),
+    wording: Wording = CLI_WORDING,
+) -> CampaignFile:
+    ignored, column_map = set(ignore), dict(column_map or {})
+    problems = _column_problems(filename, header, column_map, ignored, wording)
+    if problems:
+        raise CampaignFileError(problems)
+    if ignored:
+        header = [h for h in header if h not in ignored]
+        records = [(line, {k: v for k, v in r.items() if k not in ignored}) for line, r in records]
+    rename = {source: target for target, source in column_map.items()}
+    columns = [rename.get(h, h) for h in header]
+    problems = _header_problems(filename, header, columns, len(records), wording)
+    if problems:
+        raise CampaignFileError(problems)
+    extra_columns = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
+
+    def add(row: int, line: int | None, column: str | None, message: str, fix: str) -> None:
+        problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
+
+    rows, rules = [], RowRules()
+    for number, (line, raw) in enumerate(records, start=1):
+        if len(problems) >= MAX_PROBLEMS:
+            raise CampaignFileError(problems, truncated=True)
+        rec = {rename.get(k, k): v for k, v in raw.items()}
+        row = _row(number, line if line != number + 1 else None, rec, extra_columns, add)
+        rules.check(row, add)  # "line" only where it adds something to "row"
+        rows.append(row)
+    if problems:
+        raise CampaignFileError(problems, truncated=len(problems) >= MAX_PROBLEMS)
+    return CampaignFile(filename=filename, columns=columns, extra_columns=extra_columns, rows=rows)
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """What the import page shows before anything is written."""
+
+    header: list[str]
+    preview: list[dict[str, Any]]
+    n_rows: int
+    problems: list[Problem]
+    truncated: bool = False
+    parsed: CampaignFile | None = None  # the validated file, when it is valid
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def n_judgments(self) -> int:
+        """Rows that carry a judgment (human_label, human_score or post_edit)."""
+        return 0 if self.parsed is None else sum(r.has_judgment for r in self.parsed.rows)
+
+
+def check_campaign_file(
+    data: bytes,
+    filename: str,
+    column_map: Mapping[str, str] | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+    preview_rows: int = 10,
+    *,
+    ignore: Iterable[str] = (),
+    wording: Wording | None = None,
+) -> FileCheck:
+    """Preview the first rows and validate the whole file, without raising."""
+    try:
+        header, records = read_records(data, filename, max_mb)
+    except CampaignFileError as exc:
+        return FileCheck([], [], 0, exc.problems, exc.truncated)
+    preview = [rec for _, rec in records[:preview_rows]]
+    try:  # the file is read once
+        parsed = _validate(filename, header, records, column_map, ignore, wording or CLI_WORDING)
+    except CampaignFileError as exc:
+        return FileCheck(header, preview, len(records), exc.problems, exc.truncated)
+    return FileCheck(header, preview, len(parsed.rows), [], parsed=parsed)

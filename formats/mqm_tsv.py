@@ -1,0 +1,389 @@
+"""WMT's MQM TSV layout (google/wmt-mqm-human-evaluation): read and write.
+
+One row per error, tab-separated, no quoting, a header row::
+
+    system  doc  doc_id  seg_id  rater  source  target  category  severity
+
+The erroneous text is marked ``<v>…</v>`` in the target (or in the source, for omissions
+and source errors); a segment a rater found error-free has one row with category and
+severity ``No-error``. Reading groups the rows into one :class:`Segment` per (system,
+seg_id, rater) with its raw spans; what a valid span is comes from the caller
+(:class:`SpanRules`; annotation.mqm_tsv imports the segments as a span campaign). Writing
+gives one row per span (a "No-error" row for none), with the formula guard of
+formats.spreadsheet: the trailing empty column ``tandem_formula_guard``, and a ``'`` before
+text cells that start with = + - @.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from formats.problems import MAX_PROBLEMS, CampaignFileError, Problem, decode_utf8
+from formats.rows import MQM_NAMES, Row, validate_rows
+from formats.spreadsheet import GUARD_COLUMN, cell_text, is_guarded, restore
+
+COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+OPEN, CLOSE = "<v>", "</v>"
+NO_ERROR = "no-error"
+NEUTRAL = "neutral"
+
+
+@dataclass
+class Segment:
+    """One rater's judgment of one (system, segment): clean texts and its spans (JSON)."""
+
+    row: int  # first data row (1-based) of the segment in the file
+    system: str
+    doc: str
+    doc_id: str
+    seg_id: str
+    rater: str
+    source: str
+    target: str
+    spans: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class MqmFile:
+    filename: str
+    segments: list[Segment]
+    categories: list[str]  # the file's top-level categories, in order of appearance
+    neutral: int  # Neutral-severity rows (weight 0, not kept)
+    #: rows whose <v> mark was malformed, kept as errors without a position (not strict)
+    repaired: list[Problem] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """What the import changed, one line per repaired row (for reports)."""
+        return [f"Note: {p}" for p in self.repaired]
+
+
+_OPEN_RE = re.compile(re.escape(OPEN), re.IGNORECASE)
+_CLOSE_RE = re.compile(re.escape(CLOSE), re.IGNORECASE)
+_MARK_RE = re.compile(r"</?v>", re.IGNORECASE)
+
+
+def unmark(text: str) -> tuple[str, tuple[int, int] | None]:
+    """``"a <v>b</v> c"`` → ``("a b c", (2, 3))``; ``(text, None)`` without a mark. Marks
+    are matched in any case (``<V>…</V>`` too). Raises ValueError for unbalanced or
+    repeated marks."""
+    if "<" not in text:  # most texts (sources above all) carry no mark
+        return text, None
+    opens = [m.start() for m in _OPEN_RE.finditer(text)]
+    closes = [m.start() for m in _CLOSE_RE.finditer(text)]
+    if not opens:
+        if closes:
+            raise ValueError(f"'{CLOSE}' without an opening '{OPEN}'")
+        return text, None
+    if len(opens) > 1 or len(closes) > 1:
+        raise ValueError(f"more than one '{OPEN}…{CLOSE}' mark in one row")
+    if not closes or closes[0] < opens[0]:
+        raise ValueError(f"'{OPEN}' is not closed by '{CLOSE}'")
+    i, j = opens[0], closes[0]
+    clean = text[:i] + text[i + len(OPEN) : j] + text[j + len(CLOSE) :]
+    return clean, (i, j - len(OPEN))
+
+
+def strip_marks(text: str) -> str:
+    """The text without any ``<v>`` / ``</v>`` (any case): a malformed row's clean text."""
+    return _MARK_RE.sub("", text)
+
+
+def mark(text: str, start: int, end: int) -> str:
+    return text[:start] + OPEN + text[start:end] + CLOSE + text[end:]
+
+
+def _decode(data: bytes, filename: str) -> str:
+    return decode_utf8(
+        data,
+        filename,
+        lambda _byte, line: (f"line {line} is not valid UTF-8", "Save the file as UTF-8."),
+    )
+
+
+def _header(lines: list[str], filename: str) -> tuple[list[str], bool]:
+    """The header's column names (formula guard undone) and whether it is guarded."""
+    if not lines or not lines[0].strip():
+        raise CampaignFileError([Problem(filename, "is empty", f"Give the header {COLUMNS}.")])
+    header = [h.strip() for h in lines[0].split("\t")]
+    guarded = is_guarded(header)
+    if guarded:
+        header = [restore(h) for h in header[:-1]]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"the header lacks column(s) {missing}",
+                    f"An MQM TSV has the columns {' '.join(COLUMNS)} (a 'comment' column "
+                    "may follow).",
+                )
+            ]
+        )
+    return header, guarded
+
+
+REPAIRED_FIX = (
+    "Its position is unknown, so it is kept as an error of its severity and category without "
+    "a position (a 'missing' mark at the start of the source), scored as usual. Fix the mark "
+    "to keep its position, or import strictly (--strict, or 'Refuse malformed marks' on the "
+    "Import page) to refuse the file instead."
+)
+
+
+@dataclass(frozen=True)
+class SpanRules:
+    """What makes a span valid, given by the caller (annotation.spans knows it): the
+    problem with one raw span of a segment (None when valid) and the spans one judgment
+    may hold."""
+
+    problem: Callable[[dict[str, Any], str, str], str | None]
+    max_spans: int
+
+
+class _Parser:
+    """The state of one pass over an MQM TSV's rows (see :func:`parse_mqm_tsv`)."""
+
+    def __init__(
+        self, filename: str, header: list[str], guarded: bool, strict: bool, rules: SpanRules
+    ) -> None:
+        self.filename, self.header, self.guarded, self.strict = filename, header, guarded, strict
+        self.rules = rules
+        self.width = len(header) + guarded
+        self.required = 1 + max(header.index(c) for c in COLUMNS)
+        self.problems: list[Problem] = []
+        self.repaired: list[Problem] = []
+        self.segments: dict[tuple[str, str, str], Segment] = {}
+        self.categories: dict[str, None] = {}
+        self.neutral = 0
+
+    def bad(self, n: int, message: str, fix: str, column: str | None = None) -> None:
+        self.problems.append(Problem(self.filename, message, fix, row=n, line=n + 1, column=column))
+
+    def record(self, number: int, line: str) -> dict[str, str] | None:
+        values = line.split("\t")
+        if self.required <= len(values) < self.width:  # trailing optional cells left out
+            values += [""] * (self.width - len(values))
+        if len(values) != self.width:
+            self.bad(
+                number,
+                f"has {len(values)} fields but the header has {self.width}",
+                "MQM TSV has no quoting: a tab or line break inside a text splits the row.",
+            )
+            return None
+        cells = (restore(v) if self.guarded else v for v in values)
+        return dict(zip(self.header, cells, strict=False))
+
+    def texts(self, number: int, rec: dict[str, str], severity: str) -> tuple[Any, ...] | None:
+        """(target, source, target mark, source mark) of a row; None if refused."""
+        try:
+            target, t_span = unmark(rec["target"])
+            source, s_span = unmark(rec["source"])
+            if t_span is not None and s_span is not None:
+                raise ValueError("both target and source are marked")
+        except ValueError as exc:
+            if self.strict:
+                self.bad(number, str(exc), "Mark the error with one <v>…</v> in target or source.")
+                return None
+            target, source = strip_marks(rec["target"]), strip_marks(rec["source"])
+            if severity not in (NO_ERROR, NEUTRAL):
+                where = Problem(self.filename, f"{exc}", REPAIRED_FIX, row=number, line=number + 1)
+                self.repaired.append(where)
+            return target, source, None, None
+        return target, source, t_span, s_span
+
+    def row(self, number: int, line: str) -> None:
+        rec = self.record(number, line)
+        if rec is None:
+            return
+        severity = rec["severity"].strip().casefold()
+        category = rec["category"].strip()
+        texts = self.texts(number, rec, severity)
+        if texts is None:
+            return
+        target, source, t_span, s_span = texts
+        for column in ("system", "seg_id", "rater"):
+            if not rec[column].strip():
+                fix = "Every row needs system, seg_id and rater."
+                self.bad(number, f"'{column}' is empty", fix, column)
+        key = (rec["system"].strip(), rec["seg_id"].strip(), rec["rater"].strip())
+        seg = self.segments.setdefault(
+            key,
+            Segment(
+                number,
+                key[0],
+                rec["doc"].strip(),
+                rec["doc_id"].strip(),
+                key[1],
+                key[2],
+                source,
+                target,
+            ),
+        )
+        if (seg.source, seg.target) != (source, target):
+            col = "target" if seg.target != target else "source"
+            self.bad(
+                number,
+                f"the {col} differs from row {seg.row} of the same system, seg_id and rater",
+                "All rows of one segment must hold the same text (apart from the <v> marks).",
+                col,
+            )
+            return
+        if severity == NO_ERROR or category.casefold() == NO_ERROR:
+            return
+        if severity == NEUTRAL:
+            self.neutral += 1
+            return
+        self.span(number, seg, severity, category, target, source, t_span, s_span)
+
+    def span(self, number: int, seg: Segment, severity: str, category: str, *texts: Any) -> None:
+        target, source, t_span, s_span = texts
+        side, (start, end) = (
+            ("target", t_span) if t_span is not None else ("source", s_span or (0, 0))
+        )
+        if side == "target" and start == end:  # an empty mark in the output: a gap there
+            side, start, end = "source", 0, 0
+        raw = {"start": start, "end": end, "severity": severity, "category": category, "side": side}
+        problem = self.rules.problem(raw, target, source)
+        if problem:
+            self.bad(number, problem, "Fix the severity or the category.")
+            return
+        max_spans = self.rules.max_spans
+        if len(seg.spans) >= max_spans:
+            if len(seg.spans) == max_spans:
+                self.bad(
+                    number,
+                    f"system '{seg.system}', seg_id '{seg.seg_id}', rater '{seg.rater}' has more "
+                    f"than {max_spans} error rows (from row {seg.row}); one judgment holds at "
+                    f"most {max_spans} spans",
+                    "Merge repeated errors of that segment, or remove rows.",
+                )
+            seg.spans.append(raw)
+            return
+        self.categories.setdefault(category.partition("/")[0].strip(), None)
+        seg.spans.append(raw)
+
+
+def parse_mqm_tsv(data: bytes, filename: str, rules: SpanRules, *, strict: bool = False) -> MqmFile:
+    """Read and validate a whole MQM TSV; CampaignFileError lists every problem.
+
+    A row whose ``<v>`` mark is malformed (never closed, repeated, in both texts) is kept
+    as an error of its severity without a position and listed in ``repaired``; with
+    ``strict`` it is a problem instead. The rows then pass the campaign-file rules
+    (formats.campaign_file.validate_rows): limits, NUL bytes, one text per output."""
+    # Split on line feeds only: str.splitlines would also split at U+2028, U+0085, … in text.
+    lines = [ln.removesuffix("\r") for ln in _decode(data, filename).split("\n")]
+    header, guarded = _header(lines, filename)
+    parser = _Parser(filename, header, guarded, strict, rules)
+    for number, line in enumerate(lines[1:], start=1):
+        if line.strip():
+            parser.row(number, line)
+        if len(parser.problems) >= MAX_PROBLEMS:
+            break
+    problems = parser.problems
+    if problems:
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
+    if not parser.segments:
+        raise CampaignFileError([Problem(filename, "has no data rows", "Add the error rows.")])
+    segments = list(parser.segments.values())
+    validate_rows(filename, [segment_row(seg) for seg in segments], MQM_NAMES)
+    return MqmFile(filename, segments, list(parser.categories), parser.neutral, parser.repaired)
+
+
+def segment_row(
+    seg: Segment, label: int | None = None, score: float | None = None, spans: Any = None
+) -> Row:
+    """A segment as a campaign-file row (its judgment's label, score and spans)."""
+    return Row(
+        number=seg.row,
+        line=seg.row + 1,
+        item_id=seg.seg_id,
+        source=seg.source,
+        reference=None,
+        system=seg.system,
+        output=seg.target,
+        doc_id=seg.doc or None,
+        human_label=label,
+        human_score=score,
+        annotator=seg.rater,
+        is_human=is_human_system(seg.system),
+        extras={"wmt_doc_id": seg.doc_id},
+        spans=spans,
+    )
+
+
+def is_human_system(name: str) -> bool:
+    """WMT names human translations rated as systems ``ref-A``, ``refB``, ``Human-…``."""
+    return name.casefold().startswith(("ref", "human"))
+
+
+def _capital(severity: str) -> str:
+    return severity[:1].upper() + severity[1:]
+
+
+_BREAKS = ("\t", "\r", "\n")
+_STRIPPED = {
+    "system": "system",
+    "doc": "doc",
+    "doc_id": "doc_id",
+    "seg_id": "item id",
+    "rater": "annotator",
+}
+
+
+def _unexportable(name: str, value: str) -> str:
+    if any(c in value for c in _BREAKS):
+        return f"the {name} {value!r} holds a tab or a line break"
+    if name in ("source", "output") and _MARK_RE.search(value):
+        return f"the {name} holds a {OPEN} or {CLOSE} mark"
+    if name in _STRIPPED.values() and value != value.strip():
+        return f"the {name} {value!r} starts or ends with white space (the layout drops it)"
+    return ""
+
+
+def _check_exportable(j: Any) -> None:
+    """Refuse (ValueError) a judgment the MQM TSV layout cannot carry exactly: it has no
+    quoting, so no cell may hold a tab or a line break; texts may not hold ``<v>`` marks;
+    names are read back without surrounding white space."""
+    cells = [(_STRIPPED[c], getattr(j, c) or "") for c in _STRIPPED]
+    cells += [("source", j.source), ("output", j.target)]
+    cells += [("category", sp["category"]) for sp in j.spans]
+    for name, value in cells:
+        why = _unexportable(name, value)
+        if why:
+            raise ValueError(
+                f"item {j.seg_id!r}, system {j.system!r}, annotator {j.rater!r}: {why}, which "
+                "the MQM TSV layout cannot carry; export the campaign as CSV or JSONL instead"
+            )
+
+
+def write_mqm_tsv(judgments: Iterable[Any]) -> bytes:
+    """Span judgments (objects with ``system``, ``doc``, ``doc_id``, ``seg_id``, ``rater``,
+    ``source``, ``target`` and ``spans``) in the MQM TSV layout, formula guard included.
+    Raises ValueError for a judgment the layout cannot carry exactly."""
+    out = io.StringIO()
+    out.write("\t".join([*COLUMNS, GUARD_COLUMN]) + "\n")
+    for j in judgments:
+        _check_exportable(j)
+        for source, target, category, severity in _error_rows(j):
+            cells = [j.system, j.doc, j.doc_id, j.seg_id, j.rater, source, target]
+            cells += [category, severity]
+            out.write("\t".join(cell_text(c) for c in cells) + "\t\n")
+    return out.getvalue().encode("utf-8")
+
+
+def _error_rows(j: Any) -> list[tuple[str, str, str, str]]:
+    """(source, target, category, severity) per span, marked; one No-error row for none."""
+    rows = [(j.source, j.target, "No-error", "No-error")] if not j.spans else []
+    for sp in j.spans:
+        source, target = j.source, j.target
+        if sp["side"] == "target":
+            target = mark(target, sp["start"], sp["end"])
+        else:
+            source = mark(source, sp["start"], sp["end"])
+        rows.append((source, target, sp["category"], _capital(sp["severity"])))
+    return rows

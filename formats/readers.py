@@ -1,0 +1,293 @@
+"""Raw records from a file's bytes (CSV, TSV, JSONL, Parquet): header and (line, dict) per
+row, with the file-level problems (type, size, encoding, duplicate columns) found on the way.
+Nothing is validated against Tandem's columns here (see :mod:`formats.campaign_file`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from formats.problems import (
+    DEFAULT_MAX_MB,
+    CampaignFileError,
+    Problem,
+    check_size,
+    decode_utf8,
+    failure,
+)
+from formats.spreadsheet import is_guarded, restore
+
+FILE_TYPES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+}
+_PARQUET_BATCH_ROWS = 10_000
+
+
+def file_type(filename: str) -> str | None:
+    return FILE_TYPES.get(Path(filename).suffix.lower())
+
+
+def _duplicates(names: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    dup: list[str] = []
+    for n in names:
+        if n in seen and n not in dup:
+            dup.append(n)
+        seen.add(n)
+    return dup
+
+
+def _no_duplicate_columns(header: list[str], filename: str) -> None:
+    dup = _duplicates(header)
+    if dup:
+        raise failure(
+            filename,
+            "the header has duplicate column names: " + ", ".join(f"'{d}'" for d in dup),
+            "Rename or remove the repeated columns so each name occurs once.",
+        )
+
+
+def _decode(data: bytes, filename: str) -> str:
+    return decode_utf8(
+        data,
+        filename,
+        lambda byte, line: (
+            f"byte {byte} (line {line}) is not valid UTF-8 ({data[byte : byte + 4]!r})",
+            "Save the file as UTF-8 (e.g. in a spreadsheet: 'CSV UTF-8') and import again.",
+        ),
+    )
+
+
+def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[no-untyped-def]
+    # A cell can be as long as the file (whose size is limited already); csv's default
+    # 128 KiB field limit would reject a legitimately long output. The limit is global and
+    # only ever raised here, so concurrent imports cannot lower it under each other.
+    if csv.field_size_limit() <= len(text):
+        csv.field_size_limit(len(text) + 1)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            return [], []
+        header = [h.strip() for h in header]
+        guarded = is_guarded(header)  # only a file Tandem wrote gets its formula guard undone
+        width = len(header) - guarded  # without the guard's mark column
+        if guarded:
+            header = [restore(h) for h in header]
+        _no_duplicate_columns(header[:width], filename)
+        records = []
+        prev_end = reader.line_num
+        for values in reader:
+            start = prev_end + 1
+            prev_end = reader.line_num
+            if not any(v.strip() for v in values):
+                continue  # blank line
+            if len(values) != len(header):
+                raise CampaignFileError(
+                    [
+                        Problem(
+                            filename,
+                            f"has {len(values)} fields but the header has {len(header)}",
+                            "Check quoting: fields containing the delimiter, quotes or line "
+                            "breaks must be enclosed in double quotes.",
+                            row=len(records) + 1,
+                            line=start,
+                        )
+                    ]
+                )
+            if guarded:
+                values = [restore(v) for v in values]
+            records.append((start, dict(zip(header[:width], values[:width], strict=True))))
+    except csv.Error as exc:
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"is not valid {'TSV' if delimiter == chr(9) else 'CSV'} near line "
+                    f"{reader.line_num}: {exc}",
+                    "Check the quoting around that line.",
+                )
+            ]
+        ) from None
+    return header[:width], records
+
+
+class _DuplicateKeys(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DuplicateKeys(_duplicates(k for k, _ in pairs)[0])
+    return obj
+
+
+def _read_jsonl(text: str, filename: str):  # type: ignore[no-untyped-def]
+    header: list[str] = []
+    seen: set[str] = set()
+    records = []
+    # JSON Lines separates records by \n only: str.splitlines() would also split at U+2028,
+    # U+2029 or U+0085, which JSON allows raw inside strings.
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw, object_pairs_hook=_pairs)
+        except _DuplicateKeys as exc:
+            raise failure(
+                filename,
+                f"line {lineno} has the key '{exc.args[0]}' more than once",
+                "Keep one value per key in each JSON object.",
+                row=len(records) + 1,
+            ) from None
+        except RecursionError:
+            raise failure(
+                filename,
+                f"line {lineno} nests JSON too deeply to read",
+                "Each line must be one flat JSON object.",
+                row=len(records) + 1,
+            ) from None
+        except json.JSONDecodeError as exc:
+            raise CampaignFileError(
+                [
+                    Problem(
+                        filename,
+                        f"line {lineno} is not valid JSON ({exc.msg} at column {exc.colno})",
+                        "Each line must be one JSON object.",
+                        row=len(records) + 1,
+                    )
+                ]
+            ) from None
+        if not isinstance(obj, dict):
+            raise CampaignFileError(
+                [
+                    Problem(
+                        filename,
+                        f"line {lineno} is a JSON {type(obj).__name__}, not an object",
+                        'Each line must be one JSON object, e.g. {"item_id": "1", ...}.',
+                        row=len(records) + 1,
+                    )
+                ]
+            )
+        for key in obj:
+            if key not in seen:
+                seen.add(key)
+                header.append(key)
+        records.append((lineno, obj))
+    return header, records
+
+
+def _read_parquet(data: bytes, filename: str, max_mb: float):  # type: ignore[no-untyped-def]
+    """Decode batch by batch, stopping as soon as the decoded data passes the size limit:
+    compressed Parquet can be thousands of times smaller than the text it holds."""
+    import pyarrow.parquet as pq
+
+    limit = max_mb * 1024 * 1024
+
+    def too_big(n_bytes: float) -> CampaignFileError:
+        return failure(
+            filename,
+            f"holds over {n_bytes / 1024 / 1024:.1f} MB of data once decompressed, over the "
+            f"{max_mb:g} MB import limit",
+            "Split the file, or raise the limit with TANDEM_MAX_IMPORT_MB "
+            "(or --max-mb on the command line).",
+        )
+
+    records: list[tuple[None, dict[str, Any]]] = []
+    decoded = 0
+    try:
+        pf = pq.ParquetFile(io.BytesIO(data))
+        header = list(pf.schema_arrow.names)
+        _no_duplicate_columns(header, filename)
+        declared = sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.num_row_groups))
+        if declared > limit:
+            raise too_big(declared)
+        for batch in pf.iter_batches(batch_size=_PARQUET_BATCH_ROWS):
+            decoded += batch.nbytes
+            if decoded > limit:
+                raise too_big(decoded)
+            records.extend((None, r) for r in batch.to_pylist())
+    except CampaignFileError:
+        raise
+    except Exception as exc:  # pyarrow raises many types for damaged files
+        raise failure(
+            filename, f"is not a readable Parquet file ({exc})", "Export it again."
+        ) from None
+    return header, records
+
+
+def read_records(
+    data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB
+) -> tuple[list[str], list[tuple[int | None, dict[str, Any]]]]:
+    """Header and raw records (physical line, dict) of a campaign file's bytes."""
+    kind = file_type(filename)
+    if kind is None:
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"unknown file type '{Path(filename).suffix or '(none)'}'",
+                    "Use .csv, .tsv, .jsonl (or .ndjson) or .parquet.",
+                )
+            ]
+        )
+    check_size(len(data), filename, max_mb)
+    if not data.strip():
+        raise failure(
+            filename,
+            "is empty (0 bytes)" if not data else "is empty (whitespace only)",
+            "Choose the file that holds the data, or export it again.",
+        )
+    if kind == "parquet":
+        return _read_parquet(data, filename, max_mb)
+    text = _decode(data, filename)
+    if kind == "jsonl":
+        return _read_jsonl(text, filename)
+    first_line = text.split("\n", 1)[0]
+    if kind == "csv" and ";" in first_line and "," not in first_line:
+        raise failure(
+            filename,
+            f"looks semicolon-separated: its header is one column '{first_line.strip()[:80]}'",
+            "Save it with commas as separators (spreadsheets in many languages use ';' for "
+            "'CSV'; choose 'CSV UTF-8 (comma delimited)'), or with tabs as a .tsv file.",
+        )
+    return _read_delimited(text, filename, "," if kind == "csv" else "\t")
+
+
+def read_path(path: Path, filename: str, max_mb: float) -> bytes:
+    """The file's bytes, after checking it is a regular file within the size limit."""
+    if not path.is_file():
+        what = "a directory" if path.is_dir() else "not a regular file"
+        raise CampaignFileError(
+            [
+                Problem(
+                    filename,
+                    f"{path} is {what}" if path.exists() else f"{path}: no such file",
+                    "Give the path of one CSV, TSV, JSONL or Parquet file.",
+                )
+            ]
+        )
+    check_size(path.stat().st_size, filename, max_mb)  # before reading it into memory
+    return path.read_bytes()
+
+
+def source_bytes(source: bytes | Path, filename: str | None, max_mb: float) -> tuple[bytes, str]:
+    """An import's bytes and the file name that tells their type: a path is read (under its
+    own name unless ``filename`` is given); raw bytes need ``filename``."""
+    if isinstance(source, Path):
+        filename = filename or source.name
+        data = read_path(source, filename, max_mb)
+    else:
+        data = source
+    if not filename:
+        raise ValueError("filename is needed to tell the file type of raw bytes")
+    return data, filename

@@ -1,0 +1,191 @@
+"""A validated row of an imported file, and the rules every row obeys whatever file it came
+from (campaign files, MQM TSVs): NUL bytes, empty ids and outputs, length limits, one source
+and reference per item, one output text per (item, system)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from formats.cells import has_nul
+from formats.problems import MAX_LENGTH, MAX_PROBLEMS, CampaignFileError, Problem
+
+REQUIRED = ("item_id", "source", "reference", "system", "output")
+OPTIONAL = ("doc_id", "human_label", "human_score", "post_edit", "annotator", "is_human")
+
+
+@dataclass
+class Row:
+    """A validated row, with values normalised (None for absent optional values)."""
+
+    number: int
+    line: int | None
+    item_id: str
+    source: str
+    reference: str | None
+    system: str
+    output: str
+    doc_id: str | None = None
+    human_label: int | None = None
+    human_score: float | None = None
+    post_edit: str | None = None
+    annotator: str | None = None
+    is_human: bool = False
+    extras: dict[str, Any] = field(default_factory=dict)
+    #: Error spans of the judgment (JSON, annotation.spans); set by the MQM TSV importer.
+    spans: list[dict[str, Any]] | None = None
+
+    @property
+    def has_judgment(self) -> bool:
+        return (
+            self.human_label is not None
+            or self.human_score is not None
+            or self.post_edit is not None
+        )
+
+
+@dataclass
+class CampaignFile:
+    """A parsed, validated campaign file."""
+
+    filename: str
+    columns: list[str]
+    extra_columns: list[str]
+    rows: list[Row]
+
+    @property
+    def has_judgments(self) -> bool:
+        return any(r.has_judgment for r in self.rows)
+
+
+#: Column names as a file names them, for messages (an MQM TSV says seg_id, target, rater).
+CAMPAIGN_NAMES = {c: c for c in (*REQUIRED, *OPTIONAL)} | {"item": "item", "ids": "item ids"}
+MQM_NAMES = CAMPAIGN_NAMES | {
+    "item": "seg_id",
+    "ids": "seg_ids",
+    "item_id": "seg_id",
+    "output": "target",
+    "annotator": "rater",
+    "doc_id": "doc",
+    "wmt_doc_id": "doc_id",
+}
+
+
+class RowRules:
+    """The rules every imported row obeys, whatever file it came from (campaign files, MQM
+    TSVs): length limits, one source and reference per item, and one output text per
+    (item, system): a second row of a pair is allowed only as another annotator's judgment
+    of the same text. ``names``: the file's column names, for messages."""
+
+    def __init__(self, names: Mapping[str, str] | None = None) -> None:
+        self.names = dict(CAMPAIGN_NAMES | dict(names or {}))
+        self.first_item: dict[str, Row] = {}
+        self.first_pair: dict[tuple[str, str], Row] = {}
+
+    def check(self, row: Row, add: Any) -> None:
+        """Call ``add(row, line, column, message, fix)`` for each rule ``row`` breaks."""
+        n, line, name = row.number, row.line, self.names
+        for col, limit in MAX_LENGTH.items():
+            value = getattr(row, col)
+            if value is not None and len(value) > limit:
+                add(
+                    n,
+                    line,
+                    name[col],
+                    f"{name[col]} is {len(value):,} characters long, over the limit of {limit}",
+                    f"Shorten it to at most {limit} characters (keep long text in another "
+                    "column: any extra column is kept as metadata).",
+                )
+        if row.item_id:
+            first = self.first_item.setdefault(row.item_id, row)
+            for col in ("source", "reference", "doc_id") if first is not row else ():
+                if getattr(first, col) != getattr(row, col):
+                    add(
+                        n,
+                        line,
+                        name[col],
+                        f"{name['item']} '{row.item_id}' has a different {name[col]} here "
+                        f"than in row {first.number}"
+                        + (f" (system '{first.system}')" if first.system != row.system else ""),
+                        f"Every row of one item must repeat the same {name[col]}; "
+                        f"fix the text or give the rows different {name['ids']}.",
+                    )
+        if row.item_id and row.system:
+            self._check_pair(row, add)
+
+    def _check_pair(self, row: Row, add: Any) -> None:
+        name = self.names
+        pair = self.first_pair.setdefault((row.item_id, row.system), row)
+        if pair is row:
+            return
+        others = bool(pair.annotator and row.annotator and pair.annotator != row.annotator)
+        if others and pair.output == row.output:
+            return
+        differs = (
+            f", with a different {name['output']} (by {name['annotator']} "
+            f"'{row.annotator}' here, '{pair.annotator}' there)"
+            if others
+            else ""
+        )
+        add(
+            row.number,
+            row.line,
+            name["output"] if others else name["system"],
+            f"duplicate ({name['item_id']}, {name['system']}) = ('{row.item_id}', "
+            f"'{row.system}'); row {pair.number} has it already{differs}",
+            f"Keep one row per {name['item_id']} and {name['system']} (several rows are "
+            f"allowed only for judgments by different {name['annotator']}s of the same "
+            f"{name['output']}, which must hold the same text).",
+        )
+
+
+_ROW_TEXT = (
+    "item_id",
+    "source",
+    "reference",
+    "system",
+    "output",
+    "doc_id",
+    "post_edit",
+    "annotator",
+)
+
+
+def validate_rows(
+    filename: str, rows: Sequence[Row], names: Mapping[str, str] | None = None
+) -> None:
+    """Apply a campaign file's row checks to rows built elsewhere (an MQM TSV's): NUL
+    bytes, empty ids and outputs, length limits and conflicting texts. Raises
+    :class:`CampaignFileError` naming each row; returns when every row passes."""
+    problems: list[Problem] = []
+    rules = RowRules(names)
+    name = rules.names
+
+    def add(row: int, line: int | None, column: str | None, message: str, fix: str) -> None:
+        problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
+
+    for row in rows:
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        for col in _ROW_TEXT:
+            value = getattr(row, col)
+            if isinstance(value, str) and "\x00" in value:
+                add(row.number, row.line, name[col], f"{name[col]} contains a NUL byte (\\x00)",
+                    "Remove NUL characters; they are often left by a damaged export.")  # fmt: skip
+        for col in ("item_id", "system"):
+            if not getattr(row, col).strip():
+                add(row.number, row.line, name[col], f"{name[col]} is empty",
+                    f"Give every row its {name[col]}.")  # fmt: skip
+        if not row.output.strip():
+            add(row.number, row.line, name["output"],
+                f"{name['output']} is empty or whitespace only",
+                "Supply the system's output text, or remove the row.")  # fmt: skip
+        for key, value in row.extras.items():
+            if has_nul(key) or has_nul(value):
+                key = name.get(key, key)
+                add(row.number, row.line, key, f"{key} contains a NUL byte (\\x00)",
+                    "Remove NUL characters.")  # fmt: skip
+        rules.check(row, add)
+    if problems:
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)

@@ -1,0 +1,265 @@
+"""The comparative screen of an error-span campaign (cESA, as Pearmut calls it): every output
+of one source on one screen, each with its own error spans and, when the campaign asks, its
+own ESA score; one save stores them all with their places on the screen
+(annotation.comparative.submit: one transaction, labels derived as on the span page).
+
+The marking is the single-output span page's (views/annotate_spans.py): its widget (one per
+output, the source drawn once above them, so no omission marks here), its actions on one
+output's unsaved work, its span list and its ESA slider (views/span_extras.py). This module
+adds the screen: which output is current, the shared severity and category buttons (they
+act on the current output), and the save of the whole screen.
+
+Keys: select words in an output, then ``q`` / ``w`` / ``e`` and ``1``–``9`` (in the output's
+box, or on the page for the current output); ``j`` / ``k`` next / previous output; ``Del``
+deletes the selected span, ``Esc`` clears; ``Enter`` saves the screen; ``s`` skip; ``u`` undo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from annotation import comparative, judging, session
+from annotation.spans import SpanConfig
+from views import annotate_spans as marking
+from views import span_extras as extras
+from views.common import engine, literal
+from views.compare_screen import CSS, move_highlight, source_html
+from views.span_actions import SpanActions, item_work, span_config, span_json
+from views.span_events import ACTION_KEYS, SEVERITY_KEYS, apply_widget_events
+
+KEYS = {k: f"cmp_sev_{s.value}" for k, s in SEVERITY_KEYS.items()}
+KEYS |= {str(n + 1): f"cmp_cat_{n}" for n in range(9)}
+KEYS |= {
+    "enter": "cmp_save",
+    "delete": "cmp_span_delete",
+    "backspace": "cmp_span_delete",
+    "escape": "cmp_span_clear",
+    "j": "cmp_next",
+    "k": "cmp_prev",
+    "s": "cmp_skip",
+    "u": "cmp_undo",
+}
+#: Keys the output's own box answers (the same, minus "no errors": a screen saves them all).
+WIDGET_KEYS = (
+    *SEVERITY_KEYS,
+    *map(str, range(1, 10)),
+    *(k for k, a in ACTION_KEYS.items() if a != "no_errors"),
+)
+INSTRUCTIONS = (
+    "Mark what is wrong in every output of the source below, then save the screen: select "
+    "the words in an output, then a severity — `q` minor, `w` major, `e` critical — and a "
+    "category (`1`–`9`); an output with nothing marked is saved as “no errors”. `j` / `k` "
+    "next / previous output · `Del` deletes the selected span · `Enter` saves the screen · "
+    "`s` skip · `u` undo."
+)
+CARD_CSS = "[class*='st-key-cmp_scard_'] { padding: 0.5rem 0.75rem; border: 1px solid #d0d5dd; "
+CARD_CSS += "border-radius: 0.5rem; }"
+SCORE_FIRST = "Set the overall score (move the slider) of output(s) {} before saving the screen."
+OPEN_SELECTION = (
+    "Output(s) {}: a selection is still open: give it a severity and a category, or clear it "
+    "(Esc), before saving."
+)
+
+
+def slots_of(shown: comparative.Screen) -> list[session.Slot]:
+    """The screen's outputs as the span page's slots. An output shown beside an attention
+    check is no slot of the annotator's: a negative id (never an assignment's) keeps its
+    unsaved work apart, and nothing of it is saved. ``output_id`` is not read here."""
+    return [
+        session.Slot(
+            o.assignment_id if o.assignment_id is not None else -(k + 1),
+            o.claim_version,
+            0,
+            o.text,
+            shown.source,
+            shown.reference,
+            None,
+        )
+        for k, o in enumerate(shown.outputs)
+    ]
+
+
+def span_screen(
+    view: session.View,
+    annotator: int,
+    shown: comparative.Screen,
+    state: dict[str, Any],
+    set_view: Callable[[session.View], None],
+    seconds: Callable[[], float | None],
+    skip: Callable[[], None],
+    undo: Callable[[], None],
+    guarded: Callable[..., Any],
+) -> None:
+    """Draw the screen (``state``: views/annotate_compare.py's per-screen state, whose
+    ``current`` is the output the page's keys and the shared buttons act on; ``skip`` and
+    ``undo`` come guarded, ``guarded`` guards the save: a revoked link ends the session)."""
+    config = span_config(view.campaign.id)
+    slots = slots_of(shown)
+    size = len(slots)
+
+    def actions(k: int) -> SpanActions:
+        return SpanActions(annotator, set_view, seconds, slot=slots[k])
+
+    def on(k: int | None, act: Callable[[SpanActions], None]) -> None:
+        """Run an action on output ``k`` (None: the current one); its hint goes on top."""
+        k = state["current"] if k is None else k
+        act(actions(k))
+        hint = st.session_state.pop("hint", None)
+        if hint is not None:
+            st.session_state["cmp_hint"] = f"Output {k + 1}: {hint[1]}"
+
+    def save() -> None:
+        works = [item_work(slot) for slot in slots]
+        scores = [extras.esa_value(slot) for slot in slots]
+        open_ = [k + 1 for k, w in enumerate(works) if w["pending"] is not None]
+        unscored = [k + 1 for k, v in enumerate(scores) if config.ask_esa and v is None]
+        if open_ or unscored:
+            why = OPEN_SELECTION if open_ else SCORE_FIRST
+            st.session_state["cmp_hint"] = why.format(_listed(open_ or unscored))
+            return
+        judgments = {
+            k: {"spans": [span_json(sp) for sp in works[k]["spans"]], "esa_score": v}
+            for k, (o, v) in enumerate(zip(shown.outputs, scores, strict=True))
+            if o.assignment_id is not None
+        }
+        try:
+            saved = comparative.submit(engine(), annotator, shown, judgments, seconds=seconds())
+        except session.InvalidJudgment as refused:  # nothing saved; the screen stays
+            st.session_state["cmp_hint"] = str(refused)
+            return
+        for slot in slots:
+            extras.forget(actions(0).draft_key(slot))
+        set_view(saved)
+
+    def skip_screen() -> None:
+        for slot in slots:
+            extras.forget(actions(0).draft_key(slot))
+        skip()
+
+    save = guarded(save)
+
+    # the widgets' events first (a selection, a click on a span, a key in an output's box)
+    before = st.session_state["view"]
+    other = {"save": save, "skip": skip_screen, "undo": undo}
+    for k in range(size):
+        seen = st.session_state.get(_seen_key(k))
+        on(
+            k,
+            lambda a, k=k: apply_widget_events(
+                a, config, other, _widget_key(k), _seen_key(k)
+            ),
+        )
+        if st.session_state["view"] is not before:  # saved, skipped or undone: draw afresh
+            marking.redraw()
+        if st.session_state.get(_seen_key(k)) != seen:
+            state["current"] = k  # the output the annotator just worked in
+    hint = st.session_state.pop("cmp_hint", None)
+    if hint:
+        st.warning(literal(hint))
+    _texts(shown, state["current"])
+    _shared_buttons(config, on)
+    _cards(slots, state, config, actions)
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
+    c1.button("Save screen `Enter`", key="cmp_save", type="primary", on_click=save, width="stretch")
+    c2.selectbox(
+        "Skip reason", judging.SKIP_REASONS, key="cmp_skip_reason", label_visibility="collapsed"
+    )
+    c3.button("Skip `s`", key="cmp_skip", on_click=skip_screen, width="stretch")
+    c4.button("Undo `u`", key="cmp_undo", on_click=undo, width="stretch")
+    with st.container(key="cmp_keys"):  # invisible buttons the key listener clicks
+        st.button("j", key="cmp_next", on_click=move_highlight, args=(state, size, 1))
+        st.button("k", key="cmp_prev", on_click=move_highlight, args=(state, size, -1))
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
+
+
+def _widget_key(k: int) -> str:
+    return f"cmp_span_widget_{k}"
+
+
+def _seen_key(k: int) -> str:
+    return f"cmp_span_seen_{k}"
+
+
+def _texts(shown: comparative.Screen, current: int) -> None:
+    highlight = f".st-key-cmp_scard_{current} {{ border: 3px solid #2563eb; }}"
+    st.html(f"<style>{CSS}{CARD_CSS}{highlight}</style>" + source_html(shown))
+
+
+def _cards(
+    slots: list[session.Slot],
+    state: dict[str, Any],
+    config: SpanConfig,
+    actions: Callable[[int], SpanActions],
+) -> None:
+    """One card per output: its span widget, its spans, its ESA slider."""
+    size = len(slots)
+    for k, slot in enumerate(slots):
+        work = item_work(slot)
+        mark = " · current" if k == state["current"] else ""
+        with st.container(key=f"cmp_scard_{k}"):
+            st.html(
+                f'<p style="font-weight:700;margin:0" class="tandem-cmp-title">'
+                f"Output {k + 1} of {size}{mark} — "
+                f'<span class="tandem-cmp-spans">{len(work["spans"])} error span(s)</span></p>'
+            )
+            marking.draw_widget(
+                slot,
+                work,
+                actions(k),
+                hint="Select wrong words, then a severity (q w e) and a category (1–9) · "
+                "Enter saves the screen",
+                key=_widget_key(k),
+                seen_key=_seen_key(k),
+                source=False,
+                keys=WIDGET_KEYS,
+            )
+            marking.span_list(work, slot, config, actions(k), delete_key=None)
+            if config.ask_esa:
+                extras.esa_slider(slot)
+
+
+def _shared_buttons(
+    config: SpanConfig, on: Callable[[int | None, Callable[[SpanActions], None]], None]
+) -> None:
+    """Severity, category, delete and clear for the current output (the page's keys click
+    them), above the cards."""
+    st.caption("For the current output:")
+    cols = st.columns(len(SEVERITY_KEYS) + 2)
+    for col, (key, severity) in zip(cols, SEVERITY_KEYS.items(), strict=False):
+        col.button(
+            f"{severity.value.capitalize()} `{key}`",
+            key=f"cmp_sev_{severity.value}",
+            on_click=on,
+            args=(None, lambda a, v=severity.value: a.set_field("severity", v)),
+            width="stretch",
+        )
+    cols[-2].button(
+        "Delete selected `Del`",
+        key="cmp_span_delete",
+        width="stretch",
+        on_click=on,
+        args=(None, lambda a: a.delete()),
+    )
+    cols[-1].button(
+        "Clear selection `Esc`",
+        key="cmp_span_clear",
+        width="stretch",
+        on_click=on,
+        args=(None, lambda a: a.clear()),
+    )
+    cat_cols = st.columns(min(len(config.categories), 6))
+    for n, category in enumerate(config.categories):
+        label = f"{literal(category)} `{n + 1}`" if n < 9 else literal(category)
+        cat_cols[n % len(cat_cols)].button(
+            label,
+            key=f"cmp_cat_{n}",
+            width="stretch",
+            on_click=on,
+            args=(None, lambda a, c=category: a.set_field("category", c)),
+        )
