@@ -8,19 +8,14 @@ from typing import Any
 
 from sqlalchemy import Engine, Table, insert, or_, select
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_admin, queue_build, session, undo
 from annotation.importer import import_campaign
+from db.admin_models import Job
 from db.calibration import store_set
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import (
-    Base,
-    CampaignSettingChange,
-    Job,
-    MetricBaseline,
-    Threshold,
-)
+from db.models import Base, CampaignSettingChange, MetricBaseline, Threshold
 
 
 def campaign_csv(tag: str, n_items: int = 8) -> bytes:
@@ -41,16 +36,16 @@ def populate(engine: Engine, name: str) -> int:
     cid = import_campaign(
         engine, campaign_csv(name), name, filename=f"{name}.csv", settings={"attention_rate": 0.2}
     ).campaign_id
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     who = create_annotator(engine, cid, f"ann-{name}").annotator_id
     view = session.next_view(engine, who)
     for _ in range(3):
         assert view.slot is not None
-        view = session.submit(
+        view = judging.submit(
             engine, who, view.slot.assignment_id, view.slot.claim_version, label=1
         )
-    session.undo(engine, who)
-    queue.update_queue_settings(engine, cid, claim_timeout_s=600)
+    undo.undo(engine, who)
+    queue_admin.update_queue_settings(engine, cid, claim_timeout_s=600)
     now = utcnow()
     with session_scope(engine) as s:
         s.execute(insert(Threshold).values(campaign_id=cid, signature="sig", threshold=0.5))

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 import cli
 from annotation.importer import import_campaign
-from annotation.scores_file import MetricSpec
 from db.engine import get_engine
+from formats.scores_file import MetricSpec
 from tests.conftest import shared_file
 
 CASES = {

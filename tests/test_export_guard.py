@@ -19,16 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from annotation.campaign_file import OPTIONAL, REQUIRED, read_records
 from annotation.exports import (
     RESULT_COLUMNS,
     export_annotations,
     export_campaign,
     export_records,
-    to_csv,
 )
 from annotation.importer import import_campaign
-from annotation.spreadsheet import GUARD_COLUMN, NUMBER, TRIGGERS
+from formats.readers import read_records
+from formats.rows import OPTIONAL, REQUIRED
+from formats.spreadsheet import GUARD_COLUMN, NUMBER, TRIGGERS
+from formats.writers import to_csv
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
 HOSTILE = [

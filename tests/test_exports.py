@@ -17,12 +17,13 @@ from annotation.exports import (
     pairs_csv,
     results_csv,
     results_latex,
-    to_csv,
 )
 from annotation.importer import import_campaign
 from db.calibration import applied_sets, remove_set
 from db.reads import campaign_id, read_campaign
 from estimators.report import campaign_report
+from formats import calibration_file as cf
+from formats.writers import to_csv
 from metrics import calibration_sets as cs
 from metrics.calibration import agreement
 from tests.test_reads import SIG, seed_campaign
@@ -91,7 +92,7 @@ def test_calibration_set_export_import_round_trip(engine) -> None:
     seed_campaign(engine, "source", n_items=80, labelled=70, overlap=0)
     exported = calibration_export(engine, "source", SIG)
     payload = json.loads(exported.json)
-    assert payload["schema"] == cs.SCHEMA and payload["schema_version"] == cs.SCHEMA_VERSION
+    assert payload["schema"] == cf.SCHEMA and payload["schema_version"] == cf.SCHEMA_VERSION
     assert payload["signature"] == SIG and payload["threshold"] == 50.0
     c = payload["counts"]
     # counts are those of the campaign's labelled outputs at the stored threshold
@@ -122,7 +123,7 @@ def test_calibration_set_export_import_round_trip(engine) -> None:
     assert ("sys0", "vd_provided") in report.estimates
     assert report.estimates[("sys0", "vd_provided")].diagnostics["tp"] == c["tp"]
     # re-export of what was imported parses to the same counts
-    again = cs.parse(json.dumps(stored[0].payload))
+    again = cf.parse(json.dumps(stored[0].payload))
     assert again.counts == stored[0].counts
     assert remove_set(engine, set_id, target) and applied_sets(engine, target) == []
 
@@ -144,7 +145,7 @@ def test_import_with_a_different_signature_is_refused(engine) -> None:
 
 def _payload() -> dict:
     return {
-        "schema": cs.SCHEMA, "schema_version": 1, "metric": "chrf", "signature": SIG,
+        "schema": cf.SCHEMA, "schema_version": 1, "metric": "chrf", "signature": SIG,
         "threshold": 50.0, "higher_is_better": True,
         "counts": {"tp": 8, "fn": 2, "tn": 5, "fp": 1},
         "posteriors": {"rho": {"a": 9, "b": 3}, "eta": {"a": 6, "b": 2}},
@@ -166,18 +167,18 @@ def _payload() -> dict:
     ],
 )
 def test_invalid_calibration_sets_are_refused_with_the_reason(change, message) -> None:
-    assert cs.parse(_payload()).counts == (8, 2, 5, 1)
-    with pytest.raises(cs.CalibrationSetError, match=message):
-        cs.parse({**_payload(), **change})
+    assert cf.parse(_payload()).counts == (8, 2, 5, 1)
+    with pytest.raises(cf.CalibrationSetError, match=message):
+        cf.parse({**_payload(), **change})
 
 
 def test_not_json_is_refused() -> None:
-    with pytest.raises(cs.CalibrationSetError, match="not a JSON file"):
-        cs.parse(b"\xff\xfe nope")
+    with pytest.raises(cf.CalibrationSetError, match="not a JSON file"):
+        cf.parse(b"\xff\xfe nope")
 
 
 def test_dumps_writes_strict_json() -> None:
-    text = cs.dumps({"x": float("nan"), "y": [1.0, float("inf")]}).decode()
+    text = cf.dumps({"x": float("nan"), "y": [1.0, float("inf")]}).decode()
     assert json.loads(text) == {"x": None, "y": [1.0, None]}
 
 
@@ -212,7 +213,7 @@ def test_cli_exports_and_calibration_round_trip(sqlite_engine, tmp_path, monkeyp
         code, out = run("export-calibration", "--campaign", "source", "--metric", "chrf",
                         "--out", json_out, "--items-out", csv_out)  # fmt: skip
         assert code == 0, out
-        assert cs.parse((tmp_path / "c.json").read_bytes()).signature == SIG
+        assert cf.parse((tmp_path / "c.json").read_bytes()).signature == SIG
         assert len(_rows((tmp_path / "c.csv").read_bytes())) == 90
         code, out = run("import-calibration", str(tmp_path / "c.json"), "--campaign", "target")
         assert code == 0, out

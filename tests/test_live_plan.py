@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_admin, queue_build, session
 from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
 from db.reads import fingerprint, read_campaign
 from estimators.live_designs import DEFAULT_DESIGN, LiveDesign, LivePlan, plan_in_force
@@ -32,7 +32,7 @@ def label_everything(engine: Engine, cid: int, n_labels: int, seed: int = 5) -> 
     view = session.next_view(engine, a)
     for _ in range(n_labels):
         k, j = map(int, TEXT.search(view.slot.text).groups())
-        view = session.submit(
+        view = judging.submit(
             engine, a, view.slot.assignment_id, view.slot.claim_version,
             label=int(coins[k, j] < rate[k]),
         )  # fmt: skip
@@ -73,7 +73,7 @@ def test_forecast_is_the_planners_formula() -> None:
 
 def test_a_late_plan_change_cannot_change_a_verdict(engine: Engine) -> None:
     cid = make_campaign(engine, 60, 2)
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     before = set_plan(engine, cid, planned_labels=60, live_design="asympcs")
     assert before.planned_labels == 60 and not before.late
     label_everything(engine, cid, 2 * 45)  # 45 items labelled for both systems
@@ -102,18 +102,19 @@ def test_a_late_plan_change_cannot_change_a_verdict(engine: Engine) -> None:
     assert current_plan(engine, cid) == after
     # re-saving the defaults over NULL (the Annotators form does) is not a change
     other = make_campaign(engine, 10, 2, name="other")
-    queue.build_queue(engine, other, seed=1)
+    queue_build.build_queue(engine, other, seed=1)
     label_everything(engine, other, 2)
     set_plan(engine, other, planned_labels=None, live_design=DEFAULT_DESIGN, estimand="test_set")
-    assert queue.setting_changes(engine, other) == [] and not current_plan(engine, other).late
+    assert queue_admin.setting_changes(engine, other) == [] and not current_plan(engine, other).late
 
 
 def test_cli_plan_sets_forecasts_and_warns(engine: Engine, monkeypatch) -> None:
     import cli
+    import commands.base
 
     cid = make_campaign(engine, 40, 3, name="plan-cli")
-    queue.build_queue(engine, cid, seed=1)
-    monkeypatch.setattr(cli, "_engine", lambda: engine)
+    queue_build.build_queue(engine, cid, seed=1)
+    monkeypatch.setattr(commands.base, "open_engine", lambda: engine)
     runner = CliRunner()
     out = runner.invoke(cli.app, ["plan", "--campaign", "plan-cli", "--smallest-difference", "0.2"])
     assert out.exit_code == 0, out.output

@@ -14,10 +14,11 @@ import pytest
 from sqlalchemy import event
 
 from annotation.importer import import_campaign
-from db.annotations import annotator_work
+from db.annotator_stats import annotator_work
 from db.engine import session_scope
+from db.log_export import annotation_log
 from db.models import Annotation, Annotator, Assignment, AttentionCheck
-from db.reads import annotation_log, fingerprint, read_campaign
+from db.reads import fingerprint, read_campaign
 from db.scores import ScoreRow, insert_scores, save_threshold
 from estimators.simulation import make_pool
 
@@ -180,7 +181,7 @@ def test_unknown_campaign_raises(engine) -> None:
 
 
 def test_annotator_speed_and_pass_rate_for_the_dashboard() -> None:
-    from db.annotations import AnnotatorWork
+    from db.annotator_stats import AnnotatorWork
 
     n = 12
     work = AnnotatorWork(1, "a", "annotator", False, n, 0, 0, 5.0, 5.0 * n, 4, 3, 0)

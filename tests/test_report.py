@@ -13,7 +13,9 @@ from estimators import vondaniken as vd
 from estimators.agreement import agreement_note
 from estimators.campaign import CampaignData, Judgments, MetricInfo, binarise
 from estimators.monitor import CampaignMonitor
-from estimators.report import Unavailable, campaign_report, default_signatures, width_paths
+from estimators.report import campaign_report, default_signatures
+from estimators.report_live import width_paths
+from estimators.result import Unavailable
 from estimators.simulation import make_pool
 
 SIG = "chrf|test"

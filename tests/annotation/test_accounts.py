@@ -9,32 +9,26 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.accounts import (
-    OWNER_NAME,
+from accounts.grants import (
     PermissionDenied,
     can_write,
-    create_account,
-    ensure_owner,
-    get_account,
     grant_campaign,
     record_creator,
     require_write,
-    reset_password,
-    set_account_disabled,
-    set_owner_password,
-    sign_in,
     visible_campaign_ids,
 )
-from annotation.auth import (
-    create_annotator,
-    end_admin_sessions,
-    issue_admin_session,
-    reissue_invite,
-    revoke_annotator,
-    session_account,
+from accounts.invites import create_annotator, reissue_invite, revoke_annotator
+from accounts.passwords import WeakPassword, hash_secret
+from accounts.registry import (
+    OWNER_NAME,
+    create_account,
+    ensure_owner,
+    get_account,
+    set_account_disabled,
 )
+from accounts.sessions import end_admin_sessions, issue_admin_session, session_account
+from accounts.signin import reset_password, set_owner_password, sign_in
 from annotation.importer import import_campaign
-from annotation.passwords import WeakPassword, hash_secret
 from db.engine import session_scope
 from db.models import Annotator
 from db.reads import campaign_id
@@ -167,7 +161,7 @@ def test_upgrade_keeps_the_single_password_and_its_sessions(
     import hashlib
     import hmac
 
-    from annotation import auth
+    from accounts import sessions
     from db.accounts import account_by_name
     from db.migrate import migrate_to
     from db.settings import set_setting
@@ -175,13 +169,14 @@ def test_upgrade_keeps_the_single_password_and_its_sessions(
     monkeypatch.delenv("TANDEM_ADMIN_PASSWORD", raising=False)
     migrate_to(blank_engine, "0008")
     old_hash = hash_secret("the old admin password", iterations=200_000)
-    set_setting(blank_engine, auth.ADMIN_HASH_KEY, old_hash)
+    set_setting(blank_engine, sessions.ADMIN_HASH_KEY, old_hash)
     secret = "ab" * 32
-    set_setting(blank_engine, auth.SESSION_SECRET_KEY, secret)
+    set_setting(blank_engine, sessions.SESSION_SECRET_KEY, secret)
     expires = int((NOW + timedelta(hours=12)).timestamp())
     payload = f"v1.{int(NOW.timestamp() * 1000)}.{expires}.nonce"
     fingerprint = hmac.new(bytes.fromhex(secret), ("db:" + old_hash).encode(), hashlib.sha256)
-    v1 = f"{payload}.{auth._mac(bytes.fromhex(secret), payload + '|' + fingerprint.hexdigest())}"
+    mac = sessions._mac(bytes.fromhex(secret), payload + "|" + fingerprint.hexdigest())
+    v1 = f"{payload}.{mac}"
 
     migrate_to(blank_engine, "head")
     owner = account_by_name(blank_engine, OWNER_NAME)

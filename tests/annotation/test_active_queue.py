@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, select
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import active_sampling, judging, queue_admin, queue_build, session
 from db.engine import make_engine, session_scope
 from db.models import Annotation, Assignment, Campaign, MetricScore, Output
 from db.reads import read_campaign
@@ -54,7 +54,7 @@ def label_everything(engine: Engine, annotator: int, scores, rng, limit=10_000) 
         if slot.kind == "regular":
             seen.append(slot.output_id)
         label = label_for(scores[slot.output_id], rng)
-        view = session.submit(engine, annotator, slot.assignment_id, slot.claim_version,
+        view = judging.submit(engine, annotator, slot.assignment_id, slot.claim_version,
                               label=label)  # fmt: skip
     return seen
 
@@ -62,7 +62,7 @@ def label_everything(engine: Engine, annotator: int, scores, rng, limit=10_000) 
 def test_rounds_record_pi_and_favour_uncertain_items(engine: Engine) -> None:
     cid = make_campaign(engine, 120, 2, sampling="active", planned_labels=60)
     scores = add_metric(engine, cid)
-    queue.build_queue(engine, cid, seed=5)
+    queue_build.build_queue(engine, cid, seed=5)
     assert {r.state for r in slots(engine, cid)} == {"pending"}
     a = create_annotator(engine, cid, "a").annotator_id
     seen = label_everything(engine, a, scores, np.random.default_rng(1))
@@ -82,7 +82,7 @@ def test_rounds_record_pi_and_favour_uncertain_items(engine: Engine) -> None:
     assert 35 <= n_drawn <= 85  # ≈ b·N = 60 (binomial-ish spread)
     with session_scope(engine) as s:
         rounds = s.get(Campaign, cid).meta["active_rounds"]
-    assert len(rounds) >= 6 and all(r["drawn"] <= queue.ROUND_DRAWS for r in rounds)
+    assert len(rounds) >= 6 and all(r["drawn"] <= active_sampling.ROUND_DRAWS for r in rounds)
     assert rounds[0]["labels"] == 0 and rounds[-1]["labels"] > 0
     assert rounds[-1]["metric"] == "chrF2|test" and rounds[-1]["tau"] == DEFAULT_TAU
     # the model learnt that mid-range scores are uncertain: later rounds give the items
@@ -106,7 +106,7 @@ def test_rounds_record_pi_and_favour_uncertain_items(engine: Engine) -> None:
 def test_overlap_attention_and_no_double_work(engine: Engine) -> None:
     cid = make_campaign(engine, 60, 2, sampling="active", overlap=0.3, attention_rate=0.1)
     scores = add_metric(engine, cid, seed=2)
-    queue.build_queue(engine, cid, seed=9)
+    queue_build.build_queue(engine, cid, seed=9)
     a = create_annotator(engine, cid, "a").annotator_id
     b = create_annotator(engine, cid, "b").annotator_id
     rng = np.random.default_rng(3)
@@ -127,14 +127,14 @@ def test_overlap_attention_and_no_double_work(engine: Engine) -> None:
 def test_switch_to_active_mid_campaign_and_back(engine: Engine) -> None:
     cid = make_campaign(engine, 50, 2)
     scores = add_metric(engine, cid, seed=4)
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     a = create_annotator(engine, cid, "a").annotator_id
     rng = np.random.default_rng(5)
     label_everything(engine, a, scores, rng, limit=20)  # 10 items, uniform
     view = session.next_view(engine, a)  # a claim in flight stays as it is
     held = view.slot.assignment_id
-    queue.update_queue_settings(engine, cid, sampling="active", active_tau=0.5)
-    changes = queue.setting_changes(engine, cid)
+    queue_admin.update_queue_settings(engine, cid, sampling="active", active_tau=0.5)
+    changes = queue_admin.setting_changes(engine, cid)
     assert [(c.key, c.new_value, c.labels_before) for c in changes] == [
         ("sampling", "active", 20), ("active_tau", 0.5, 20)]  # fmt: skip
     rows = slots(engine, cid)
@@ -147,7 +147,7 @@ def test_switch_to_active_mid_campaign_and_back(engine: Engine) -> None:
     assert np.all(v.pi[11:] >= 0.5 * 0.5 - 1e-9) and v.weighted
     # back to uniform: what is still pending opens with π = 1 at the next claim
     assert "pending" in {r.state for r in slots(engine, cid)}
-    queue.update_queue_settings(engine, cid, sampling="uniform")
+    queue_admin.update_queue_settings(engine, cid, sampling="uniform")
     label_everything(engine, a, scores, rng)
     rows = slots(engine, cid)
     assert "pending" not in {r.state for r in rows}
@@ -160,12 +160,12 @@ def test_switch_to_active_mid_campaign_and_back(engine: Engine) -> None:
 def test_settings_are_checked(engine: Engine) -> None:
     cid = make_campaign(engine, 4, 2, paired=False)
     with pytest.raises(ValueError, match="paired design"):
-        queue.update_queue_settings(engine, cid, sampling="active")
+        queue_admin.update_queue_settings(engine, cid, sampling="active")
     with pytest.raises(ValueError, match="active_tau"):
-        queue.update_queue_settings(engine, cid, active_tau=0.0)
-    assert queue.setting_changes(engine, cid) == []
-    queue.update_queue_settings(engine, cid, paired=True, sampling="active")
-    assert queue.queue_settings(engine, cid)["sampling"] == "active"
+        queue_admin.update_queue_settings(engine, cid, active_tau=0.0)
+    assert queue_admin.setting_changes(engine, cid) == []
+    queue_admin.update_queue_settings(engine, cid, paired=True, sampling="active")
+    assert queue_admin.queue_settings(engine, cid)["sampling"] == "active"
 
 
 def test_parallel_annotators_on_an_active_queue(engine: Engine) -> None:
@@ -174,7 +174,7 @@ def test_parallel_annotators_on_an_active_queue(engine: Engine) -> None:
     exactly one judgment and every slot its π and round."""
     cid = make_campaign(engine, 150, 3, sampling="active", overlap=0.2)
     scores = add_metric(engine, cid, seed=6)
-    queue.build_queue(engine, cid, seed=8)
+    queue_build.build_queue(engine, cid, seed=8)
     annotators = [create_annotator(engine, cid, f"p{k}").annotator_id for k in range(8)]
     par = make_engine(engine.url.render_as_string(hide_password=False), pool_size=8)
     saved: dict[int, list[int]] = {a: [] for a in annotators}
@@ -188,7 +188,7 @@ def test_parallel_annotators_on_an_active_queue(engine: Engine) -> None:
             view = session.next_view(par, annotator)
             while view.slot is not None and len(saved[annotator]) < 40:
                 slot = view.slot
-                view = session.submit(par, annotator, slot.assignment_id, slot.claim_version,
+                view = judging.submit(par, annotator, slot.assignment_id, slot.claim_version,
                                       label=label_for(scores[slot.output_id], rng))  # fmt: skip
                 assert view.notice is None, view.notice
                 saved[annotator].append(slot.assignment_id)
@@ -234,13 +234,13 @@ def test_cli_switches_sampling(tmp_path, monkeypatch) -> None:
         upgrade(engine)
         cid = make_campaign(engine, 6, 2, name="camp")
         make_campaign(engine, 4, 2, name="loose", paired=False)
-        queue.build_queue(engine, cid, seed=1)
+        queue_build.build_queue(engine, cid, seed=1)
         runner = CliRunner()
         result = runner.invoke(cli.app, ["sampling", "--campaign", "camp", "--active",
                                          "--tau", "0.4"])  # fmt: skip
         assert result.exit_code == 0, result.output
         assert "camp: sampling active, τ = 0.4" in result.output
-        assert queue.queue_settings(engine, cid)["active_tau"] == 0.4
+        assert queue_admin.queue_settings(engine, cid)["active_tau"] == 0.4
         assert {r.state for r in slots(engine, cid)} == {"pending"}
         result = runner.invoke(cli.app, ["sampling", "--campaign", "loose", "--active"])
         assert result.exit_code == 1 and "paired design" in result.output

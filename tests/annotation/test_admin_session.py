@@ -9,14 +9,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine
 
-from annotation.auth import (
-    FREE_FAILURES,
+from accounts.sessions import (
     admin_session_valid,
     end_admin_sessions,
     issue_admin_session,
     set_admin_password,
     sign_in_admin,
 )
+from accounts.signin import FREE_FAILURES
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 

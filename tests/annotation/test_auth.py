@@ -8,15 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine
 
-from annotation.auth import (
-    FREE_FAILURES,
-    LOCKOUT_BASE_S,
-    LOCKOUT_MAX_S,
-    hash_secret,
-    set_admin_password,
-    sign_in_admin,
-    verify_secret,
-)
+from accounts.passwords import hash_secret, verify_secret
+from accounts.sessions import set_admin_password, sign_in_admin
+from accounts.signin import FREE_FAILURES, LOCKOUT_BASE_S, LOCKOUT_MAX_S
 
 PASSWORD = "correct horse battery"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -71,7 +65,7 @@ def test_the_throttle_is_persistent(admin_engine: Engine) -> None:
     for i in range(FREE_FAILURES):
         sign_in_admin(admin_engine, f"guess-{i}", now=T0)
     # A new session, a new process: the state lives in the database (signin_throttle).
-    from annotation.accounts import client_key
+    from accounts.signin import client_key
     from db.accounts import throttle_states
 
     key = client_key("-")
@@ -127,7 +121,7 @@ def _annotator_count(engine: Engine) -> int:
 def test_duplicate_or_overlong_annotator_name_is_a_plain_error(engine: Engine) -> None:
     """A taken name (after trimming) or one over the column's 200 characters is refused with
     a sentence that says what to do: no SQL, no token hash, nothing written."""
-    from annotation.auth import create_annotator
+    from accounts.invites import create_annotator
     from annotation.importer import import_campaign
     from db.reads import campaign_id
 

@@ -14,8 +14,8 @@ from collections import Counter
 
 from sqlalchemy import Engine, func, select
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_build, session
 from db.engine import make_engine, session_scope
 from db.models import Annotation, Assignment
 from tests.annotation.test_queue import make_campaign
@@ -27,7 +27,7 @@ N_ITEMS, N_SYSTEMS, OVERLAP = 500, 10, 0.2  # 5,000 outputs, 6,000 slots for 4,0
 
 def test_twenty_annotators_in_parallel(engine: Engine, record_property) -> None:
     cid = make_campaign(engine, N_ITEMS, N_SYSTEMS, overlap=OVERLAP)
-    queue.build_queue(engine, cid, seed=42)
+    queue_build.build_queue(engine, cid, seed=42)
     annotators = [create_annotator(engine, cid, f"a{k}").annotator_id for k in range(N_ANNOTATORS)]
     # A pool with a connection per annotator thread.
     par = make_engine(
@@ -44,7 +44,7 @@ def test_twenty_annotators_in_parallel(engine: Engine, record_property) -> None:
             view = session.next_view(par, annotator_id)
             while view.slot is not None and len(saved[annotator_id]) < LABELS_EACH:
                 slot = view.slot
-                view = session.submit(
+                view = judging.submit(
                     par,
                     annotator_id,
                     slot.assignment_id,

@@ -6,7 +6,7 @@ import numpy as np
 from sqlalchemy import Engine
 
 from annotation.demo import DEMO_SYSTEMS, seed_demo, seed_demo_if_empty
-from annotation.queue import queue_status
+from annotation.queue_admin import queue_status
 from db.campaigns import list_campaigns
 from db.reads import campaign_id, read_campaign
 

@@ -10,10 +10,11 @@ import io
 import pytest
 from sqlalchemy import Engine, select
 
-from annotation import context, queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import context, queue_admin, queue_build
 from annotation.exports import export_annotations
-from annotation.session import next_view, submit
+from annotation.judging import submit
+from annotation.session import next_view
 from db.context import earlier_segments
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System
@@ -93,7 +94,7 @@ def test_setting_is_logged_and_refuses_bad_input(engine: Engine) -> None:
     assert context.set_document_context(engine, cid, True, 2)
     assert not context.set_document_context(engine, cid, True, 2)  # nothing changed
     assert context.set_document_context(engine, cid, False, 2)
-    logged = [(c.old_value, c.new_value) for c in queue.setting_changes(engine, cid)
+    logged = [(c.old_value, c.new_value) for c in queue_admin.setting_changes(engine, cid)
               if c.key == context.KEY]  # fmt: skip
     assert logged == [
         ({"on": False, "window": 3}, {"on": True, "window": 2}),
@@ -114,13 +115,13 @@ def test_a_campaign_without_doc_ids_cannot_switch_it_on(engine: Engine) -> None:
         cid = camp.id
     with pytest.raises(ValueError, match="doc_id"):
         context.set_document_context(engine, cid, True)
-    assert queue.setting_changes(engine, cid) == []
+    assert queue_admin.setting_changes(engine, cid) == []
     assert context.context_setting(engine, cid).on is False
 
 
 def test_annotations_export_carries_doc_id(engine: Engine) -> None:
     cid, _ = make_docs(engine)
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     ann = create_annotator(engine, cid, "ann").annotator_id
     view = next_view(engine, ann)
     assert view.slot is not None

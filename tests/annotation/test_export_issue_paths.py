@@ -18,12 +18,15 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, update
 from typer.testing import CliRunner
 
-from annotation.exports import ExportError, export_annotations, export_campaign
-from annotation.importer import import_campaign, import_scores
-from annotation.mqm_tsv import COLUMNS, export_mqm_tsv, import_mqm_tsv
+from annotation.exports import export_annotations, export_campaign
+from annotation.importer import import_campaign
+from annotation.mqm_tsv import export_mqm_tsv, import_mqm_tsv
 from annotation.scores_file import export_scores
+from annotation.scores_import import import_scores
 from db.engine import get_engine, session_scope
 from db.models import Annotator, Item, System
+from formats.mqm_tsv import COLUMNS
+from formats.writers import ExportError
 
 _names = itertools.count()
 HYPO = settings(

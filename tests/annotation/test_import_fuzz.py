@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from annotation.campaign_file import CampaignFileError
 from annotation.importer import import_campaign
+from formats.problems import CampaignFileError
 from tests.annotation.test_import_validation import table_counts
 
 COLUMNS = ["item_id", "source", "reference", "system", "output", "human_label", "note"]

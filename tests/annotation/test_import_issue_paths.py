@@ -14,11 +14,12 @@ import pytest
 from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
-from annotation.campaign_file import CampaignFileError
 from annotation.importer import import_campaign
-from annotation.mqm_tsv import COLUMNS, import_mqm_tsv
+from annotation.mqm_tsv import import_mqm_tsv
 from db.engine import get_engine, session_scope
 from db.models import Campaign, Output
+from formats.mqm_tsv import COLUMNS
+from formats.problems import CampaignFileError
 
 HEADER = "\t".join(COLUMNS) + "\n"
 
@@ -181,7 +182,7 @@ def test_metric_options_that_name_nothing_or_twice(
 
 def test_a_direction_for_a_metric_column_still_applies(sqlite_engine: Engine) -> None:
     data = "item_id,source,reference,system,output,metric:mx\n1,a,b,A,x,3.5\n"
-    from annotation.scores_file import parse_metric_specs
+    from formats.scores_file import parse_metric_specs
 
     specs = parse_metric_specs([], ["mx"], ["mx=24"])
     report = import_campaign(sqlite_engine, data.encode(), "c", filename="c.csv", metrics=specs)

@@ -19,15 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import Engine
 
-from annotation.campaign_file import (
-    MAX_CAMPAIGN_NAME,
-    MAX_LENGTH,
-    CampaignFileError,
-    check_size,
-)
 from annotation.exports import export_campaign, export_records
 from annotation.importer import import_campaign
 from db.models import Annotator, Campaign, Item, System
+from formats.problems import MAX_CAMPAIGN_NAME, MAX_LENGTH, CampaignFileError, check_size
 from tests.annotation.test_import_validation import HEADER, rejected, table_counts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -252,7 +247,7 @@ def test_directory_is_rejected(engine: Engine, tmp_path: Path) -> None:
 
 
 def test_cli_progress_bar_leaves_no_monitor_thread() -> None:
-    from cli import _Bar
+    from commands.base import ProgressBar as _Bar
 
     with _Bar("import") as bar:
         bar(1, 2)

@@ -8,10 +8,12 @@ import json
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.campaign_file import CampaignFileError, parse_column_map
 from annotation.importer import import_campaign
+from db import admin_models  # noqa: F401  (registers its tables on Base.metadata)
 from db.engine import session_scope
 from db.models import Base
+from formats.campaign_file import parse_column_map
+from formats.problems import CampaignFileError
 
 HEADER = "item_id,source,reference,system,output,human_label\n"
 GOOD = HEADER + "1,Hello,Hallo,A,Hallo!,1\n1,Hello,Hallo,B,Servus,0\n2,Bye,Tschüss,A,Ciao,\n"

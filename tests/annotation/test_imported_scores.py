@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from annotation.campaign_file import CampaignFileError
-from annotation.importer import import_campaign, import_scores
-from annotation.scores_file import MetricSpec, parse_metric_specs
+from annotation.importer import import_campaign
+from annotation.scores_import import import_scores
 from db.reads import read_campaign
 from db.scores import campaign_signatures
+from formats.problems import CampaignFileError
+from formats.scores_file import MetricSpec, parse_metric_specs
 from metrics.imported import content_hash, higher_is_better, parse_signature, same_computation
 from tests.annotation.test_import_validation import table_counts
 from tests.conftest import stored_scores
@@ -356,14 +357,14 @@ def test_parse_metric_specs_syntax() -> None:
 
 
 def test_imported_metrics_are_shown_beside_the_item(camp: Engine) -> None:
-    from db import queue as dbq
+    from db import slot_display as dbshow
     from db.engine import session_scope
 
     report = import_scores(camp, SCORES.encode(), "c", filename="scores.csv")
     data = read_campaign(camp, report.campaign_id)
     oid = int(data.output_ids[0, 0])  # item 1, system A
     with session_scope(camp) as s:
-        assert dbq.output_scores(s, oid) == {"comet22": 0.91}
+        assert dbshow.output_scores(s, oid) == {"comet22": 0.91}
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "parquet"])

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from annotation import queue, session
-from annotation.auth import (
+from accounts.invites import (
     active_annotator,
     annotator_for_token,
     create_annotator,
@@ -17,17 +16,18 @@ from annotation.auth import (
     revoke_annotator,
     token_hash,
 )
-from db import annotations
+from annotation import judging, queue_admin, queue_build, session
+from db import annotators
 from tests.annotation.test_queue import make_campaign
 
 
 def test_reissue_replaces_the_link_and_keeps_the_work(engine: Engine) -> None:
     cid = make_campaign(engine, 3, 2)
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     old = create_annotator(engine, cid, "Ana")
     view = session.next_view(engine, old.annotator_id)
     assert view.slot is not None
-    session.submit(
+    judging.submit(
         engine, old.annotator_id, view.slot.assignment_id, view.slot.claim_version, label=0
     )
 
@@ -39,7 +39,7 @@ def test_reissue_replaces_the_link_and_keeps_the_work(engine: Engine) -> None:
     # A tab still open with the old link is refused at its next run; the new one works.
     assert active_annotator(engine, old.annotator_id, token_hash(old.token)) is None
     assert active_annotator(engine, old.annotator_id, token_hash(new.token)) is not None
-    [work] = queue.annotator_overview(engine, cid)
+    [work] = queue_admin.annotator_overview(engine, cid)
     assert work.n_labels == 1
 
     revoke_annotator(engine, old.annotator_id)
@@ -61,7 +61,7 @@ def test_a_race_for_one_name_is_the_same_message(engine: Engine, monkeypatch) ->
     create_annotator(engine, cid, "Ana")
     # The other admin's insert landed between our check and our insert: the unique
     # constraint fires, and the user still reads the message, not the database error.
-    monkeypatch.setattr(annotations, "annotator_name_taken", lambda *a: False)
+    monkeypatch.setattr(annotators, "annotator_name_taken", lambda *a: False)
     with pytest.raises(ValueError, match="already has an annotator named 'Ana'") as err:
         create_annotator(engine, cid, "Ana")
     assert "IntegrityError" not in str(err.value) and "token_hash" not in str(err.value)

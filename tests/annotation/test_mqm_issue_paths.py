@@ -15,10 +15,11 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
-from annotation.campaign_file import CampaignFileError
-from annotation.mqm_tsv import COLUMNS, import_mqm_tsv, parse_mqm_tsv, unmark
+from annotation.mqm_tsv import import_mqm_tsv, parse_mqm_tsv
 from db.engine import get_engine, session_scope
 from db.models import Annotation, Campaign
+from formats.mqm_tsv import COLUMNS, unmark
+from formats.problems import CampaignFileError
 from tests.app.conftest import app_engine  # noqa: F401  (the AppTest database fixture)
 
 HEADER = "\t".join(COLUMNS) + "\n"

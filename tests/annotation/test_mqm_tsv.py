@@ -13,12 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
-from annotation.campaign_file import CampaignFileError
-from annotation.mqm_tsv import COLUMNS, export_mqm_tsv, import_mqm_tsv, mark, unmark
+from annotation.mqm_tsv import export_mqm_tsv, import_mqm_tsv
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, Output, System
 from db.reads import read_campaign
 from estimators.campaign import LabelKind
+from formats.mqm_tsv import COLUMNS, mark, unmark
+from formats.problems import CampaignFileError
 from tests.conftest import shared_file
 
 HEADER = "\t".join(COLUMNS) + "\n"
@@ -228,9 +229,10 @@ def test_cli_import_and_export(sqlite_engine: Engine, tmp_path, monkeypatch) -> 
     from typer.testing import CliRunner
 
     import cli
+    import commands.base
 
     monkeypatch.setenv("DATABASE_URL", str(sqlite_engine.url))
-    monkeypatch.setattr(cli, "_engine", lambda: sqlite_engine)
+    monkeypatch.setattr(commands.base, "open_engine", lambda: sqlite_engine)
     (tmp_path / "in.tsv").write_bytes(SMALL)
     runner = CliRunner()
     done = runner.invoke(cli.app, ["import-mqm", str(tmp_path / "in.tsv"), "--campaign", "c"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from annotation import queue
+from annotation import queue_build
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
 from tests.annotation.test_queue import make_campaign
 
@@ -17,7 +17,7 @@ from tests.annotation.test_queue import make_campaign
 )  # fmt: skip
 def test_stated_cost_is_what_the_build_queues(sqlite_engine: Engine, paired, overlap, rate) -> None:  # type: ignore[no-untyped-def]
     cid = make_campaign(sqlite_engine, 40, 3, paired=paired, overlap=overlap, attention_rate=rate)
-    report = queue.build_queue(sqlite_engine, cid, seed=5)
+    report = queue_build.build_queue(sqlite_engine, cid, seed=5)
     cost = qc_cost(120, 40, paired=paired, overlap=overlap, attention_rate=rate)
     assert report.overlap_slots == cost.overlap_slots
     assert report.attention_slots == cost.attention_slots

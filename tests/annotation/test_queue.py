@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation import queue, session
-from annotation.auth import (
+from accounts.invites import (
     active_annotator,
     annotator_for_token,
     create_annotator,
     revoke_annotator,
     token_hash,
 )
+from annotation import judging, queue_build, queue_draws, session, undo
 from annotation.importer import import_campaign
 from db import annotations as log
+from db.annotator_stats import annotator_work
 from db.clock import utcnow
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Assignment, Campaign, Item, Output, System
@@ -70,7 +71,7 @@ def slots(engine: Engine, cid: int) -> list[Assignment]:
 
 def test_build_queue_paired_random_order_and_inclusion(engine: Engine) -> None:
     cid = make_campaign(engine, 30, 4)
-    report = queue.build_queue(engine, cid, seed=7)
+    report = queue_build.build_queue(engine, cid, seed=7)
     assert (report.items, report.regular_slots, report.attention_slots) == (30, 120, 0)
     rows = slots(engine, cid)
     assert [r.position for r in rows] == list(range(120))
@@ -91,9 +92,9 @@ def test_build_queue_paired_random_order_and_inclusion(engine: Engine) -> None:
     assert len({tuple(sys_order[k : k + 4]) for k in range(0, 40, 4)}) > 1
     # Same seed → same order on a fresh campaign; another seed → another order.
     cid2 = make_campaign(engine, 30, 4, name="c2")
-    queue.build_queue(engine, cid2, seed=7)
+    queue_build.build_queue(engine, cid2, seed=7)
     cid3 = make_campaign(engine, 30, 4, name="c3")
-    queue.build_queue(engine, cid3, seed=8)
+    queue_build.build_queue(engine, cid3, seed=8)
     ext = {c: _external_order(engine, c) for c in (cid, cid2, cid3)}
     assert ext[cid] == ext[cid2] != ext[cid3]
 
@@ -118,27 +119,27 @@ def test_draw_is_uniform_over_seeds() -> None:
     by_item = {i: [(10 * i + k, i) for k in range(3)] for i in range(5)}
     first_item, first_sys = Counter(), Counter()
     for seed in range(3000):
-        units = queue.draw_units(by_item, True, np.random.default_rng([seed, 0]))
+        units = queue_draws.draw_units(by_item, True, np.random.default_rng([seed, 0]))
         assert sorted(o for u in units for o in u) == sorted(o for v in by_item.values() for o in v)
         first_item[units[0][0][1]] += 1
         first_sys[units[0][0][0] % 10] += 1
     # Expected 600 per item and 1000 per system; 5 SDs ≈ 110 and 130.
     assert all(abs(n - 600) < 110 for n in first_item.values()), first_item
     assert all(abs(n - 1000) < 130 for n in first_sys.values()), first_sys
-    flat = queue.draw_units(by_item, False, np.random.default_rng(1))
+    flat = queue_draws.draw_units(by_item, False, np.random.default_rng(1))
     assert all(len(u) == 1 for u in flat) and len(flat) == 15
 
 
 def test_unpaired_queue_permutes_outputs(engine: Engine) -> None:
     cid = make_campaign(engine, 20, 3, paired=False)
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     items_in_order = [r.item_id for r in slots(engine, cid)]
     assert any(a != b for a, b in zip(items_in_order[::3], items_in_order[1::3], strict=False))
 
 
 def test_overlap_slots_are_random_recorded_and_go_to_another_annotator(engine: Engine) -> None:
     cid = make_campaign(engine, 40, 2, overlap=0.25)
-    report = queue.build_queue(engine, cid, seed=3)
+    report = queue_build.build_queue(engine, cid, seed=3)
     assert report.overlap_slots == 20  # 10 of 40 items × 2 systems
     rows = slots(engine, cid)
     second = [r for r in rows if r.slot == 1]
@@ -156,7 +157,7 @@ def _label_all(engine: Engine, annotator_id: int, limit: int = 10_000) -> list[i
     view = session.next_view(engine, annotator_id)
     while view.slot is not None and len(seen) < limit:
         seen.append(view.slot.output_id)
-        view = session.submit(
+        view = judging.submit(
             engine, annotator_id, view.slot.assignment_id, view.slot.claim_version, label=1
         )
     return seen
@@ -171,18 +172,18 @@ def test_imported_judgments_are_not_queued_again_and_build_is_idempotent(engine:
     rep = import_campaign(engine, csv, "imp", filename="f.csv")
     before = len(slots(engine, rep.campaign_id))
     assert before == 3
-    report = queue.build_queue(engine, rep.campaign_id)
+    report = queue_build.build_queue(engine, rep.campaign_id)
     assert report.regular_slots == 9
     rows = slots(engine, rep.campaign_id)
     assert len({r.output_id for r in rows}) == 12 == len(rows)
     assert min(r.position for r in rows if r.state == "open") >= 3
-    again = queue.build_queue(engine, rep.campaign_id)
+    again = queue_build.build_queue(engine, rep.campaign_id)
     assert again.regular_slots == 0 and len(slots(engine, rep.campaign_id)) == 12
 
 
 def test_paired_claim_takes_the_whole_item_and_resumes(engine: Engine) -> None:
     cid = make_campaign(engine, 5, 3)
-    queue.build_queue(engine, cid, seed=2)
+    queue_build.build_queue(engine, cid, seed=2)
     a = create_annotator(engine, cid, "a").annotator_id
     b = create_annotator(engine, cid, "b").annotator_id
     va = session.next_view(engine, a)
@@ -197,7 +198,7 @@ def test_paired_claim_takes_the_whole_item_and_resumes(engine: Engine) -> None:
 
 def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine: Engine) -> None:
     cid = make_campaign(engine, 1, 1, claim_timeout_s=60)
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     b = create_annotator(engine, cid, "b").annotator_id
     t0 = utcnow()
@@ -205,9 +206,9 @@ def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine
     assert session.next_view(engine, b, now=t0 + timedelta(seconds=30)).slot is None
     vb = session.next_view(engine, b, now=t0 + timedelta(seconds=61))
     assert vb.slot.assignment_id == va.slot.assignment_id
-    late = session.submit(engine, a, va.slot.assignment_id, va.slot.claim_version, label=1)
-    assert late.notice == session.LOST_CLAIM and late.slot is None
-    session.submit(engine, b, vb.slot.assignment_id, vb.slot.claim_version, label=0)
+    late = judging.submit(engine, a, va.slot.assignment_id, va.slot.claim_version, label=1)
+    assert late.notice == judging.LOST_CLAIM and late.slot is None
+    judging.submit(engine, b, vb.slot.assignment_id, vb.slot.claim_version, label=0)
     with session_scope(engine) as s:
         anns = s.execute(select(Annotation.annotator_id, Annotation.label)).all()
     assert anns == [(b, 0)]
@@ -215,30 +216,30 @@ def test_expired_claim_is_reclaimed_and_late_finisher_cannot_double_judge(engine
 
 def test_second_tab_answering_a_saved_item_is_not_told_its_claim_expired(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1)
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     a = create_annotator(engine, cid, "a").annotator_id
     tab1, tab2 = session.next_view(engine, a), session.next_view(engine, a)
     assert tab1.slot == tab2.slot  # both tabs show the held item
-    session.submit(engine, a, tab1.slot.assignment_id, tab1.slot.claim_version, label=1)
-    again = session.submit(engine, a, tab2.slot.assignment_id, tab2.slot.claim_version, label=0)
-    assert again.notice == session.OTHER_TAB and again.slot is not None
+    judging.submit(engine, a, tab1.slot.assignment_id, tab1.slot.claim_version, label=1)
+    again = judging.submit(engine, a, tab2.slot.assignment_id, tab2.slot.claim_version, label=0)
+    assert again.notice == judging.OTHER_TAB and again.slot is not None
     with session_scope(engine) as s:
         assert s.execute(select(Annotation.label)).scalars().all() == [1]
 
 
 def test_label_undo_relabel_is_append_only(engine: Engine) -> None:
     cid = make_campaign(engine, 3, 1)
-    queue.build_queue(engine, cid, seed=5)
+    queue_build.build_queue(engine, cid, seed=5)
     a = create_annotator(engine, cid, "a").annotator_id
     v1 = session.next_view(engine, a)
-    v2 = session.submit(
+    v2 = judging.submit(
         engine, a, v1.slot.assignment_id, v1.slot.claim_version, label=1, seconds=2.5
     )
     assert v2.slot.output_id != v1.slot.output_id and v2.progress.mine_judged == 1
-    v3 = session.undo(engine, a)
+    v3 = undo.undo(engine, a)
     assert v3.slot.output_id == v1.slot.output_id  # the undone item comes back first
     assert v3.progress.mine_judged == 0
-    v4 = session.submit(engine, a, v3.slot.assignment_id, v3.slot.claim_version, label=0)
+    v4 = judging.submit(engine, a, v3.slot.assignment_id, v3.slot.claim_version, label=0)
     assert v4.slot.output_id == v2.slot.output_id
     with session_scope(engine) as s:
         rows = s.execute(
@@ -255,15 +256,15 @@ def test_label_undo_relabel_is_append_only(engine: Engine) -> None:
 
 def test_undo_with_nothing_to_undo_and_mode_rules(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1, mode="post_edit")
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
-    assert session.undo(engine, a).notice == "Nothing to undo."
+    assert undo.undo(engine, a).notice == "Nothing to undo."
     v = session.next_view(engine, a)
     with pytest.raises(session.InvalidJudgment):
-        session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+        judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
     text = v.slot.text
     edited = text.replace("output", "result")
-    session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=edited)
+    judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=edited)
     with session_scope(engine) as s:
         ann = s.scalar(select(Annotation))
     assert ann.post_edit == edited and ann.hter == pytest.approx(1 / 10) and ann.label is None
@@ -271,25 +272,25 @@ def test_undo_with_nothing_to_undo_and_mode_rules(engine: Engine) -> None:
 
 def test_skip_needs_a_reason_and_is_recorded(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1)
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     with pytest.raises(session.InvalidJudgment):
-        session.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "  ")
-    v2 = session.skip(
-        engine, a, v.slot.assignment_id, v.slot.claim_version, session.SKIP_REASONS[1]
+        judging.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "  ")
+    v2 = judging.skip(
+        engine, a, v.slot.assignment_id, v.slot.claim_version, judging.SKIP_REASONS[1]
     )
     assert v2.progress.mine_skipped == 1 and v2.slot.output_id != v.slot.output_id
     with session_scope(engine) as s:
         skipped = s.scalar(select(Assignment).where(Assignment.id == v.slot.assignment_id))
         assert skipped.state == "skipped"
-        assert s.scalar(select(Annotation.skip_reason)) == session.SKIP_REASONS[1]
+        assert s.scalar(select(Annotation.skip_reason)) == judging.SKIP_REASONS[1]
         assert log.current_judgments(s, cid) == []
 
 
 def test_invite_tokens_are_hashed_and_revocable(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 2)
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     inv = create_annotator(engine, cid, "Ana")
     assert inv.query == f"?token={inv.token}" and len(inv.token) >= 32
     with session_scope(engine) as s:
@@ -316,7 +317,7 @@ def test_invite_tokens_are_hashed_and_revocable(engine: Engine) -> None:
 
 def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
     cid = make_campaign(engine, 40, 2, attention_rate=0.2)
-    report = queue.build_queue(engine, cid, seed=11)
+    report = queue_build.build_queue(engine, cid, seed=11)
     assert report.attention_slots == 20  # 20 % of 100 positions
     rows = slots(engine, cid)
     att = [r for r in rows if r.kind == "attention"]
@@ -330,9 +331,9 @@ def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
         while v.slot is not None and counts[who] < limit:
             counts[who] += 1
             label = 0 if (who == a and v.slot.kind == "attention") else 1
-            v = session.submit(engine, who, v.slot.assignment_id, v.slot.claim_version, label=label)
+            v = judging.submit(engine, who, v.slot.assignment_id, v.slot.claim_version, label=label)
     with session_scope(engine) as s:
-        work = {w.name: w for w in log.annotator_work(s, cid)}
+        work = {w.name: w for w in annotator_work(s, cid)}
         current = log.current_judgments(s, cid)
         kinds = Counter(s.scalars(select(Annotation.kind)))
     assert (
@@ -346,7 +347,7 @@ def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
 
 
 def test_fast_progress_counts_equal_a_full_count(engine: Engine) -> None:
-    from db import queue as dbq
+    from db import slot_counts as dbcount
 
     csv = b"item_id,source,reference,system,output,human_label\n" + b"".join(
         f"{j},s{j},r,{s},o {j} {s},{'1' if j < 2 else ''}\n".encode()
@@ -357,14 +358,14 @@ def test_fast_progress_counts_equal_a_full_count(engine: Engine) -> None:
     with session_scope(engine) as s:
         s.get(Campaign, cid).attention_rate = 0.0
         s.get(Campaign, cid).overlap = 0.5
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
-    v = session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
-    v = session.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "Other")
+    v = judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1)
+    v = judging.skip(engine, a, v.slot.assignment_id, v.slot.claim_version, "Other")
     session.next_view(engine, create_annotator(engine, cid, "b").annotator_id)
     with session_scope(engine) as s:
-        fast = dbq.queue_counts(s, cid)
+        fast = dbcount.queue_counts(s, cid)
         full = dict(
             s.execute(
                 select(Assignment.state, func.count())
@@ -386,12 +387,12 @@ def _judgments(engine: Engine) -> list[tuple]:
 def test_both_mode_stores_an_untouched_post_edit_only_when_confirmed(engine: Engine) -> None:
     """Issue 17: an a/i click with the box untouched is a label, not a perfect post-edit."""
     cid = make_campaign(engine, 5, 1, mode="both")
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
 
     def judge(**kw):  # type: ignore[no-untyped-def]
-        return session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, **kw)
+        return judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, **kw)
 
     shown = [v.slot.text]
     v = judge(label=1, post_edit=v.slot.text)  # untouched, unconfirmed
@@ -415,13 +416,13 @@ def test_both_mode_stores_an_untouched_post_edit_only_when_confirmed(engine: Eng
 
 def test_post_edit_mode_refuses_an_unconfirmed_untouched_save(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1, mode="post_edit")
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     with pytest.raises(session.InvalidJudgment, match="unchanged"):
-        session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=v.slot.text)
+        judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, post_edit=v.slot.text)
     assert _judgments(engine) == [] and session.next_view(engine, a).slot == v.slot
-    session.submit(
+    judging.submit(
         engine,
         a,
         v.slot.assignment_id,
@@ -434,10 +435,10 @@ def test_post_edit_mode_refuses_an_unconfirmed_untouched_save(engine: Engine) ->
 
 def test_binary_mode_takes_no_post_edit(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1)
-    queue.build_queue(engine, cid)
+    queue_build.build_queue(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     for kw in ({"post_edit": v.slot.text}, {"no_edit_needed": True}):
         with pytest.raises(session.InvalidJudgment, match="binary"):
-            session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1, **kw)
+            judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, label=1, **kw)
     assert _judgments(engine) == []

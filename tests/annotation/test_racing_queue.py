@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, select
 
-from annotation import queue, racing, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_admin, queue_build, racing, session
 from db.engine import session_scope
 from db.models import Annotation, Output, System
 from db.reads import read_campaign
@@ -42,7 +42,7 @@ def raced_campaign(engine: Engine) -> tuple[int, dict[int, str]]:
     """4 systems: sys0 is always adequate, the others are coin flips; racing on."""
     cid = make_campaign(engine, N_ITEMS, 4)
     assert racing.set_racing(engine, cid, True)
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     return cid, systems_of(engine, cid)
 
 
@@ -57,7 +57,7 @@ def label_until(engine, annotator, names, rng, stop) -> list[str]:  # type: igno
     while view.slot is not None and not stop(seen):
         name = names[view.slot.output_id]
         seen.append(name)
-        view = session.submit(
+        view = judging.submit(
             engine, annotator, view.slot.assignment_id, view.slot.claim_version,
             label=label_of(name, rng),
         )  # fmt: skip
@@ -112,7 +112,7 @@ def test_claimed_slot_of_dropped_system_is_kept(engine: Engine) -> None:
     view = session.next_view(engine, b)
     answered = 0
     while view.slot is not None and view.slot.assignment_id in group:
-        view = session.submit(engine, b, view.slot.assignment_id, view.slot.claim_version,
+        view = judging.submit(engine, b, view.slot.assignment_id, view.slot.claim_version,
                               label=1)  # fmt: skip
         answered += 1
     assert answered == len(group) == 4
@@ -131,7 +131,7 @@ def test_switch_is_logged_and_off_restores_uniform(engine: Engine) -> None:
 
     assert racing.set_racing(engine, cid, False)
     assert not racing.set_racing(engine, cid, False)  # no change, nothing logged
-    changes = [c for c in queue.setting_changes(engine, cid) if c.key == "racing"]
+    changes = [c for c in queue_admin.setting_changes(engine, cid) if c.key == "racing"]
     assert [(c.old_value, c.new_value) for c in changes] == [(False, True), (True, False)]
     assert changes[0].labels_before == 0 and changes[1].labels_before == len(first)
     rows = slots(engine, cid)
@@ -154,14 +154,14 @@ def test_racing_needs_paired_uniform(engine: Engine) -> None:
     racing.set_racing(engine, raced, True)
     for bad in ({"sampling": "active"}, {"paired": False}):
         with pytest.raises(ValueError, match="racing is on"):
-            queue.update_queue_settings(engine, raced, **bad)
-    assert [c.key for c in queue.setting_changes(engine, raced)] == ["racing"]
-    assert [c.key for c in queue.setting_changes(engine, unpaired)] == []
+            queue_admin.update_queue_settings(engine, raced, **bad)
+    assert [c.key for c in queue_admin.setting_changes(engine, raced)] == ["racing"]
+    assert [c.key for c in queue_admin.setting_changes(engine, unpaired)] == []
 
 
 def test_switching_on_mid_campaign_pends_only_the_untouched_tail(engine: Engine) -> None:
     cid = make_campaign(engine, 40, 3)
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     names = systems_of(engine, cid)
     a = create_annotator(engine, cid, "a").annotator_id
     label_until(engine, a, names, np.random.default_rng(0), lambda seen: len(seen) >= 9)

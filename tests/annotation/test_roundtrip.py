@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 
 from annotation.exports import export_campaign
 from annotation.importer import import_campaign
-from annotation.spreadsheet import neutralise, restore
 from db.campaigns import list_campaigns
+from formats.spreadsheet import neutralise, restore
 from tests.conftest import shared_file
 
 TRICKY = (

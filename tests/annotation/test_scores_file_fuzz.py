@@ -12,8 +12,8 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation.campaign_file import CampaignFileError
 from annotation.scores_file import parse_scores_file
+from formats.problems import CampaignFileError
 from metrics.imported import name_problem, parse_signature
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

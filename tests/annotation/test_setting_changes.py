@@ -5,29 +5,29 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_admin, queue_build, session
 from tests.annotation.test_queue import make_campaign
 
 
 def test_changes_are_logged_with_the_label_count_at_the_time(engine: Engine) -> None:
     cid = make_campaign(engine, 6, 2)
-    queue.build_queue(engine, cid, seed=1)
-    queue.update_queue_settings(engine, cid, planned_labels=200, estimand="test_set")
-    queue.update_queue_settings(engine, cid, planned_labels=200)  # unchanged: not logged
+    queue_build.build_queue(engine, cid, seed=1)
+    queue_admin.update_queue_settings(engine, cid, planned_labels=200, estimand="test_set")
+    queue_admin.update_queue_settings(engine, cid, planned_labels=200)  # unchanged: not logged
     a = create_annotator(engine, cid, "a").annotator_id
     view = session.next_view(engine, a)
     for _ in range(3):
-        view = session.submit(
+        view = judging.submit(
             engine, a, view.slot.assignment_id, view.slot.claim_version, label=1
         )
-    queue.update_queue_settings(engine, cid, planned_labels=100, show_metrics=False)
+    queue_admin.update_queue_settings(engine, cid, planned_labels=100, show_metrics=False)
 
-    changes = queue.setting_changes(engine, cid)
+    changes = queue_admin.setting_changes(engine, cid)
     got = [(c.key, c.old_value, c.new_value, c.labels_before) for c in changes]
     assert got[:2] == [("planned_labels", None, 200, 0), ("estimand", None, "test_set", 0)]
     assert sorted(got[2:]) == [("planned_labels", 200, 100, 3), ("show_metrics", True, False, 3)]
-    assert queue.queue_settings(engine, cid)["planned_labels"] == 100
+    assert queue_admin.queue_settings(engine, cid)["planned_labels"] == 100
 
 
 @pytest.mark.parametrize(
@@ -43,5 +43,5 @@ def test_bad_values_are_refused_and_change_nothing(
 ) -> None:
     cid = make_campaign(sqlite_engine, 2, 2)
     with pytest.raises(ValueError, match=message):
-        queue.update_queue_settings(sqlite_engine, cid, **values)
-    assert queue.setting_changes(sqlite_engine, cid) == []
+        queue_admin.update_queue_settings(sqlite_engine, cid, **values)
+    assert queue_admin.setting_changes(sqlite_engine, cid) == []

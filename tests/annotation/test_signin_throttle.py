@@ -12,15 +12,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine
 
-from annotation import accounts
-from annotation.accounts import (
+from accounts import registry, signin
+from accounts.registry import create_account
+from accounts.signin import (
     ACCOUNT_FREE_FAILURES,
     ACCOUNT_WINDOW_S,
     FREE_FAILURES,
     SignInResult,
     account_key,
     client_key,
-    create_account,
     set_owner_password,
     sign_in,
 )
@@ -43,14 +43,14 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every password the slow hash was run on (thread-safe)."""
     seen: list[str] = []
     lock = threading.Lock()
-    real = accounts.verify_password
+    real = signin.verify_password
 
     def counting(password: str, stored: str | None) -> bool:
         with lock:
             seen.append(password)
         return real(password, stored)
 
-    monkeypatch.setattr(accounts, "verify_password", counting)
+    monkeypatch.setattr(signin, "verify_password", counting)
     return seen
 
 
@@ -146,14 +146,14 @@ def test_unknown_names_share_one_key_and_cost_a_hash(owner: Engine, checks: list
 def test_a_disabled_account_cannot_sign_in(owner: Engine) -> None:
     create_account(owner, "vera", "viewer", "vera's long password")
     assert sign_in(owner, "vera", "vera's long password", "c", T0).ok
-    accounts.set_account_disabled(owner, "vera")
+    registry.set_account_disabled(owner, "vera")
     assert not sign_in(owner, "vera", "vera's long password", "c", T0).ok
 
 
 def test_a_browser_that_signed_in_before_is_not_slowed_by_strangers(owner: Engine) -> None:
     """Guesses from many fresh clients slow the account down; a browser holding the owner's
     signed device cookie is exempt (a forged or another account's cookie is not)."""
-    from annotation.auth import device_account_id, issue_device_token
+    from accounts.sessions import device_account_id, issue_device_token
 
     first = sign_in(owner, "owner", PASSWORD, "session:owner-browser", T0)
     device = device_account_id(owner, issue_device_token(owner, first.account))

@@ -1,6 +1,6 @@
 """The span widget's values are bounded on the server: a selection at or past the text's
 end, non-numeric offsets, indexes or event numbers, and spans that are not a list never end
-the page run in an exception; ``session.submit`` refuses them as InvalidJudgment."""
+the page run in an exception; ``judging.submit`` refuses them as InvalidJudgment."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_build, session
 from annotation.spans import SpanError, parse_spans, snap_to_words
 from tests.annotation.test_queue import make_campaign
 from tests.app.conftest import app_engine  # noqa: F401  (the AppTest database fixture)
@@ -60,13 +60,13 @@ def test_parse_spans_refuses_what_is_not_a_list(spans: object) -> None:
 )
 def test_submit_refuses_hostile_spans_as_invalid_judgment(engine: Engine, spans: object) -> None:
     cid = make_campaign(engine, 2, 1, mode="spans")
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     with pytest.raises(session.InvalidJudgment):
-        session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=spans)  # type: ignore[arg-type]
+        judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=spans)  # type: ignore[arg-type]
     # nothing was saved and the slot is still held: a valid judgment goes through
-    session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=[])
+    judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=[])
 
 
 @pytest.mark.parametrize(

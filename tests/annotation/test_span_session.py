@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, select
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_build, session, undo
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
 from db import annotations as log
+from db.annotator_stats import annotator_work
 from db.engine import session_scope
 from db.models import Annotation
 from db.reads import read_campaign
@@ -38,18 +39,18 @@ def _rows(engine: Engine) -> list[tuple]:
 
 def test_span_judgments_are_append_only_and_reach_the_estimators(engine: Engine) -> None:
     cid = make_campaign(engine, 3, 1, mode="spans")
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     text = v.slot.text  # "output of system 0 for item j with eight words"
     two = [span(0, 6, "minor", "fluency"), span(7, 9, "major", "accuracy/mistranslation")]
-    v2 = session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=two)
-    session.submit(engine, a, v2.slot.assignment_id, v2.slot.claim_version, spans=[])
+    v2 = judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=two)
+    judging.submit(engine, a, v2.slot.assignment_id, v2.slot.claim_version, spans=[])
     # undo the "no errors" and correct it to one punctuation error
-    v4 = session.undo(engine, a)
+    v4 = undo.undo(engine, a)
     assert v4.slot.output_id == v2.slot.output_id
     punct = [span(len(text) - 5, len(text), "minor", "Fluency/Punctuation")]
-    session.submit(engine, a, v4.slot.assignment_id, v4.slot.claim_version, spans=punct)
+    judging.submit(engine, a, v4.slot.assignment_id, v4.slot.claim_version, spans=punct)
     rows = _rows(engine)
     assert [(k, lab, sc) for k, lab, sc, *_ in rows] == [
         ("label", 0, -6.0),
@@ -76,7 +77,7 @@ def test_span_judgments_are_append_only_and_reach_the_estimators(engine: Engine)
 
 def test_span_mode_refusals_save_nothing(engine: Engine) -> None:
     cid = make_campaign(engine, 2, 1, mode="spans")
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     held = (v.slot.assignment_id, v.slot.claim_version)
@@ -89,31 +90,31 @@ def test_span_mode_refusals_save_nothing(engine: Engine) -> None:
     ]
     for kwargs, message in cases:
         with pytest.raises(session.InvalidJudgment, match=message):
-            session.submit(engine, a, *held, **kwargs)
+            judging.submit(engine, a, *held, **kwargs)
     assert _rows(engine) == []
     # a binary campaign refuses spans
     bid = make_campaign(engine, 1, 1, name="b")
-    queue.build_queue(engine, bid)
+    queue_build.build_queue(engine, bid)
     b = create_annotator(engine, bid, "b").annotator_id
     w = session.next_view(engine, b)
     with pytest.raises(session.InvalidJudgment, match="does not take error spans"):
-        session.submit(engine, b, w.slot.assignment_id, w.slot.claim_version, label=1, spans=[])
+        judging.submit(engine, b, w.slot.assignment_id, w.slot.claim_version, label=1, spans=[])
 
 
 def test_esa_score_and_configured_weights(engine: Engine) -> None:
     config = SpanConfig(categories=("adequacy", "fluency"), ask_esa=True)
     meta = {META_KEY: config.to_meta() | {"weights": {"major": 10.0}}}
     cid = make_campaign(engine, 2, 1, mode="spans", meta=meta)
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     held = (v.slot.assignment_id, v.slot.claim_version)
     with pytest.raises(session.InvalidJudgment, match="asks for an overall score"):
-        session.submit(engine, a, *held, spans=[])
+        judging.submit(engine, a, *held, spans=[])
     with pytest.raises(session.InvalidJudgment, match="from 0 to 100"):
-        session.submit(engine, a, *held, spans=[], esa_score=101)
+        judging.submit(engine, a, *held, spans=[], esa_score=101)
     omission = span(0, 0, "major", "adequacy", side="source")
-    session.submit(engine, a, *held, spans=[omission], esa_score=35.5)
+    judging.submit(engine, a, *held, spans=[omission], esa_score=35.5)
     ((kind, label, score, spans, esa, _),) = _rows(engine)
     assert (kind, label, score, esa) == ("label", 0, -10.0, 35.5)
     assert spans[0]["side"] == "source" and spans[0]["start"] == spans[0]["end"] == 0
@@ -127,7 +128,7 @@ def test_attention_checks_are_judged_at_span_level(engine: Engine) -> None:
     from db.models import Assignment, AttentionCheck
 
     cid = make_campaign(engine, 30, 1, mode="spans", attention_rate=0.3)
-    queue.build_queue(engine, cid, seed=4)
+    queue_build.build_queue(engine, cid, seed=4)
     with session_scope(engine) as s:
         checks = {
             a: (c.operations, c.degraded_text)
@@ -157,9 +158,9 @@ def test_attention_checks_are_judged_at_span_level(engine: Engine) -> None:
                     spans = [span(s0, e0, "major")]
                 elif name == "wrong" and free:
                     spans = [span(free[0], free[0] + 1, "major")]
-            v = session.submit(engine, aid, v.slot.assignment_id, v.slot.claim_version, spans=spans)
+            v = judging.submit(engine, aid, v.slot.assignment_id, v.slot.claim_version, spans=spans)
     with session_scope(engine) as s:
-        work = {w.name: w for w in log.annotator_work(s, cid)}
+        work = {w.name: w for w in annotator_work(s, cid)}
     assert work["careful"].attention_answered > 0 and work["careful"].attention_pass_rate == 1.0
     assert work["lazy"].attention_answered > 0 and work["lazy"].attention_pass_rate == 0.0
     assert work["wrong"].attention_answered > 0 and work["wrong"].attention_pass_rate < 0.5
@@ -169,14 +170,14 @@ def test_span_settings_are_set_before_the_first_label_only(engine: Engine) -> No
     from annotation.span_judgments import SettingsLocked, campaign_config, set_campaign_config
 
     cid = make_campaign(engine, 2, 1, mode="spans")
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     assert campaign_config(engine, cid) == SpanConfig()  # MQM core, WMT weights, no ESA
     custom = SpanConfig(categories=("meaning", "form"), ask_esa=True)
     set_campaign_config(engine, cid, custom)
     assert campaign_config(engine, cid) == custom
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
-    session.submit(
+    judging.submit(
         engine,
         a,
         v.slot.assignment_id,
@@ -194,11 +195,11 @@ def test_spans_with_a_post_edit(engine: Engine) -> None:
     """spans_post_edit: the spans decide label and score; a changed post-edit is stored
     with its HTER, an untouched box is no post-edit, "no edit needed" stores HTER 0."""
     cid = make_campaign(engine, 3, 1, mode="spans_post_edit")
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     edited = v.slot.text.replace("output", "result")
-    v = session.submit(
+    v = judging.submit(
         engine,
         a,
         v.slot.assignment_id,
@@ -206,10 +207,10 @@ def test_spans_with_a_post_edit(engine: Engine) -> None:
         spans=[span(0, 6, "major", "accuracy")],
         post_edit=edited,
     )
-    v = session.submit(
+    v = judging.submit(
         engine, a, v.slot.assignment_id, v.slot.claim_version, spans=[], post_edit=v.slot.text
     )
-    session.submit(
+    judging.submit(
         engine, a, v.slot.assignment_id, v.slot.claim_version, spans=[], no_edit_needed=True
     )
     with session_scope(engine) as s:
@@ -231,12 +232,12 @@ def test_annotation_export_carries_the_spans(engine: Engine) -> None:
     from annotation.exports import export_annotations
 
     cid = make_campaign(engine, 2, 1, mode="spans", name="exp")
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "a").annotator_id
     v = session.next_view(engine, a)
     marked = [span(0, 6, "major", "accuracy")]
-    v = session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=marked)
-    session.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=[])
+    v = judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=marked)
+    judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, spans=[])
     rows = list(csv.DictReader(io.StringIO(export_annotations(engine, "exp", "csv").decode())))
     assert [json.loads(r["spans"]) for r in rows] == [[{**marked[0], "side": "target"}], []]
     assert [(r["label"], r["score"]) for r in rows] == [("0", "-5.0"), ("1", "0.0")]

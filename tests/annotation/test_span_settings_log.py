@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from sqlalchemy import Engine
 
-from annotation.queue import setting_changes
+from annotation.queue_admin import setting_changes
 from annotation.span_judgments import SETTING_KEY, campaign_config, set_campaign_config
 from annotation.spans import SpanConfig
 from db.engine import session_scope

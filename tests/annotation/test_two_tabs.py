@@ -22,9 +22,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, select
 
-from annotation import session
-from annotation.auth import create_annotator
-from annotation.queue import build_queue
+from accounts.invites import create_annotator
+from annotation import judging, session
+from annotation.queue_build import build_queue
 from db.engine import make_engine, session_scope
 from db.models import Annotation
 from tests.annotation.test_queue import make_campaign
@@ -47,7 +47,7 @@ def _tab(url: str, annotator_id: int, tab: int, out: mp.Queue) -> None:
             if view.slot is None:
                 break
             slot = view.slot
-            after = session.submit(
+            after = judging.submit(
                 engine,
                 annotator_id,
                 slot.assignment_id,
@@ -87,14 +87,14 @@ def run_tabs(engine: Engine, url: str) -> dict[str, int]:
         )
     errors = [e for *_, errs in results for e in errs]
     submits = [row for *_, sub, _ in results for row in sub]
-    false_notices = sum(1 for *_, notice in submits if notice == session.LOST_CLAIM)
-    lost = sum(1 for _, a, notice in submits if notice != session.LOST_CLAIM and a not in labelled)
+    false_notices = sum(1 for *_, notice in submits if notice == judging.LOST_CLAIM)
+    lost = sum(1 for _, a, notice in submits if notice != judging.LOST_CLAIM and a not in labelled)
     return {
         "submits": len(submits),
         "errors": len(errors),
         "lost": lost + len(errors),
         "false_notices": false_notices,
-        "other_tab_notices": sum(1 for *_, n in submits if n == session.OTHER_TAB),
+        "other_tab_notices": sum(1 for *_, n in submits if n == judging.OTHER_TAB),
         "labels": len(labelled),
         "first_error": errors[0] if errors else "",
     }

@@ -11,8 +11,8 @@ import time
 import pytest
 from sqlalchemy import Engine
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import judging, queue_build, session
 from annotation.exports import export_annotations
 from annotation.importer import import_campaign
 from annotation.visibility import (
@@ -31,7 +31,7 @@ def _label(engine: Engine, annotator: int, n: int) -> None:
     view = session.next_view(engine, annotator)
     for _ in range(n):
         assert view.slot is not None
-        view = session.submit(
+        view = judging.submit(
             engine, annotator, view.slot.assignment_id, view.slot.claim_version, label=1
         )
 
@@ -41,7 +41,7 @@ def test_free_before_labels_then_only_confirmed_and_recorded(engine: Engine) -> 
     assert set_metric_visibility(engine, cid, True)  # before any label: a free choice
     assert set_metric_visibility(engine, cid, False)
     assert not set_metric_visibility(engine, cid, False)  # unchanged: nothing logged
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "ann").annotator_id
     _label(engine, a, 3)
 
@@ -61,7 +61,7 @@ def test_free_before_labels_then_only_confirmed_and_recorded(engine: Engine) -> 
 
 def test_export_says_per_label_whether_scores_were_shown(engine: Engine) -> None:
     cid = make_campaign(engine, 4, 2, show_metrics=False)
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     a = create_annotator(engine, cid, "ann").annotator_id
     _label(engine, a, 2)
     time.sleep(0.01)
@@ -84,7 +84,7 @@ def test_imported_judgments_have_no_visibility(engine: Engine) -> None:
 def test_review_shows_every_score_beside_each_label(engine: Engine) -> None:
     cid = make_campaign(engine, 3, 2, show_metrics=False)
     score_campaign(engine, cid, ["bleu", "chrf"], workers=1)
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     a = create_annotator(engine, cid, "ann").annotator_id
     _label(engine, a, 4)
     rows = labelled_outputs(engine, cid)

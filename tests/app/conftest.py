@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotation.auth import set_admin_password
+from accounts.sessions import set_admin_password
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 ADMIN_PASSWORD = "correct horse battery"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.accounts import create_account, get_account, grant_campaign, list_accounts
+from accounts.grants import grant_campaign
+from accounts.registry import create_account, get_account, list_accounts
 from annotation.importer import import_campaign
 from tests.app.conftest import APP
 
@@ -33,7 +34,7 @@ def test_owner_creates_an_account_and_sees_its_password_once(app_engine) -> None
     assert {(a.name, a.role) for a in list_accounts(app_engine)} == {
         ("owner", "owner"), ("ada", "admin")
     }  # fmt: skip
-    from annotation.accounts import sign_in
+    from accounts.signin import sign_in
 
     assert sign_in(app_engine, "ada", password, "c").ok
 

@@ -11,7 +11,7 @@ import io
 import numpy as np
 from sqlalchemy import Engine, select
 
-from annotation import queue, session
+from annotation import judging, queue_admin, session
 from annotation.exports import export_annotations
 from db.engine import session_scope
 from db.models import Assignment, MetricScore, Output
@@ -42,8 +42,9 @@ def test_active_campaign_end_to_end(app_engine: Engine) -> None:
     at.number_input(key="active_tau").set_value(0.4)
     next(b for b in at.button if b.label == "Save sampling").click().run()
     assert not at.exception and not at.error, at.error
-    assert queue.queue_settings(app_engine, cid)["sampling"] == "active"
-    assert [c.key for c in queue.setting_changes(app_engine, cid)] == ["sampling", "active_tau"]
+    assert queue_admin.queue_settings(app_engine, cid)["sampling"] == "active"
+    changes = queue_admin.setting_changes(app_engine, cid)
+    assert [c.key for c in changes] == ["sampling", "active_tau"]
 
     # the annotator gets items drawn by the rounds, and labels them on the page
     ann, annotator = annotator_app(app_engine, cid)
@@ -56,7 +57,7 @@ def test_active_campaign_end_to_end(app_engine: Engine) -> None:
     rng = np.random.default_rng(1)
     view = session.next_view(app_engine, annotator)
     while view.slot is not None:
-        view = session.submit(app_engine, annotator, view.slot.assignment_id,
+        view = judging.submit(app_engine, annotator, view.slot.assignment_id,
                               view.slot.claim_version, label=int(rng.random() < 0.6))  # fmt: skip
 
     with session_scope(app_engine) as s:

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import Engine, delete, select
 from streamlit.testing.v1 import AppTest
 
-from annotation import queue, session
-from annotation.auth import create_annotator, revoke_annotator
+from accounts.invites import create_annotator, revoke_annotator
+from annotation import judging, queue_admin, queue_build
 from db import annotations as log
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
@@ -49,7 +49,7 @@ def make_campaign(engine: Engine, texts: list[list[str]], **settings) -> int:
                 for sy, t in zip(systems, row, strict=True)
             )
         cid = camp.id
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     return cid
 
 
@@ -108,10 +108,10 @@ def test_label_shows_next_item_and_records_time(app_engine: Engine) -> None:
 def test_skip_with_reason(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)
-    at.selectbox(key="skip_reason").select(session.SKIP_REASONS[2]).run()
+    at.selectbox(key="skip_reason").select(judging.SKIP_REASONS[2]).run()
     at.button(key="skip").click().run()
     ((kind, label, _, _, reason, _),) = rows(app_engine)
-    assert (kind, label, reason) == ("skip", None, session.SKIP_REASONS[2])
+    assert (kind, label, reason) == ("skip", None, judging.SKIP_REASONS[2])
     assert "You: 0 judged, 1 skipped" in at.get("progress")[0].proto.text
 
 
@@ -179,7 +179,7 @@ def test_metric_scores_shown_then_blind_mode_hides_them(app_engine: Engine) -> N
     table = at.text[0].value
     assert "BLEU: 41.3" in table and "chrF: 60.0" in table and "BERTScore" not in table
 
-    queue.update_queue_settings(app_engine, cid, show_metrics=False, show_reference=False)
+    queue_admin.update_queue_settings(app_engine, cid, show_metrics=False, show_reference=False)
     blind, _ = annotator_app(app_engine, cid, "blind")
     assert not blind.exception
     assert "Metric scores" not in [m.value for m in blind.markdown]

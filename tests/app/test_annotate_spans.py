@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
-from db import annotations as log
+from db.annotator_stats import annotator_work
 from db.engine import session_scope
 from db.models import Annotation, Campaign, MetricScore, Output
 from tests.app.test_annotate import TRICKY, annotator_app, make_campaign
@@ -198,7 +198,7 @@ def test_attention_check_is_shown_like_any_item_and_judged_by_spans(app_engine: 
         if not at.get("component_instance"):
             break
     with session_scope(app_engine) as s:
-        (work,) = [w for w in log.annotator_work(s, cid) if w.annotator_id == aid]
+        (work,) = [w for w in annotator_work(s, cid) if w.annotator_id == aid]
         kinds = [k for (k,) in s.execute(select(Annotation.kind))]
     assert kinds.count("attention") == work.attention_answered > 0
     assert work.attention_pass_rate == 1.0  # the whole output marked major covers every edit
@@ -225,7 +225,8 @@ def test_item_text_is_literal_in_the_span_widget(app_engine: Engine) -> None:
 
 
 def test_dashboard_shows_span_f1_for_a_span_campaign(app_engine: Engine) -> None:
-    from annotation.mqm_tsv import COLUMNS, import_mqm_tsv
+    from annotation.mqm_tsv import import_mqm_tsv
+    from formats.mqm_tsv import COLUMNS
     from tests.app.conftest import admin_page
 
     rows = [

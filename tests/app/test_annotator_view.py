@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotation import session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import campaign_guidelines
 from tests.app.conftest import APP, admin_page
 from tests.app.test_annotate import (
     TRICKY,
@@ -118,7 +118,8 @@ def test_admin_writes_guidelines_and_annotators_see_them(app_engine: Engine) -> 
     admin.text_area(key=f"guidelines_examples_{cid}").input("- *Der Hund* for “the cat”: 0")
     admin.button(key="save_guidelines").click().run()
     assert not admin.exception, admin.exception
-    assert session.guidelines(app_engine, cid).text == "Judge the **meaning**, not style."
+    stored = campaign_guidelines.guidelines(app_engine, cid)
+    assert stored.text == "Judge the **meaning**, not style."
     assert any("Guidelines saved" in s.value for s in admin.success)
     assert any("when 0 labels existed" in c.value for c in admin.caption)
 

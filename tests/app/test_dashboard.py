@@ -88,7 +88,8 @@ def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> N
     import estimators.report as report_module
     from db.annotations import append
     from db.engine import session_scope
-    from db.reads import annotation_log, campaign_id
+    from db.log_export import annotation_log
+    from db.reads import campaign_id
 
     calls = []
     original = report_module.campaign_report

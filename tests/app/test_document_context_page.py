@@ -9,7 +9,7 @@ import re
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import context, queue
+from annotation import context, queue_admin, queue_build
 from annotation.session import next_view
 from db.engine import get_engine, session_scope
 from db.models import Campaign, Item, Output, System
@@ -38,7 +38,7 @@ def make_document(engine: Engine, mode: str = "binary") -> int:
             s.add_all(Output(item_id=item.id, system_id=sy.id, text=f"out {j} by {k}")
                       for k, sy in enumerate(systems))  # fmt: skip
         cid = camp.id
-    queue.build_queue(engine, cid, seed=5)
+    queue_build.build_queue(engine, cid, seed=5)
     return cid
 
 
@@ -106,7 +106,7 @@ def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
     next(b for b in at.button if b.label == "Save document context").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert context.context_setting(app_engine, cid) == context.ContextSetting(True, 4)
-    assert [c.key for c in queue.setting_changes(app_engine, cid)] == [context.KEY]
+    assert [c.key for c in queue_admin.setting_changes(app_engine, cid)] == [context.KEY]
 
 
 def test_switch_refused_without_doc_ids(app_engine: Engine) -> None:
@@ -144,7 +144,8 @@ def test_cli_document_context(app_engine: Engine, monkeypatch) -> None:  # type:
 
 
 def test_a_viewer_cannot_switch_it(app_engine: Engine) -> None:
-    from annotation.accounts import create_account, grant_campaign
+    from accounts.grants import grant_campaign
+    from accounts.registry import create_account
     from tests.app.test_accounts_page import _as
 
     cid = make_document(app_engine)
@@ -154,4 +155,4 @@ def test_a_viewer_cannot_switch_it(app_engine: Engine) -> None:
     save = next(b for b in at.button if b.label == "Save document context")
     assert save.disabled  # the save runs only with allowed(campaign_id) too
     assert context.context_setting(app_engine, cid).on is False
-    assert queue.setting_changes(app_engine, cid) == []
+    assert queue_admin.setting_changes(app_engine, cid) == []

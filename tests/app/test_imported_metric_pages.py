@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotation.importer import import_campaign, import_scores
+from annotation.importer import import_campaign
+from annotation.scores_import import import_scores
 from tests.app.conftest import admin_page
 
 N = 60

@@ -8,7 +8,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.auth import FREE_FAILURES
+from accounts.signin import FREE_FAILURES
 from tests.app.conftest import ADMIN_PASSWORD, APP
 
 
@@ -41,7 +41,7 @@ def test_a_strangers_guesses_do_not_lock_the_owner_out(app_engine) -> None:
     """A stranger's client (here an IP, through the annotation layer, as the page would)
     guesses the owner's password until locked; the owner's browser session signs in at once.
     (AppTest gives every session the same id, so the stranger cannot be a second AppTest.)"""
-    from annotation.accounts import sign_in
+    from accounts.signin import sign_in
 
     for i in range(FREE_FAILURES + 3):
         sign_in(app_engine, "owner", f"stranger guess {i}", client="ip:203.0.113.9")

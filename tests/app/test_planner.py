@@ -6,7 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.calibration import calibration_export
-from estimators.planning import calibration_rates, human_labels_needed, measurable_difference
+from estimators.planning import human_labels_needed, measurable_difference
+from estimators.planning_tables import calibration_rates
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue, racing
+from annotation import queue_admin, racing
 from db.engine import get_engine
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
@@ -32,13 +32,14 @@ def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
     at.toggle(key="racing").set_value(False)
     save(at)
     assert racing.racing_status(app_engine, cid)[0] is False
-    changes = [(c.key, c.old_value, c.new_value) for c in queue.setting_changes(app_engine, cid)]
+    logged = queue_admin.setting_changes(app_engine, cid)
+    changes = [(c.key, c.old_value, c.new_value) for c in logged]
     assert changes == [("racing", False, True), ("racing", True, False)]
 
 
 def test_switch_refused_in_words_with_active_sampling(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
-    queue.update_queue_settings(app_engine, cid, sampling="active")
+    queue_admin.update_queue_settings(app_engine, cid, sampling="active")
     at = admin_page("views/annotators.py", "demo")
     at.toggle(key="racing").set_value(True)
     save(at)
@@ -67,7 +68,7 @@ def test_cli_racing(app_engine: Engine, monkeypatch) -> None:  # type: ignore[no
     assert "demo: racing on" in on.output and "already on" in again.output
     assert bad.exit_code == 1 and "racing takes on or off, not 'maybe'" in bad.output
     assert "Traceback" not in bad.output
-    assert [c.new_value for c in queue.setting_changes(app_engine, cid)] == [True, False]
+    assert [c.new_value for c in queue_admin.setting_changes(app_engine, cid)] == [True, False]
 
 
 def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:

@@ -9,7 +9,7 @@ import re
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotation import queue
+from annotation import queue_admin
 from db.reads import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import PLAIN, annotator_app, make_campaign
@@ -19,13 +19,13 @@ from tests.test_reads import seed_campaign
 def test_agreement_note_respects_the_overlap_share(app_engine: Engine) -> None:
     seed_campaign(app_engine, "demo", n_items=40, labelled=30, overlap=0)
     cid = campaign_id(app_engine, "demo")
-    queue.update_queue_settings(app_engine, cid, overlap=0.1)
+    queue_admin.update_queue_settings(app_engine, cid, overlap=0.1)
     at = admin_page("views/dashboard.py", "demo")
     assert not at.exception
     captions = [c.value for c in at.caption if "Krippendorff" in c.value]
     assert captions and "set an overlap share" not in captions[0], captions
     assert "overlap share (10%) queues second judgments" in captions[0]
-    queue.update_queue_settings(app_engine, cid, overlap=0.0)
+    queue_admin.update_queue_settings(app_engine, cid, overlap=0.0)
     at = admin_page("views/dashboard.py", "demo")
     captions = [c.value for c in at.caption if "Krippendorff" in c.value]
     assert "set an overlap share" in captions[0]  # the advice where it applies

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation.queue import setting_changes
+from annotation.queue_admin import setting_changes
 from annotation.span_judgments import SETTING_KEY, campaign_config
 from annotation.spans import SpanConfig
 from tests.app.conftest import admin_page
@@ -74,7 +74,8 @@ def test_after_the_first_label_the_form_is_locked(app_engine: Engine) -> None:
 
 
 def test_a_viewer_sees_the_form_disabled(app_engine: Engine) -> None:
-    from annotation.accounts import create_account, grant_campaign
+    from accounts.grants import grant_campaign
+    from accounts.registry import create_account
     from tests.app.test_accounts_page import _as
 
     spans_campaign(app_engine)

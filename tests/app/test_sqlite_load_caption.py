@@ -3,8 +3,8 @@ brings a one-line suggestion to move to PostgreSQL; up to the limit, nothing is 
 
 from __future__ import annotations
 
-from annotation import queue, session
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import queue_build, session
 from annotation.importer import import_campaign
 from db.engine import SQLITE_ANNOTATOR_LIMIT
 from db.reads import campaign_id
@@ -16,7 +16,7 @@ def _captions(app_engine, holding: int) -> list[str]:  # type: ignore[no-untyped
     import_campaign(app_engine, f"item_id,source,reference,system,output\n{rows}".encode(),
                     "team", filename="t.csv")  # fmt: skip
     cid = campaign_id(app_engine, "team")
-    queue.build_queue(app_engine, cid, seed=1)
+    queue_build.build_queue(app_engine, cid, seed=1)
     for k in range(SQLITE_ANNOTATOR_LIMIT + 2):
         annotator = create_annotator(app_engine, cid, f"a{k}").annotator_id
         if k < holding:

@@ -156,8 +156,8 @@ def seed_edit_campaign(
 ) -> str:
     """A one-system campaign in ``mode`` whose outputs all need an edit ("… ist fast gut"),
     with its queue built; returns the annotator's invite token."""
-    from annotation import queue
-    from annotation.auth import create_annotator
+    from accounts.invites import create_annotator
+    from annotation import queue_build
     from db.engine import session_scope
     from db.models import Campaign, Item, Output, System
 
@@ -173,5 +173,5 @@ def seed_edit_campaign(
             s.flush()
             s.add(Output(item_id=item.id, system_id=sy.id, text=f"Die Ausgabe {j} ist fast gut"))
         cid = camp.id
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     return create_annotator(engine, cid, annotator).token

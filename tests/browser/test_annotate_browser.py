@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation import queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import queue_build
 from db import annotations as annotation_log
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, MetricScore, Output, System
@@ -54,7 +54,7 @@ def _seed(server: Server) -> str:
                     )
                 )
         cid = camp.id
-    queue.build_queue(engine, cid, seed=3)
+    queue_build.build_queue(engine, cid, seed=3)
     return create_annotator(engine, cid, "Ana").token
 
 

@@ -11,8 +11,8 @@ import re
 import pytest
 from sqlalchemy import select
 
-from annotation import queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import queue_build
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -45,7 +45,7 @@ def _seed(server: Server, *, paired: bool = True) -> tuple[int, str]:
                 for sy, text in zip(systems, outs, strict=True)
             )
         cid = camp.id
-    queue.build_queue(server.engine, cid, seed=3)
+    queue_build.build_queue(server.engine, cid, seed=3)
     return cid, create_annotator(server.engine, cid, "Ana").token
 
 

@@ -65,7 +65,7 @@ def _idle(page) -> None:  # type: ignore[no-untyped-def]
 def test_archive_restore_rename_delete_in_the_browser(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from annotation.auth import create_annotator
+    from accounts.invites import create_annotator
 
     expect.set_options(timeout=30_000)  # a shared, busy machine
 

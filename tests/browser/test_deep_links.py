@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import queue_build
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -41,7 +41,7 @@ def _seed(server: Server) -> str:
             s.flush()
             s.add_all(Output(item_id=item.id, system_id=sy.id, text=f"Satz {j}") for sy in systems)
         cid = camp.id
-    queue.build_queue(server.engine, cid, seed=1)
+    queue_build.build_queue(server.engine, cid, seed=1)
     return create_annotator(server.engine, cid, "Ana").token
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation import context, queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import context, queue_build
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -50,7 +50,7 @@ def _seed(server: Server) -> tuple[str, dict[str, tuple[int, int]]]:
                 s.add(Output(item_id=item.id, system_id=sy.id, text=text))
                 where[text] = (j, k)
         cid = camp.id
-    queue.build_queue(engine, cid, seed=4)
+    queue_build.build_queue(engine, cid, seed=4)
     context.set_document_context(engine, cid, True, window=WINDOW)
     return create_annotator(engine, cid, "Ana").token, where
 

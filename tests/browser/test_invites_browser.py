@@ -10,7 +10,7 @@ import re
 import pytest
 from sqlalchemy import func, select
 
-from annotation import queue
+from annotation import queue_build
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -35,7 +35,7 @@ def _seed(server: Server) -> int:
                 for sy in systems
             )
         cid = camp.id
-    queue.build_queue(server.engine, cid, seed=1)
+    queue_build.build_queue(server.engine, cid, seed=1)
     return cid
 
 

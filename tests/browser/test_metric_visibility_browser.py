@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation import queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import queue_admin, queue_build
 from db.engine import session_scope
 from db.models import Annotation, Campaign
 from metrics.scoring import score_campaign
@@ -62,8 +62,8 @@ def test_metric_visibility_is_chosen_recorded_and_stated(server: Server, page) -
         cid = camp.id
 
     score_campaign(server.engine, cid, ["chrf"], workers=1)
-    queue.update_queue_settings(server.engine, cid, overlap=0.0, attention_rate=0.0)
-    queue.build_queue(server.engine, cid, seed=2)
+    queue_admin.update_queue_settings(server.engine, cid, overlap=0.0, attention_rate=0.0)
+    queue_build.build_queue(server.engine, cid, seed=2)
     token = create_annotator(server.engine, cid, "Ana").token
 
     # The annotator sees no scores and labels one item.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import queue, racing
+from annotation import queue_admin, queue_build, racing
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -29,7 +29,7 @@ def _seed(server: Server) -> int:
             s.flush()
             s.add_all(Output(item_id=item.id, system_id=sy.id, text=f"Satz {j}") for sy in systems)
         cid = camp.id
-    queue.build_queue(server.engine, cid, seed=1)
+    queue_build.build_queue(server.engine, cid, seed=1)
     return cid
 
 
@@ -48,7 +48,7 @@ def test_racing_switch_in_the_browser(server: Server, page) -> None:  # type: ig
             break
         page.wait_for_timeout(200)
     assert racing.racing_status(server.engine, cid) == (True, [])
-    assert [(c.key, c.new_value) for c in queue.setting_changes(server.engine, cid)] == [
+    assert [(c.key, c.new_value) for c in queue_admin.setting_changes(server.engine, cid)] == [
         ("racing", True)
     ]
     page.reload()

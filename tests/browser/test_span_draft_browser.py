@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation import queue
-from annotation.auth import create_annotator
+from accounts.invites import create_annotator
+from annotation import queue_build
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
 from db.engine import session_scope
@@ -40,7 +40,7 @@ def _seed(server: Server) -> str:
             s.flush()
             s.add(Output(item_id=item.id, system_id=sy.id, text=out))
         cid = camp.id
-    queue.build_queue(server.engine, cid, seed=1)
+    queue_build.build_queue(server.engine, cid, seed=1)
     return create_annotator(server.engine, cid, "Ana").token
 
 
@@ -84,6 +84,12 @@ def test_span_draft_survives_a_reload_and_the_esa_slider_is_stored(server: Serve
         "() => [...document.querySelectorAll('input[type=range]')].some(e => e.value === '97')"
     )
     page.get_by_text("Not set yet: move the slider").wait_for(state="detached")
+    # the slider's rerun redraws the page below it; until it ends the old button is still
+    # on screen beside the new one, so click only once a single one is left
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')]"
+        ".filter(b => b.innerText.includes('Save and next')).length === 1"
+    )
     page.get_by_role("button", name="Save and next").click()
     page.wait_for_function(
         "(before) => { const f = [...document.querySelectorAll('iframe')].find("

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation import queue, session
-from annotation.campaign_file import CampaignFileError
-from annotation.importer import import_campaign, import_scores
+from annotation import queue_admin, queue_build, session
+from annotation.importer import import_campaign
+from annotation.scores_import import import_scores
 from db.campaigns import list_campaigns
 from db.engine import session_scope
 from db.jobs import create_job
@@ -22,6 +22,7 @@ from db.lifecycle import (
     restore_campaign,
 )
 from db.models import Base, CalibrationSet
+from formats.problems import CampaignFileError
 from metrics.base import MetricConfigError
 from metrics.scoring import score_campaign
 from tests.life_data import calibration, campaign_csv, owned_rows, populate, remaining
@@ -127,9 +128,9 @@ def test_archive_hides_and_makes_read_only_restore_undoes(engine: Engine) -> Non
     with pytest.raises(CampaignFileError, match="archived"):
         import_scores(engine, scores, "c", filename="s.csv")
     with pytest.raises(CampaignArchived, match="restore it first"):
-        queue.build_queue(engine, cid)
+        queue_build.build_queue(engine, cid)
     with pytest.raises(CampaignArchived):
-        queue.update_queue_settings(engine, cid, overlap=0.3)
+        queue_admin.update_queue_settings(engine, cid, overlap=0.3)
     with pytest.raises(MetricConfigError, match="archived"):
         score_campaign(engine, "c", "bleu")
     with pytest.raises(CampaignArchived):

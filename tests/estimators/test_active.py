@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from estimators import active
-from estimators import sequential as seq
+from estimators import active_predictions as ap
+from estimators import confidence_sequences as csq
 from estimators.simulation import make_pool, simulate_active
 
 TAU = 0.3
@@ -67,17 +68,17 @@ def test_predictions_use_only_earlier_visits():
     y = (rng.random(300) < 0.5).astype(float)
     lab = rng.random(300) < 0.6
     pool_bins = rng.integers(0, 4, size=1000)
-    yhat, pm = active.predictions(bins, y, lab, pool_bins, 4)
+    yhat, pm = ap.predictions(bins, y, lab, pool_bins, 4)
     for cut in (20, 40, 80, 160):
         y2 = y.copy()
         y2[cut:] = 1 - y2[cut:]
-        yhat2, pm2 = active.predictions(bins, y2, lab, pool_bins, 4)
+        yhat2, pm2 = ap.predictions(bins, y2, lab, pool_bins, 4)
         assert np.array_equal(yhat[:cut], yhat2[:cut]) and np.array_equal(pm[:cut], pm2[:cut])
     # and the refits that see the flipped labels do change it
-    flipped = active.predictions(bins, 1 - y, lab, pool_bins, 4)[0]
+    flipped = ap.predictions(bins, 1 - y, lab, pool_bins, 4)[0]
     assert not np.array_equal(yhat[160:], flipped[160:])
     # the binned fit of fit_binned: bin means shrunk to the overall mean
-    model = active.fit_binned(np.array([0.5]), np.array([0.1, 0.2, 0.9, 0.9]),
+    model = ap.fit_binned(np.array([0.5]), np.array([0.1, 0.2, 0.9, 0.9]),
                               np.array([0.0, 0.0, 1.0, 1.0]), prior_weight=1.0)  # fmt: skip
     m0 = (2 + 0.5) / 5
     assert model.mean[0] == pytest.approx((0 + m0) / 3)
@@ -140,7 +141,7 @@ def test_anytime_ever_miss_500_streams_of_2000_labels(model, systems):
                           tau=TAU, model=model, round_size=100)  # fmt: skip
     assert abs(run.labels.mean() - 2000) < 100
     prior = 0.25 if len(systems) == 1 else 1.0
-    cs = seq.asymptotic_cs(run.z, 0.05, t_star=big.f.shape[1], running_intersection=True,
+    cs = csq.asymptotic_cs(run.z, 0.05, t_star=big.f.shape[1], running_intersection=True,
                            var_prior=prior)  # fmt: skip
     miss = float(cs.ever_misses(run.truth).mean())
     assert miss <= 0.05, f"P(ever miss) {miss:.3f}"

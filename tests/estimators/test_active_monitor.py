@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from estimators import active
+from estimators import active_predictions as ap
 from estimators.campaign import CampaignData, Judgments, MetricInfo
 from estimators.monitor import CampaignMonitor
 from estimators.report import campaign_report
@@ -24,7 +25,7 @@ def _active_campaign(rng, n_items=1500, deltas=(0.0, 0.4, 0.45), rate=0.5, unifo
     k = len(deltas)
     order = rng.permutation(n_items)
     y_true = (rng.random(pool.f.shape) < pool.f).astype(float)
-    edges = active.metric_edges(pool.g)
+    edges = ap.metric_edges(pool.g)
     pi = np.ones(n_items)
     drawn = np.zeros(n_items, dtype=bool)
     for start in range(0, n_items, 50):
@@ -32,7 +33,7 @@ def _active_campaign(rng, n_items=1500, deltas=(0.0, 0.4, 0.45), rate=0.5, unifo
         if start >= uniform_first:
             seen = order[:start][drawn[:start]]
             v = np.stack([
-                active.fit_binned(edges, pool.g[s, seen], y_true[s, seen]).residual_var(pool.g[s])
+                ap.fit_binned(edges, pool.g[s, seen], y_true[s, seen]).residual_var(pool.g[s])
                 for s in range(k)
             ])  # fmt: skip
             u = active.item_uncertainty(v)

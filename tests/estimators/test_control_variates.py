@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
+from estimators.annotator_noise import annotator_noise_ratio
 from estimators.control_variates import (
-    annotator_noise_ratio,
     chaganty_mean,
     data_efficiency,
     optimal_lambda,

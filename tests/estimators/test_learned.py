@@ -19,7 +19,9 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from estimators import control_variates as cv
 from estimators import human
 from estimators import learned as lr
-from estimators.sequential import asymptotic_cs, cv_increments
+from estimators import learned_models as lm
+from estimators.confidence_sequences import asymptotic_cs
+from estimators.sequential import cv_increments
 from estimators.simulation import Pool, draw_subsets, make_pool
 
 
@@ -46,12 +48,12 @@ def test_logistic_and_ridge_solve_scikit_learns_objectives():
     rng = np.random.default_rng(0)
     z = rng.standard_normal((120, 4))
     y = (rng.random(120) < 1 / (1 + np.exp(-z[:, 0] + 0.5 * z[:, 2]))).astype(float)
-    w, b = lr._logistic_l2(z, y)
+    w, b = lm._logistic_l2(z, y)
     ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=1000).fit(z, y)
     np.testing.assert_allclose(w, ref.coef_[0], atol=1e-5)
     assert b == pytest.approx(ref.intercept_[0], abs=1e-5)
     yc = z @ [1.0, 0.0, -2.0, 0.5] + rng.standard_normal(120)
-    w, b = lr._ridge(z, yc)
+    w, b = lm._ridge(z, yc)
     ref = Ridge(alpha=1.0).fit(z, yc)
     np.testing.assert_allclose(w, ref.coef_, atol=1e-10)
     assert b == pytest.approx(ref.intercept_, abs=1e-10)
@@ -59,10 +61,10 @@ def test_logistic_and_ridge_solve_scikit_learns_objectives():
 
 def test_constant_labels_predict_the_constant_and_boosting_runs():
     x = np.random.default_rng(1).standard_normal((40, 3))
-    h, name = lr.fit_predictor(x, np.ones(40))
+    h, name = lm.fit_predictor(x, np.ones(40))
     assert name == "constant" and np.all(h(x) == 1.0)
     y = (x[:, 0] > 0).astype(float)
-    h, name = lr.fit_predictor(x, y, model="boosting")
+    h, name = lm.fit_predictor(x, y, model="boosting")
     assert name == "boosting" and np.corrcoef(h(x), y)[0, 1] > 0.8
 
 
@@ -81,8 +83,8 @@ def test_a_prediction_never_depends_on_its_own_items_labels():
     assert again.labelled[7] == base.labelled[7]
     assert again.labelled[n + 7] == base.labelled[n + 7]
     assert not np.allclose(again.labelled, base.labelled)  # other folds' models did change
-    h1, _ = lr.fit_predictor(x, y)
-    h2, _ = lr.fit_predictor(x, flipped)
+    h1, _ = lm.fit_predictor(x, y)
+    h2, _ = lm.fit_predictor(x, flipped)
     assert h1(x[[7]])[0] != h2(x[[7]])[0]
 
 
@@ -197,7 +199,7 @@ def test_in_sample_learned_control_under_covers_visibly():
         rest = np.ones(n_items, dtype=bool)
         rest[idx] = False
         y = pool.draw_labels(rng, idx, 0)
-        h, _ = lr.fit_predictor(x[idx], y)
+        h, _ = lm.fit_predictor(x[idx], y)
         naive = cv.ppi_mean(y, h(x[idx]), h(x[rest]))
         crossed = lr.learned_ppi_mean(y, x[idx], x[rest], seed=r)
         naive_hit += naive.low <= mu <= naive.high

@@ -9,15 +9,12 @@ import numpy as np
 import pytest
 
 from estimators import planning
-from estimators.monitor import CampaignMonitor, forecast_labels_needed
+from estimators.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
+from estimators.monitor import CampaignMonitor
+from estimators.monitor_forecast import forecast_labels_needed
 from estimators.multiple import holm
 from estimators.result import MIN_LABELS_FOR_VERDICT
-from estimators.sequential import (
-    asymptotic_cs,
-    asymptotic_cs_pvalue,
-    asymptotic_half_width,
-    paired_cv_increments,
-)
+from estimators.sequential import asymptotic_half_width, paired_cv_increments
 from estimators.simulation import make_pool
 
 ALPHA = 0.05

@@ -9,15 +9,10 @@ import math
 import numpy as np
 import pytest
 
+from estimators.confidence_sequences import anytime_pvalue, asymptotic_cs
 from estimators.monitor import CampaignMonitor
 from estimators.report import campaign_report
-from estimators.sequential import (
-    BURN_IN,
-    anytime_pvalue,
-    asymptotic_cs,
-    cv_increments,
-    pool_controls,
-)
+from estimators.sequential import BURN_IN, cv_increments, pool_controls
 from estimators.simulation import make_pool
 
 try:  # the campaign types move from db.reads to estimators.campaign

@@ -8,8 +8,9 @@ from itertools import permutations
 import numpy as np
 import pytest
 
+from estimators.confidence_sequences import anytime_pvalue, asymptotic_cs
 from estimators.multiple import bonferroni_alpha, bonferroni_cs, holm, pairs, rank_sets
-from estimators.sequential import BURN_IN, anytime_pvalue, asymptotic_cs, paired_cv_increments
+from estimators.sequential import BURN_IN, paired_cv_increments
 from estimators.simulation import make_pool
 
 ALPHA = 0.05

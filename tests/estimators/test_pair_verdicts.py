@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from estimators import confidence_sequences as csq
 from estimators import sequential as seq
 from estimators import verdicts
-from estimators.monitor import CampaignMonitor, settled_pairs
+from estimators.monitor import CampaignMonitor
+from estimators.monitor_status import settled_pairs
 from estimators.verdicts import Outcome
 
 P_TRUE = np.array([0.5, 0.55, 0.6, 0.65, 0.7])
@@ -134,7 +136,7 @@ def test_known_part_keeps_the_sequence_valid_anytime():
     mu = pool.mean()
     y = np.stack([pool[rng.permutation(n)] for _ in range(reps)])
     inc = seq.cv_increments(y, None, pool_size=n)
-    cs = seq.asymptotic_cs(inc.z, alpha, t_star=n, running_intersection=True, var_prior=0.25)
+    cs = csq.asymptotic_cs(inc.z, alpha, t_star=n, running_intersection=True, var_prior=0.25)
     t = np.arange(1, n + 1)
     s = np.cumsum(y, axis=1)
     k_lo, k_hi = (s + (n - t) * 0.0) / n, (s + (n - t) * 1.0) / n
@@ -199,7 +201,7 @@ def test_a_plan_larger_than_the_pool_is_said_not_clipped_silently():
 
 def test_pool_fit_gives_the_smallest_settled_difference():
     from annotation.live_plan import forecast_planned_labels
-    from estimators.planning import pool_fit
+    from estimators.pool_fit import pool_fit
 
     fit = pool_fit(14, 529, forecast_planned_labels(14, 0.10))
     assert not fit.fits  # 14 systems, Δ = 0.10: the planner's t* exceeds 529 items

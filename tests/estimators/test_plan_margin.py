@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue
+from annotation import queue_admin, queue_build
 from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
 from db.reads import read_campaign
 from tests.annotation.test_queue import make_campaign
@@ -16,7 +16,7 @@ from tests.test_live_plan import label_everything
 
 def test_margin_and_error_rate_are_plan_settings(engine: Engine) -> None:
     cid = make_campaign(engine, 40, 3, name="eps")
-    queue.build_queue(engine, cid, seed=1)
+    queue_build.build_queue(engine, cid, seed=1)
     assert (current_plan(engine, cid).margin, current_plan(engine, cid).error_rate) == (
         0.05,
         "holm",
@@ -25,7 +25,7 @@ def test_margin_and_error_rate_are_plan_settings(engine: Engine) -> None:
     assert (plan.margin, plan.error_rate) == (0.1, "ebh")
     data = read_campaign(engine, cid)
     assert (data.live_plan.margin, data.live_plan.error_rate) == (0.1, "ebh")
-    changes = queue.setting_changes(engine, cid)
+    changes = queue_admin.setting_changes(engine, cid)
     assert {(c.key, c.new_value, c.labels_before) for c in changes} >= {
         ("equivalence_margin", 0.1, 0),
         ("error_rate", "ebh", 0),
@@ -47,14 +47,15 @@ def test_bad_margin_is_refused_and_changes_nothing(engine: Engine) -> None:
         else:
             raise AssertionError(f"{bad!r} accepted")
     assert current_plan(engine, cid).margin == 0.05
-    assert not queue.setting_changes(engine, cid)
+    assert not queue_admin.setting_changes(engine, cid)
 
 
 def test_cli_plan_sets_margin_and_says_the_plan_exceeds_the_pool(engine: Engine, monkeypatch):
     import cli
+    import commands.base
 
     make_campaign(engine, 40, 3, name="eps-cli")
-    monkeypatch.setattr(cli, "_engine", lambda: engine)
+    monkeypatch.setattr(commands.base, "open_engine", lambda: engine)
     runner = CliRunner()
     out = runner.invoke(
         cli.app,

@@ -5,16 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.planning import (
+from estimators.planning import detectable_difference, measurable_difference
+from estimators.planning_tables import (
     FIGURE1_ACCURACY,
     FIGURE1_METRIC,
     TABLE1_HUMANS,
     TABLE1_METRIC,
     calibration_rates,
-    detectable_difference,
     epsilon_grid,
     epsilon_vs_accuracy,
-    measurable_difference,
 )
 
 

@@ -18,12 +18,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from estimators.control_variates import (
-    annotator_noise_ratio,
-    ppi_mean,
-    ppi_paired_difference,
-    theoretical_data_efficiency,
-)
+from estimators.annotator_noise import annotator_noise_ratio
+from estimators.control_variates import ppi_mean, ppi_paired_difference, theoretical_data_efficiency
 from estimators.human import mean_t, paired_difference
 from tests.conftest import shared_file
 

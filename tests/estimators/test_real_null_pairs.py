@@ -16,13 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from estimators.sequential import (
-    BURN_IN,
+from estimators.confidence_sequences import (
     anytime_pvalue,
-    cv_increments,
     empirical_bernstein_pvalue,
     naive_running_z,
 )
+from estimators.sequential import BURN_IN, cv_increments
 from tests.conftest import shared_file
 
 ALPHA = 0.05

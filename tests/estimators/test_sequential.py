@@ -14,15 +14,17 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize
 
-from estimators.sequential import (
-    BURN_IN,
+from estimators.confidence_sequences import (
     anytime_pvalue,
     asymptotic_cs,
-    asymptotic_half_width,
-    cv_increments,
     empirical_bernstein_cs,
     empirical_bernstein_pvalue,
     naive_running_z,
+)
+from estimators.sequential import (
+    BURN_IN,
+    asymptotic_half_width,
+    cv_increments,
     paired_cv_increments,
     predictable_lambda,
 )

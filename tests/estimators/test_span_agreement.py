@@ -27,6 +27,11 @@ def test_hand_computed_cases() -> None:
     r = span_f1([[a, [(5, 15, True)]], [a, a], [[], []], [a]])
     assert (r.f1, r.n_units, r.n_pairs, r.n_both_clean) == (2 * 15 / 40, 3, 3, 1)
     assert span_f1([[[], []]]).f1 is None
+    # one annotator marks the same characters major and minor: counted once, as major
+    both = [(0, 10, True), (0, 10, False)]
+    assert span_f1([[both, both]], severity_aware=True).f1 == 1.0
+    assert span_f1([[both, minor]], severity_aware=True).f1 == 0.0
+    assert span_f1([[both, a]], severity_aware=True).f1 == 1.0
     # three annotators: every pair counts
     r = span_f1([[a, a, []]])
     assert r.n_pairs == 3 and r.f1 == 2 * 10 / (20 + 10 + 10)
@@ -51,9 +56,10 @@ def test_matches_brute_force_and_is_order_free(units) -> None:  # type: ignore[n
                 def chars(s, major=None):  # type: ignore[no-untyped-def]
                     return {c for a, b, m in s if major in (None, m) for c in range(a, b)}
 
-                if aware:
-                    agree += len(chars(x, True) & chars(y, True))
-                    agree += len(chars(x, False) & chars(y, False))
+                if aware:  # a character under a major and a minor span of one annotator is major
+                    xm, ym = chars(x, True), chars(y, True)
+                    agree += len(xm & ym)
+                    agree += len((chars(x, False) - xm) & (chars(y, False) - ym))
                 else:
                     agree += len(chars(x) & chars(y))
                 total += len(chars(x)) + len(chars(y))
@@ -68,9 +74,10 @@ def test_matches_brute_force_and_is_order_free(units) -> None:  # type: ignore[n
 def test_overlap_campaign_alpha_and_span_f1(engine: Engine) -> None:
     """Two raters on four segments (MQM TSV import): α on the derived label and the MQM
     score equal krippendorff's on the hand-built matrices; span F1 as hand-computed."""
-    from annotation.mqm_tsv import COLUMNS, import_mqm_tsv
+    from annotation.mqm_tsv import import_mqm_tsv
     from annotation.span_judgments import span_agreement
     from db.reads import read_campaign
+    from formats.mqm_tsv import COLUMNS
 
     rows = [
         ("1", "r1", "<v>Eins</v> zwei drei", "Accuracy", "Major"),

@@ -16,9 +16,9 @@ from estimators.vondaniken import (
     metric_only_known,
     mixed,
     per_system_posterior,
-    posterior,
     shared_rate,
 )
+from estimators.vondaniken_posterior import posterior
 
 N_POOL = 10_000
 REPS = 2000

@@ -9,14 +9,8 @@ import numpy as np
 import pytest
 
 from metrics.base import MetricConfigError
-from metrics.bertscore import (
-    MODEL_ENV,
-    Baseline,
-    BertScoreConfig,
-    BertScoreMetric,
-    default_model_path,
-    load_backbone,
-)
+from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric
+from metrics.bertscore_model import MODEL_ENV, default_model_path, load_backbone
 from tests.conftest import shared_file
 from tests.metrics.conftest import WMT_CSV, read_wmt
 

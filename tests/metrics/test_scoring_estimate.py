@@ -14,7 +14,8 @@ from db.engine import get_engine
 from metrics import sacrebleu_metrics
 from metrics.cost_model import output_seconds
 from metrics.sacrebleu_metrics import SacrebleuMetric, score_many
-from metrics.scoring_job import estimate_error, estimate_scoring, start_scoring
+from metrics.scoring_estimate import estimate_error, estimate_scoring
+from metrics.scoring_job import start_scoring
 from tests.metrics.conftest import make_campaign
 
 _SHORT = "Das ist ein kurzer Satz."

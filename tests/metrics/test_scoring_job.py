@@ -14,15 +14,15 @@ from sqlalchemy import update
 
 from db import jobs as store
 from db import scores as scores_store
+from db.admin_models import Job
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Job
 from metrics import scoring, scoring_job
 from metrics.scoring import pending_work, score_campaign
+from metrics.scoring_estimate import estimate_scoring
 from metrics.scoring_job import (
     ScoringAlreadyRunning,
     cancel_job,
-    estimate_scoring,
     resume_orphaned,
     run_scoring_job,
     start_scoring,
