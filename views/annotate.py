@@ -196,6 +196,7 @@ def item_panel() -> None:
     slot = view.slot
     if slot is None and view.task is not None:  # a task campaign: the code, or why none
         task_complete.task_end(view.task, _start_next_task)
+        keyboard(None, {})  # every draw ends with the listener's draw number
         return
     if is_on(view):  # several outputs of one source on one screen
         document_context_panel(view, outputs=False)
@@ -204,6 +205,7 @@ def item_panel() -> None:
     if slot is None:
         st.success("Nothing left for you in this campaign. Thank you!")
         st.button("Undo last `u`", key="undo", on_click=_undo)
+        keyboard(None, {"u": "undo"})
         return
 
     document_context_panel(view)

@@ -14,9 +14,7 @@ screen. Buttons for each output do the same with the mouse.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -88,7 +86,7 @@ def compare_page(
     if shown is None:
         st.success("Nothing left for you in this campaign. Thank you!")
         st.button("Undo last screen `u`", key="cmp_undo", on_click=undo)
-        compare_keys(keyboard, {"u": "cmp_undo"})
+        keyboard(None, {"u": "cmp_undo"})
         return
     work = _state(shown)
     size = shown.size
@@ -120,7 +118,7 @@ def compare_page(
         from views.annotate_compare_spans import span_screen
 
         span_screen(view, annotator, shown, work, set_view, seconds, guarded(skip), undo, guarded)
-        compare_keys(keyboard, SPAN_KEYS)
+        keyboard(None, SPAN_KEYS)
         return
     hint = st.session_state.pop("cmp_hint", None)
     if hint:
@@ -140,22 +138,7 @@ def compare_page(
         st.button("i", key="cmp_inadequate", on_click=_judge, args=(work, size, 0))
         st.button("j", key="cmp_next", on_click=move_highlight, args=(work, size, 1))
         st.button("k", key="cmp_prev", on_click=move_highlight, args=(work, size, -1))
-    compare_keys(keyboard, KEYS)
-
-
-_KEYS_JS = Path(__file__).with_name("compare_keys.js").read_text(encoding="utf-8")
-
-
-def compare_keys(keyboard: Callable[..., None], keys: dict[str, str]) -> None:
-    """The screen's queued key listener (views/compare_keys.js); the page's own listener
-    gets no keys here (it would click during a run, where a click can be dropped)."""
-    keyboard(None, {})
-    # the draw's number (views/compare_keys.js waits for a new one after each click); it
-    # also makes the element new on every draw, so the browser runs the script each time
-    st.session_state["cmp_rev"] = rev = st.session_state.get("cmp_rev", 0) + 1
-    script = _KEYS_JS.replace("__KEYS__", json.dumps(keys)).replace("__REV__", str(rev))
-    # A trusted constant script (key names only), run in the page itself.
-    st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
+    keyboard(None, KEYS)
 
 
 def _texts(shown: comparative.Screen) -> None:

@@ -31,9 +31,14 @@ _KEYS_JS = Path(__file__).with_name("keys.js").read_text(encoding="utf-8")
 def keyboard(focus_key: str | None, keys: dict[str, str] = KEYS) -> None:
     """Install the key listener (views/keys.js) once per browser tab; focus the post-edit
     box when given. ``keys``: the keys that work on this page (the listener's map is
-    replaced at every draw, so a post-edit campaign's page does not answer `a` / `i`)."""
-    script = _KEYS_JS.replace("__KEYS__", json.dumps(keys)).replace(
-        "__FOCUS__", json.dumps(focus_key)
+    replaced at every draw, so a post-edit campaign's page does not answer `a` / `i`).
+    Every draw of the annotate page ends with this call: the listener waits for the draw's
+    number to change after each click before it clicks the next key."""
+    st.session_state["keys_rev"] = rev = st.session_state.get("keys_rev", 0) + 1
+    script = (
+        _KEYS_JS.replace("__KEYS__", json.dumps(keys))
+        .replace("__FOCUS__", json.dumps(focus_key))
+        .replace("__REV__", str(rev))
     )
-    # A trusted constant script (key names and an id only), run in the page itself.
+    # A trusted constant script (key names, an id and a number only), run in the page itself.
     st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)

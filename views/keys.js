@@ -1,33 +1,90 @@
-// The annotate page's key listener (views/annotate_keys.py keyboard()): installed once per
-// browser tab; __KEYS__ and __FOCUS__ are replaced by JSON before it is sent.
+// The annotate pages' key listener (views/annotate_keys.py keyboard()), installed once per
+// browser tab. __KEYS__, __FOCUS__ and __REV__ are replaced by JSON before it is sent.
+//
+// Keys are queued and clicked one at a time, each once the page is idle and the run its
+// predecessor's click started has drawn the page. A click sent while a run is under way can
+// be dropped (seen in chromium on a loaded machine: a label key pressed while the previous
+// label's run was still drawing never reached its callback), and a key clicked on a page the
+// server has not redrawn yet can land on the wrong output (the comparative screen's
+// highlighted output is still the one just labelled).
+// __REV__ numbers the page's draws: this script is the keys' last element, so a new number
+// means the run drew the page that far; it also makes the element new on every draw, so the
+// browser runs the script each time.
+{  // a block: the page may hold other scripts with top-level names
 const w = window, doc = document;
 w.__tandemKeys = __KEYS__;
+w.__tandemKeysRev = __REV__;
 if (!w.__tandemKeysInstalled) {
   w.__tandemKeysInstalled = true;
+  const GIVE_UP_MS = 20000;  // no draw after a click this long: the page is gone or broken
+  const queue = [];
+  let busy = false, missing = 0;
+  const app = () => doc.querySelector("[data-testid='stApp']");
+  const idle = () => { const a = app(); return !a || a.dataset.testScriptState === "notRunning"; };
+  const button = (target) => {
+    if (target === "cmp_adequate" || target === "cmp_inadequate") {
+      // the comparative screen's highlighted card: its own button names its output, so a
+      // click that the server sees twice can only repeat the same label on the same output
+      const card = doc.querySelector("[class*='st-key-cmp_card_cur_']");
+      const k = card && /st-key-cmp_card_cur_(\d+)/.exec(card.className);
+      if (k) target = (target === "cmp_adequate" ? "cmp_a_" : "cmp_i_") + k[1];
+    }
+    return doc.querySelector(".st-key-" + target + " button");
+  };
+  const pump = () => {
+    if (busy || !queue.length) return;
+    if (!idle()) { setTimeout(pump, 20); return; }
+    const el = button(queue[0]);
+    if (!el || el.disabled) {  // not drawn (yet): try again for a while, then drop the key
+      if (++missing > 100) { queue.shift(); missing = 0; }
+      setTimeout(pump, 20);
+      return;
+    }
+    queue.shift();
+    missing = 0;
+    busy = true;
+    const rev = w.__tandemKeysRev;
+    el.click();
+    const started = Date.now();
+    const wait = () => {  // until the run this click started has drawn the page and ended
+      if (w.__tandemKeysRev !== rev && idle()) {
+        // two frames and a little more: the new page is painted before the next key
+        requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+          busy = false; pump(); }, 40)));
+      } else if (Date.now() - started > GIVE_UP_MS) {
+        // never click the rest on a page that was not redrawn: they could land on the
+        // wrong item; a dropped key shows as an item not judged yet
+        queue.length = 0; busy = false;
+      } else setTimeout(wait, 15);
+    };
+    setTimeout(wait, 15);
+  };
   doc.addEventListener("keydown", (e) => {
     const t = e.target;
-    const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" ||
-                         t.isContentEditable);
-    if (typing) {
+    // typing in a box is not a key for the page; a slider (the ESA score) takes only its
+    // arrows, Home and End, so the page's keys work from it
+    const box = t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type !== "range"));
+    if (box || (t && t.isContentEditable)) {
       if (e.key === "Escape") t.blur();
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t.tagName === "TEXTAREA") {
         // post_edit: save; both: "Done editing" (records nothing; a label must be chosen).
         // Never Streamlit's own form shortcut, which fires the form's first submit button.
         e.preventDefault(); e.stopPropagation();
-        const save = doc.querySelector(
-          ".st-key-save_post_edit button, .st-key-done_editing button");
+        const save = doc.querySelector(".st-key-save_post_edit, .st-key-done_editing");
         t.blur();
-        if (save) setTimeout(() => save.click(), 50);
+        const target = save && (save.classList.contains("st-key-save_post_edit") ?
+                                "save_post_edit" : "done_editing");
+        // after the blur has handed the box's text to the form
+        if (target) setTimeout(() => { queue.push(target); pump(); }, 50);
       }
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
-    const target = w.__tandemKeys[e.key.toLowerCase()];
+    const target = w.__tandemKeys && w.__tandemKeys[e.key.toLowerCase()];
     if (!target) return;
-    const el = doc.querySelector(".st-key-" + target + " button");
-    if (!el || el.disabled) return;
     e.preventDefault();
-    el.click();
+    queue.push(target);
+    pump();
   }, true);
 }
 const focusKey = __FOCUS__;
@@ -43,4 +100,5 @@ if (focusKey && w.__tandemFocused !== focusKey) {
     else if (tries++ < 40) setTimeout(focus, 50);
   };
   focus();
+}
 }

@@ -63,12 +63,17 @@ def _output_text(page) -> str:  # type: ignore[no-untyped-def]
 
 
 def _press_and_wait(page, key: str, before: str) -> str:  # type: ignore[no-untyped-def]
+    """Press ``key`` and wait until its run has drawn the whole page (the key listener's
+    draw number moved and the script is idle) with another output than ``before``."""
     page.wait_for_function("window.__tandemKeysInstalled === true")  # listener ready
+    rev = page.evaluate("window.__tandemKeysRev")
     page.keyboard.press(key)
     page.wait_for_function(
-        "(before) => { const el = document.querySelector('.tandem-output');"
-        " return el && el.innerText !== before; }",
-        arg=before,
+        "([before, rev]) => { const el = document.querySelector('.tandem-output');"
+        " const app = document.querySelector(\"[data-testid='stApp']\");"
+        " return el && el.innerText !== before && window.__tandemKeysRev !== rev"
+        " && app && app.dataset.testScriptState === 'notRunning'; }",
+        arg=[before, rev],
     )
     return _output_text(page)
 

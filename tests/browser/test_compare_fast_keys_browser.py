@@ -76,7 +76,7 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
     page.wait_for_selector(IDLE)
     page.wait_for_function("window.__tandemKeysInstalled === true")
     before = page.locator(".tandem-source").first.inner_text()
-    first_draw = page.evaluate("window.__tandemCmpRev")
+    first_draw = page.evaluate("window.__tandemKeysRev")
     pid = server_pid(server)
     resumed = pause(pid, 2.5)  # longer than any wait for a click's run to start
     try:
@@ -102,4 +102,4 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
     expected = [(k, 1 if key == "a" else 0) for k, key in enumerate(KEYS)]
     assert labels(server) == expected, shown
     # each key's click waited for its own draw (the draws are numbered in the page)
-    assert page.evaluate("window.__tandemCmpRev") >= first_draw + len(KEYS)
+    assert page.evaluate("window.__tandemKeysRev") >= first_draw + len(KEYS)
