@@ -30,9 +30,7 @@ def list_tasks(engine: Engine, campaign_id: int, now: datetime | None = None) ->
     """The campaign's tasks in order, after expiring the ones idle past the timeout."""
     with dbq.queue_transaction(engine) as s:
         conf = settings_of(campaign_meta(s, campaign_id))
-        if conf.timeout_min:
-            dbset.campaign_for_update(s, campaign_id)
-            expire_idle(s, campaign_id, conf, now or utcnow())
+        expire_idle(s, campaign_id, conf, now or utcnow())
         return dbt.list_tasks(s, campaign_id)
 
 

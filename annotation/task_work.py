@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from annotation.task_expiry import expire_in, requeue_unfinished
 from annotation.tasks import CODE_ALPHABET, CODE_LENGTH, TaskSettings, settings_of
+from db import queue_settings as dbset
 from db import tasks as dbt
 from db.campaigns import campaign_meta
 
@@ -92,10 +93,19 @@ def _view(task: dbt.TaskRow, conf: TaskSettings | None, **extra: Any) -> TaskVie
 
 
 def expire_idle(s: Any, campaign_id: int, conf: TaskSettings, now: datetime) -> list[int]:
-    """Expire the campaign's active tasks idle longer than the timeout (logged)."""
+    """Expire the campaign's active tasks idle longer than the timeout (logged).
+
+    Under the campaign's row lock, like every logged setting: two annotators arriving at
+    once would otherwise both expire the same task on PostgreSQL (the second one's new
+    task then collides with the first one's ordinal). The lock is taken only when a task
+    is idle, so the common visit does not queue behind other annotators."""
     if not conf.timeout_min:
         return []
-    ids = dbt.idle_active(s, campaign_id, now - timedelta(minutes=conf.timeout_min))
+    cutoff = now - timedelta(minutes=conf.timeout_min)
+    if not dbt.idle_active(s, campaign_id, cutoff):
+        return []
+    dbset.campaign_for_update(s, campaign_id)
+    ids = dbt.idle_active(s, campaign_id, cutoff)  # again: another may have expired them
     for tid in ids:
         expire_in(s, campaign_id, tid, now, why=f"idle over {conf.timeout_min} min")
     return ids

@@ -357,3 +357,44 @@ def test_parallel_annotators_never_share_a_task(engine: Engine) -> None:
     for ann, view in zip(people, views, strict=True):
         assert view.slot is not None
         assert owners[view.task.task_id] <= {ann, None}  # type: ignore[union-attr]
+
+
+def test_two_arrivals_expire_an_idle_task_once(engine: Engine) -> None:
+    """Two annotators without a task arrive together after a task went idle: the task is
+    expired once (one new open task, one log line), and neither arrival fails. Without
+    the campaign lock, on PostgreSQL the second arrival expired it again and its new task
+    collided with the first one's ordinal (IntegrityError)."""
+    import threading
+
+    cid = make_campaign(engine, 4, 1)
+    queue_build.build_queue(engine, cid, seed=9)
+    tasks.cut(engine, cid, 2)
+    ann, bob, cat = _annotators(engine, cid, "ann", "bob", "cat")
+    started = session.next_view(engine, ann).task
+    assert started is not None
+    tasks.set_settings(engine, cid, timeout_min=30)
+    later = utcnow() + timedelta(minutes=31)
+    with session_scope(engine) as s:
+        before = len(dbt.list_tasks(s, cid))
+    failures: list[BaseException] = []
+
+    def second_arrival() -> None:
+        try:
+            with session_scope(engine) as s:
+                task_work.annotator_task(s, cid, cat, later)
+        except BaseException as e:  # noqa: BLE001 - the test reports it below
+            failures.append(e)
+
+    with session_scope(engine) as s:  # the first arrival's transaction, held open
+        task_work.annotator_task(s, cid, bob, later)
+        other = threading.Thread(target=second_arrival)
+        other.start()
+        other.join(0.5)  # the second arrival reaches the expiry while the first is open
+    other.join(30)
+    assert not other.is_alive() and failures == []
+    with session_scope(engine) as s:
+        rows = dbt.list_tasks(s, cid)
+        keys = [c.key for c in setting_changes(s, cid)]
+    assert len(rows) == before + 1  # one re-queued task for the idle one's unfinished slot
+    assert [r.state for r in rows if r.id == started.task_id] == ["expired"]
+    assert keys.count(f"task {started.task_id}") == 1
