@@ -28,7 +28,7 @@ from estimators.live_designs import (
     plan_in_force,
 )
 from estimators.multiple import pairs
-from estimators.planning import human_labels_needed
+from estimators.planning import PERFECT_METRIC, human_labels_needed
 
 #: What a NULL plan setting means.
 DEFAULTS: dict[str, Any] = {
@@ -54,7 +54,7 @@ def forecast_planned_labels(
         )
     m = max(len(pairs(max(n_systems, 2))), 1)
     need = human_labels_needed(
-        smallest_difference, 0, 1.0, 1.0, 0.5, level=1 - alpha / m, power=power
+        smallest_difference, 0, PERFECT_METRIC, 0.5, level=1 - alpha / m, power=power
     )
     return max(int(need or 0), 30)
 

@@ -41,7 +41,6 @@ from estimators.human import (
     welch_difference,
 )
 from estimators.planning import (
-    detectable_difference,
     human_labels_needed,
     labels_still_needed,
     labels_still_needed_for,
@@ -70,7 +69,6 @@ __all__ = [
     "chaganty_mean",
     "critical_value",
     "data_efficiency",
-    "detectable_difference",
     "drift_test",
     "human_labels_needed",
     "labels_still_needed",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from estimators.campaign import CampaignData, LabelKind
-from estimators.planning import measurable_difference, power_factor
+from estimators.planning import PERFECT_METRIC, measurable_difference, power_factor
 
 #: The intra-document correlation planned with before the campaign has labels (the shipped
 #: WMT21 TED talks measure 0.035 for labels, 0.020 for paired differences: statistics-notes §9)
@@ -172,8 +172,8 @@ def document_pool_fit(
     m = max(n_systems * (n_systems - 1) // 2, 1)
     level = 1 - alpha / m
     deff = plan.deff()
-    half = measurable_difference(plan.pool_docs * plan.mean_size / deff, 0, 1.0, 1.0, 0.5,
-                                 None, level)  # fmt: skip
+    half = measurable_difference(plan.pool_docs * plan.mean_size / deff, 0, PERFECT_METRIC,
+                                 0.5, level)  # fmt: skip
     return DocumentPoolFit(
         planned_docs=planned_docs, pool_docs=plan.pool_docs, n_systems=int(n_systems),
         alpha=alpha, deff=deff, icc=plan.planning_icc, icc_measured=plan.icc is not None,

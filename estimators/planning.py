@@ -22,16 +22,18 @@ TP = n_c·α·ρ, FN = n_c·α·(1−ρ), TN = n_c·(1−α)·η, FP = n_c·(1�
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special, stats
 
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult, critical_value
 from estimators.vondaniken import _trunc_beta
-from estimators.vondaniken_posterior import posterior
+from estimators.vondaniken_posterior import MetricAccuracy, Ratings, posterior
 
 __all__ = [
-    "detectable_difference",
+    "PERFECT_METRIC",
+    "PlannedMetric",
     "human_labels_needed",
     "labels_still_needed",
     "labels_still_needed_for",
@@ -42,20 +44,42 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class PlannedMetric:
+    """The binary metric a plan assumes: true-positive rate ρ and true-negative rate η,
+    known exactly (``n_calibration=None``) or estimated from ``n_calibration`` human-labelled
+    calibration items."""
+
+    rho: float
+    eta: float
+    n_calibration: float | None = None
+
+    def accuracy_at(self, alpha: float) -> MetricAccuracy:
+        """ρ, η known, or the expected calibration counts at adequacy rate α: TP = n_c·α·ρ,
+        FN = n_c·α·(1−ρ), TN = n_c·(1−α)·η, FP = n_c·(1−α)·(1−η)."""
+        n_c, rho, eta = self.n_calibration, self.rho, self.eta
+        if n_c is None:
+            return MetricAccuracy(rho, eta)
+        return MetricAccuracy(calibration=(
+            n_c * alpha * rho, n_c * alpha * (1 - rho), n_c * (1 - alpha) * eta,
+            n_c * (1 - alpha) * (1 - eta),
+        ))  # fmt: skip
+
+
+# ρ = η = 1: what a perfect metric gives; also the placeholder for human-only plans (no
+# metric ratings, so the metric plays no part).
+PERFECT_METRIC = PlannedMetric(1.0, 1.0)
+
+
 def posterior_variance(
-    n_human: float,
-    n_metric: float,
-    rho: float,
-    eta: float,
-    alpha: float,
-    n_calibration: float | None = None,
+    n_human: float, n_metric: float, metric: PlannedMetric, alpha: float
 ) -> float:
     """Var[α | expected data] under von Däniken's model (uniform prior on α).
 
     Human only: Beta(h₊+1, h₋+1). Metric only with ρ, η known: Var_trunc[α_M]/(ρ+η−1)², the
     closed form of the truncated Beta(m₊+1, m₋+1) on [1−η, ρ]. Otherwise (ρ, η estimated from
-    ``n_calibration`` labelled items, or human and metric ratings mixed): the grid posterior
-    of :func:`estimators.vondaniken_posterior.posterior`. No data: Var = 1/12 (uniform).
+    ``metric.n_calibration`` labelled items, or human and metric ratings mixed): the grid
+    posterior of :func:`estimators.vondaniken_posterior.posterior`. No data: Var = 1/12.
     """
     if not 0 <= alpha <= 1:
         raise ValueError("alpha must lie in [0, 1]")
@@ -63,64 +87,36 @@ def posterior_variance(
     if n_metric <= 0:
         a, b = h_pos + 1, h_neg + 1
         return a * b / ((a + b) ** 2 * (a + b + 1))
-    alpha_m = (rho + eta - 1) * alpha + (1 - eta)
-    m_pos = n_metric * alpha_m
-    if n_calibration is None:
-        if n_human <= 0 and rho + eta > 1:
-            _, var_m, _, _ = _trunc_beta(m_pos + 1, n_metric - m_pos + 1, 1 - eta, rho, 0.95)
-            return var_m / (rho + eta - 1) ** 2
-        return posterior(h_pos, n_human, m_pos, n_metric, rho, eta).var
-    cal = (
-        n_calibration * alpha * rho,
-        n_calibration * alpha * (1 - rho),
-        n_calibration * (1 - alpha) * eta,
-        n_calibration * (1 - alpha) * (1 - eta),
-    )
-    return posterior(h_pos, n_human, m_pos, n_metric, calibration=cal).var
+    rho, eta = metric.rho, metric.eta
+    m_pos = n_metric * ((rho + eta - 1) * alpha + (1 - eta))
+    if metric.n_calibration is None and n_human <= 0 and rho + eta > 1:
+        _, var_m, _, _ = _trunc_beta(m_pos + 1, n_metric - m_pos + 1, 1 - eta, rho, 0.95)
+        return var_m / (rho + eta - 1) ** 2
+    ratings = Ratings(h_pos, n_human, m_pos, n_metric)
+    return posterior(ratings, metric.accuracy_at(alpha)).var
 
 
 def measurable_difference(
     n_human: float,
     n_metric: float,
-    rho: float,
-    eta: float,
+    metric: PlannedMetric,
     alpha: float,
-    n_calibration: float | None = None,
     level: float = 0.95,
+    power: float | None = None,
 ) -> float:
-    """ε = z·sqrt(2·Var[α|data]) (von Däniken et al. 2022, §4, Figure 1).
+    """ε = z·sqrt(2·Var[α|data]) (von Däniken et al. 2022, §4, Figure 1); with ``power``,
+    the gap detected with that probability: (z_{1−a/2} + z_{power})·sqrt(2·Var)
+    (statistics.md §1.5: ≈ 1.43·ε at 95 % / 80 %).
 
     Human-only (``n_metric = 0``), metric-only (``n_human = 0``; ρ, η known, or estimated
-    from ``n_calibration`` labelled items), or mixed (both > 0). ε = 1 when both counts
+    from ``metric.n_calibration`` labelled items), or mixed (both > 0). 1 when both counts
     are 0. Checks (α = 0.6, ρ = η): accuracy 0.7, 1,000 ratings → 0.109; perfect metric,
     1,000 → 0.043; accuracy 0.85, 10,000 → 0.0196.
     """
     if n_human <= 0 and n_metric <= 0:
         return 1.0
-    var = posterior_variance(n_human, n_metric, rho, eta, alpha, n_calibration)
-    return critical_value(level) * math.sqrt(2 * var)
-
-
-def detectable_difference(
-    n_human: float,
-    n_metric: float,
-    rho: float,
-    eta: float,
-    alpha: float,
-    n_calibration: float | None = None,
-    level: float = 0.95,
-    power: float | None = 0.8,
-) -> float:
-    """The gap detected with probability ``power``: (z_{1−a/2} + z_{power})·sqrt(2·Var).
-
-    statistics.md §1.5: ≈ 1.43 × :func:`measurable_difference` at 95 % / 80 %.
-    ``power=None`` gives :func:`measurable_difference` itself.
-    """
-    if n_human <= 0 and n_metric <= 0:
-        return 1.0
-    return measurable_difference(
-        n_human, n_metric, rho, eta, alpha, n_calibration, level
-    ) * power_factor(level, power)
+    var = posterior_variance(n_human, n_metric, metric, alpha)
+    return critical_value(level) * math.sqrt(2 * var) * power_factor(level, power)
 
 
 def power_factor(level: float, power: float | None) -> float:
@@ -133,10 +129,8 @@ def power_factor(level: float, power: float | None) -> float:
 def human_labels_needed(
     target: float,
     n_metric: float,
-    rho: float,
-    eta: float,
+    metric: PlannedMetric,
     alpha: float,
-    n_calibration: float | None = None,
     level: float = 0.95,
     power: float | None = None,
     max_labels: int = 10_000_000,
@@ -147,10 +141,9 @@ def human_labels_needed(
     detectable difference. Returns 0 when the metric ratings alone suffice and ``None``
     when even ``max_labels`` labels do not reach the target.
     """
-    factor = power_factor(level, power)
 
     def eps(n_h: int) -> float:
-        return factor * measurable_difference(n_h, n_metric, rho, eta, alpha, n_calibration, level)
+        return measurable_difference(n_h, n_metric, metric, alpha, level, power)
 
     if eps(0) <= target:
         return 0
@@ -179,12 +172,10 @@ def min_metric_accuracy(
     With 10,000 metric ratings at α = 0.6 and ε = 0.02 this is ≈ 0.843. ``None`` when even a
     perfect metric is not enough.
     """
-    factor = power_factor(level, power)
 
     def gap(acc: float) -> float:
-        return (
-            factor * measurable_difference(n_human, n_metric, acc, acc, alpha, None, level) - target
-        )
+        return measurable_difference(n_human, n_metric, PlannedMetric(acc, acc), alpha, level,
+                                     power) - target  # fmt: skip
 
     if gap(1.0) > 0:
         return None

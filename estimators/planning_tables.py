@@ -1,12 +1,12 @@
 """The planner's tables: ε over human × metric counts (von Däniken et al. 2022, Table 1) and
 against metric accuracy (their Figure 1), and ρ, η from calibration counts. Each cell is
-:func:`estimators.planning.detectable_difference` (statistics.md §1.5)."""
+:func:`estimators.planning.measurable_difference` (statistics.md §1.5)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from estimators.planning import detectable_difference
+from estimators.planning import PlannedMetric, measurable_difference
 from estimators.vondaniken import rates_from_counts
 
 # The planner's default axes: human × metric counts like von Däniken et al.'s Table 1, and
@@ -15,6 +15,7 @@ TABLE1_HUMANS: tuple[int, ...] = (0, 50, 100, 200, 500, 1000)
 TABLE1_METRIC: tuple[int, ...] = (0, 1_000, 5_000, 10_000, 50_000)
 FIGURE1_METRIC: tuple[int, ...] = (1_000, 5_000, 10_000, 50_000)
 FIGURE1_ACCURACY: tuple[float, ...] = tuple(round(0.55 + 0.025 * i, 3) for i in range(19))
+DEFAULT_METRIC = PlannedMetric(0.8, 0.8)  # ρ = η = 0.8, known
 
 
 def calibration_rates(tp: int, fn: int, tn: int, fp: int) -> tuple[float, float, int]:
@@ -38,29 +39,22 @@ def calibration_rates(tp: int, fn: int, tn: int, fp: int) -> tuple[float, float,
 def epsilon_grid(
     humans: tuple[float, ...] | list[float] = TABLE1_HUMANS,
     metrics: tuple[float, ...] | list[float] = TABLE1_METRIC,
-    rho: float = 0.8,
-    eta: float = 0.8,
+    metric: PlannedMetric = DEFAULT_METRIC,
     alpha: float = 0.6,
-    n_calibration: float | None = None,
     level: float = 0.95,
     power: float | None = None,
 ) -> np.ndarray:
     """ε for every (human count, metric count), like von Däniken et al. (2022) Table 1.
 
     Returns an array of shape (len(humans), len(metrics)) with cell [i, j] =
-    :func:`measurable_difference` (``power=None``) or :func:`detectable_difference`
-    (``power=0.8``: the 80 %-power difference) for ``humans[i]`` human and ``metrics[j]``
-    metric labels per system, the metric's ρ, η (estimated from ``n_calibration`` items
-    when given) and adequacy rate α. Cell [0, 0] with no labels at all is 1.
+    :func:`measurable_difference` (ε with ``power=None``; ``power=0.8``: the 80 %-power
+    difference) for ``humans[i]`` human and ``metrics[j]`` metric labels per system, the
+    ``metric``'s ρ, η (estimated from its ``n_calibration`` items when given) and adequacy
+    rate α. Cell [0, 0] with no labels at all is 1.
     """
     return np.array(
-        [
-            [
-                detectable_difference(h, m, rho, eta, alpha, n_calibration, level, power)
-                for m in metrics
-            ]
-            for h in humans
-        ],
+        [[measurable_difference(h, m, metric, alpha, level, power) for m in metrics]
+         for h in humans],
         dtype=float,
     ).reshape(len(humans), len(metrics))
 
@@ -83,13 +77,9 @@ def epsilon_vs_accuracy(
     from that many calibration items instead of known. Check: α = 0.6, accuracy 0.85,
     10,000 metric ratings, no humans → 0.0196.
     """
+    planned = [PlannedMetric(a, a, n_calibration) for a in accuracies]
     return np.array(
-        [
-            [
-                detectable_difference(n_human, m, a, a, alpha, n_calibration, level, power)
-                for m in metrics
-            ]
-            for a in accuracies
-        ],
+        [[measurable_difference(n_human, m, p, alpha, level, power) for m in metrics]
+         for p in planned],
         dtype=float,
     ).reshape(len(accuracies), len(metrics))

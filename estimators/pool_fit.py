@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from estimators.planning import measurable_difference, power_factor
+from estimators.planning import PERFECT_METRIC, measurable_difference, power_factor
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def pool_fit(
         raise ValueError("the pool has no items")
     m = max(n_systems * (n_systems - 1) // 2, 1)
     level = 1 - alpha / m
-    half = measurable_difference(pool, 0, 1.0, 1.0, 0.5, None, level)
+    half = measurable_difference(pool, 0, PERFECT_METRIC, 0.5, level)
     return PoolFit(
         planned=planned, pool=int(pool), n_systems=int(n_systems), alpha=alpha,
         smallest_difference=min(power_factor(level, power) * half, 1.0),

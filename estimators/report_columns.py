@@ -151,10 +151,9 @@ def _provided_estimate(
         if not np.isfinite(g[present]).all():
             continue
         m_u = binarise(g[unl], cal["threshold"], cal["higher_is_better"])
-        res = vd.mixed(
-            float(y.sum()), y.size, float(m_u.sum()), m_u.size,
-            calibration=tuple(cal["counts"]), level=level, method="vondaniken_provided",
-        )  # fmt: skip
+        ratings = vd.Ratings(float(y.sum()), y.size, float(m_u.sum()), m_u.size)
+        metric = vd.MetricAccuracy(calibration=tuple(cal["counts"]))
+        res = vd.mixed(ratings, metric, level, method="vondaniken_provided")
         cols.method_metrics["vd_provided"] = (
             f"{cal['name']} ({'≥' if cal['higher_is_better'] else '≤'} {cal['threshold']:.4g})"
         )

@@ -32,9 +32,11 @@ import numpy as np
 from scipy import special, stats
 
 from estimators.result import EstimateResult, within
-from estimators.vondaniken_posterior import posterior
+from estimators.vondaniken_posterior import MetricAccuracy, Ratings, posterior
 
 __all__ = [
+    "MetricAccuracy",
+    "Ratings",
     "calibration_counts",
     "drift_test",
     "metric_only_calibrated",
@@ -139,13 +141,8 @@ def metric_only_known(
 
 
 def mixed(
-    h_pos: float,
-    n_h: float,
-    m_pos: float,
-    n_m: float,
-    rho: float | None = None,
-    eta: float | None = None,
-    calibration: tuple[float, float, float, float] | None = None,
+    ratings: Ratings,
+    metric: MetricAccuracy,
     level: float = 0.95,
     *,
     method: str = "vondaniken_mixed",
@@ -153,21 +150,21 @@ def mixed(
     """Human ratings and metric ratings in one posterior (von Däniken et al. 2022, §3.3).
 
     p(α | data) ∝ α^{h₊}(1−α)^{h₋} · p(m₊ | α), ρ/η known or integrated out of p(m₊ | α)
-    over Beta calibration posteriors (see
+    over Beta calibration posteriors (``metric``; see
     :func:`estimators.vondaniken_posterior.posterior`). Human-rated and metric-rated
     items are separate sets. ``estimate`` = posterior mean, ``se`` = posterior SD,
     ``ci`` = equal-tailed credible interval, clipped to [0, 1] and to contain the mean
     (:func:`estimators.result.within`: a guard against grid rounding; a posterior on [0, 1]
     has its mean there).
     """
-    post = posterior(h_pos, n_h, m_pos, n_m, rho, eta, calibration, level)
-    diag: dict = {"h_pos": float(h_pos), "m_pos": float(m_pos)}
-    if rho is not None:
-        diag["rho"] = float(rho)
-    if eta is not None:
-        diag["eta"] = float(eta)
-    if calibration is not None:
-        tp, fn, tn, fp = map(float, calibration)
+    post = posterior(ratings, metric, level)
+    diag: dict = {"h_pos": float(ratings.h_pos), "m_pos": float(ratings.m_pos)}
+    if metric.rho is not None:
+        diag["rho"] = float(metric.rho)
+    if metric.eta is not None:
+        diag["eta"] = float(metric.eta)
+    if metric.calibration is not None:
+        tp, fn, tn, fp = map(float, metric.calibration)
         diag |= {"tp": tp, "fn": fn, "tn": tn, "fp": fp}
         diag.setdefault("rho", (tp + 1) / (tp + fn + 2))
         diag.setdefault("eta", (tn + 1) / (tn + fp + 2))
@@ -175,8 +172,8 @@ def mixed(
         estimate=post.mean,
         ci=(post.low, post.high),
         se=math.sqrt(post.var),
-        n_human=int(n_h),
-        n_metric=int(n_m),
+        n_human=int(ratings.n_h),
+        n_metric=int(ratings.n_m),
         method=method,
         level=level,
         diagnostics=diag,
@@ -195,7 +192,7 @@ def metric_only_calibrated(
     (von Däniken et al. 2022, §3.2 with an uncertain metric; statistics.md §1.3), by
     quadrature instead of the tool's MCMC. Posterior mean, SD and credible interval.
     """
-    return mixed(0, 0, m_pos, n_m, calibration=calibration, level=level,
+    return mixed(Ratings(0, 0, m_pos, n_m), MetricAccuracy(calibration=calibration), level,
                  method="vondaniken_metric_calibrated")  # fmt: skip
 
 
@@ -217,8 +214,7 @@ def per_system_posterior(
     """
     y = np.asarray(y_labelled).astype(int).ravel()
     cal = calibration_counts(y, m_labelled)
-    m_u = np.asarray(m_unlabelled).astype(bool).ravel()
-    return mixed(int(y.sum()), y.size, int(m_u.sum()), m_u.size, calibration=cal, level=level,
+    return mixed(Ratings.from_labels(y, m_unlabelled), MetricAccuracy(calibration=cal), level,
                  method="vondaniken_mixed_per_system")  # fmt: skip
 
 
@@ -278,14 +274,10 @@ def shared_rate(
         [calibration_counts(y, m) for y, m in zip(y_labelled, m_labelled, strict=True)], axis=0
     )
     drift = drift_test(y_labelled, m_labelled)
+    metric = MetricAccuracy(calibration=tuple(pooled))
     out = []
     for y, m_u in zip(y_labelled, m_unlabelled, strict=True):
-        y = np.asarray(y).astype(int).ravel()
-        m_u = np.asarray(m_u).astype(bool).ravel()
-        counts = (int(y.sum()), y.size, int(m_u.sum()), m_u.size)
-        res = mixed(
-            *counts, calibration=tuple(pooled), level=level, method="vondaniken_shared_rate"
-        )
+        res = mixed(Ratings.from_labels(y, m_u), metric, level, method="vondaniken_shared_rate")
         out.append(
             res.with_(
                 valid_for_verdict=False,

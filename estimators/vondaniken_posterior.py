@@ -18,6 +18,49 @@ from scipy import special
 
 
 @dataclass(frozen=True)
+class Ratings:
+    """One system's ratings: h₊ of n_h human labels positive, m₊ of n_m metric verdicts
+    positive, on separate items. Counts may be non-integer (expected data, for planning)."""
+
+    h_pos: float
+    n_h: float
+    m_pos: float
+    n_m: float
+
+    @classmethod
+    def from_labels(cls, y_labelled: np.ndarray, m_unlabelled: np.ndarray) -> Ratings:
+        """Counts from binary human labels and the metric's verdicts on the other items."""
+        y = np.asarray(y_labelled).astype(int).ravel()
+        m_u = np.asarray(m_unlabelled).astype(bool).ravel()
+        return cls(int(y.sum()), y.size, int(m_u.sum()), m_u.size)
+
+
+@dataclass(frozen=True)
+class MetricAccuracy:
+    """A binary metric against humans: its true-positive rate ρ and true-negative rate η,
+    each known (a point mass) or, when not given, Beta(TP+1, FN+1) and Beta(TN+1, FP+1)
+    from ``calibration = (TP, FN, TN, FP)``."""
+
+    rho: float | None = None
+    eta: float | None = None
+    calibration: tuple[float, float, float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.rho is None or self.eta is None) and self.calibration is None:
+            raise ValueError("give rho and eta, or calibration=(TP, FN, TN, FP)")
+
+    def rates(self) -> tuple[_Rate, _Rate]:
+        """ρ and η as known rates or Beta posteriors from the calibration counts."""
+        if self.rho is not None and self.eta is not None:
+            return _Rate(self.rho, None), _Rate(self.eta, None)
+        tp, fn, tn, fp = map(float, self.calibration)  # type: ignore[arg-type]
+        return (
+            _Rate(self.rho, None if self.rho is not None else (tp, fn)),
+            _Rate(self.eta, None if self.eta is not None else (tn, fp)),
+        )
+
+
+@dataclass(frozen=True)
 class Posterior:
     """Posterior of α on a grid: mean, variance and the equal-tailed interval."""
 
@@ -185,32 +228,18 @@ def _human_loglik(alpha: np.ndarray, h_pos: float, h_neg: float) -> np.ndarray:
         return special.xlogy(h_pos, alpha) + special.xlog1py(h_neg, -alpha)
 
 
-def posterior(
-    h_pos: float,
-    n_h: float,
-    m_pos: float,
-    n_m: float,
-    rho: float | None = None,
-    eta: float | None = None,
-    calibration: tuple[float, float, float, float] | None = None,
-    level: float = 0.95,
-) -> Posterior:
+def posterior(ratings: Ratings, metric: MetricAccuracy, level: float = 0.95) -> Posterior:
     """Posterior of α ∝ α^{h₊}(1−α)^{h₋} · ∫∫ Bin(m₊; n_m, α_M(α, ρ, η)) p(ρ) p(η) dρ dη.
 
-    von Däniken et al. (2022, §3.3); uniform prior on α. ρ (η) is a point mass when given,
-    else Beta(TP+1, FN+1) (Beta(TN+1, FP+1)) from ``calibration = (TP, FN, TN, FP)``.
+    von Däniken et al. (2022, §3.3); uniform prior on α. ρ and η as ``metric`` gives them
+    (:class:`MetricAccuracy`: point masses, or Beta posteriors from calibration counts).
     Counts may be non-integer (expected data, for planning). Evaluated by a coarse pass
     over [0, 1] that finds the posterior's support, then 513 grid points across it; the
     calibrated likelihood is computed at 33 Chebyshev knots and interpolated in α.
     """
-    h_neg = float(n_h - h_pos)
-    if rho is None or eta is None:
-        if calibration is None:
-            raise ValueError("give rho and eta, or calibration=(TP, FN, TN, FP)")
-        tp, fn, tn, fp = map(float, calibration)
-    rho_r = _Rate(rho, None if rho is not None else (tp, fn))
-    eta_r = _Rate(eta, None if eta is not None else (tn, fp))
-    lik = _MetricLik(m_pos, n_m, rho_r, eta_r) if n_m > 0 else None
+    h_pos, n_m = ratings.h_pos, ratings.n_m
+    h_neg = float(ratings.n_h - h_pos)
+    lik = _MetricLik(ratings.m_pos, n_m, *metric.rates()) if n_m > 0 else None
 
     grid, lp = _log_posterior(lik, h_pos, h_neg, 0.0, 1.0, coarse=True)
     keep = np.flatnonzero(lp > lp.max() - 45)

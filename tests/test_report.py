@@ -170,7 +170,8 @@ def test_provided_calibration_set_is_a_prior_not_a_verdict() -> None:
     rep = campaign_report(data, signatures=[SIG])
     y, lab = _system_arrays(data, 0)
     m_u = binarise(data.scores[SIG][0][~lab], 0.0, True)
-    res = vd.mixed(y.sum(), y.size, m_u.sum(), m_u.size, calibration=(80, 20, 30, 10))
+    ratings = vd.Ratings(y.sum(), y.size, m_u.sum(), m_u.size)
+    res = vd.mixed(ratings, vd.MetricAccuracy(calibration=(80, 20, 30, 10)))
     got = rep.estimates[("S0", "vd_provided")]
     assert got.estimate == pytest.approx(res.estimate) and not got.valid_for_verdict
     assert rep.method_metrics["vd_provided"].startswith("wmt-chrf")

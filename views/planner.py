@@ -21,7 +21,8 @@ from db.campaigns import list_campaigns
 from db.reads import campaign_id
 from estimators.document_planning import document_plan, document_pool_fit
 from estimators.planning import (
-    detectable_difference,
+    PERFECT_METRIC,
+    PlannedMetric,
     human_labels_needed,
     measurable_difference,
     min_metric_accuracy,
@@ -136,22 +137,21 @@ else:
         f"ρ̂ = {rho:.3f}, η̂ = {eta:.3f} from {n_cal:,} calibration items; their uncertainty "
         "is part of every number below (planned as if α of the items were positive)."
     )
-args = (rho, eta, float(alpha), n_cal)  # the metric and the adequacy rate, for every number
-
-
-Args = tuple[float, float, float, int | None]  # ρ, η, α, calibration items
+metric = PlannedMetric(rho, eta, n_cal)  # with the adequacy rate α, for every number
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def differences(n_h: int, n_m: int, args: Args) -> tuple[float, float]:
+def differences(n_h: int, n_m: int, metric: PlannedMetric, alpha: float) -> tuple[float, float]:
     """ε and the 80%-power difference for these counts (cached on the inputs)."""
-    return measurable_difference(n_h, n_m, *args), detectable_difference(n_h, n_m, *args)
+    return (
+        measurable_difference(n_h, n_m, metric, alpha),
+        measurable_difference(n_h, n_m, metric, alpha, power=0.8),
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def grid(args: Args, power: float | None):  # type: ignore[no-untyped-def]
-    rho, eta, alpha, n_cal = args
-    return epsilon_grid(TABLE1_HUMANS, TABLE1_METRIC, rho, eta, alpha, n_cal, power=power)
+def grid(metric: PlannedMetric, alpha: float, power: float | None):  # type: ignore[no-untyped-def]
+    return epsilon_grid(TABLE1_HUMANS, TABLE1_METRIC, metric, alpha, power=power)
 
 
 def accuracies(n_cal: int | None) -> tuple[float, ...]:
@@ -165,12 +165,13 @@ def curves(alpha: float, n_h: int, n_cal: int | None, power: float | None):  # t
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def solve(target: float, n_h: int, n_m: int, args: Args, power: float | None):  # type: ignore[no-untyped-def]
+def solve(
+    target: float, n_h: int, n_m: int, metric: PlannedMetric, alpha: float, power: float | None
+) -> tuple[int | None, float | None, float]:
     """Human labels needed, minimum accuracy, and what a perfect metric would give."""
-    rho, eta, alpha, n_cal = args
-    best = detectable_difference(n_h, n_m, 1.0, 1.0, alpha, power=power)  # power=None: ε
+    best = measurable_difference(n_h, n_m, PERFECT_METRIC, alpha, power=power)  # None: ε
     return (
-        human_labels_needed(target, n_m, rho, eta, alpha, n_cal, power=power),
+        human_labels_needed(target, n_m, metric, alpha, power=power),
         min_metric_accuracy(target, n_m, alpha, n_h, power=power),
         best,
     )
@@ -185,7 +186,8 @@ def csv(frame: pd.DataFrame) -> bytes:
 
 
 n_h, n_m = int(n_human), int(n_metric)
-eps, detect = differences(n_h, n_m, args)
+alpha = float(alpha)
+eps, detect = differences(n_h, n_m, metric, alpha)
 st.subheader("What these labels can tell apart")
 m1, m2 = st.columns(2)
 m1.metric("ε (measurable difference)", f"{eps:.4f}")
@@ -202,7 +204,7 @@ target = t1.number_input("Target difference", min_value=0.0001, max_value=1.0, v
                          step=0.005, format="%.4f", key="plan-target")  # fmt: skip
 at_power = t2.toggle("Detect it with 80% power (otherwise: ε = target)", key="plan-target-power")
 power = 0.8 if at_power else None
-humans_needed, accuracy_needed, perfect = solve(float(target), n_h, n_m, args, power)
+humans_needed, accuracy_needed, perfect = solve(float(target), n_h, n_m, metric, alpha, power)
 docs = st.session_state.get("plan-documents") if taken is not None else None
 s1, s2 = st.columns(2)
 if humans_needed is None:
@@ -231,7 +233,7 @@ else:
 
 show = "80%-power difference" if at_power else "ε"
 st.subheader(f"{show} by human and metric labels")
-table = grid(args, power)
+table = grid(metric, alpha, power)
 long = pd.DataFrame(
     [{"human labels": h, "metric labels": m, show: table[i, j]}
      for i, h in enumerate(TABLE1_HUMANS) for j, m in enumerate(TABLE1_METRIC)]
@@ -258,7 +260,7 @@ st.caption("Like von Däniken et al. (2022) Table 1, for this metric and α. "
            "The top-left cell (no labels at all) is 1.")  # fmt: skip
 
 st.subheader(f"{show} against metric accuracy")
-lines = curves(float(alpha), n_h, n_cal, power)
+lines = curves(alpha, n_h, n_cal, power)
 points = pd.DataFrame(
     [{"accuracy (ρ = η)": a, "metric labels": m, show: lines[i, j]}
      for i, a in enumerate(accuracies(n_cal)) for j, m in enumerate(FIGURE1_METRIC)]

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.calibration import calibration_export
-from estimators.planning import human_labels_needed, measurable_difference
+from estimators.planning import PlannedMetric, human_labels_needed, measurable_difference
 from estimators.planning_tables import calibration_rates
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
@@ -94,7 +94,7 @@ def test_solver_answers(app_engine) -> None:
     assert "metric labels alone reach the target" in _text(at)
     at = _set(at, rho=0.8, eta=0.8)
     needed = int(_metric(at, "Human labels per system needed").replace(",", ""))
-    assert needed == human_labels_needed(0.02, 10_000, 0.8, 0.8, 0.6) > 0
+    assert needed == human_labels_needed(0.02, 10_000, PlannedMetric(0.8, 0.8), 0.6) > 0
     at.toggle(key="plan-target-power").set_value(True).run()
     assert not at.exception, at.exception
     more = int(_metric(at, "Human labels per system needed").replace(",", ""))
@@ -118,7 +118,8 @@ def test_numbers_from_a_campaign_use_its_calibration(app_engine) -> None:
     assert not at.exception, at.exception
     tp, fn, tn, fp = (_input(at, k) for k in ("TP", "FN", "TN", "FP"))
     rho, eta, n_cal = calibration_rates(tp, fn, tn, fp)
-    want = measurable_difference(60, 20, rho, eta, _input(at, "α (adequacy rate)"), n_cal)
+    metric = PlannedMetric(rho, eta, n_cal)
+    want = measurable_difference(60, 20, metric, _input(at, "α (adequacy rate)"))
     assert _metric(at, "ε (measurable difference)") == f"{want:.4f}"
     assert f"from {n_cal:,} calibration items" in _text(at)
     assert len(at.dataframe) == 1

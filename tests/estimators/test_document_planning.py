@@ -14,7 +14,7 @@ import pytest
 from estimators import clustered as cl
 from estimators.doc_simulation import document_pool
 from estimators.document_planning import ASSUMED_ICC, DocumentPlan, document_pool_fit
-from estimators.planning import human_labels_needed
+from estimators.planning import PERFECT_METRIC, human_labels_needed
 from estimators.pool_fit import pool_fit
 
 SEED, REPS = 20261125, 1000
@@ -51,7 +51,7 @@ def test_planned_documents_reach_the_planned_power() -> None:
     rng = np.random.default_rng(SEED)
     delta, rate, icc, plan = _truth(rng)
     assert 0.08 < delta < 0.16 and 0.03 < icc < 0.2, (delta, icc)  # a real design effect
-    labels = human_labels_needed(delta, 0, 1.0, 1.0, rate, power=0.8)
+    labels = human_labels_needed(delta, 0, PERFECT_METRIC, rate, power=0.8)
     assert labels is not None
     docs = plan.documents_for(labels)
     naive = math.ceil(labels / plan.mean_size)  # the labels as if drawn one at a time

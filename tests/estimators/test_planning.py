@@ -7,7 +7,7 @@ import pytest
 
 from estimators.human import binary_beta, paired_difference
 from estimators.planning import (
-    detectable_difference,
+    PlannedMetric,
     human_labels_needed,
     labels_still_needed,
     labels_still_needed_for,
@@ -19,43 +19,47 @@ from estimators.result import EstimateResult
 
 def test_figure1_numbers():
     """α = 0.6, ρ = η known (the seed paper's Figure 1)."""
-    assert measurable_difference(0, 1000, 0.7, 0.7, 0.6) == pytest.approx(0.109, abs=5e-4)
-    assert measurable_difference(0, 1000, 1.0, 1.0, 0.6) == pytest.approx(0.043, abs=5e-4)
-    assert measurable_difference(0, 10_000, 0.85, 0.85, 0.6) == pytest.approx(0.0196, abs=5e-5)
+
+    def eps(accuracy: float, n_metric: int) -> float:
+        return measurable_difference(0, n_metric, PlannedMetric(accuracy, accuracy), 0.6)
+
+    assert eps(0.7, 1000) == pytest.approx(0.109, abs=5e-4)
+    assert eps(1.0, 1000) == pytest.approx(0.043, abs=5e-4)
+    assert eps(0.85, 10_000) == pytest.approx(0.0196, abs=5e-5)
     assert min_metric_accuracy(0.02, 10_000, 0.6) == pytest.approx(0.843, abs=5e-4)
 
 
 def test_edge_cases_and_human_only():
-    assert measurable_difference(0, 0, 0.8, 0.8, 0.6) == 1.0
-    eps = measurable_difference(100, 0, 0.8, 0.8, 0.6)
+    assert measurable_difference(0, 0, PlannedMetric(0.8, 0.8), 0.6) == 1.0
+    eps = measurable_difference(100, 0, PlannedMetric(0.8, 0.8), 0.6)
     assert eps == pytest.approx(1.959964 * np.sqrt(2) * binary_beta(60, 100).se, rel=1e-6)
-    ratio = detectable_difference(100, 0, 0.8, 0.8, 0.6) / eps
+    ratio = measurable_difference(100, 0, PlannedMetric(0.8, 0.8), 0.6, power=0.8) / eps
     assert ratio == pytest.approx(1.43, abs=0.005)
     assert min_metric_accuracy(0.01, 1000, 0.6) is None  # even a perfect metric is too few
 
 
 def test_monotone_and_mixed_between():
-    human = measurable_difference(200, 0, 0.8, 0.8, 0.6)
-    metric = measurable_difference(0, 2000, 0.8, 0.8, 0.6)
-    both = measurable_difference(200, 2000, 0.8, 0.8, 0.6)
+    human = measurable_difference(200, 0, PlannedMetric(0.8, 0.8), 0.6)
+    metric = measurable_difference(0, 2000, PlannedMetric(0.8, 0.8), 0.6)
+    both = measurable_difference(200, 2000, PlannedMetric(0.8, 0.8), 0.6)
     assert both < min(human, metric)
     # estimated rates cost precision and converge to the known-rate answer
-    cal = [measurable_difference(0, 2000, 0.8, 0.8, 0.6, n_calibration=c) for c in (100, 1000)]
+    cal = [measurable_difference(0, 2000, PlannedMetric(0.8, 0.8, c), 0.6) for c in (100, 1000)]
     assert cal[0] > cal[1] > metric
-    assert measurable_difference(0, 2000, 0.8, 0.8, 0.6, n_calibration=10**6) == pytest.approx(
+    assert measurable_difference(0, 2000, PlannedMetric(0.8, 0.8, 10**6), 0.6) == pytest.approx(
         metric, rel=0.01
     )
 
 
 def test_labels_needed_is_the_smallest():
     for n_m, cal in ((0, None), (1000, None), (1000, 200)):
-        n = human_labels_needed(0.06, n_m, 0.75, 0.75, 0.6, n_calibration=cal)
+        n = human_labels_needed(0.06, n_m, PlannedMetric(0.75, 0.75, cal), 0.6)
         assert n > 0
-        assert measurable_difference(n, n_m, 0.75, 0.75, 0.6, cal) <= 0.06
-        assert measurable_difference(n - 1, n_m, 0.75, 0.75, 0.6, cal) > 0.06
-    assert human_labels_needed(0.2, 10_000, 0.9, 0.9, 0.6) == 0
-    n80 = human_labels_needed(0.12, 0, 0.75, 0.75, 0.6, power=0.8)
-    assert n80 > 1.9 * human_labels_needed(0.12, 0, 0.75, 0.75, 0.6)
+        assert measurable_difference(n, n_m, PlannedMetric(0.75, 0.75, cal), 0.6) <= 0.06
+        assert measurable_difference(n - 1, n_m, PlannedMetric(0.75, 0.75, cal), 0.6) > 0.06
+    assert human_labels_needed(0.2, 10_000, PlannedMetric(0.9, 0.9), 0.6) == 0
+    n80 = human_labels_needed(0.12, 0, PlannedMetric(0.75, 0.75), 0.6, power=0.8)
+    assert n80 > 1.9 * human_labels_needed(0.12, 0, PlannedMetric(0.75, 0.75), 0.6)
 
 
 def test_measurable_difference_matches_simulation():
@@ -66,7 +70,8 @@ def test_measurable_difference_matches_simulation():
     m = rng.binomial(n_m, a_m, size=(2, reps)) / n_m
     est = (m + acc - 1) / (2 * acc - 1)
     sim = 1.959964 * (est[0] - est[1]).std()
-    assert measurable_difference(0, n_m, acc, acc, alpha) == pytest.approx(sim, rel=0.03)
+    eps = measurable_difference(0, n_m, PlannedMetric(acc, acc), alpha)
+    assert eps == pytest.approx(sim, rel=0.03)
 
 
 def test_labels_still_needed_gives_the_promised_power():

@@ -18,7 +18,7 @@ from estimators.vondaniken import (
     per_system_posterior,
     shared_rate,
 )
-from estimators.vondaniken_posterior import posterior
+from estimators.vondaniken_posterior import MetricAccuracy, Ratings, posterior
 
 N_POOL = 10_000
 REPS = 2000
@@ -61,7 +61,7 @@ def _brute(h, n_h, m, n_m, cal, grid=300, alphas=600):
 )
 def test_quadrature_matches_brute_force(case):
     h, n_h, m, n_m, cal = case
-    p = posterior(h, n_h, m, n_m, calibration=cal)
+    p = posterior(Ratings(h, n_h, m, n_m), MetricAccuracy(calibration=cal))
     mean, sd, lo, hi = _brute(h, n_h, m, n_m, cal)
     assert p.mean == pytest.approx(mean, abs=3e-4)
     assert np.sqrt(p.var) == pytest.approx(sd, rel=5e-3)
@@ -79,7 +79,7 @@ def test_known_rates_closed_form():
     var_m = np.trapezoid(xs**2 * dens, xs) - np.trapezoid(xs * dens, xs) ** 2
     assert r.se == pytest.approx(np.sqrt(var_m) / 0.4, rel=1e-6)
     # the grid engine agrees with the closed form
-    g = posterior(0, 0, 540, 1000, rho=0.7, eta=0.7)
+    g = posterior(Ratings(0, 0, 540, 1000), MetricAccuracy(0.7, 0.7))
     assert np.sqrt(g.var) == pytest.approx(r.se, rel=1e-4)
     assert (g.low, g.high) == pytest.approx(r.ci, abs=2e-4)
     # ρ + η < 1: the flipped metric gives the same answer
@@ -89,12 +89,12 @@ def test_known_rates_closed_form():
 
 def test_mixed_reduces_to_known_cases():
     # no metric data: the error-free Beta posterior
-    m = mixed(37, 50, 0, 0, rho=0.8, eta=0.8)
+    m = mixed(Ratings(37, 50, 0, 0), MetricAccuracy(0.8, 0.8))
     b = binary_beta(37, 50)
     assert m.estimate == pytest.approx(b.estimate, abs=1e-5)
     assert m.ci == pytest.approx(b.ci, abs=5e-4)
     # a perfect metric is just more human labels
-    p = mixed(37, 50, 140, 200, rho=1.0, eta=1.0)
+    p = mixed(Ratings(37, 50, 140, 200), MetricAccuracy(1.0, 1.0))
     b = binary_beta(177, 250)
     assert p.estimate == pytest.approx(b.estimate, abs=1e-5)
     assert p.se == pytest.approx(b.se, rel=1e-3)
