@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from estimators.sequential import BURN_IN, _log_term
+from estimators.sequential import BURN_IN, _log_term, asymptotic_half_width
 
 
 @dataclass(frozen=True)
@@ -109,9 +109,7 @@ def asymptotic_cs(
     z = np.asarray(z, dtype=float)
     mean, var, t = _running_mean_var(z, var_prior, prior_weight)
     t_star = float(t_star if t_star is not None else z.shape[-1])
-    r2 = _log_term(alpha if alpha_tuning is None else alpha_tuning) / t_star
-    tr = t * r2 + 1.0
-    half = np.sqrt(var) * np.sqrt(2.0 * tr / (t * t * r2) * np.log(np.sqrt(tr) / alpha))
+    half = asymptotic_half_width(np.sqrt(var), t, alpha, t_star, alpha_tuning)
     lower = mean - half
     upper = mean + half
     early = t < burn_in
