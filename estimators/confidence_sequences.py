@@ -6,7 +6,8 @@ any data-dependent stopping time:
 - :func:`asymptotic_cs` — asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha,
   Kennedy & Ramdas 2024, "Time-uniform central limit theory and asymptotic confidence
   sequences", Ann. Statist.), with burn-in and a planned size t*.
-- :func:`anytime_pvalue` — the dual normal-mixture martingale p-value (running minimum).
+- :func:`asymptotic_cs_pvalue` — its dual anytime p-value (running minimum), a
+  normal-mixture martingale p-value.
 - :func:`empirical_bernstein_cs` / :func:`empirical_bernstein_pvalue` — strict mode: the
   predictable-plug-in empirical-Bernstein CS of Waudby-Smith & Ramdas 2024 ("Estimating means
   of bounded random variables by betting", JRSS-B, Thm 2), exact for bounded increments.
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from estimators.sequential import BURN_IN, _log_term
+from estimators.sequential import BURN_IN, _log_term, asymptotic_half_width
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,7 @@ def asymptotic_cs(
     z = np.asarray(z, dtype=float)
     mean, var, t = _running_mean_var(z, var_prior, prior_weight)
     t_star = float(t_star if t_star is not None else z.shape[-1])
-    r2 = _log_term(alpha if alpha_tuning is None else alpha_tuning) / t_star
-    tr = t * r2 + 1.0
-    half = np.sqrt(var) * np.sqrt(2.0 * tr / (t * t * r2) * np.log(np.sqrt(tr) / alpha))
+    half = asymptotic_half_width(np.sqrt(var), t, alpha, t_star, alpha_tuning)
     lower = mean - half
     upper = mean + half
     early = t < burn_in
@@ -136,42 +135,6 @@ def _intersect(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.where(empty, lower, lo), np.where(empty, upper, hi)
 
 
-def anytime_pvalue(
-    z: np.ndarray,
-    theta0: float | np.ndarray = 0.0,
-    *,
-    t_star: float | None = None,
-    alpha_tuning: float = 0.05,
-    burn_in: int = BURN_IN,
-    var_prior: float = 0.0,
-    prior_weight: float = 10.0,
-) -> np.ndarray:
-    """Anytime-valid p-value path for H0: mean = θ0 (statistics.md §4).
-
-    Normal-mixture martingale (Robbins 1970; WS et al. 2024): with S_s = Σ_{i≤s}(z_i − θ0),
-    V_s = s·σ̂_s², ρ_m = t*·σ̂_s²/(2 log(1/α) + log(1 + 2 log(1/α))) (α = ``alpha_tuning``),
-    M_s = sqrt(ρ_m/(V_s + ρ_m))·exp(S_s²/(2(V_s + ρ_m))) and p_t = min(1, min_{s≤t} 1/M_s),
-    taken over burn_in ≤ s ≤ t (p = 1 before). p_t ≤ α exactly when θ0 has left the
-    :func:`asymptotic_cs` at level α tuned the same way at some s ≤ t (same variance prior).
-    """
-    z = np.asarray(z, dtype=float)
-    th = np.asarray(theta0, dtype=float)
-    if th.ndim:
-        th = th[..., None]
-    _, var, t = _running_mean_var(z, var_prior, prior_weight)
-    t_star = float(t_star if t_star is not None else z.shape[-1])
-    s = np.cumsum(z - th, axis=-1)
-    rho = t_star * var / _log_term(alpha_tuning)
-    v = t * var
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_m = 0.5 * np.log(rho / (v + rho)) + s * s / (2.0 * (v + rho))
-    # σ̂ = 0 (constant increments so far): no evidence either way unless S ≠ 0 exactly.
-    log_m = np.where(var > 0, log_m, np.where(np.abs(s) > 0, np.inf, 0.0))
-    log_m = np.where(t < burn_in, 0.0, log_m)
-    p = np.minimum(1.0, np.exp(-np.maximum(log_m, 0.0)))
-    return np.minimum.accumulate(p, axis=-1)
-
-
 def asymptotic_cs_pvalue(
     z: np.ndarray,
     theta0: float | np.ndarray = 0.0,
@@ -192,6 +155,11 @@ def asymptotic_cs_pvalue(
     so p_t ≤ a exactly when the interval at level a (same tuning) excludes θ0: the verdict
     read at level a and the interval shown at level a never disagree. Valid as an anytime
     p-value because the sequences are nested in α and each is an (asymptotic) CS.
+
+    The same p_t is min(1, min_s 1/M_s) for the normal-mixture martingale (Robbins 1970;
+    WS et al. 2024) with S_s = Σ_{i≤s}(z_i − θ0) = s(μ̂_s − θ0), V_s = s·σ̂_s² and mixing
+    variance ρ = t*·σ̂_s²/(2 log(1/α) + log(1 + 2 log(1/α))) = σ̂_s²/r²:
+    M_s = sqrt(ρ/(V_s + ρ))·exp(S_s²/(2(V_s + ρ))) (statistics.md §4).
     """
     z = np.asarray(z, dtype=float)
     th = np.asarray(theta0, dtype=float)

@@ -84,7 +84,7 @@ def learned_control(
     features = np.stack([np.asarray(data.scores[s], dtype=float) for s in sigs], axis=-1)
     return lr.learned_grid(
         features, y_grid, labelled, data.output_ids >= 0,
-        names=sigs, previous=previous, seed=seed,
+        names=sigs, previous=previous, spec=lr.CrossFitSpec(seed=seed),
     )  # fmt: skip
 
 

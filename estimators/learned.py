@@ -51,8 +51,10 @@ from estimators.result import (
 )
 
 __all__ = [
+    "CROSS_FIT",
     "FIRST_REFIT",
     "CrossFit",
+    "CrossFitSpec",
     "LearnedGrid",
     "PredictableControl",
     "cross_fit",
@@ -72,6 +74,21 @@ FOLDS = 5
 RESIDUAL_DDOF = 2
 #: First refit of the predictable (monitor) control; later refits at doubling counts.
 FIRST_REFIT = 30
+
+
+@dataclass(frozen=True)
+class CrossFitSpec:
+    """How ŷ is cross-fitted: into ``folds`` folds by item (fewer when there are fewer items,
+    at least 2), with the ``model`` of :func:`estimators.learned_models.fit_predictor`, and
+    ``seed`` drawing the folds (model k is fitted with ``seed`` + k)."""
+
+    folds: int = FOLDS
+    model: Model = "auto"
+    seed: int = 0
+
+
+#: The default cross-fitting: :data:`FOLDS` folds, the model chosen by the labels, seed 0.
+CROSS_FIT = CrossFitSpec()
 
 
 @dataclass(frozen=True)
@@ -101,9 +118,7 @@ def cross_fit(
     x_unlabelled: np.ndarray,
     *,
     groups: np.ndarray | None = None,
-    folds: int = FOLDS,
-    model: Model = "auto",
-    seed: int = 0,
+    spec: CrossFitSpec = CROSS_FIT,
 ) -> CrossFit:
     """K-fold cross-fitted ŷ (Zrnic & Candès 2024, §2): ŷ_i = h̃_{k(i)}(x_i) for labelled row
     i (h_k trained without fold k), ŷ = (1/K)·Σ_k h̃_k(x) for unlabelled rows, where
@@ -115,8 +130,8 @@ def cross_fit(
     coverage 0.937 at n = 50) and a width above human-only.
 
     ``groups`` (one per labelled row, e.g. the item) keeps rows of a group in one fold, so
-    no prediction for an item comes from a model that saw any label of that item. Folds are
-    drawn with ``seed``; ``model`` as in :func:`fit_predictor`.
+    no prediction for an item comes from a model that saw any label of that item. Folds,
+    model and seed: ``spec`` (:class:`CrossFitSpec`).
     """
     x_l = np.asarray(x_labelled, dtype=float)
     x_u = np.asarray(x_unlabelled, dtype=float)
@@ -128,15 +143,15 @@ def cross_fit(
         )
     if y.size < 4:
         raise ValueError("cross-fitting needs at least 4 labelled rows")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(spec.seed)
     groups = np.arange(y.size) if groups is None else np.asarray(groups)
-    fold, k = _fold_of(groups, folds, rng)
+    fold, k = _fold_of(groups, spec.folds, rng)
     oof = np.empty(y.size)
     unl = np.zeros(x_u.shape[0])
     names, shifts = set(), np.empty(k)
     for f in range(k):
         test = fold == f
-        h, name = fit_predictor(x_l[~test], y[~test], model=model, seed=seed + f)
+        h, name = fit_predictor(x_l[~test], y[~test], model=spec.model, seed=spec.seed + f)
         names.add(name)
         pred_l, pred_u = h(x_l), h(x_u)
         # centre each model on its own mean over all rows (labels not involved): removes the
@@ -154,6 +169,15 @@ def _corr(a: np.ndarray, b: np.ndarray) -> float:
     return math.nan if r is None else r
 
 
+def _with_fit(res: EstimateResult, method: str, fit: CrossFit, rho: float) -> EstimateResult:
+    """The PPI++ result as ``method``, its diagnostics adding the fitted model, the folds and
+    ``rho`` = corr(y, ŷ) on the labelled items."""
+    return res.with_(
+        method=method,
+        diagnostics={**res.diagnostics, "model": fit.model, "folds": fit.folds, "rho": rho},
+    )
+
+
 def _too_few(method: str, n: int, n_u: int, level: float) -> EstimateResult:
     return unavailable_result(method, Unavailable.TOO_FEW_LABELS, n, n_u, level,
                               {"min_labels": MIN_LABELS_METRIC_ASSISTED})  # fmt: skip
@@ -164,9 +188,7 @@ def learned_ppi_mean(
     x_labelled: np.ndarray,
     x_unlabelled: np.ndarray,
     *,
-    folds: int = FOLDS,
-    model: Model = "auto",
-    seed: int = 0,
+    spec: CrossFitSpec = CROSS_FIT,
     level: float = 0.95,
     bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
@@ -174,20 +196,16 @@ def learned_ppi_mean(
 
     θ̂ = ȳ_L − λ̂(mean_L ŷ − mean_U ŷ) with λ̂ tuned as in
     :func:`estimators.control_variates.ppi_mean`; ``diagnostics`` add the model, the folds
-    and ``rho`` = corr(y, ŷ) on the labelled items. ``bounds`` and the unavailable cases
-    (too few labels, no spread, no unlabelled items) as
-    :func:`estimators.control_variates.ppi_mean`.
+    and ``rho`` = corr(y, ŷ) on the labelled items. ``spec``: how ŷ is cross-fitted
+    (:class:`CrossFitSpec`). ``bounds`` and the unavailable cases (too few labels, no
+    spread, no unlabelled items) as :func:`estimators.control_variates.ppi_mean`.
     """
     if np.size(y) < MIN_LABELS_METRIC_ASSISTED:
         return _too_few("ppi++_learned", np.size(y), np.shape(x_unlabelled)[0], level)
-    fit = cross_fit(x_labelled, y, x_unlabelled, folds=folds, model=model, seed=seed)
+    fit = cross_fit(x_labelled, y, x_unlabelled, spec=spec)
     res = cv.ppi_mean(y, fit.labelled, fit.unlabelled, level=level, ddof=RESIDUAL_DDOF,
                       bounds=bounds)  # fmt: skip
-    return res.with_(
-        method="ppi++_learned",
-        diagnostics={**res.diagnostics, "model": fit.model, "folds": fit.folds,
-                     "rho": _corr(np.asarray(y, float), fit.labelled)},
-    )  # fmt: skip
+    return _with_fit(res, "ppi++_learned", fit, _corr(np.asarray(y, float), fit.labelled))
 
 
 def learned_ppi_paired_difference(
@@ -198,16 +216,15 @@ def learned_ppi_paired_difference(
     x_a_unlabelled: np.ndarray,
     x_b_unlabelled: np.ndarray,
     *,
-    folds: int = FOLDS,
-    model: Model = "auto",
-    seed: int = 0,
+    spec: CrossFitSpec = CROSS_FIT,
     level: float = 0.95,
     bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
     """PPI++ on paired differences D_j = y_{A,j} − y_{B,j} with the control ŷ_A − ŷ_B.
 
     One model h for both systems, trained on all their labelled outputs and cross-fitted by
-    item (both outputs of item j are predicted by the model that left item j out), then
+    item (both outputs of item j are predicted by the model that left item j out; ``spec``:
+    :class:`CrossFitSpec`), then
     :func:`estimators.control_variates.ppi_paired_difference` with ``controls="difference"``
     (``bounds``: the range of one score; the difference is clipped to [lo − hi, hi − lo]).
     """
@@ -219,18 +236,14 @@ def learned_ppi_paired_difference(
     fit = cross_fit(
         np.vstack([x_a_labelled, x_b_labelled]), np.concatenate([y_a, y_b]),
         np.vstack([x_a_unlabelled, x_b_unlabelled]),
-        groups=np.concatenate([items, items]), folds=folds, model=model, seed=seed,
+        groups=np.concatenate([items, items]), spec=spec,
     )  # fmt: skip
     ha, hb = fit.labelled[:n], fit.labelled[n:]
     res = cv.ppi_paired_difference(
         y_a, y_b, ha, hb, fit.unlabelled[:n_u], fit.unlabelled[n_u:], level=level,
         ddof=RESIDUAL_DDOF, bounds=bounds,
     )
-    return res.with_(
-        method="ppi++_paired_learned",
-        diagnostics={**res.diagnostics, "model": fit.model, "folds": fit.folds,
-                     "rho": _corr(y_a - y_b, ha - hb)},
-    )  # fmt: skip
+    return _with_fit(res, "ppi++_paired_learned", fit, _corr(y_a - y_b, ha - hb))
 
 
 # ------------------------------------------------------------------ a campaign's ŷ grid
@@ -268,9 +281,7 @@ def learned_grid(
     present: np.ndarray,
     *,
     names: tuple[str, ...] = (),
-    folds: int = FOLDS,
-    model: Model = "auto",
-    seed: int = 0,
+    spec: CrossFitSpec = CROSS_FIT,
     previous: LearnedGrid | None = None,
 ) -> LearnedGrid | None:
     """Cross-fitted ŷ for a campaign (systems × N outputs) from ``features`` (k, N, p).
@@ -278,12 +289,12 @@ def learned_grid(
     Training rows are the labelled outputs of every system, folded by item. Returns
     ``previous`` unchanged while it is still fresh (same features, fewer than twice its
     label count, and every output it marked labelled still labelled), and ``None`` with
-    fewer than 2·``folds`` labels, fewer than 3 unlabelled outputs, or no features.
+    fewer than 2·``spec.folds`` labels, fewer than 3 unlabelled outputs, or no features.
     """
     features = np.asarray(features, dtype=float)
     labelled = np.asarray(labelled, dtype=bool) & np.asarray(present, dtype=bool)
     n = int(labelled.sum())
-    if features.ndim != 3 or features.shape[2] == 0 or n < 2 * folds:
+    if features.ndim != 3 or features.shape[2] == 0 or n < 2 * spec.folds:
         return None
     if (
         previous is not None
@@ -300,7 +311,7 @@ def learned_grid(
     u_s, u_j = np.nonzero(unl)
     fit = cross_fit(
         features[s_idx, j_idx], y_grid[s_idx, j_idx], features[u_s, u_j],
-        groups=j_idx, folds=folds, model=model, seed=seed,
+        groups=j_idx, spec=spec,
     )  # fmt: skip
     values = np.full(labelled.shape, np.nan)
     values[s_idx, j_idx] = fit.labelled

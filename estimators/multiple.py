@@ -1,8 +1,9 @@
 """Several systems: Holm, Bonferroni simultaneous intervals, rank sets (statistics.md §5).
 
 - :func:`holm` — Holm (1979) step-down adjusted p-values over the k(k−1)/2 pairwise tests.
-  With anytime-valid p-values (:func:`estimators.confidence_sequences.anytime_pvalue`) the adjusted
-  p-values are themselves anytime valid: P(any false rejection at a stopping time τ) ≤ α,
+  With anytime-valid p-values
+  (:func:`estimators.confidence_sequences.asymptotic_cs_pvalue`) the adjusted p-values
+  are themselves anytime valid: P(any false rejection at a stopping time τ) ≤ α,
   because each p_τ is a valid p-value at τ and Holm controls the FWER for any valid p-values.
 - :func:`bonferroni_alpha` / :func:`bonferroni_cs` — simultaneous intervals at level α/m.
 - :func:`rank_sets` — rank(i) ∈ [1 + #{j significantly better than i},

@@ -76,10 +76,10 @@ def test_a_prediction_never_depends_on_its_own_items_labels():
     x = rng.standard_normal((2 * n, 3))
     y = (rng.random(2 * n) < 0.5).astype(float)
     items = np.concatenate([np.arange(n), np.arange(n)])
-    base = lr.cross_fit(x, y, x[:5], groups=items, seed=3)
+    base = lr.cross_fit(x, y, x[:5], groups=items, spec=lr.CrossFitSpec(seed=3))
     flipped = y.copy()
     flipped[[7, n + 7]] = 1 - flipped[[7, n + 7]]
-    again = lr.cross_fit(x, flipped, x[:5], groups=items, seed=3)
+    again = lr.cross_fit(x, flipped, x[:5], groups=items, spec=lr.CrossFitSpec(seed=3))
     assert again.labelled[7] == base.labelled[7]
     assert again.labelled[n + 7] == base.labelled[n + 7]
     assert not np.allclose(again.labelled, base.labelled)  # other folds' models did change
@@ -129,9 +129,10 @@ def _coverage(kind: str, n: int, reps: int, seed: int, *, noise_only: bool = Fal
         rest = np.ones(n_items, dtype=bool)
         rest[idx] = False
         ya, yb = pool.draw_labels(rng, idx, 0), pool.draw_labels(rng, idx, 1)
-        m = lr.learned_ppi_mean(ya, g[0, idx], g[0, rest], seed=r)
+        spec = lr.CrossFitSpec(seed=r)
+        m = lr.learned_ppi_mean(ya, g[0, idx], g[0, rest], spec=spec)
         d = lr.learned_ppi_paired_difference(
-            ya, yb, g[0, idx], g[1, idx], g[0, rest], g[1, rest], seed=r
+            ya, yb, g[0, idx], g[1, idx], g[0, rest], g[1, rest], spec=spec
         )
         hit[r] = (m.low <= mu <= m.high, d.low <= delta <= d.high)
         width[r] = (m.width, d.width)
@@ -169,7 +170,7 @@ def test_measured_data_efficiency_matches_the_prediction():
         rest = np.ones(n_items, dtype=bool)
         rest[idx] = False
         y = pool.draw_labels(rng, idx, 0)
-        fit = lr.cross_fit(g[idx], y, g[rest], seed=r)
+        fit = lr.cross_fit(g[idx], y, g[rest], spec=lr.CrossFitSpec(seed=r))
         se_l.append(cv.ppi_mean(y, fit.labelled, fit.unlabelled, ddof=lr.RESIDUAL_DDOF).se ** 2)
         se_h.append(np.var(y, ddof=1) / n)
         yhat = np.empty(n_items)
@@ -201,7 +202,7 @@ def test_in_sample_learned_control_under_covers_visibly():
         y = pool.draw_labels(rng, idx, 0)
         h, _ = lm.fit_predictor(x[idx], y)
         naive = cv.ppi_mean(y, h(x[idx]), h(x[rest]))
-        crossed = lr.learned_ppi_mean(y, x[idx], x[rest], seed=r)
+        crossed = lr.learned_ppi_mean(y, x[idx], x[rest], spec=lr.CrossFitSpec(seed=r))
         naive_hit += naive.low <= mu <= naive.high
         cross_hit += crossed.low <= mu <= crossed.high
     naive_cov, cross_cov = naive_hit / reps, cross_hit / reps

@@ -29,7 +29,7 @@ def test_learned_control_on_mlqe_ro_en_saves_labels_and_covers():
     for r in range(reps):
         order = rng.permutation(y.size)
         lab, unl = order[:n], order[n:]
-        res = lr.learned_ppi_mean(y[lab], x[lab], x[unl], seed=r)
+        res = lr.learned_ppi_mean(y[lab], x[lab], x[unl], spec=lr.CrossFitSpec(seed=r))
         hits += res.low <= truth <= res.high
         de_learned.append(res.diagnostics["de"])
         de_nmt.append(cv.ppi_mean(y[lab], x[lab, 0], x[unl, 0]).diagnostics["de"])

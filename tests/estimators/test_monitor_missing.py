@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from estimators.confidence_sequences import anytime_pvalue, asymptotic_cs
+from estimators.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
 from estimators.monitor import CampaignMonitor
 from estimators.report import campaign_report
 from estimators.sequential import BURN_IN, cv_increments, pool_controls
@@ -267,10 +267,10 @@ def test_anytime_pvalue_path_is_a_prefix_of_the_longer_path():
     t*), so the running minimum reported at t can only fall."""
     rng = np.random.default_rng(22)
     z = rng.standard_normal(800) * 0.6 + 0.05
-    full = anytime_pvalue(z, 0.0, t_star=4000, var_prior=1.0)
+    full = asymptotic_cs_pvalue(z, 0.0, t_star=4000, var_prior=1.0)
     for t in (100, 333, 799):
         np.testing.assert_array_equal(
-            anytime_pvalue(z[:t], 0.0, t_star=4000, var_prior=1.0), full[:t]
+            asymptotic_cs_pvalue(z[:t], 0.0, t_star=4000, var_prior=1.0), full[:t]
         )
     assert np.all(np.diff(full) <= 0)
 

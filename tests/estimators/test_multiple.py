@@ -8,7 +8,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from estimators.confidence_sequences import anytime_pvalue, asymptotic_cs
+from estimators.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
 from estimators.multiple import bonferroni_alpha, bonferroni_cs, holm, pairs, rank_sets
 from estimators.sequential import BURN_IN, paired_cv_increments
 from estimators.simulation import make_pool
@@ -86,7 +86,7 @@ def _pairwise(y, g, gbar, mu, t_star):
     for a, b in pairs(k):
         inc = paired_cv_increments(y[..., a], y[..., b], g[..., a], g[..., b], gbar[a], gbar[b])
         out.append((a, b, inc.z, mu[a] - mu[b]))
-    p = np.stack([anytime_pvalue(z, 0.0, t_star=t_star) for *_, z, _ in out], axis=-1)
+    p = np.stack([asymptotic_cs_pvalue(z, 0.0, t_star=t_star) for *_, z, _ in out], axis=-1)
     return out, p  # p: (R, T, m)
 
 

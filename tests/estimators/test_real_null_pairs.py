@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from estimators.confidence_sequences import (
-    anytime_pvalue,
+    asymptotic_cs_pvalue,
     empirical_bernstein_pvalue,
     naive_running_z,
 )
@@ -54,7 +54,7 @@ def test_real_null_pairs_naive_peeking_vs_anytime_valid():
         order = np.argsort(rng.random((R, n)), axis=1)
         z = cv_increments(d[order], None).z  # same output ⇒ metric difference is 0: no CV
         naive = (~naive_running_z(z, ALPHA).covers(0.0)[:, BURN_IN - 1 :]).any(axis=1)
-        ours = anytime_pvalue(z, 0.0, t_star=n)[:, -1] <= ALPHA
+        ours = asymptotic_cs_pvalue(z, 0.0, t_star=n)[:, -1] <= ALPHA
         strict = empirical_bernstein_pvalue(z, 0.0, bounds=(-1.0, 1.0))[:, -1] <= ALPHA
         full = abs(d.mean()) / (d.std(ddof=1) / math.sqrt(n))
         lines.append(
@@ -92,7 +92,7 @@ def test_real_null_pairs_long_streams_with_random_rater_slot():
         idx = rng.integers(0, d.size, (R // 2, 2000))
         z = d[idx] * np.where(rng.random(idx.shape) < 0.5, 1.0, -1.0)
         naive_all.append((~naive_running_z(z, ALPHA).covers(0.0)[:, BURN_IN - 1 :]).any(1).mean())
-        ours_all.append((anytime_pvalue(z, 0.0, t_star=2000)[:, -1] <= ALPHA).mean())
+        ours_all.append((asymptotic_cs_pvalue(z, 0.0, t_star=2000)[:, -1] <= ALPHA).mean())
     print(
         f"\nreal null pairs, 2,000 draws with random rater slot, {R // 2} streams x 10 pairs: "
         f"naive peeking {np.mean(naive_all):.3f} (range {min(naive_all):.3f}-"
@@ -108,4 +108,4 @@ def test_null_pair_intervals_cover_zero_at_the_end(label):
     the recorded order of the file too."""
     for name, d in null_pairs().items():
         if name.endswith(label):
-            assert anytime_pvalue(d, 0.0, t_star=d.size)[-1] > ALPHA, name
+            assert asymptotic_cs_pvalue(d, 0.0, t_star=d.size)[-1] > ALPHA, name

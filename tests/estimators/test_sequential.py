@@ -15,8 +15,8 @@ import pytest
 from scipy import integrate, optimize
 
 from estimators.confidence_sequences import (
-    anytime_pvalue,
     asymptotic_cs,
+    asymptotic_cs_pvalue,
     empirical_bernstein_cs,
     empirical_bernstein_pvalue,
     naive_running_z,
@@ -159,10 +159,30 @@ def test_pvalue_is_dual_to_the_cs_and_never_increases():
     rng = np.random.default_rng(8)
     z = rng.standard_normal((200, 500)) * 0.5 + 0.05
     cs = asymptotic_cs(z, ALPHA, t_star=300)
-    p = anytime_pvalue(z, 0.0, t_star=300, alpha_tuning=ALPHA)
+    p = asymptotic_cs_pvalue(z, 0.0, t_star=300, alpha_tuning=ALPHA)
     left = np.maximum.accumulate(~cs.covers(0.0), axis=-1)
     np.testing.assert_array_equal(p <= ALPHA, left)
     assert np.all(np.diff(p, axis=-1) <= 0)
+
+
+def test_pvalue_is_the_normal_mixture_martingale_pvalue():
+    """The closed form equals min(1, min_s 1/M_s) of Robbins' normal-mixture martingale with
+    mixing variance ρ = t*·σ̂²/(2 log(1/α) + log(1 + 2 log(1/α))) (its docstring)."""
+    rng = np.random.default_rng(9)
+    z = rng.standard_normal((50, 800)) * 0.7 + 0.04
+    t_star, theta0, var_prior = 400, 0.01, 0.5
+    p = asymptotic_cs_pvalue(z, theta0, t_star=t_star, alpha_tuning=ALPHA, var_prior=var_prior)
+    t = np.arange(1, z.shape[1] + 1)
+    dev = np.cumsum(z - z[:, :1], axis=1) / t + z[:, :1]
+    var = np.cumsum((z - z[:, :1]) ** 2, axis=1) / t - (dev - z[:, :1]) ** 2
+    var = (t * var + 10.0 * var_prior) / (t + 10.0)
+    two_log = 2 * math.log(1 / ALPHA)
+    rho = t_star * var / (two_log + math.log1p(two_log))
+    s = np.cumsum(z - theta0, axis=1)
+    log_m = 0.5 * np.log(rho / (t * var + rho)) + s * s / (2 * (t * var + rho))
+    log_m[:, : BURN_IN - 1] = 0.0
+    mixture = np.minimum.accumulate(np.minimum(1.0, np.exp(-np.maximum(log_m, 0.0))), axis=1)
+    np.testing.assert_allclose(p, mixture, rtol=1e-9, atol=1e-300)
     assert np.all(p[:, : BURN_IN - 1] == 1.0)
 
 
@@ -288,7 +308,7 @@ def test_type_one_error_on_exact_null_pairs():
     ya, yb, ga, gb, pool = _null_pair_streams(12)
     inc = paired_cv_increments(ya, yb, ga, gb, 0.0, 0.0)
     assert np.mean(np.abs(inc.lam[:, -1, 0])) > 0.05  # the control is used, not ignored
-    p = anytime_pvalue(inc.z, 0.0, t_star=T)
+    p = asymptotic_cs_pvalue(inc.z, 0.0, t_star=T)
     rej = (p[:, -1] <= ALPHA).mean()
     g_range = (np.min(pool.g[0] - pool.g[1]), np.max(pool.g[0] - pool.g[1]))
     sd = np.std(pool.g[0] - pool.g[1])
