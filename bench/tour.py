@@ -47,23 +47,20 @@ import csv
 import os
 import secrets
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tests.browser.app_server import CHROMIUM, CHROMIUM_ARGS, app_env, streamlit_app  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"
-CHROMIUM = Path(os.environ.get("TANDEM_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 WIDTH, HEIGHT = 1400, 900
 MAX_PAGE = 12_000  # px: the longest page drawn (the dashboard is about 7,000)
 MQM_CAMPAIGN = "WMT21 TED en-de, expert MQM"
@@ -76,58 +73,20 @@ LONG = 600_000  # ms: an import or a scoring run on a loaded 2-core machine
 # ---------------------------------------------------------------- the server
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def app_server(workdir: Path, password: str) -> Iterator[str]:
     """``streamlit run app.py`` on localhost over a fresh migrated SQLite file; its URL."""
     env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{workdir / 'tandem.db'}",
-        "TANDEM_ADMIN_PASSWORD": password,
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
+        **app_env(f"sqlite:///{workdir / 'tandem.db'}", password),
         "TOKENIZERS_PARALLELISM": "false",
     }
     subprocess.run([sys.executable, "cli.py", "migrate"], cwd=ROOT, env=env, check=True,
                    stdout=subprocess.DEVNULL)  # fmt: skip
-    port = free_port()
-    log = workdir / "streamlit.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address=127.0.0.1",
-             f"--server.port={port}", "--server.headless=true",
-             "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                sys.exit(f"streamlit exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                sys.exit(f"streamlit did not answer in 90 s:\n{log.read_text()}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        stop_scoring(env["DATABASE_URL"])
-        proc.terminate()
+    with streamlit_app(env, workdir / "streamlit.log", fail=sys.exit) as url:
         try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            yield url
+        finally:
+            stop_scoring(env["DATABASE_URL"])
 
 
 def stop_scoring(db_url: str) -> None:

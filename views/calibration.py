@@ -19,8 +19,7 @@ from annotation.calibration import (
     with_learned_control,
 )
 from db.calibration import applied_sets, remove_set
-from db.campaigns import list_campaigns
-from db.reads import campaign_id, fingerprint
+from db.reads import fingerprint
 from db.scores import save_threshold
 from estimators.controls import LEARNED
 from estimators.report import default_signatures
@@ -30,21 +29,17 @@ from metrics.calibration_sets import drift, drifted
 from metrics.charts import roc_chart
 from metrics.imported import describe
 from views.common import (
+    admin_page,
     allowed,
     campaign_data,
-    campaign_picker,
+    chosen_campaign,
     download,
     engine,
     literal,
     may_write,
-    permitted,
-    read_only_notice,
-    require_admin,
 )
 
-require_admin()
-st.title("Calibration")
-read_only_notice()
+admin_page("Calibration")
 st.caption(
     "ρ = P(metric says adequate | human says adequate), η = P(metric says inadequate | human "
     "says inadequate), with 95% Beta credible intervals. They usually differ between "
@@ -134,11 +129,10 @@ def import_section(name: str, cid: int) -> None:
             st.rerun()
 
 
-summaries = permitted(list_campaigns(engine()))
-name = campaign_picker([c.name for c in summaries], key="cal-campaign")
-if not name:
+chosen = chosen_campaign(key="cal-campaign")
+if chosen is None:
     st.stop()
-cid = campaign_id(engine(), name)
+name, cid = chosen
 db_url, key = str(engine().url), fingerprint(engine(), cid)
 data = campaign_data(db_url, cid, key)
 

@@ -7,16 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from annotation.campaign_life import FINAL_EXPORTS
+from db import lifecycle
 from db.campaigns import list_campaigns
-from db.lifecycle import (
-    NAME_MAX,
-    CampaignLifeError,
-    archive_campaign,
-    campaign_events,
-    delete_campaign,
-    rename_campaign,
-    restore_campaign,
-)
 from db.reads import campaign_id
 from views.common import allowed, download, engine, literal, may_write, permitted
 
@@ -56,7 +48,7 @@ def _run(action, name: str, *args):  # type: ignore[no-untyped-def]
         return None, False
     try:
         return action(engine(), name, *args, via="ui"), True
-    except CampaignLifeError as exc:
+    except lifecycle.CampaignLifeError as exc:
         st.error(literal(f"{str(exc)[:1].upper()}{str(exc)[1:]}."))
         return None, False
 
@@ -74,9 +66,11 @@ def manage(name: str) -> None:
 def _manage(name: str) -> None:
     with st.container(border=True):
         st.markdown("**Rename**")
-        new = st.text_input("New name", value=name, max_chars=NAME_MAX, key=f"life-new-{name}")
+        new = st.text_input(
+            "New name", value=name, max_chars=lifecycle.NAME_MAX, key=f"life-new-{name}"
+        )
         if st.button("Rename", key=f"life-rename-{name}"):
-            got, ok = _run(rename_campaign, name, new)
+            got, ok = _run(lifecycle.rename_campaign, name, new)
             if ok:
                 _done(f"Renamed {literal(name)} to {literal(got)}.", current=got)
     with st.container(border=True):
@@ -87,7 +81,7 @@ def _manage(name: str) -> None:
             "instead of showing items. Restore it any time under *Archived campaigns*."
         )
         if st.button("Archive", key=f"life-archive-{name}"):
-            _, ok = _run(archive_campaign, name)
+            _, ok = _run(lifecycle.archive_campaign, name)
             if ok:
                 _done(f"Archived {literal(name)}: find it under *Archived campaigns*.")
     _delete_form(name, "active")
@@ -111,7 +105,7 @@ def _delete_form(name: str, where: str) -> None:
         if st.button(
             "Delete campaign", type="primary", disabled=typed != name, key=f"life-del-{where}"
         ):
-            counts, ok = _run(delete_campaign, name, typed)
+            counts, ok = _run(lifecycle.delete_campaign, name, typed)
             if ok:
                 _done(f"Deleted {literal(name)}: {sum(counts.values()):,} rows removed.")
 
@@ -136,11 +130,11 @@ def archived_section() -> None:
             st.caption("Read-only: restoring or deleting a campaign needs an admin.")
             return
         if st.button("Restore", key="life-restore"):
-            _, ok = _run(restore_campaign, pick)
+            _, ok = _run(lifecycle.restore_campaign, pick)
             if ok:
                 _done(f"Restored {literal(pick)}.", current=pick)
         _delete_form(pick, "archived")
-    events = campaign_events(engine())
+    events = lifecycle.campaign_events(engine())
     if events:
         with st.expander("Log of renames, archives, restores and deletions"):
             st.dataframe(

@@ -21,6 +21,7 @@ from metrics.scoring_job import (
 )
 from views.campaign_life import archived_section, before_picker, manage
 from views.common import (
+    admin_page,
     allowed,
     campaign_picker,
     download,
@@ -28,13 +29,9 @@ from views.common import (
     literal,
     may_write,
     permitted,
-    read_only_notice,
-    require_admin,
 )
 
-require_admin()
-st.title("Campaigns")
-read_only_notice()
+admin_page("Campaigns")
 picker_key = before_picker()
 
 summaries = permitted(list_campaigns(engine()))

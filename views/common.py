@@ -82,6 +82,14 @@ def read_only_notice() -> None:
         )
 
 
+def admin_page(title: str) -> None:
+    """The top of an admin page a viewer may open too: stop unless signed in, the title,
+    and for a viewer the read-only notice."""
+    require_admin()
+    st.title(title)
+    read_only_notice()
+
+
 def may_write(campaign_id: int | None = None) -> bool:
     """May the account change ``campaign_id`` (None: create a campaign)? Decided by
     accounts.grants, so a control that was somehow used anyway is refused too."""
@@ -119,7 +127,8 @@ def permitted(summaries: list[CampaignSummary]) -> list[CampaignSummary]:
 def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
     """A campaign selector shared by the admin pages (remembers the choice). ``names`` are
     the campaigns the signed-in account may see: every page passes
-    ``permitted(list_campaigns(...))``, so the list is not filtered a second time here."""
+    ``permitted(list_campaigns(...))`` (or picks through :func:`chosen_campaign`), so the
+    list is not filtered a second time here."""
     if not names:
         if current_account().is_owner:
             st.info("No campaigns yet: import one on the **Import** page.")
@@ -131,6 +140,16 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
     choice = st.selectbox("Campaign", names, index=index, key=key)
     st.session_state["current_campaign"] = choice
     return choice
+
+
+def chosen_campaign(key: str = "campaign") -> tuple[str, int] | None:
+    """The name and id of the active campaign picked (:func:`campaign_picker`) among those
+    the account may see; None when there is none (the picker says why)."""
+    from db.campaigns import list_campaigns
+
+    ids = {c.name: c.id for c in permitted(list_campaigns(engine()))}
+    name = campaign_picker(list(ids), key=key)
+    return None if name is None else (name, ids[name])
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -17,8 +17,6 @@ import streamlit as st
 
 from annotation.calibration import campaign_calibration
 from annotation.live_plan import forecast_planned_labels
-from db.campaigns import list_campaigns
-from db.reads import campaign_id
 from estimators.document_planning import document_plan, document_pool_fit
 from estimators.planning import (
     PERFECT_METRIC,
@@ -42,12 +40,10 @@ from estimators.report import default_signatures
 from formats.calibration_file import CalibrationSetError
 from formats.writers import MIME, to_csv
 from views.common import (
-    campaign_picker,
+    chosen_campaign,
     current_campaign_data,
     download,
-    engine,
     literal,
-    permitted,
     require_admin,
 )
 
@@ -61,11 +57,10 @@ st.caption(
 
 def from_campaign():  # type: ignore[no-untyped-def]
     """Planning inputs of the chosen campaign, or None (with the reason shown)."""
-    summaries = permitted(list_campaigns(engine()))
-    name = campaign_picker([c.name for c in summaries], key="plan-campaign")
-    if not name:
+    chosen = chosen_campaign(key="plan-campaign")
+    if chosen is None:
         return None
-    cid = campaign_id(engine(), name)
+    _, cid = chosen
     data = current_campaign_data(cid)
     counts = None
     sigs = default_signatures(data)

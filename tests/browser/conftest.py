@@ -10,11 +10,6 @@ missing, unless ``TANDEM_REQUIRE_BROWSER=1`` (CI), where they fail instead. Neve
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,19 +19,17 @@ from sqlalchemy import Engine
 
 from db.engine import make_engine
 from db.migrate import upgrade
+from tests.browser.app_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PROJECT_ROOT,
+    app_env,
+    streamlit_app,
+)
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path(os.environ.get("TANDEM_CHROMIUM", "/usr/bin/chromium"))
+__all__ = ["PROJECT_ROOT", "Server", "screenshot_path", "seed_edit_campaign"]
+
 REQUIRE_BROWSER = os.environ.get("TANDEM_REQUIRE_BROWSER") == "1"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-STARTUP_TIMEOUT_S = 90
 
 
 def _require_chromium() -> None:
@@ -46,12 +39,6 @@ def _require_chromium() -> None:
     if REQUIRE_BROWSER:
         pytest.fail(f"TANDEM_REQUIRE_BROWSER=1 but {message}")
     pytest.skip(message)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass(frozen=True)
@@ -68,57 +55,12 @@ def server(tmp_path: Path) -> Iterator[Server]:
     db_url = f"sqlite:///{tmp_path / 'tandem.db'}"
     engine = make_engine(db_url)
     upgrade(engine)
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": db_url,
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "TANDEM_ADMIN_PASSWORD": "browser-test-password",
-    }
+    env = app_env(db_url, "browser-test-password")
     log = tmp_path / "streamlit.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.address=127.0.0.1",
-                f"--server.port={port}",
-                "--server.headless=true",
-                "--server.fileWatcherType=none",
-                "--browser.gatherUsageStats=false",
-            ],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer in {STARTUP_TIMEOUT_S}s:\n{log.read_text()}")
-            time.sleep(0.3)
-        yield Server(url, engine, log)
+        with streamlit_app(env, log, fail=pytest.fail) as url:
+            yield Server(url, engine, log)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
         engine.dispose()
 
 
