@@ -15,6 +15,7 @@ screen. Buttons for each output do the same with the mouse.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -22,7 +23,7 @@ import streamlit as st
 from annotation import comparative, judging, session
 from annotation.diff import literal_html
 from views.common import engine
-from views.compare_screen import CSS, move_highlight, source_html
+from views.compare_screen import CSS, footer, source_html
 
 KEYS = {"a": "cmp_adequate", "1": "cmp_adequate", "i": "cmp_inadequate", "2": "cmp_inadequate",
         "j": "cmp_next", "arrowdown": "cmp_next", "k": "cmp_prev", "arrowup": "cmp_prev",
@@ -89,35 +90,13 @@ def compare_page(
         keyboard(None, {"u": "cmp_undo"})
         return
     work = _state(shown)
-    size = shown.size
-
-    def save() -> None:
-        missing = size - len(work["labels"])
-        if missing:
-            st.session_state["cmp_hint"] = (
-                f"{missing} output(s) have no judgment yet: judge every output, then save."
-            )
-            return
-        judgments = {k: {"label": v} for k, v in work["labels"].items()}
-        try:
-            set_view(comparative.submit(engine(), annotator, shown, judgments, seconds=seconds()))
-        except session.InvalidJudgment as refused:
-            st.session_state["cmp_hint"] = str(refused)
-
-    def skip() -> None:
-        reason = st.session_state.get("cmp_skip_reason") or judging.SKIP_REASONS[0]
-        last = view
-        for o in shown.outputs:
-            if o.assignment_id is not None:
-                last = judging.skip(engine(), annotator, o.assignment_id, o.claim_version,
-                                    reason, seconds())  # fmt: skip
-        set_view(last)
-
+    save = guarded(partial(_save, annotator, shown, work, set_view, seconds))
+    skip = guarded(partial(_skip, annotator, view, shown, set_view, seconds))
     if view.campaign.mode.asks_spans:  # cESA: error spans per output on the screen
         from views.annotate_compare_spans import KEYS as SPAN_KEYS
         from views.annotate_compare_spans import span_screen
 
-        span_screen(view, annotator, shown, work, set_view, seconds, guarded(skip), undo, guarded)
+        span_screen(view, annotator, shown, work, set_view, seconds, skip, undo, guarded)
         keyboard(None, SPAN_KEYS)
         return
     hint = st.session_state.pop("cmp_hint", None)
@@ -125,20 +104,47 @@ def compare_page(
         st.warning(hint)
     _texts(shown)
     _cards(shown, work)
-    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
-    c1.button(f"Save screen `Enter` ({len(work['labels'])} of {size} judged)", key="cmp_save",
-              type="primary", on_click=guarded(save), width="stretch")  # fmt: skip
-    c2.selectbox("Skip reason", judging.SKIP_REASONS, key="cmp_skip_reason",
-                 label_visibility="collapsed")  # fmt: skip
-    c3.button("Skip `s`", key="cmp_skip", on_click=guarded(skip), width="stretch")
-    c4.button("Undo `u`", key="cmp_undo", on_click=undo, width="stretch")
-    # the current output's keys: invisible buttons the key listener clicks
-    with st.container(key="cmp_keys"):
-        st.button("a", key="cmp_adequate", on_click=_judge, args=(work, size, 1))
-        st.button("i", key="cmp_inadequate", on_click=_judge, args=(work, size, 0))
-        st.button("j", key="cmp_next", on_click=move_highlight, args=(work, size, 1))
-        st.button("k", key="cmp_prev", on_click=move_highlight, args=(work, size, -1))
+    judged = f"Save screen `Enter` ({len(work['labels'])} of {shown.size} judged)"
+    footer(judged, save, skip, undo, work, shown.size, judge=_judge)
     keyboard(None, KEYS)
+
+
+def _save(
+    annotator: int,
+    shown: comparative.Screen,
+    work: dict[str, Any],
+    set_view: Callable[[session.View], None],
+    seconds: Callable[[], float | None],
+) -> None:
+    """Save the screen once every output has its label; else say how many have none."""
+    missing = shown.size - len(work["labels"])
+    if missing:
+        st.session_state["cmp_hint"] = (
+            f"{missing} output(s) have no judgment yet: judge every output, then save."
+        )
+        return
+    judgments = {k: {"label": v} for k, v in work["labels"].items()}
+    try:
+        set_view(comparative.submit(engine(), annotator, shown, judgments, seconds=seconds()))
+    except session.InvalidJudgment as refused:
+        st.session_state["cmp_hint"] = str(refused)
+
+
+def _skip(
+    annotator: int,
+    view: session.View,
+    shown: comparative.Screen,
+    set_view: Callable[[session.View], None],
+    seconds: Callable[[], float | None],
+) -> None:
+    """Skip every output of the screen with the chosen reason."""
+    reason = st.session_state.get("cmp_skip_reason") or judging.SKIP_REASONS[0]
+    last = view
+    for o in shown.outputs:
+        if o.assignment_id is not None:
+            last = judging.skip(engine(), annotator, o.assignment_id, o.claim_version,
+                                reason, seconds())  # fmt: skip
+    set_view(last)
 
 
 def _texts(shown: comparative.Screen) -> None:

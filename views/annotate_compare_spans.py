@@ -17,16 +17,17 @@ deletes the selected span, ``Esc`` clears; ``Enter`` saves the screen; ``s`` ski
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from annotation import comparative, judging, session
+from annotation import comparative, session
 from annotation.spans import SpanConfig
 from views import annotate_spans as marking
 from views import span_extras as extras
 from views.common import engine, literal
-from views.compare_screen import CSS, move_highlight, source_html
+from views.compare_screen import CSS, footer, source_html
 from views.span_actions import SpanActions, item_work, span_config, span_json
 from views.span_events import ACTION_KEYS, SEVERITY_KEYS, apply_widget_events
 
@@ -82,6 +83,87 @@ def slots_of(shown: comparative.Screen) -> list[session.Slot]:
     ]
 
 
+@dataclass
+class _Screen:
+    """One cESA screen's work: its outputs as the span page's slots, the campaign's span
+    settings, and the page's callbacks. Its methods are what the buttons and the widgets do
+    (``state``: views/annotate_compare.py's per-screen state, whose ``current`` is the output
+    the page's keys and the shared buttons act on)."""
+
+    annotator: int
+    shown: comparative.Screen
+    state: dict[str, Any]
+    config: SpanConfig
+    set_view: Callable[[session.View], None]
+    seconds: Callable[[], float | None]
+    skip_page: Callable[[], None]
+
+    def __post_init__(self) -> None:
+        self.slots = slots_of(self.shown)
+
+    def actions(self, k: int) -> SpanActions:
+        return SpanActions(self.annotator, self.set_view, self.seconds, slot=self.slots[k])
+
+    def on(self, k: int | None, act: Callable[[SpanActions], None]) -> None:
+        """Run an action on output ``k`` (None: the current one); its hint goes on top."""
+        k = self.state["current"] if k is None else k
+        act(self.actions(k))
+        hint = st.session_state.pop("hint", None)
+        if hint is not None:
+            st.session_state["cmp_hint"] = f"Output {k + 1}: {hint[1]}"
+
+    def save(self) -> None:
+        """Save every output's spans and score in one go; or say which outputs are not
+        ready (an open selection, no score) and save nothing."""
+        works = [item_work(slot) for slot in self.slots]
+        scores = [extras.esa_value(slot) for slot in self.slots]
+        open_ = [k + 1 for k, w in enumerate(works) if w["pending"] is not None]
+        unscored = [k + 1 for k, v in enumerate(scores) if self.config.ask_esa and v is None]
+        if open_ or unscored:
+            why = OPEN_SELECTION if open_ else SCORE_FIRST
+            st.session_state["cmp_hint"] = why.format(_listed(open_ or unscored))
+            return
+        judgments = {
+            k: {"spans": [span_json(sp) for sp in works[k]["spans"]], "esa_score": v}
+            for k, (o, v) in enumerate(zip(self.shown.outputs, scores, strict=True))
+            if o.assignment_id is not None
+        }
+        try:
+            saved = comparative.submit(
+                engine(), self.annotator, self.shown, judgments, seconds=self.seconds()
+            )
+        except session.InvalidJudgment as refused:  # nothing saved; the screen stays
+            st.session_state["cmp_hint"] = str(refused)
+            return
+        self._forget_drafts()
+        self.set_view(saved)
+
+    def skip(self) -> None:
+        self._forget_drafts()
+        self.skip_page()
+
+    def _forget_drafts(self) -> None:
+        for slot in self.slots:
+            extras.forget(self.actions(0).draft_key(slot))
+
+    def apply_events(self, other: dict[str, Callable[[], None]]) -> None:
+        """The widgets' events (a selection, a click on a span, a key in an output's box),
+        before anything is drawn; the output worked in becomes the current one."""
+        before = st.session_state["view"]
+        for k in range(len(self.slots)):
+            seen = st.session_state.get(_seen_key(k))
+            self.on(
+                k,
+                lambda a, k=k: apply_widget_events(
+                    a, self.config, other, _widget_key(k), _seen_key(k)
+                ),
+            )
+            if st.session_state["view"] is not before:  # saved, skipped or undone: afresh
+                marking.redraw()
+            if st.session_state.get(_seen_key(k)) != seen:
+                self.state["current"] = k
+
+
 def span_screen(
     view: session.View,
     annotator: int,
@@ -93,85 +175,19 @@ def span_screen(
     undo: Callable[[], None],
     guarded: Callable[..., Any],
 ) -> None:
-    """Draw the screen (``state``: views/annotate_compare.py's per-screen state, whose
-    ``current`` is the output the page's keys and the shared buttons act on; ``skip`` and
-    ``undo`` come guarded, ``guarded`` guards the save: a revoked link ends the session)."""
-    config = span_config(view.campaign.id)
-    slots = slots_of(shown)
-    size = len(slots)
-
-    def actions(k: int) -> SpanActions:
-        return SpanActions(annotator, set_view, seconds, slot=slots[k])
-
-    def on(k: int | None, act: Callable[[SpanActions], None]) -> None:
-        """Run an action on output ``k`` (None: the current one); its hint goes on top."""
-        k = state["current"] if k is None else k
-        act(actions(k))
-        hint = st.session_state.pop("hint", None)
-        if hint is not None:
-            st.session_state["cmp_hint"] = f"Output {k + 1}: {hint[1]}"
-
-    def save() -> None:
-        works = [item_work(slot) for slot in slots]
-        scores = [extras.esa_value(slot) for slot in slots]
-        open_ = [k + 1 for k, w in enumerate(works) if w["pending"] is not None]
-        unscored = [k + 1 for k, v in enumerate(scores) if config.ask_esa and v is None]
-        if open_ or unscored:
-            why = OPEN_SELECTION if open_ else SCORE_FIRST
-            st.session_state["cmp_hint"] = why.format(_listed(open_ or unscored))
-            return
-        judgments = {
-            k: {"spans": [span_json(sp) for sp in works[k]["spans"]], "esa_score": v}
-            for k, (o, v) in enumerate(zip(shown.outputs, scores, strict=True))
-            if o.assignment_id is not None
-        }
-        try:
-            saved = comparative.submit(engine(), annotator, shown, judgments, seconds=seconds())
-        except session.InvalidJudgment as refused:  # nothing saved; the screen stays
-            st.session_state["cmp_hint"] = str(refused)
-            return
-        for slot in slots:
-            extras.forget(actions(0).draft_key(slot))
-        set_view(saved)
-
-    def skip_screen() -> None:
-        for slot in slots:
-            extras.forget(actions(0).draft_key(slot))
-        skip()
-
-    save = guarded(save)
-
-    # the widgets' events first (a selection, a click on a span, a key in an output's box)
-    before = st.session_state["view"]
-    other = {"save": save, "skip": skip_screen, "undo": undo}
-    for k in range(size):
-        seen = st.session_state.get(_seen_key(k))
-        on(
-            k,
-            lambda a, k=k: apply_widget_events(
-                a, config, other, _widget_key(k), _seen_key(k)
-            ),
-        )
-        if st.session_state["view"] is not before:  # saved, skipped or undone: draw afresh
-            marking.redraw()
-        if st.session_state.get(_seen_key(k)) != seen:
-            state["current"] = k  # the output the annotator just worked in
+    """Draw the screen (``state`` as :class:`_Screen`; ``skip`` and ``undo`` come guarded,
+    ``guarded`` guards the save: a revoked link ends the session)."""
+    screen = _Screen(annotator, shown, state, span_config(view.campaign.id), set_view,
+                     seconds, skip)  # fmt: skip
+    save = guarded(screen.save)
+    screen.apply_events({"save": save, "skip": screen.skip, "undo": undo})
     hint = st.session_state.pop("cmp_hint", None)
     if hint:
         st.warning(literal(hint))
     _texts(shown, state["current"])
-    _shared_buttons(config, on)
-    _cards(slots, state, config, actions)
-    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
-    c1.button("Save screen `Enter`", key="cmp_save", type="primary", on_click=save, width="stretch")
-    c2.selectbox(
-        "Skip reason", judging.SKIP_REASONS, key="cmp_skip_reason", label_visibility="collapsed"
-    )
-    c3.button("Skip `s`", key="cmp_skip", on_click=skip_screen, width="stretch")
-    c4.button("Undo `u`", key="cmp_undo", on_click=undo, width="stretch")
-    with st.container(key="cmp_keys"):  # invisible buttons the key listener clicks
-        st.button("j", key="cmp_next", on_click=move_highlight, args=(state, size, 1))
-        st.button("k", key="cmp_prev", on_click=move_highlight, args=(state, size, -1))
+    _shared_buttons(screen.config, screen.on)
+    _cards(screen.slots, state, screen.config, screen.actions)
+    footer("Save screen `Enter`", save, screen.skip, undo, state, len(screen.slots))
 
 
 def _listed(numbers: list[int]) -> str:

@@ -1,12 +1,15 @@
 """What every comparative screen draws, with labels (views/annotate_compare.py) or with error
-spans (views/annotate_compare_spans.py): its style and the source shown once above the
-outputs."""
+spans (views/annotate_compare_spans.py): its style, the source shown once above the
+outputs, and the row of save, skip and undo under them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from annotation import comparative
+import streamlit as st
+
+from annotation import comparative, judging
 from annotation.diff import literal_html
 
 CSS = """
@@ -35,3 +38,30 @@ def source_html(shown: comparative.Screen) -> str:
 def move_highlight(state: dict[str, Any], size: int, step: int) -> None:
     """``j`` / ``k``: highlight the next / previous output of the screen (wrapping round)."""
     state["current"] = (state["current"] + step) % size
+
+
+def footer(
+    save_label: str,
+    save: Callable[[], None],
+    skip: Callable[[], None],
+    undo: Callable[[], None],
+    state: dict[str, Any],
+    size: int,
+    judge: Callable[[dict[str, Any], int, int], None] | None = None,
+) -> None:
+    """Save, skip (with its reason) and undo; then the invisible buttons the key listener
+    clicks: ``j`` / ``k`` move the highlight, and with ``judge``, ``a`` / ``i`` label the
+    highlighted output (``judge(state, size, label)``)."""
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
+    c1.button(save_label, key="cmp_save", type="primary", on_click=save, width="stretch")
+    c2.selectbox(
+        "Skip reason", judging.SKIP_REASONS, key="cmp_skip_reason", label_visibility="collapsed"
+    )
+    c3.button("Skip `s`", key="cmp_skip", on_click=skip, width="stretch")
+    c4.button("Undo `u`", key="cmp_undo", on_click=undo, width="stretch")
+    with st.container(key="cmp_keys"):
+        if judge is not None:
+            st.button("a", key="cmp_adequate", on_click=judge, args=(state, size, 1))
+            st.button("i", key="cmp_inadequate", on_click=judge, args=(state, size, 0))
+        st.button("j", key="cmp_next", on_click=move_highlight, args=(state, size, 1))
+        st.button("k", key="cmp_prev", on_click=move_highlight, args=(state, size, -1))
