@@ -33,6 +33,7 @@ from views.common import (
     require_admin,
 )
 from views.import_mqm import import_mqm_form, is_mqm_tsv
+from views.long_work import finished, run_to_the_end, show_finished
 
 require_admin()
 st.title("Import a campaign or its metric scores")
@@ -54,6 +55,7 @@ with campaign_tab:
         "columns are kept as metadata. CSV, TSV, JSONL or Parquet. Nothing is written unless "
         "the whole file is valid."
     )
+    show_finished("import")  # the last import's report (views/long_work.py)
     upload = st.file_uploader("Campaign file", type=FILE_TYPES, key="campaign-file")
 
 
@@ -261,32 +263,35 @@ def _import_button(  # type: ignore[no-untyped-def]
         disabled=choices["disabled"],
     ) and allowed_by_name(name, new=not append):
         bar = st.progress(0.0, text="Importing…")
+        db = engine()
         try:
-            report = import_campaign(
-                engine(),
-                data,
-                name,
-                filename=upload.name,
-                column_map=column_map,
-                metrics=specs,
-                ignore=ignore,
-                append=append,
-                settings=choices["settings"],
-                progress=lambda done, total: bar.progress(done / total, text="Importing…"),
-                wording=WEB_WORDING,
+            report = run_to_the_end(  # a click meanwhile waits: it cannot roll the import back
+                lambda: import_campaign(
+                    db,
+                    data,
+                    name,
+                    filename=upload.name,
+                    column_map=column_map,
+                    metrics=specs,
+                    ignore=ignore,
+                    append=append,
+                    settings=choices["settings"],
+                    progress=lambda done, total: bar.progress(done / total, text="Importing…"),
+                    wording=WEB_WORDING,
+                )
             )
         except CampaignFileError as exc:
             bar.empty()
             st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
         else:
-            bar.progress(1.0, text="Done")
             if not append:
-                own_new_campaign(name)
-            st.success(literal(report.summary()).replace("\n", "  \n"))
-            st.info(
-                "Next: score the outputs on the **Campaigns** page, then build the annotation "
-                "queue and invite annotators on the **Annotators** page."
-            )
+                own_new_campaign(name)  # before any st call: a click's rerun cannot skip it
+            finished(
+                "import",
+                ("success", literal(report.summary()).replace("\n", "  \n")),
+                ("info", "Next: score the outputs on the **Campaigns** page, then build the "
+                 "annotation queue and invite annotators on the **Annotators** page."),
+            )  # fmt: skip
 
 
 with campaign_tab:

@@ -16,6 +16,7 @@ from annotation.visibility import (
 from db.campaigns import CampaignSummary
 from db.vocabulary import CampaignMode
 from views.common import allowed, engine, literal
+from views.long_work import finished, run_to_the_end, show_finished
 from views.span_settings_form import span_settings_form
 
 
@@ -214,23 +215,24 @@ def document_order_form(campaign_id: int, ro: bool) -> None:
 
 def build_queue_button(campaign_id: int, ro: bool) -> None:
     """Build the queue, or extend it with the outputs not queued yet."""
+    show_finished(f"build_queue_{campaign_id}")
     if st.button(
         "Build / extend queue", type="primary", key="build_queue", disabled=ro
     ) and allowed(campaign_id):
         bar = st.progress(0.0, text="Drawing the random order…")
-        report = queue_build.build_queue(
-            engine(),
-            campaign_id,
-            progress=lambda done, total: bar.progress(
-                done / max(total, 1), text=f"Queued {done:,} of {total:,} slots"
-            ),
+        db = engine()
+        report = run_to_the_end(  # a click meanwhile waits: it cannot roll the build back
+            lambda: queue_build.build_queue(
+                db,
+                campaign_id,
+                progress=lambda done, total: bar.progress(
+                    done / max(total, 1), text=f"Queued {done:,} of {total:,} slots"
+                ),
+            )
         )
-        bar.progress(1.0, text="Done")
         if report.regular_slots:
-            st.success(
+            finished(f"build_queue_{campaign_id}", ("success",
                 f"Queued {report.regular_slots:,} outputs of {report.items:,} items "
                 f"({report.overlap_slots:,} overlap slots, {report.attention_slots:,} attention "
-                f"checks) from position {report.first_position:,}."
-            )
-        else:
-            st.info("Every output is queued already.")
+                f"checks) from position {report.first_position:,}."))  # fmt: skip
+        finished(f"build_queue_{campaign_id}", ("info", "Every output is queued already."))
