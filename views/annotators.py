@@ -7,14 +7,7 @@ import streamlit as st
 
 from db.campaigns import list_campaigns
 from views.annotator_list import annotator_table, invite_form
-from views.common import (
-    campaign_picker,
-    engine,
-    may_write,
-    permitted,
-    read_only_notice,
-    require_admin,
-)
+from views.common import admin_page, campaign_picker, engine, may_write, permitted
 from views.comparative_form import comparative_form
 from views.guidelines_form import guidelines_form
 from views.live_plan_form import live_plan_panel
@@ -29,9 +22,7 @@ from views.queue_panel import (
 )
 from views.tasks_panel import tasks_panel
 
-require_admin()
-st.title("Annotators")
-read_only_notice()
+admin_page("Annotators")
 
 summaries = {c.name: c for c in permitted(list_campaigns(engine()))}
 name = campaign_picker(list(summaries), key="annotators_campaign")

@@ -13,20 +13,12 @@ import time
 import streamlit as st
 
 from annotation.exports import export_annotations, pairs_csv, results_csv, results_latex
-from db.campaigns import list_campaigns
-from db.reads import campaign_id, fingerprint
+from db.reads import fingerprint
 from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
 from estimators.report import campaign_report, default_signatures
 from formats.writers import MIME
 from metrics.imported import describe
-from views.common import (
-    campaign_data,
-    campaign_picker,
-    download,
-    engine,
-    permitted,
-    require_admin,
-)
+from views.common import campaign_data, chosen_campaign, download, engine, require_admin
 from views.dashboard_controls import draw_controls
 from views.dashboard_estimates import draw_estimates
 from views.dashboard_pairs import draw_pairs
@@ -56,11 +48,10 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     return report, time.perf_counter() - started
 
 
-summaries = permitted(list_campaigns(engine()))
-name = campaign_picker([c.name for c in summaries])
-if not name:
+chosen = chosen_campaign()
+if chosen is None:
     st.stop()
-cid = campaign_id(engine(), name)
+name, cid = chosen
 key = fingerprint(engine(), cid)
 db_url = str(engine().url)
 data = campaign_data(db_url, cid, key)

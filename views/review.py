@@ -7,20 +7,18 @@ import pandas as pd
 import streamlit as st
 
 from annotation.visibility import metric_visibility, visibility_statement
-from db.campaigns import list_campaigns
 from db.review import labelled_outputs
-from views.common import campaign_picker, engine, permitted, require_admin
+from views.common import chosen_campaign, engine, require_admin
 
 LABELS = {1: "adequate", 0: "inadequate", None: ""}
 
 require_admin()
 st.title("Review labelled items")
 
-summaries = {c.name: c.id for c in permitted(list_campaigns(engine()))}
-name = campaign_picker(list(summaries), key="review_campaign")
-if name is None:
+chosen = chosen_campaign(key="review_campaign")
+if chosen is None:
     st.stop()
-cid = summaries[name]
+_, cid = chosen
 st.caption(
     "Every current human label with the texts the annotator saw and all stored metric scores "
     f"beside it (admins always see the scores). "
