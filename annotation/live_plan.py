@@ -59,6 +59,19 @@ def forecast_planned_labels(
     return max(int(need or 0), 30)
 
 
+def campaign_planned_labels(engine: Engine, campaign_id: int, n_systems: int,
+                            smallest_difference: float) -> int:  # fmt: skip
+    """:func:`forecast_planned_labels` for this campaign: when it judges documents in order,
+    the labels of the complete documents that give the same precision (the design effect
+    from the campaign's intra-document correlation, as ``cli.py plan`` stores it)."""
+    from db.reads import read_campaign
+    from estimators.document_planning import document_plan
+
+    labels = forecast_planned_labels(n_systems, smallest_difference)
+    docs = document_plan(read_campaign(engine, campaign_id))
+    return labels if docs is None else docs.labels_in(docs.documents_for(labels))
+
+
 def current_plan(engine: Engine, campaign_id: int) -> LivePlan:
     """The plan in force, with the changes made after labels existed (not applied)."""
     values = dict(queue_admin.queue_settings(engine, campaign_id))

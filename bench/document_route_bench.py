@@ -51,16 +51,19 @@ Figures (per ICC; fixed seeds):
        pair's); and the same with the ICC assumed before any label (0.05).
 3. power of the plan: the share of runs × pairs settled (signed) by the planned documents
    (a plan beyond the pool counts as met when the pair settles within the pool).
-The live sequence's t* is the plan in force, fixed before the first label the way
-``cli.py plan --smallest-difference d`` stores it (``labels_in(documents_for(...))`` at the
-assumed ICC), with d = the latent-0.1 pairs' difference; the cells marked † rerun the same
-campaigns with t* as the Annotators page's live-plan form stores it for the same d
-(``forecast_planned_labels`` alone: no design effect, ≈ 70–80 documents).
+The plan in force is fixed before the first label the way ``cli.py plan --smallest-difference
+d`` and the Annotators page's form store it (``labels_in(documents_for(...))`` at the assumed
+ICC), with d = the latent-0.1 pairs' difference; the cells marked † rerun the same campaigns
+with a small plan (``forecast_planned_labels`` alone, ≈ 70–80 documents: what the form stored
+before it applied the design effect). The document sequence is tuned at the pool whatever
+the plan (doc_monitor._planned_docs), so the † rows must equal the others.
 
-Measured (default run, 2,000 campaigns per cell, ≈ 4–5 min): family-wise false claims
-0.017 / 0.016 (all-null / mixed) at ICC(Δ) 0.02 and 0.040 [0.031, 0.049] / 0.034 at 0.125
-with the CLI's t*; with the form's t* 0.035 / 0.025 and 0.067 [0.056, 0.078] / 0.053 —
-above α at ICC 0.125, most first false claims at 30–40 documents (the end of the burn-in).
+Measured before the fix (default run, 2,000 campaigns per cell, ≈ 4–5 min), when the
+sequence was tuned at the plan: family-wise false claims 0.017 / 0.016 (all-null / mixed)
+at ICC(Δ) 0.02 and 0.040 [0.031, 0.049] / 0.034 at 0.125 with the CLI's plan (≥ the pool);
+with the small plan 0.035 / 0.025 and 0.067 [0.056, 0.078] / 0.053 — above α at ICC 0.125,
+most first false claims at 30–40 documents (the end of the burn-in). The figures after the
+fix are in docs/statistics-notes.md §9.
 Documents to a signed verdict / fixed-n oracle n80: 0.87 (gap 0.1) and 1.07 (0.2) at ICC
 0.02, 1.07 and 0.91 at 0.125; / the Planner's documents after 10 documents: 0.25–0.55
 (the plan is conservative: power of the plan 0.88–1.00).
@@ -223,13 +226,11 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
     est_all = np.full((n_docs, m), np.nan)
     lo_all, hi_all = np.full((n_docs, m), -np.inf), np.full((n_docs, m), np.inf)
     census = np.zeros((n_docs, m), bool)
+    lead_all = np.zeros((n_docs, m))
     for i, (a, b) in enumerate(plist):
         d = c.y[a] - c.y[b]
         sums = cl.document_sums(c.item_doc, np.ones(n, bool), np.arange(n), d, pos)
-        t_docs = (
-            max(sums.pool_docs, 1) if t_star is None
-            else max(1, min(sums.pool_docs, math.ceil(t_star / sums.mean_size)))
-        )  # fmt: skip
+        t_docs = max(sums.pool_docs, 1)  # doc_monitor._planned_docs: the pool, not the plan
         inc = cl.document_increments(sums, finite_pool=True)
         cs, p = cl.document_paths(
             inc, level=a_pair, alpha_tuning=a_pair, t_star=t_docs, theta0=0.0,
@@ -243,9 +244,17 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
         low, high = np.maximum(lo, k_lo), np.minimum(hi, k_hi)
         empty = low > high  # verdicts.intersect: the known set alone
         low, high = np.where(empty, k_lo, low), np.where(empty, k_hi, high)
-        p = np.where((k_lo > 0) | (k_hi < 0), 0.0, p)  # the labelled part rules 0 out
+        # doc_monitor._direction: the running mean's sign where the p path reached its value
+        first = np.array([int(np.argmax(p[: r + 1] <= p[r])) for r in range(n_docs)])
+        lead = np.sign(cs.center[first])
+        out_known = (k_lo > 0) | (k_hi < 0)
+        lead = np.where(out_known, np.sign((k_lo + k_hi) / 2), lead)
+        p = np.where(out_known, 0.0, p)  # the labelled part rules 0 out
+        p = np.where(~out_known & (k_lo == k_hi), 1.0, p)  # census: Δ is 0 exactly
         est = np.clip(s_d / s_n, low, high)
+        lead = np.where(lead != 0, lead, est)
         p_all[:, i], est_all[:, i], lo_all[:, i], hi_all[:, i] = p, est, low, high
+        lead_all[:, i] = lead
         census[:, i] = low == high
     j = np.arange(1, n_docs + 1)[:, None]
     reject = holm(p_all, ALPHA).reject & ((j >= cl.MIN_DOCUMENTS) | (p_all == 0.0))
@@ -253,11 +262,11 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
     for r in range(n_docs):
         for i in range(m):
             ci = verdicts.compatible_interval(
-                (lo_all[r, i], hi_all[r, i]), bool(reject[r, i]), est_all[r, i]
+                (lo_all[r, i], hi_all[r, i]), bool(reject[r, i]), lead_all[r, i]
             )
             if r + 1 < cl.MIN_DOCUMENTS and not (p_all[r, i] == 0.0 or census[r, i]):
                 continue
-            o = verdicts.outcome(bool(reject[r, i]), est_all[r, i], ci, MARGIN, True)
+            o = verdicts.outcome(bool(reject[r, i]), lead_all[r, i], ci, MARGIN, True)
             out[r, i] = {Outcome.A_BETTER: 1, Outcome.B_BETTER: -1, Outcome.EQUIVALENT: 2}.get(
                 o, 0
             )
@@ -315,9 +324,10 @@ def t_star_in_force(c: Campaign, smallest: float, rule: str = "cli") -> int:
     """The plan fixed before the first label. ``"cli"``: as ``cli.py plan
     --smallest-difference`` stores it, the labels of
     ``documents_for(forecast_planned_labels(k, d))`` documents at the assumed ICC
-    (commands/plan.py ``_forecast``); ``"form"``: as the Annotators page's live-plan form
-    stores it (views/live_plan_form.py), ``forecast_planned_labels(k, d)`` labels with no
-    design effect, even when documents are judged in order."""
+    (commands/plan.py ``_forecast``; the Annotators page's form since it applies the design
+    effect, annotation.live_plan.campaign_planned_labels); ``"form"``: a small plan,
+    ``forecast_planned_labels(k, d)`` labels with no design effect (what the form stored
+    before)."""
     if rule == "form":
         return forecast_planned_labels(K, smallest, ALPHA)
     pre = planned(c, 0)
@@ -531,8 +541,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Plan in force, fixed before any label for d = {d_ad[0.1]:.4f}: cli.py plan "
               f"--smallest-difference (ICC assumed 0.05): {labels:,} independent labels → t* = "
               f"{lo_t:,}–{hi_t:,} labels per system (pool ≈ {POOL_DOCS * sum(SIZES) // 2:,}: "
-              f"t* = min(plan, pool)); † the Annotators page's form: t* = {labels:,} labels "
-              f"(no design effect) = ≈ {labels / (sum(SIZES) / 2):.0f} documents")
+              f"t* = min(plan, pool)); † a small plan: {labels:,} labels (no design effect) = "
+              f"≈ {labels / (sum(SIZES) / 2):.0f} documents (the sequence is tuned at the pool "
+              "either way)")
         iccs = np.array(mixed["icc_pilot"], dtype=float)
         print(f"(null≈ε: null pair × runs shown 'no difference larger than {MARGIN}' at some "
               "read; census±: null pair × runs still shown with a sign at the census, where the "

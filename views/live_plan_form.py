@@ -3,7 +3,7 @@ difference that matters), the live design and the estimand, fixed before the fir
 
 import streamlit as st
 
-from annotation.live_plan import LivePlan, current_plan, forecast_planned_labels, set_plan
+from annotation.live_plan import LivePlan, campaign_planned_labels, current_plan, set_plan
 from db.campaigns import CampaignSummary
 from estimators.live_designs import DESIGN_TEXT, SUPERPOPULATION, TEST_SET, LiveDesign
 from views.common import allowed, engine, literal
@@ -67,7 +67,8 @@ def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: b
             try:
                 n_systems = summary.n_systems
                 size = (
-                    forecast_planned_labels(n_systems, smallest) if smallest > 0
+                    campaign_planned_labels(engine(), campaign_id, n_systems, smallest)
+                    if smallest > 0
                     else (int(planned) or None)
                 )  # fmt: skip
                 after = set_plan(

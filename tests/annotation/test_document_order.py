@@ -439,3 +439,16 @@ def test_tasks_on_document_blocks(engine: Engine) -> None:
         for task_id in {r[0] for r in rows if r[1] == a}:
             mine = [r[2] for r in rows if r[1] == a and r[0] == task_id]
             assert mine == sorted(mine)
+
+
+def test_the_plan_form_applies_the_design_effect_in_document_order(engine: Engine) -> None:
+    """The Annotators page's plan (annotation.live_plan.campaign_planned_labels) stores, in
+    document order, the labels of the complete documents the planner asks for, as
+    ``cli.py plan`` does; before, it stored the independent labels (no design effect)."""
+    from annotation.live_plan import campaign_planned_labels, forecast_planned_labels
+
+    cid = campaign(engine, paired=True)
+    plain = forecast_planned_labels(2, 0.1)
+    assert campaign_planned_labels(engine, cid, 2, 0.1) == plain  # segment order: unchanged
+    document_order.set_documents_in_order(engine, cid, True)
+    assert campaign_planned_labels(engine, cid, 2, 0.1) > plain  # × the design effect
