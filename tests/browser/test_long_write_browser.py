@@ -6,6 +6,7 @@ build commits, its report is still shown, and the invite the click asked for is 
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -34,7 +35,9 @@ def test_an_invite_created_during_a_queue_build_keeps_the_build(server: Server, 
     page.get_by_role("button", name="Create invite link").wait_for()
     page.get_by_label("Name").fill("Ana")
     page.get_by_role("button", name="Build / extend queue").click()
-    page.get_by_text("Queued", exact=False).first.wait_for()  # the build's bar is running
+    # the build's own bar is running (a plain "Queued" would also match the page's "queued",
+    # case-insensitively, and click before the build started)
+    page.get_by_text(re.compile(r"Queued [\d,]+ of [\d,]+ slots")).wait_for()
     started = time.monotonic()
     page.get_by_role("button", name="Create invite link").click()
     page.get_by_text(f"Queued {ITEMS * SYSTEMS:,} outputs of {ITEMS:,} items").wait_for(
