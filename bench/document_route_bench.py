@@ -245,7 +245,7 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
         empty = low > high  # verdicts.intersect: the known set alone
         low, high = np.where(empty, k_lo, low), np.where(empty, k_hi, high)
         # doc_monitor._direction: the running mean's sign where the p path reached its value
-        first = np.array([int(np.argmax(p[: r + 1] <= p[r])) for r in range(n_docs)])
+        first = np.searchsorted(-p, -p, side="left")  # p is a running minimum
         lead = np.sign(cs.center[first])
         out_known = (k_lo > 0) | (k_hi < 0)
         lead = np.where(out_known, np.sign((k_lo + k_hi) / 2), lead)
