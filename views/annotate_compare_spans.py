@@ -58,7 +58,10 @@ INSTRUCTIONS = (
 )
 CARD_CSS = "[class*='st-key-cmp_scard_'] { padding: 0.5rem 0.75rem; border: 1px solid #d0d5dd; "
 CARD_CSS += "border-radius: 0.5rem; }"
-SCORE_FIRST = "Set the overall score (move the slider) of output(s) {} before saving the screen."
+SCORE_FIRST = (
+    "Set the overall score (move the slider, or type it in the box) of output(s) {} before "
+    "saving the screen."
+)
 OPEN_SELECTION = (
     "Output(s) {}: a selection is still open: give it a severity and a category, or clear it "
     "(Esc), before saving."

@@ -20,6 +20,10 @@ UNFINISHED = (
     "A selection is still open: give it a severity and a category, or clear it (`Esc`), "
     "before saving."
 )
+SCORE_FIRST = (
+    "Set the overall score first (0–100): move the slider, or type it in the box beside it "
+    "(e.g. 50). Then press `n` again for “no errors”, or `Enter` to save the spans."
+)
 HAS_SPANS = (
     "You marked errors on this item: delete them to say “no errors”, or save them with `Enter`."
 )
@@ -157,6 +161,9 @@ class SpanActions:
             set_hint(slot, HAS_SPANS)
             return
         esa = extras.esa_value(slot)
+        if esa is None and extras.esa_asked(slot):  # ask for it, as the page's own words
+            set_hint(slot, SCORE_FIRST)
+            return
         edit = {}
         if st.session_state["view"].campaign.mode.asks_post_edit:  # spans and a post-edit
             edit = {

@@ -48,29 +48,67 @@ def _moved_key(slot: session.Slot) -> str:
     return f"span_esa_moved_{slot.assignment_id}_{slot.claim_version}"
 
 
+def _box_key(slot: session.Slot) -> str:
+    return f"span_esa_box_{slot.assignment_id}_{slot.claim_version}"
+
+
 def esa_value(slot: session.Slot) -> float | None:
-    """The score the annotator set with the slider; None until they moved it (an untouched
-    handle is not a judgment: the save is refused, as for an empty number box)."""
+    """The score the annotator set with the slider or typed in the box; None until then (an
+    untouched handle is not a judgment: the save is refused, as for an empty number box)."""
     if not st.session_state.get(_moved_key(slot)):
         return None
     return st.session_state.get(esa_key(slot))
 
 
+def esa_asked(slot: session.Slot) -> bool:
+    """Was the ESA score drawn for ``slot`` (the campaign asks for one)?"""
+    return esa_key(slot) in st.session_state
+
+
 def esa_slider(slot: session.Slot) -> None:
-    """The ESA overall score: a 0–100 slider with the four anchors under it."""
-    moved = _moved_key(slot)
-    st.slider(
+    """The ESA overall score: a 0–100 slider with the four anchors under it, and a box that
+    shows the score set (empty until then) and takes a typed one. The box is how a score of
+    exactly 50, where the handle starts, is given: a slider left at its value reports no
+    change (issue 34.6), so moving it there cannot tell a choice from an untouched handle."""
+    moved, slider, box = _moved_key(slot), esa_key(slot), _box_key(slot)
+    state = st.session_state
+
+    def from_slider() -> None:
+        state[moved], state[box] = True, state[slider]
+
+    def from_box() -> None:
+        typed = state.get(box)
+        state[moved] = typed is not None
+        if typed is not None:
+            state[slider] = int(typed)
+
+    left, right = st.columns([5, 1], vertical_alignment="bottom")
+    left.slider(
         "Overall quality (ESA), 0–100",
         min_value=0,
         max_value=100,
         value=ESA_START,
         step=1,
-        key=esa_key(slot),
-        on_change=lambda: st.session_state.__setitem__(moved, True),
+        key=slider,
+        on_change=from_slider,
+    )
+    right.number_input(
+        "Score",
+        min_value=0,
+        max_value=100,
+        value=None,
+        step=1,
+        key=box,
+        placeholder="not set",
+        on_change=from_box,
+        help="The score you set; or type it here (e.g. 50, where the handle starts).",
     )
     st.html(_ANCHORS_HTML)
-    if not st.session_state.get(moved):
-        st.caption("Not set yet: move the slider to the score (the handle's start is no score).")
+    if not state.get(moved):
+        st.caption(
+            "Not set yet: move the slider to the score, or type it in the box (for 50, where "
+            "the handle starts, type 50)."
+        )
 
 
 def draft_key(campaign_id: int, annotator: int, slot: session.Slot) -> str:

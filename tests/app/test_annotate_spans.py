@@ -164,7 +164,7 @@ def test_esa_score_is_asked_and_stored(app_engine: Engine) -> None:
     cid = spans_campaign(app_engine, meta=meta)
     at, _ = annotator_app(app_engine, cid)
     at = click(at, "span_no_errors")
-    assert "asks for an overall score" in at.warning[0].value and saved(app_engine) == []
+    assert "Set the overall score first" in at.warning[0].value and saved(app_engine) == []
     at.slider[0].set_value(87)  # the ESA slider (views/span_extras.py)
     at = click(at, "span_no_errors").run()
     assert saved(app_engine)[0][:5] == ("label", 1, 0.0, [], 87.0)

@@ -29,7 +29,7 @@ def test_esa_slider_has_its_anchors_and_an_untouched_handle_is_no_score(app_engi
     ):
         assert anchor in captions
     at = click(at, "span_no_errors")  # the handle where it started: refused, nothing saved
-    assert "asks for an overall score" in at.warning[0].value and saved(app_engine) == []
+    assert "Set the overall score first" in at.warning[0].value and saved(app_engine) == []
     at.slider[0].set_value(33)
     at = click(at, "span_no_errors")
     assert saved(app_engine)[0][:5] == ("label", 1, 0.0, [], 33.0)
@@ -82,3 +82,26 @@ def test_only_spans_that_fit_the_item_are_taken() -> None:
         None,
     ):
         assert restored(bad, slot, SpanConfig()) is None, bad
+
+
+def test_esa_no_errors_key_asks_for_the_score_and_a_score_of_50_counts(
+    app_engine: Engine,
+) -> None:
+    """Issue 34.6: `n` before a score asks for it in the page's words (not the terse
+    "this campaign asks for…"), and 50 (where the handle starts) can be given."""
+    cid = spans_campaign(app_engine, meta={META_KEY: SpanConfig(ask_esa=True).to_meta()})
+    at, _ = annotator_app(app_engine, cid)
+    at = event(at, type="key", key="n")  # `n` pressed in the span widget
+    (hint,) = [w.value for w in at.warning]
+    assert hint.startswith("Set the overall score first") and "type it in the box" in hint
+    assert saved(app_engine) == []
+    at.slider[0].set_value(50).run()  # "moved" onto where it rests: no change to notice
+    at = event(at, type="key", key="n")
+    assert saved(app_engine) == []  # still no score: an untouched handle is none
+    (box,) = at.number_input
+    assert box.value is None  # the box shows the score is not set
+    box.set_value(50).run()
+    assert at.slider[0].value == 50 and not any("Not set yet" in c.value for c in at.caption)
+    at = event(at, type="key", key="n")
+    assert not at.exception, at.exception
+    assert saved(app_engine)[0][:5] == ("label", 1, 0.0, [], 50.0)
