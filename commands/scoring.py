@@ -18,6 +18,7 @@ from commands.base import (
     metric_signatures,
 )
 from commands.import_options import MaxMbOption
+from metrics.registry import DEFAULT_METRICS
 
 if TYPE_CHECKING:
     from metrics.bertscore import BertScoreConfig
@@ -116,9 +117,10 @@ def score(
         str,
         typer.Option(
             help="Comma-separated: bleu, chrf, chrf++, ter, bertscore, and imported metrics "
-            "by name (their coverage is reported; they are not computed here)."
+            "by name (their coverage is reported; they are not computed here). The default is "
+            "the Campaigns page's."
         ),
-    ] = "bleu,chrf,ter,bertscore",
+    ] = ",".join(DEFAULT_METRICS),
     bertscore_model: Annotated[
         str | None,
         typer.Option(

@@ -9,7 +9,7 @@ from db.jobs import CANCELLED, CANCELLING, DONE, JobRow
 from db.reads import fingerprint
 from formats.writers import MIME
 from metrics.base import MetricConfigError
-from metrics.registry import METRIC_NAMES
+from metrics.registry import DEFAULT_METRICS, METRIC_NAMES
 from metrics.scoring_estimate import estimate_error, estimate_scoring, format_seconds
 from metrics.scoring_job import (
     ScoringAlreadyRunning,
@@ -81,14 +81,16 @@ resume_orphaned(engine())  # a job whose worker stopped (e.g. a server restart) 
 
 def _job_caption(job: JobRow) -> str:
     names = ", ".join(job.params.get("metrics", []))
-    share = f"{job.done / job.total:.0%}" if job.total else "starting"
-    if job.done == 0:  # the worker and its scoring processes start (2–3 s, more when busy)
-        share = "starting the scoring processes"
     spent = format_seconds(job.seconds or 0)
     estimate = f" of about {format_seconds(job.estimate_s)}" if job.estimate_s else ""
     over = ""
     if job.estimate_s and (job.seconds or 0) > 1.5 * job.estimate_s:
         over = " Taking longer than estimated (this machine may be busy)."
+    if not job.total:  # the worker has not counted the work yet: no "0 / 0" (issue 34.4)
+        return f"Scoring {names}: starting the scoring processes, {spent}{estimate}.{over}"
+    share = f"{job.done / job.total:.0%}"
+    if job.done == 0:  # the worker and its scoring processes start (2–3 s, more when busy)
+        share = "starting the scoring processes"
     return f"Scoring {names}: {job.done:,} / {job.total:,} ({share}), {spent}{estimate}.{over}"
 
 
@@ -131,7 +133,7 @@ if name:
     else:
         # The choice belongs to this campaign (its own widget keys): nothing carries over.
         chosen = st.multiselect(
-            "Metrics", list(METRIC_NAMES), default=["bleu", "chrf", "ter"], key=f"metrics-{cid}"
+            "Metrics", list(METRIC_NAMES), default=list(DEFAULT_METRICS), key=f"metrics-{cid}"
         )
         with st.expander("BERTScore options"):
             idf = st.toggle("idf weighting from the campaign's references", key=f"idf-{cid}")
@@ -168,7 +170,13 @@ if name:
     if job is None and last is not None:
         when = f" ({last.finished_at:%Y-%m-%d %H:%M} UTC)" if last.finished_at else ""
         outcome = {DONE: st.success, CANCELLED: st.warning}.get(last.state, st.error)
-        timing = estimate_error(last.estimate_s, last.seconds) if last.state == DONE else ""
+        # The run's one time figure (the job's wall time, which the estimate is for); a
+        # resumed job's wall time includes the stop, so it is not compared.
+        timing = (
+            estimate_error(last.estimate_s, last.seconds)
+            if last.state == DONE and last.attempts <= 1
+            else ""
+        )
         outcome(f"Last scoring run{when}: {last.state}" + (f"; {timing}." if timing else "."))
         st.code(last.message or "", language=None)
 
