@@ -68,9 +68,10 @@ def calibrated(  # type: ignore[no-untyped-def]
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def calibration_set(  # type: ignore[no-untyped-def]
-    db: str, cid: int, key: tuple[int, ...], name: str, signature: str, threshold: float
+    db: str, cid: int, key: tuple[int, ...], name: str, signature: str, threshold: float | None
 ):
-    """The set at ``threshold`` (JSON, item CSV, rows): built once per campaign state and
+    """The set at ``threshold`` (None: the page's default, the stored or Youden threshold,
+    recorded with its own method rather than as "manual"): built once per campaign state and
     threshold, not again at every click (a cell choice, a rerun)."""
     data = page_data(db, cid, key, signature)
     return calibration_export(
@@ -216,7 +217,10 @@ with left:
                     key="cal-cell",
                     captions=["both adequate", "metric misses", "both inadequate",
                               "metric too lenient"])  # fmt: skip
-    exported = calibration_set(db_url, cid, key, name, signature, cal.threshold)
+    # An untouched threshold is the default one: passed on as such, so the JSON says
+    # "youden" (or the stored method) where the page used it, not "manual" (issue 34.9).
+    chosen = None if cal is stored_cal else cal.threshold
+    exported = calibration_set(db_url, cid, key, name, signature, chosen)
     rows = [r for r in exported.items if r["cell"] == cell]
     st.dataframe(pd.DataFrame(rows, columns=["item_id", "system", "metric_value", "human_label"]),
                  hide_index=True, width="stretch", height=240)  # fmt: skip

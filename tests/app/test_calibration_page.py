@@ -109,3 +109,31 @@ def test_learned_control_is_calibrated_read_not_saved(app_engine) -> None:
     assert "never saw its label" in _texts(at)
     assert at.button(key="cal-save").disabled
     assert not at.get("download_button")  # ŷ makes no calibration set for reuse
+
+
+def test_the_json_of_an_untouched_page_names_the_method_it_used(app_engine, monkeypatch) -> None:
+    """Issue 34.9: with the threshold left at the page's default (Youden's, none stored) the
+    calibration set's JSON said "manual"; it names the method, and "manual" only once the
+    threshold is typed."""
+    import json
+
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: dict[str, bytes] = {}
+    load = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, data, mimetype, kind, filename=None):  # type: ignore[no-untyped-def]
+        if isinstance(data, bytes) and filename:
+            files[filename] = data
+        return load(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    seed_campaign(app_engine, "demo", n_items=40, labelled=40, overlap=0, threshold=False)
+    at = _page("demo")
+    assert "Youden-optimal" in at.number_input(key=f"cal-threshold-{SIG}").label
+    payload = json.loads(files["demo-chrf-calibration.json"])
+    assert payload["threshold_method"] == "youden", payload["threshold_method"]
+    files.clear()
+    at.number_input(key=f"cal-threshold-{SIG}").set_value(58.0).run()
+    payload = json.loads(files["demo-chrf-calibration.json"])
+    assert (payload["threshold_method"], payload["threshold"]) == ("manual", 58.0)
