@@ -51,6 +51,10 @@ class Group:
 
     position: int
     outputs: tuple[str, ...]
+    #: Judged apart from the rest of its group (an attention check is claimed on its own,
+    #: between groups): one at a time it has no "k of m", which would be the only position
+    #: whose siblings never follow (issue 34.8: "Output 6 of 13" between two groups of 1–13).
+    alone: bool = False
 
     @property
     def size(self) -> int:
@@ -177,7 +181,7 @@ def slot_group(s: Any, camp: dbq.AnnotatorCampaign, row: dbshow.SlotRow) -> Grou
     else:  # not in its item's group (a slot made outside annotation.queue_build): put it last
         k = len(texts)
         texts.append(row.text)
-    return Group(position=k + 1, outputs=tuple(texts))
+    return Group(position=k + 1, outputs=tuple(texts), alone=row.kind == dbq.ATTENTION)
 
 
 def build_view(

@@ -8,6 +8,7 @@ before anything is written; every problem names the file, the row, the column, a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,40 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "post_edit": ("pe", "postedit", "post_edited"),
     "annotator": ("rater", "rater_id", "annotator_id", "worker_id", "worker", "user"),
 }
+
+
+#: Columns that name a row's language pair ("en-de") or its target language ("de").
+LANG_PAIR_COLUMNS = ("lang_pair", "langpair", "language_pair", "lp", "pair")
+TARGET_LANG_COLUMNS = ("target_lang", "tgt_lang", "trg_lang", "target_language")
+_LANG_PAIR = re.compile(r"([a-z]{2,3})\s*(?:-|_|→|->|>)\s*([a-z]{2,3})")
+_LANG = re.compile(r"[a-z]{2,3}")
+
+
+def suggest_target_lang(header: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> str | None:
+    """The target language a file's ``lang_pair`` ("en-de" → "de") or ``target_lang``
+    column names, when every non-empty value of ``rows`` (the preview) names the same one;
+    None otherwise (no such column, mixed pairs, an unreadable value)."""
+    named = {h.strip().lower(): h for h in header}
+    for names, pattern, group in (
+        (TARGET_LANG_COLUMNS, _LANG, 0),
+        (LANG_PAIR_COLUMNS, _LANG_PAIR, 2),
+    ):
+        column = next((named[n] for n in names if n in named), None)
+        if column is None:
+            continue
+        found = set()
+        for row in rows:
+            value = str(row.get(column) or "").strip().lower()
+            if not value:
+                continue
+            match = pattern.fullmatch(value)
+            if match is None:
+                return None
+            found.add(match.group(group))
+        if len(found) == 1:
+            return found.pop()
+        return None
+    return None
 
 
 def suggest_column_map(header: Sequence[str]) -> dict[str, str]:

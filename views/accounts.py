@@ -18,24 +18,42 @@ except PermissionDenied as exc:
     st.stop()
 
 
+PASSWORDS = "accounts_passwords"  # [(what was done, password)] not yet acknowledged
+
+
 def _run(action, done: str) -> None:  # type: ignore[no-untyped-def]
-    """Run ``action`` (re-checking the owner's right), show a new password once, or the error."""
+    """Run ``action`` (re-checking the owner's right), keep a new password on screen until
+    acknowledged, or show the error."""
     try:
         require_owner(current_account())
         password = action()
     except ValueError as exc:  # a taken or bad name, a short password, the last owner
         st.error(f"Nothing was changed: {literal(exc)}.")
         return
-    st.session_state["accounts_done"] = (done, password)
+    st.session_state["accounts_done"] = done
+    if password:
+        st.session_state[PASSWORDS] = [*st.session_state.get(PASSWORDS, []), (done, password)]
     st.rerun()
 
 
 shown = st.session_state.pop("accounts_done", None)
 if shown is not None:
-    st.success(literal(shown[0]))
-    if shown[1]:
-        st.caption("The password, shown only now (only its argon2 hash is stored):")
-        st.code(shown[1], language=None)
+    st.success(literal(shown))
+# Every new password stays until the owner says it is noted (issue 34.10: creating a second
+# account replaced the first one's password before it could be copied).
+passwords = st.session_state.get(PASSWORDS, [])
+if passwords:
+    with st.container(border=True):
+        st.markdown(
+            f"**{len(passwords)} new password{'s' if len(passwords) > 1 else ''}**, shown only "
+            "until you confirm below (only their argon2 hashes are stored):"
+        )
+        for done, password in passwords:
+            st.caption(literal(done))
+            st.code(password, language=None)
+        if st.button("I have noted these passwords", key="acc_passwords_noted"):
+            st.session_state.pop(PASSWORDS, None)
+            st.rerun()
 
 accounts = list_accounts(engine())
 st.dataframe(

@@ -125,7 +125,8 @@ def permitted(summaries: list[CampaignSummary]) -> list[CampaignSummary]:
 
 
 def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
-    """A campaign selector shared by the admin pages (remembers the choice). ``names`` are
+    """A campaign selector shared by the admin pages (remembers the choice in the session and
+    in the URL's ``?campaign=``, so a reload or a bookmark keeps it). ``names`` are
     the campaigns the signed-in account may see: every page passes
     ``permitted(list_campaigns(...))`` (or picks through :func:`chosen_campaign`), so the
     list is not filtered a second time here."""
@@ -135,10 +136,14 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
         else:
             st.info("No campaign is open to your account yet: ask an owner to grant you one.")
         return None
-    current = st.session_state.get("current_campaign")
+    # The session's choice, else the URL's: a reload or a bookmark starts a new session, and
+    # the URL is what it keeps (issue 34.1: a reload went back to the newest campaign).
+    current = st.session_state.get("current_campaign") or st.query_params.get("campaign")
     index = names.index(current) if current in names else 0
     choice = st.selectbox("Campaign", names, index=index, key=key)
     st.session_state["current_campaign"] = choice
+    if st.query_params.get("campaign") != choice:
+        st.query_params["campaign"] = choice
     return choice
 
 

@@ -11,7 +11,12 @@ from annotation.scores_import import import_scores
 from annotation.visibility import TRADE_OFF
 from db.campaigns import campaign_exists, list_campaigns
 from db.vocabulary import CampaignMode
-from formats.campaign_file import WEB_WORDING, check_campaign_file, suggest_column_map
+from formats.campaign_file import (
+    WEB_WORDING,
+    check_campaign_file,
+    suggest_column_map,
+    suggest_target_lang,
+)
 from formats.problems import CampaignFileError, check_size
 from formats.rows import OPTIONAL, REQUIRED
 from formats.scores_file import (
@@ -56,7 +61,13 @@ with campaign_tab:
         "the whole file is valid."
     )
     show_finished("import")  # the last import's report (views/long_work.py)
-    upload = st.file_uploader("Campaign file", type=FILE_TYPES, key="campaign-file")
+    # A finished import clears the uploader (a new key): the form of the file just imported
+    # would otherwise stay on screen with a disabled Import button (issue 34.7).
+    upload = st.file_uploader(
+        "Campaign file",
+        type=FILE_TYPES,
+        key=f"campaign-file-{st.session_state.get('campaign-file-imports', 0)}",
+    )
 
 
 def campaign_step() -> None:
@@ -99,7 +110,9 @@ def campaign_step() -> None:
         return
     st.success(f"{check.n_rows:,} rows are valid.")
     _what_the_file_carries(check, column_map, scores)
-    choices = _campaign_choices(upload.name, check.n_rows)
+    choices = _campaign_choices(
+        upload.name, check.n_rows, suggest_target_lang(header, first.preview)
+    )
     _import_button(data, column_map, specs, ignore, choices)
 
 
@@ -172,7 +185,9 @@ def _what_the_file_carries(  # type: ignore[no-untyped-def]
     """The judgments the file carries (not queued) and the metric scores it brings."""
     judged = check.n_judgments
     if judged:
-        carried = [c for c in JUDGMENT_COLUMNS if c in check.parsed.columns]
+        # Only the columns that hold a judgment: an all-empty post_edit column is none.
+        carried = [c for c in JUDGMENT_COLUMNS
+                   if any(getattr(r, c) is not None for r in check.parsed.rows)]  # fmt: skip
         how = [f"set *{c} ←* to —" if c in column_map else f"ignore {c}" for c in carried]
         st.info(
             f"**{judged:,} of {check.n_rows:,} rows come with a judgment** "
@@ -194,9 +209,11 @@ def _what_the_file_carries(  # type: ignore[no-untyped-def]
         )
 
 
-def _campaign_choices(file_name: str, n_rows: int) -> dict:
-    """Name (new, or append to an existing campaign), mode, language, metric visibility and
-    quality control; ``settings`` is None when appending (the campaign's own settings apply)."""
+def _campaign_choices(file_name: str, n_rows: int, target_lang: str | None = None) -> dict:
+    """Name (new, or append to an existing campaign), mode, language (``target_lang``: the
+    one the file's lang_pair column suggests), metric visibility and quality control;
+    ``settings`` is None when appending (the campaign's own settings apply)."""
+    suggested_lang = target_lang
     name = st.text_input("Campaign name", value=file_name.rsplit(".", 1)[0])
     exists = bool(name) and campaign_exists(engine(), name)
     append = False
@@ -210,7 +227,11 @@ def _campaign_choices(file_name: str, n_rows: int) -> dict:
             == "Append these rows to it"
         )
     mode = st.selectbox("Annotation mode", list(CampaignMode), disabled=append)
-    target_lang = st.text_input("Target language code (for metric tokenizers)", value="")
+    target_lang = st.text_input(
+        "Target language code (for metric tokenizers)",
+        value=suggested_lang or "",
+        help="Suggested from the file's language-pair column." if suggested_lang else None,
+    )
 
     # What annotators see, and quality control: chosen here, for the new campaign (17.3/9).
     shown, hidden = "Shown to annotators", "Hidden from annotators (blind)"
@@ -286,6 +307,8 @@ def _import_button(  # type: ignore[no-untyped-def]
         else:
             if not append:
                 own_new_campaign(name)  # before any st call: a click's rerun cannot skip it
+            imports = st.session_state.get("campaign-file-imports", 0)
+            st.session_state["campaign-file-imports"] = imports + 1
             finished(
                 "import",
                 ("success", literal(report.summary()).replace("\n", "  \n")),

@@ -31,9 +31,10 @@ def guidelines_panel(view: session.View) -> None:
 
 
 def position_text(slot: session.Slot) -> str | None:
-    """ "k of m for this source" in a paired campaign (None: unpaired, or one system)."""
+    """ "k of m for this source" in a paired campaign (None: unpaired, one system, or an
+    output judged apart from its group, which then shows as a source of its own)."""
     group = slot.group
-    if group is None or group.size < 2:
+    if group is None or group.size < 2 or group.alone:
         return None
     return f"{group.position} of {group.size} for this source"
 
@@ -41,7 +42,7 @@ def position_text(slot: session.Slot) -> str | None:
 def side_by_side(slot: session.Slot) -> None:
     """Every output of the shown source, literally, in the queue's anonymous order."""
     group = slot.group
-    if group is None or group.size < 2:
+    if group is None or group.size < 2 or group.alone:  # its siblings are not judged next
         return
     with st.expander("All outputs for this source (side by side)", icon=":material/view_column:"):
         cells = []

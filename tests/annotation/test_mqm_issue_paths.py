@@ -262,7 +262,7 @@ def _campaign_page(filename: str, data: bytes, size: int | None = None) -> AppTe
 
         real = st.file_uploader
         st.file_uploader = lambda label, **kw: (
-            Upload() if kw.get("key") == "campaign-file" else None
+            Upload() if str(kw.get("key")).startswith("campaign-file") else None
         )
         try:
             runpy.run_path(str(Path.cwd() / "views" / "import_campaign.py"))
