@@ -144,9 +144,12 @@ def test_papercuts_seen_in_the_page(server: Server, page, tmp_path: Path) -> Non
     page.goto(f"{server.url}/import_campaign")
     page.get_by_role("heading", name="Import a campaign or its metric scores").wait_for()
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(upload))
-    carried = page.get_by_text("12 of 12 rows come with a judgment", exact=False)
+    carried = page.locator("[data-testid='stAlert']").filter(
+        has_text="12 of 12 rows come with a judgment"
+    )
     carried.wait_for(timeout=60_000)
-    assert "post_edit" not in carried.inner_text(), carried.inner_text()
+    said = carried.inner_text()
+    assert "(human_label)" in said and "post_edit" not in said, said
     lang = page.get_by_role("textbox", name="Target language code (for metric tokenizers)")
     expect(lang).to_have_value("de")
     page.get_by_text("Hidden from annotators (blind)").click()
