@@ -37,7 +37,7 @@ from views.common import (
     read_only_notice,
     require_admin,
 )
-from views.import_mqm import import_mqm_form, is_mqm_tsv
+from views.import_mqm import clear_upload, import_mqm_form, is_mqm_tsv, upload_key
 from views.long_work import finished, run_to_the_end, show_finished
 
 require_admin()
@@ -66,7 +66,7 @@ with campaign_tab:
     upload = st.file_uploader(
         "Campaign file",
         type=FILE_TYPES,
-        key=f"campaign-file-{st.session_state.get('campaign-file-imports', 0)}",
+        key=upload_key(),
     )
 
 
@@ -307,8 +307,7 @@ def _import_button(  # type: ignore[no-untyped-def]
         else:
             if not append:
                 own_new_campaign(name)  # before any st call: a click's rerun cannot skip it
-            imports = st.session_state.get("campaign-file-imports", 0)
-            st.session_state["campaign-file-imports"] = imports + 1
+            clear_upload()
             finished(
                 "import",
                 ("success", literal(report.summary()).replace("\n", "  \n")),

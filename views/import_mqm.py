@@ -10,6 +10,20 @@ from db.campaigns import campaign_exists
 from formats.mqm_tsv import COLUMNS
 from formats.problems import CampaignFileError
 from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
+from views.long_work import finished
+
+#: How many imports this session finished: part of the uploader's key, so a finished import
+#: clears it and its form (issue 34.7: the form stayed with a disabled Import button).
+UPLOADS = "campaign-file-imports"
+
+
+def upload_key() -> str:
+    return f"campaign-file-{st.session_state.get(UPLOADS, 0)}"
+
+
+def clear_upload() -> None:
+    """Draw an empty uploader from the next run on."""
+    st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1
 
 
 def is_mqm_tsv(filename: str, data: bytes) -> bool:
@@ -77,4 +91,5 @@ def import_mqm_form(filename: str, data: bytes) -> None:
             st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
         else:
             own_new_campaign(name)
-            st.success(literal(report.summary()).replace("\n", "  \n"))
+            clear_upload()
+            finished("import", ("success", literal(report.summary()).replace("\n", "  \n")))

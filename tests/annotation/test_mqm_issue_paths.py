@@ -204,8 +204,10 @@ def _mqm_page(data: bytes, strict: bool = False, click: bool = True) -> AppTest:
         import streamlit as st
 
         from views.import_mqm import import_mqm_form
+        from views.long_work import show_finished
 
         st.session_state.setdefault("mqm_strict", strict)
+        show_finished("import")  # the report of a finished import, as the Import page draws it
         import_mqm_form("page.tsv", data)
 
     at = AppTest.from_function(page, args=(data, strict, click), default_timeout=60)
@@ -262,7 +264,8 @@ def _campaign_page(filename: str, data: bytes, size: int | None = None) -> AppTe
 
         real = st.file_uploader
         st.file_uploader = lambda label, **kw: (
-            Upload() if str(kw.get("key")).startswith("campaign-file") else None
+            # the first uploader only: a finished import draws a new, empty one
+            Upload() if kw.get("key") == "campaign-file-0" else None
         )
         try:
             runpy.run_path(str(Path.cwd() / "views" / "import_campaign.py"))
@@ -302,3 +305,16 @@ def test_import_campaign_page_answers_each_error(
     assert not at.exception, at.exception
     assert phrase in _page_text(at), _page_text(at)
     assert n_campaigns(app_engine) == 0
+
+
+def test_a_finished_mqm_import_leaves_its_report_not_its_form(app_engine: Engine) -> None:  # noqa: F811
+    """Issue 34.7 on the MQM path: after the import the page shows the report and an empty
+    uploader, not the file's form with a disabled Import (the name now exists)."""
+    from tests.annotation.test_mqm_tsv import SMALL
+
+    at = _campaign_page("page.tsv", SMALL)
+    at.button(key="mqm_import").click().run()
+    assert not at.exception, at.exception
+    assert "Imported" in _page_text(at) and n_campaigns(app_engine) == 1
+    assert not [b for b in at.button if b.key == "mqm_import"]  # the form is gone
+    assert "exists" not in _page_text(at)
