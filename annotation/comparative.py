@@ -28,6 +28,7 @@ label, and every change is logged with the label count (db.queue_settings.log_se
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,7 +82,9 @@ def _logged(setting: ComparativeSetting) -> dict[str, Any]:
 
 
 def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | None = None) -> bool:
-    """Switch comparative mode; returns whether anything changed. ValueError (nothing
+    """Switch comparative mode; returns whether anything changed; a queue nobody has started
+    on is re-spread (annotation.tasks.respread_checks), as checks are a share of screens.
+    ValueError (nothing
     changed): an ``outputs`` outside 2..20, an unpaired campaign, a campaign with post-edits, or
     any label already given (screens and one-at-a-time judgments would be mixed)."""
     if outputs is not None and (
@@ -92,7 +95,13 @@ def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | N
             "(or none: all outputs of the source)"
         )
     new = ComparativeSetting(bool(on), None if outputs is None else int(outputs))
-    return switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
+    changed = switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
+    if changed:  # the attention checks are a share of screens: count them on the new screens
+        from annotation.tasks import TaskError, respread_checks
+
+        with contextlib.suppress(TaskError):  # not built, or started: the queue stays
+            respread_checks(engine, campaign_id)
+    return changed
 
 
 def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSetting) -> None:
