@@ -33,6 +33,7 @@ from accounts.sessions import (
     session_hours,
 )
 from accounts.study import StudyRefused, enrol
+from annotation.public_title import public_title
 from db.lifecycle import archived_reason
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from views.common import current_account, engine, literal
@@ -147,7 +148,8 @@ if token or st.session_state.get("role") == "annotator":
         annotator_id=who.annotator_id,
         annotator_name=who.name,
         campaign_id=who.campaign_id,
-        campaign_name=who.campaign_name,
+        # annotators see the public title, never the organiser's internal name
+        campaign_name=public_title(engine(), who.campaign_id),
         # The link this session came with: a re-issued link ends the old one's sessions.
         invite=token_hash(token) if token else st.session_state.get("invite"),
     )
