@@ -7,6 +7,7 @@ import streamlit as st
 
 from db.campaigns import list_campaigns
 from views.annotator_list import annotator_table, invite_form
+from views.annotators_study import public_title_form, study_link_panel
 from views.common import admin_page, campaign_picker, engine, may_write, permitted
 from views.comparative_form import comparative_form
 from views.guidelines_form import guidelines_form
@@ -49,5 +50,7 @@ guidelines_form(campaign_id, RO)
 
 # ---------------------------------------------------------------- annotators
 invite_form(campaign_id, RO)
+public_title_form(campaign_id, RO)  # what annotators see instead of the campaign's name
+study_link_panel(campaign_id, RO)  # one link for a crowd study (views/annotators_study.py)
 tasks_panel(campaign_id, RO)  # tasks, quotas and completion codes (views/tasks_panel.py)
 annotator_table(campaign_id, RO)
