@@ -36,6 +36,7 @@ from typing import Any
 
 from annotation import session, task_work
 from annotation.meta_settings import switch_setting
+from annotation.queue_build import queue_paired
 from annotation.screen_judgments import ScreenJudgment, submit_screen
 from annotation.undo import FINISHED_TASK, undo
 from db import Engine
@@ -96,12 +97,17 @@ def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | N
         )
     new = ComparativeSetting(bool(on), None if outputs is None else int(outputs))
     changed = switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
-    if changed:  # the attention checks are a share of screens: count them on the new screens
+    if changed and _has_checks(engine, campaign_id):  # checks are a share of screens
         from annotation.tasks import TaskError, respread_checks
 
         with contextlib.suppress(TaskError):  # not built, or started: the queue stays
             respread_checks(engine, campaign_id)
     return changed
+
+
+def _has_checks(engine: Engine, campaign_id: int) -> bool:
+    with read_scope(engine) as s:
+        return float(dbset.campaign_settings(s, campaign_id)["attention_rate"] or 0) > 0
 
 
 def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSetting) -> None:
@@ -115,6 +121,13 @@ def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSett
         raise ValueError(
             "comparative mode needs the paired design (all systems' outputs of an item "
             "claimed together): switch `paired` on first"
+        )
+    if new.on and queue_paired(meta) is False:
+        raise ValueError(
+            "the queue was built unpaired (each output queued on its own, in random order), "
+            "so a screen would show one output of one system: build the queue again in the "
+            "paired design first (it has no labels yet: Annotators page, Re-build the queue, "
+            "or `cli.py tasks respread`), then switch comparative mode on"
         )
     if new.on and CampaignMode(camp.mode) not in MODES:
         raise ValueError(

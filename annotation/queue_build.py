@@ -304,6 +304,17 @@ def _transaction(engine: Engine | None, session: Any) -> Iterator[Any]:
         yield s
 
 
+def queue_paired(meta: dict[str, Any] | None) -> bool | None:
+    """Whether the built queue's unanswered slots were drawn in the paired design (each
+    item's outputs together): every build since the last re-build (which replaced the
+    unanswered slots) was paired. None when no queue was built."""
+    history = list((meta or {}).get("queue_history") or [])
+    if not history:
+        return None
+    last_rebuild = max((k for k, h in enumerate(history) if "replaced_unanswered" in h), default=0)
+    return all(h.get("paired", True) for h in history[last_rebuild:])
+
+
 def rebuild_in_order(s: Any, campaign_id: int) -> BuildReport | None:
     """Re-draw a built queue after the judging unit changed (before the first label, see
     annotation.document_order): the slots nobody answered are dropped, the answered ones

@@ -23,6 +23,14 @@ from views.queue_panel import (
 )
 from views.tasks_panel import tasks_panel
 
+#: The page's widgets with fixed keys that show a campaign's stored setting.
+CAMPAIGN_WIDGET_KEYS = (
+    "active_tau", "racing", "document_context", "document_context_window", "document_order",
+    "comparative_on", "comparative_all", "comparative_outputs", "task_per_annotator",
+    "task_per_item", "task_pass_share", "task_timeout", "task_handoff_url", "task_pass_code",
+    "task_fail_code", "task_size", "task_action_task", "task_action", "task_action_who",
+)  # fmt: skip
+
 admin_page("Annotators")
 
 summaries = {c.name: c for c in permitted(list_campaigns(engine()))}
@@ -30,6 +38,12 @@ name = campaign_picker(list(summaries), key="annotators_campaign")
 if name is None:
     st.stop()
 campaign_id = summaries[name].id
+if st.session_state.get("annotators_page_campaign") != campaign_id:
+    # Widgets with fixed keys keep their state across reruns and ignore their ``value``:
+    # after a switch they would show (and a Save would write) the previous campaign's.
+    for key in CAMPAIGN_WIDGET_KEYS:
+        st.session_state.pop(key, None)
+    st.session_state["annotators_page_campaign"] = campaign_id
 RO = not may_write(campaign_id)  # a viewer: every write control below is disabled
 
 # ---------------------------------------------------------------- queue
