@@ -96,3 +96,27 @@ def study_link_panel(campaign_id: int, ro: bool) -> None:
     ) and allowed(campaign_id):  # fmt: skip
         study.revoke_study_link(engine(), campaign_id, actor=current_account())
         st.rerun()
+
+
+def rebuild_button(campaign_id: int, ro: bool, stage) -> None:  # type: ignore[no-untyped-def]
+    """Re-build a built queue nobody has started on (annotation.tasks.respread_checks): the
+    current settings applied, attention checks spread evenly, tasks cut again."""
+    from annotation import tasks
+
+    if not stage.built:
+        return
+    if st.button(
+        "Re-build the queue", key=f"rebuild-{campaign_id}", disabled=ro or bool(stage.started),
+        help="Drops the unanswered slots and the tasks, builds again with the current settings "
+        "(checks spread evenly) and cuts the tasks again. Only before anyone has started.",
+    ) and allowed(campaign_id):  # fmt: skip
+        try:
+            done = tasks.respread_checks(engine(), campaign_id)
+        except ValueError as exc:
+            st.error(f"Not re-built: {literal(exc)}.")
+        else:
+            st.success(
+                f"Re-built: {done.dropped_slots:,} unanswered slot(s) replaced, "
+                f"{done.attention_slots:,} attention check(s) spread evenly."
+                + (f" {done.cut.summary}" if done.cut else "")
+            )

@@ -13,7 +13,7 @@ def test_duplicate_name_shows_a_plain_sentence(app_engine) -> None:  # type: ign
     import_campaign(app_engine, csv.encode(), "team", filename="t.csv")
     create_annotator(app_engine, campaign_id(app_engine, "team"), "Ana")
     at = admin_page("views/annotators.py", campaign="team")
-    at.text_input[0].input("Ana")
+    next(t for t in at.text_input if t.label == "Name").input("Ana")
     next(b for b in at.button if b.label == "Create invite link").click().run()
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "already has an annotator named" in errors[0]

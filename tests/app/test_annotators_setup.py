@@ -91,3 +91,31 @@ def test_enough_documents_no_warning(app_engine) -> None:  # type: ignore[no-unt
     status = document_order.document_order_status(app_engine, cid)
     assert status.documents == 40 and status.too_few is None
     assert status.overlap_note is not None and "= 4 judged twice." in status.overlap_note
+
+
+def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # type: ignore[no-untyped-def]
+    from accounts.invites import create_annotator
+    from annotation import judging, session
+
+    import_campaign(app_engine, CSV.encode(), "steps", filename="s.csv",
+                    settings={"attention_rate": 0.2})  # fmt: skip
+    cid = campaign_id(app_engine, "steps")
+    at = admin_page("views/annotators.py", campaign="steps")
+    heads = [h.value for h in at.header]
+    assert heads == ["1 · Set up", "2 · Build the queue", "3 · Tasks", "4 · Invite", "5 · Watch"]
+    assert not [c for c in at.caption if "lock" in str(c.value)]  # nothing built: no lock
+    queue_build.build_queue(app_engine, cid, seed=2)
+    tasks.cut(app_engine, cid, 8)
+    at.run()
+    text = " ".join(str(c.value) for c in at.caption).replace("\\", "")
+    assert "shape the next build only" in text and "can still be re-built" in text
+    assert "task(s) cut" in text
+    at.button(key=f"rebuild-{cid}").click().run()
+    assert "Re-built:" in " ".join(str(s.value) for s in at.success)
+    ann = create_annotator(app_engine, cid, "ann").annotator_id
+    v = session.next_view(app_engine, ann)
+    judging.submit(app_engine, ann, v.slot.assignment_id, v.slot.claim_version, label=1)
+    at.run()
+    text = " ".join(str(c.value) for c in at.caption).replace("\\", "")
+    assert "labels exist" in text and "re-building is refused now" in text
+    assert at.button(key=f"rebuild-{cid}").disabled
