@@ -17,7 +17,6 @@ setting, and a queue already built is re-drawn in the new unit in the same trans
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +72,12 @@ def too_few_documents(documents: int) -> str | None:
     )
 
 
+def _one_copy(blocks: int) -> int:
+    """The smallest whole percentage whose share of ``blocks`` rounds to one copy (Python's
+    round, as the build's: half to even, so 10 % of 5 blocks is still 0)."""
+    return next(p for p in range(1, 101) if round(p / 100 * blocks) >= 1)
+
+
 def overlap_note(overlap: float, blocks: int) -> str | None:
     """What the overlap share does when whole documents are drawn: it copies whole blocks,
     ``round(overlap × blocks)`` of them (annotation.queue_build)."""
@@ -86,7 +91,7 @@ def overlap_note(overlap: float, blocks: int) -> str | None:
     if copied == 0:
         return text + (
             " — no second judgment at all, so no agreement is measured: document order "
-            f"wins; raise the overlap to at least {math.ceil(50 / blocks)} % for one copy, "
+            f"wins; raise the overlap to at least {_one_copy(blocks)} % for one copy, "
             "or judge segments with document context"
         )
     return text + "."

@@ -119,3 +119,11 @@ def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # typ
     text = " ".join(str(c.value) for c in at.caption).replace("\\", "")
     assert "labels exist" in text and "re-building is refused now" in text
     assert at.button(key=f"rebuild-{cid}").disabled
+
+
+def test_overlap_note_names_the_share_that_gives_one_copy() -> None:
+    """10 % of 5 documents rounds (half to even, as the build) to 0: 11 % is the least."""
+    from annotation.document_order import overlap_note
+
+    assert "at least 11 % for one copy" in (overlap_note(0.1, 5) or "")
+    assert overlap_note(0.0, 5) is None and "= 1 judged twice." in (overlap_note(0.2, 5) or "")
