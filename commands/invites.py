@@ -131,3 +131,31 @@ def study_link(
         f"participants are named by {link.id_param}"
         + (f"; at most {link.cap:,}." if link.cap else ".")
     )
+
+
+@app.command("tutorial")
+def tutorial_command(
+    campaign: CampaignName,
+    file: Annotated[
+        Path | None,
+        typer.Option(help="CSV: source, output, expected_label (1/0), explanation[, reference]."),
+    ] = None,
+    pass_needed: Annotated[
+        int | None, typer.Option(help="Items right to pass (default: 80 %, rounded up).")
+    ] = None,
+    remove: Annotated[bool, typer.Option(help="Remove the campaign's tutorial.")] = False,
+) -> None:
+    """Set the tutorial annotators answer before their first item (feedback after each;
+    two attempts at the comprehension check), or --remove it. Logged."""
+    from annotation import tutorial
+
+    if (file is None) == (not remove):
+        fail("give --file FILE, or --remove")
+    engine = base.open_engine()
+    cid = campaign_id_of(engine, campaign)
+    try:
+        items = [] if remove else tutorial.parse_csv(file.read_bytes())  # type: ignore[union-attr]
+        tut = tutorial.set_tutorial(engine, cid, items, pass_needed)
+    except (OSError, ValueError) as exc:
+        fail(f"{campaign}: {exc}")
+    typer.echo(f"{campaign}: " + (tut.rule_text if tut else "no tutorial"))

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -199,3 +200,20 @@ class StudyParticipant(Base):
     session_key: Mapped[str | None] = mapped_column(String(200))
     params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     enrolled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TutorialAnswer(Base):
+    """An annotator's answer to a tutorial item (annotation.tutorial): append-only, kept
+    apart from the annotations so that no estimator reads it."""
+
+    __tablename__ = "tutorial_answers"
+    __table_args__ = (Index("ix_tutorial_answers_annotator", "annotator_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
+    attempt: Mapped[int] = mapped_column(Integer)
+    item_index: Mapped[int] = mapped_column(Integer)
+    label: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    answered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

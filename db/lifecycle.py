@@ -22,7 +22,14 @@ from sqlalchemy import Engine, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from db.admin_models import CampaignEvent, InviteEvent, Job, StudyLink, StudyParticipant
+from db.admin_models import (
+    CampaignEvent,
+    InviteEvent,
+    Job,
+    StudyLink,
+    StudyParticipant,
+    TutorialAnswer,
+)
 from db.clock import utcnow
 from db.engine import session_scope
 from db.models import (
@@ -192,6 +199,7 @@ def _owned(cid: int) -> dict[str, Any]:
         "attention_checks": delete(AttentionCheck).where(AttentionCheck.output_id.in_(outputs)),
         "metric_scores": delete(MetricScore).where(MetricScore.output_id.in_(outputs)),
         "invite_events": delete(InviteEvent).where(InviteEvent.annotator_id.in_(annotators)),
+        "tutorial_answers": delete(TutorialAnswer).where(TutorialAnswer.campaign_id == cid),
         "study_participants": delete(StudyParticipant).where(StudyParticipant.campaign_id == cid),
         "study_links": delete(StudyLink).where(StudyLink.campaign_id == cid),
         "annotators": delete(Annotator).where(Annotator.campaign_id == cid),

@@ -1,4 +1,4 @@
-"""study links: one shared URL per campaign that enrols crowd participants
+"""study links (one shared URL per campaign that enrols crowd participants) and tutorial answers
 
 Revision ID: 0013
 Revises: 0012
@@ -6,7 +6,8 @@ Create Date: 2026-11-28 00:20:00
 
 ``study_links`` (a campaign's study URL: token hash, the platform's parameter names, a cap,
 revocation) and ``study_participants`` (who enrolled through it: their annotator, platform
-id and parameters). New tables only: existing campaigns have no study link.
+id and parameters); ``tutorial_answers`` (annotators' answers to tutorial items, apart from
+the annotations). New tables only: existing campaigns have no study link, no tutorial.
 """
 
 from collections.abc import Sequence
@@ -79,8 +80,36 @@ def upgrade() -> None:
     )
     op.create_index("ix_study_participants_annotator", "study_participants", ["annotator_id"])
 
+    op.create_table(
+        "tutorial_answers",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("campaign_id", sa.Integer(), nullable=False),
+        sa.Column("annotator_id", sa.Integer(), nullable=False),
+        sa.Column("attempt", sa.Integer(), nullable=False),
+        sa.Column("item_index", sa.Integer(), nullable=False),
+        sa.Column("label", sa.Integer(), nullable=False),
+        sa.Column("correct", sa.Boolean(), nullable=False),
+        sa.Column("answered_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["campaign_id"],
+            ["campaigns.id"],
+            name=op.f("fk_tutorial_answers_campaign_id_campaigns"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["annotator_id"],
+            ["annotators.id"],
+            name=op.f("fk_tutorial_answers_annotator_id_annotators"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_tutorial_answers")),
+    )
+    op.create_index("ix_tutorial_answers_annotator", "tutorial_answers", ["annotator_id"])
+
 
 def downgrade() -> None:
+    op.drop_index("ix_tutorial_answers_annotator", table_name="tutorial_answers")
+    op.drop_table("tutorial_answers")
     op.drop_index("ix_study_participants_annotator", table_name="study_participants")
     op.drop_table("study_participants")
     op.drop_index("ix_study_links_campaign", table_name="study_links")
