@@ -3,7 +3,8 @@ attention checks spread evenly, 11 participants with distinct PROLIFIC_PIDs (3 i
 browser through the real link — one finishing and handed off with its code, one leaving
 mid-task and resuming in a fresh browser, one trying to enrol a second time — and 8 through
 the same enrolment function the link calls), codes shown equal to the stored ones, hand-off
-URLs carrying them, a return after the hand-off not redirected again, and the export
+URLs carrying them, the tutorial's comprehension check failed once and passed at the second
+attempt, a return after the hand-off not redirected again, and the export
 carrying every participant id."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from accounts import study
-from annotation import judging, queue_build, session, tasks
+from annotation import judging, queue_build, session, tasks, tutorial
 from annotation.exports import export_annotations
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System, Task
@@ -49,6 +50,18 @@ def _seed(server: Server, handoff: str) -> str:
     queue_build.build_queue(server.engine, cid, seed=5)
     tasks.cut(server.engine, cid, 5)
     tasks.set_settings(server.engine, cid, per_annotator=1, handoff_url=handoff)
+    tutorial.set_tutorial(
+        server.engine,
+        cid,
+        [
+            tutorial.TutorialItem(
+                "The dog barks.",
+                "Der Hund schläft.",
+                0,
+                "'barks' became 'sleeps': a meaning error.",
+            )
+        ],
+    )
     return study.create_study_link(server.engine, cid, "prolific", cap=20).query
 
 
@@ -106,8 +119,17 @@ def test_prolific_study_through_one_link(server: Server, page, platform: str) ->
         assert view.task is not None and view.task.code
         codes[f"P{k:02d}"] = view.task.code
 
-    # A: the whole path in chromium, handed off with the code
+    # A: the whole path in chromium: the tutorial failed once, passed at the second attempt,
+    # the task, handed off with the code
     page.goto(_link(server, query, "PA", "SA"))
+    page.get_by_role("button", name="Adequate", exact=True).click()
+    page.get_by_text("Not quite").wait_for()
+    page.get_by_role("button", name="Try again").click()
+    page.get_by_text("second attempt").wait_for()
+    page.get_by_role("button", name="Inadequate").click()
+    page.get_by_text("You passed the tutorial").wait_for()
+    page.screenshot(path=f"{SHOTS}/study-tutorial.png", full_page=True)
+    page.get_by_role("button", name="Start the task").click()
     _judge(page)
     code = page.locator(".tandem-code").inner_text().strip()
     href = page.locator("a.tandem-handoff").get_attribute("href")
@@ -120,13 +142,15 @@ def test_prolific_study_through_one_link(server: Server, page, platform: str) ->
     page.get_by_text("You have completed task").wait_for()
     assert page.locator(".tandem-code").inner_text().strip() == code
     page.get_by_text("nothing more for you to do").wait_for()
-    page.wait_for_timeout(4_000)
+    page.wait_for_timeout(3_500)  # past the hand-off's 3 s
     assert page.url.startswith(server.url)
     page.screenshot(path=f"{SHOTS}/study-returned.png", full_page=True)
 
     # B: leaves mid-task and resumes in a fresh browser
     b1 = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     b1.goto(_link(server, query, "PB", "SB"))
+    b1.get_by_role("button", name="Inadequate").click()
+    b1.get_by_role("button", name="Start the task").click()
     b1.locator(".tandem-output").first.wait_for()
     before = _left(b1)
     _judge(b1, 1)
@@ -150,10 +174,20 @@ def test_prolific_study_through_one_link(server: Server, page, platform: str) ->
     assert len(codes) == 10 and len(set(codes.values())) == 10
     status = study.study_link_status(server.engine, _campaign_id(server))
     assert status.participants == 10  # C was not enrolled a second time
+    results = tutorial.results(server.engine, _campaign_id(server))
+    assert results[aid_of(server, "PA")] == "passed (attempt 2, 1/1)"
+    assert results[aid_of(server, "PB")] == "passed (attempt 1, 1/1)"
     rows = csv.DictReader(io.StringIO(
         export_annotations(server.engine, "TED crowd (internal)", "csv").decode()
     ))  # fmt: skip
     assert {r["participant_id"] for r in rows} == set(codes)
+
+
+def aid_of(server: Server, name: str) -> int:
+    from db.models import Annotator
+
+    with session_scope(server.engine) as s:
+        return s.scalar(select(Annotator.id).where(Annotator.name == name))  # type: ignore[return-value]
 
 
 def _campaign_id(server: Server) -> int:
