@@ -283,7 +283,7 @@ def test_admin_creates_invite_builds_queue_and_revokes(app_engine: Engine) -> No
     assert not at.exception, at.exception
     at.button(key="build_queue").click().run()
     assert "Queued 1 outputs of 1 items" in at.success[0].value
-    at.text_input[0].input("Maya")
+    next(t for t in at.text_input if t.label == "Name").input("Maya")
     next(b for b in at.button if b.label == "Create invite link").click().run()
     link = at.code[0].value
     assert "?token=" in link
