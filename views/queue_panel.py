@@ -47,6 +47,7 @@ def queue_settings_panel(campaign_id: int, summary: CampaignSummary, ro: bool) -
         paired=settings["paired"],
         overlap=settings["overlap"],
         attention_rate=settings["attention_rate"],
+        **queue_admin.cost_shape(engine(), campaign_id),
     )
     st.caption(
         f"Quality control as saved ({settings['overlap']:.0%} overlap, "

@@ -127,3 +127,32 @@ def test_overlap_note_names_the_share_that_gives_one_copy() -> None:
 
     assert "at least 11 % for one copy" in (overlap_note(0.1, 5) or "")
     assert overlap_note(0.0, 5) is None and "= 1 judged twice." in (overlap_note(0.2, 5) or "")
+
+
+def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engine) -> None:  # type: ignore[no-untyped-def]
+    """The page's stated cost follows the queue's shape: in document order the overlap
+    copies whole documents (here 2 of 3), and in comparative mode the checks are a share of
+    screens; the build queues exactly that."""
+    from sqlalchemy import func, select
+
+    from annotation.quality import qc_cost
+    from db.engine import session_scope
+    from db.models import Assignment
+
+    import_campaign(app_engine, CSV.encode(), "shape", filename="s.csv",
+                    settings={"overlap": 0.5, "attention_rate": 0.2})  # fmt: skip
+    cid = campaign_id(app_engine, "shape")
+    document_order.set_documents_in_order(app_engine, cid, True)
+    comparative.set_comparative(app_engine, cid, True)
+    shape = queue_admin.cost_shape(app_engine, cid)
+    assert shape == {"blocks": 3, "per_screen": 20}
+    cost = qc_cost(24, 12, paired=True, overlap=0.5, attention_rate=0.2, **shape)
+    report = queue_build.build_queue(app_engine, cid, seed=4)
+    assert (cost.overlap_slots, cost.attention_slots) == (16, 5)
+    assert (report.overlap_slots, report.attention_slots) == (16, 5)
+    with session_scope(app_engine) as s:
+        n = s.scalar(select(func.count()).where(Assignment.campaign_id == cid))
+    assert n == 24 + 16 + 5
+    at = admin_page("views/annotators.py", campaign="shape")
+    text = " ".join(str(c.value) for c in at.caption)
+    assert "16 second judgments for agreement and 5 attention checks" in text
