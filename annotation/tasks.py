@@ -409,3 +409,9 @@ def respread_checks(engine: Engine, campaign_id: int, now: datetime | None = Non
         history = (camp.meta or {}).get("queue_history", [])
         dropped = int(history[-1].get("replaced_unanswered", 0)) if history else 0
         return Respread(dropped, report.attention_slots, redone)
+
+
+def check_counts(engine: Engine, campaign_id: int) -> dict[int, int]:
+    """Task id → its attention checks (the pass rule of each task counts them)."""
+    with read_scope(engine) as s:
+        return dbt.check_counts(s, campaign_id)

@@ -420,3 +420,17 @@ def delete_tasks(s: Session, campaign_id: int) -> int:
         .values(task_id=None)
     )
     return int(s.execute(_T.delete().where(_T.c.campaign_id == campaign_id)).rowcount or 0)
+
+
+def check_counts(s: Session, campaign_id: int) -> dict[int, int]:
+    """Task id → how many attention checks it holds (tasks without one left out)."""
+    rows = s.execute(
+        select(Assignment.task_id, func.count())
+        .where(
+            Assignment.campaign_id == campaign_id,
+            Assignment.task_id.is_not(None),
+            Assignment.kind == SlotKind.ATTENTION,
+        )
+        .group_by(Assignment.task_id)
+    )
+    return {int(t): int(n) for t, n in rows}

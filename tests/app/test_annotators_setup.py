@@ -156,3 +156,17 @@ def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engi
     at = admin_page("views/annotators.py", campaign="shape")
     text = " ".join(str(c.value) for c in at.caption)
     assert "16 second judgments for agreement and 5 attention checks" in text
+
+
+def test_the_task_table_says_each_tasks_checks_and_pass_mark(app_engine) -> None:  # type: ignore[no-untyped-def]
+    import_campaign(app_engine, CSV.encode(), "rule", filename="r.csv",
+                    settings={"attention_rate": 0.2})  # fmt: skip
+    cid = campaign_id(app_engine, "rule")
+    queue_build.build_queue(app_engine, cid, seed=4)
+    tasks.cut(app_engine, cid, 10)
+    counts = tasks.check_counts(app_engine, cid)
+    at = admin_page("views/annotators.py", campaign="rule")
+    frame = next(d.value for d in at.dataframe if "attention checks" in d.value.columns)
+    assert list(frame["attention checks"]) == [counts[t] for t in frame["task"]]
+    assert all(n >= 1 for n in frame["attention checks"])
+    assert list(frame["right to pass"]) == [-(-4 * n // 5) for n in frame["attention checks"]]
