@@ -212,6 +212,8 @@ class Cut:
     split_documents: list[tuple[str, int]] = field(default_factory=list)
     #: attention checks in each task
     checks: list[int] = field(default_factory=list)
+    #: comparative mode: screens per task (the cut's unit; ``sizes`` count slots)
+    screens: list[int] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -224,6 +226,11 @@ class Cut:
             f"Cut {len(self.task_ids):,} task(s) of {min(self.sizes):,}–{max(self.sizes):,} "
             f"items ({sum(self.sizes):,} in all)."
         )
+        if self.screens:
+            text += (
+                f" Comparative screens: {min(self.screens):,}–{max(self.screens):,} per task "
+                "(the task size counts screens)."
+            )
         if self.checks and max(self.checks):
             text += (
                 f" Each holds {min(self.checks):,}–{max(self.checks):,} attention checks, "
@@ -374,7 +381,13 @@ def _cut_in(s: Any, campaign_id: int, size: int, now: datetime) -> Cut:
         dbset.log_setting_changes(s, campaign_id, changes)  # one label count for both
     kinds = {sl.id: sl.kind for sl in slots}
     checks = [sum(1 for i in p if kinds[i] == dbq.ATTENTION) for p in plans]
-    return Cut(ids, [len(p) for p in plans], split, checks)
+    screens = []
+    if per_screen is not None:  # the size counted screens: say how many each task has
+        by_id = {sl.id: sl for sl in slots}
+        for p in plans:
+            us = _with_checks(units([by_id[i] for i in p], camp.paired))
+            screens.append(sum(_screens(u, per_screen) for u in us))
+    return Cut(ids, [len(p) for p in plans], split, checks, screens)
 
 
 @dataclass(frozen=True)

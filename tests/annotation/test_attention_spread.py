@@ -199,3 +199,14 @@ def test_the_pass_rule_says_how_many_checks_a_task_has(engine: Engine) -> None:
     per_task = [c for _, c in _tasks(engine, cid, None)]
     assert cut.checks == per_task and min(per_task) >= 1
     assert f"Each holds {min(per_task)}–{max(per_task)} attention checks" in cut.summary
+
+
+def test_comparative_cut_counts_screens(engine: Engine) -> None:
+    """In comparative mode the task size counts screens (one item's outputs is one screen;
+    so is a check), and the cut says so."""
+    cid = make_campaign(engine, 30, 4, attention_rate=0.0)
+    comparative.set_comparative(engine, cid, True)
+    queue_build.build_queue(engine, cid, seed=1)
+    cut = tasks.cut(engine, cid, 5)
+    assert cut.screens == [5] * 6 and cut.sizes == [20] * 6
+    assert "Comparative screens: 5–5 per task" in cut.summary
