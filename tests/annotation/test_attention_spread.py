@@ -72,7 +72,7 @@ def _assert_shares(per_task: list[tuple[int, int]], rate: float) -> None:
         assert abs(checks - share) <= 1, f"task {k + 1}: {checks} checks, share {share:.1f}"
 
 
-@pytest.mark.parametrize("rate", [0.05, 0.1])
+@pytest.mark.parametrize("rate", [0.05])  # the default (0.1: the comparative test below)
 def test_wmt_documents_in_order_tasks_of_100_hold_their_share(
     sqlite_engine: Engine, rate: float
 ) -> None:
@@ -180,13 +180,13 @@ def test_respread_mends_a_queue_whose_checks_piled_up(engine: Engine) -> None:
 
 
 def test_switching_comparative_on_counts_checks_in_screens(engine: Engine) -> None:
-    cid = make_campaign(engine, 200, 10, attention_rate=0.1)
+    cid = make_campaign(engine, 90, 10, attention_rate=0.1)
     queue_build.build_queue(engine, cid, seed=1)
     before = _kinds(engine, cid).count("attention")
     comparative.set_comparative(engine, cid, True)
     after = _kinds(engine, cid).count("attention")
-    screens = 200  # one per item (no overlap)
-    assert before > 150 and abs(after - screens / 9) <= 2, (before, after)
+    screens = 90  # one per item (no overlap)
+    assert before == 100 and after == screens // 9, (before, after)
 
 
 def test_the_pass_rule_says_how_many_checks_a_task_has(engine: Engine) -> None:

@@ -124,8 +124,10 @@ def test_exports_carry_participant_ids_and_handoff_is_not_repeated(engine: Engin
 
 
 def test_cli_invite_writes_working_links(
-    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """(SQLite only: the CLI calls the functions tested on both engines above.)"""
+    engine = sqlite_engine
     from typer.testing import CliRunner
 
     import cli
