@@ -90,7 +90,7 @@ def _settings_form(campaign_id: int, settings: dict, ro: bool) -> None:
             "Overlap: share of items judged by a second annotator", 0.0, 1.0, settings["overlap"]
         )
         attention_rate = right.slider(
-            "Attention checks: share of queue positions", 0.0, 0.5, settings["attention_rate"]
+            "Attention checks: share of judgment screens", 0.0, 0.5, settings["attention_rate"]
         )
         timeout = right.number_input(
             "Claim timeout (seconds)", min_value=30, value=int(settings["claim_timeout_s"]), step=60
