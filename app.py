@@ -17,7 +17,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at
 import altair  # noqa: F401
 import streamlit as st
 
-from accounts.invites import active_annotator, annotator_for_token, token_hash
+from accounts.invites import (
+    active_annotator,
+    annotator_for_token,
+    closed_message,
+    link_closed,
+    token_hash,
+)
 from accounts.sessions import (
     DEVICE_COOKIE,
     DEVICE_DAYS,
@@ -26,6 +32,9 @@ from accounts.sessions import (
     session_account,
     session_hours,
 )
+from accounts.study import StudyRefused, enrol
+from annotation.public_title import public_title
+from db.lifecycle import archived_reason
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from views.common import current_account, engine, literal
 
@@ -72,6 +81,27 @@ except DatabaseNotMigrated as exc:
 # and nothing else: only the annotate page is routed. The invite is checked on every run, so
 # a revoked link stops working at the next click.
 token = st.query_params.get("token")
+study = st.query_params.get("study")
+if study and not token:
+    # A study link (accounts.study): enrol the participant it names, or resume them; then
+    # the session is theirs as an invite's is. Re-checked when the link's parameters change.
+    visit = (study, tuple(sorted(st.query_params.to_dict().items())))
+    if st.session_state.get("study_visit") != visit:
+        try:
+            enrolled = enrol(engine(), study, st.query_params.to_dict())
+        except StudyRefused as exc:
+            st.session_state.clear()
+            st.title("Tandem")
+            st.error(str(exc))
+            st.stop()
+        if st.session_state.get("annotator_id") != enrolled.identity.annotator_id:
+            st.session_state.clear()  # never carry another session over
+        st.session_state.update(
+            role="annotator",
+            annotator_id=enrolled.identity.annotator_id,
+            invite=enrolled.invite_hash,
+            study_visit=visit,
+        )
 cookie = st.context.cookies.get(SESSION_COOKIE)
 if not token and "role" not in st.session_state and session_account(engine(), cookie):
     # A reload, a new tab or a bookmark of a signed-in admin: the signed cookie is the proof.
@@ -94,21 +124,32 @@ if token or st.session_state.get("role") == "annotator":
         )
     )
     if who is None:
+        closed = link_closed(engine(), token, st.session_state.get("annotator_id"))
         st.session_state.clear()
         st.title("Tandem")
         st.error(
-            "This invite link is not valid: it was revoked or mistyped. "
+            closed
+            or "This invite link is not valid: it was revoked or mistyped. "
             "Ask the campaign's administrator for a new one."
         )
         st.stop()
+    if archived_reason(engine(), who.campaign_id) is not None:
+        st.session_state.clear()
+        st.title("Tandem")
+        st.error(closed_message())
+        st.stop()
     if st.session_state.get("annotator_id") != who.annotator_id:
+        visit = st.session_state.get("study_visit")
         st.session_state.clear()  # never carry an admin (or another annotator) session over
+        if visit is not None and not token:
+            st.session_state["study_visit"] = visit
     st.session_state.update(
         role="annotator",
         annotator_id=who.annotator_id,
         annotator_name=who.name,
         campaign_id=who.campaign_id,
-        campaign_name=who.campaign_name,
+        # annotators see the public title, never the organiser's internal name
+        campaign_name=public_title(engine(), who.campaign_id),
         # The link this session came with: a re-issued link ends the old one's sessions.
         invite=token_hash(token) if token else st.session_state.get("invite"),
     )

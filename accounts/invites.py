@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from accounts.grants import require_write
 from accounts.registry import Account
-from db import Engine, invites
+from db import Engine, invites, lifecycle
 from db import annotators as dbannotators
 from db.engine import session_scope
 from formats.problems import MAX_LENGTH
@@ -88,6 +88,39 @@ def create_annotator(
     return Invite(annotator_id, name, campaign_id, token)
 
 
+def create_annotators(
+    engine: Engine, campaign_id: int, names: list[str], actor: Account | None = None
+) -> list[Invite]:
+    """Invite several annotators at once (``cli.py invite``): every name is checked first
+    (empty, too long, twice in the list, or taken in the campaign: ValueError naming them,
+    nothing created), then each gets its link, logged as issued."""
+    if actor is not None:
+        require_write(engine, actor, campaign_id)
+    clean = [n.strip() for n in names]
+    problems = []
+    if not clean:
+        problems.append("no names given")
+    if any(not n for n in clean):
+        problems.append("an empty name")
+    long = [n for n in clean if len(n) > MAX_ANNOTATOR_NAME]
+    if long:
+        problems.append(f"names longer than {MAX_ANNOTATOR_NAME} characters: {long[0][:40]!r}…")
+    twice = sorted({n for n in clean if n and clean.count(n) > 1})
+    if twice:
+        problems.append(f"names given twice: {', '.join(twice[:5])}")
+    with session_scope(engine) as s:
+        taken = [
+            n
+            for n in dict.fromkeys(clean)
+            if n and dbannotators.annotator_name_taken(s, campaign_id, n)
+        ]
+    if taken:
+        problems.append(f"names the campaign has already: {', '.join(taken[:5])}")
+    if problems:
+        raise ValueError("no annotator was created: " + "; ".join(problems))
+    return [create_annotator(engine, campaign_id, n) for n in clean]
+
+
 def reissue_invite(engine: Engine, annotator_id: int, actor: Account | None = None) -> Invite:
     """A new invite link for an annotator who lost theirs: the old link stops working at
     once (in an open tab too, at its next click); their labels and held items stay theirs.
@@ -138,3 +171,27 @@ def revoke_annotator(engine: Engine, annotator_id: int, actor: Account | None = 
     """Revoke an invite link now; the annotator's held items go back to the queue."""
     _may_change(engine, actor, annotator_id)
     invites.revoke(engine, annotator_id, datetime.now(UTC))
+
+
+CLOSED = (
+    "This campaign {name}is closed: it no longer takes judgments. Thank you for your work; "
+    "if you were paid per task, your codes stay valid."
+)
+
+
+def closed_message(public_title: str | None = None) -> str:
+    return CLOSED.format(name=f"({public_title}) " if public_title else "")
+
+
+def link_closed(engine: Engine, token: str | None, annotator_id: int | None = None) -> str | None:
+    """What an annotator's link says when its campaign is archived or deleted (None: it is
+    not; the link is then revoked, re-issued or mistyped). ``annotator_id``: the session's
+    annotator when the visit came without a token."""
+    with session_scope(engine) as s:
+        if token:
+            digest = token_hash(token) if len(token) <= 200 else ""
+        elif annotator_id is not None:
+            digest = invites.token_hash_of_in(s, annotator_id) or ""
+        else:
+            return None
+        return closed_message() if digest and lifecycle.closed_link(s, digest) else None

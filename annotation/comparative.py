@@ -28,6 +28,7 @@ label, and every change is logged with the label count (db.queue_settings.log_se
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,6 +36,7 @@ from typing import Any
 
 from annotation import session, task_work
 from annotation.meta_settings import switch_setting
+from annotation.queue_build import queue_paired
 from annotation.screen_judgments import ScreenJudgment, submit_screen
 from annotation.undo import FINISHED_TASK, undo
 from db import Engine
@@ -81,7 +83,9 @@ def _logged(setting: ComparativeSetting) -> dict[str, Any]:
 
 
 def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | None = None) -> bool:
-    """Switch comparative mode; returns whether anything changed. ValueError (nothing
+    """Switch comparative mode; returns whether anything changed; a queue nobody has started
+    on is re-spread (annotation.tasks.respread_checks), as checks are a share of screens.
+    ValueError (nothing
     changed): an ``outputs`` outside 2..20, an unpaired campaign, a campaign with post-edits, or
     any label already given (screens and one-at-a-time judgments would be mixed)."""
     if outputs is not None and (
@@ -92,7 +96,18 @@ def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | N
             "(or none: all outputs of the source)"
         )
     new = ComparativeSetting(bool(on), None if outputs is None else int(outputs))
-    return switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
+    changed = switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
+    if changed and _has_checks(engine, campaign_id):  # checks are a share of screens
+        from annotation.tasks import TaskError, respread_checks
+
+        with contextlib.suppress(TaskError):  # not built, or started: the queue stays
+            respread_checks(engine, campaign_id)
+    return changed
+
+
+def _has_checks(engine: Engine, campaign_id: int) -> bool:
+    with read_scope(engine) as s:
+        return float(dbset.campaign_settings(s, campaign_id)["attention_rate"] or 0) > 0
 
 
 def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSetting) -> None:
@@ -106,6 +121,13 @@ def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSett
         raise ValueError(
             "comparative mode needs the paired design (all systems' outputs of an item "
             "claimed together): switch `paired` on first"
+        )
+    if new.on and queue_paired(meta) is False:
+        raise ValueError(
+            "the queue was built unpaired (each output queued on its own, in random order), "
+            "so a screen would show one output of one system: build the queue again in the "
+            "paired design first (it has no labels yet: Annotators page, Re-build the queue, "
+            "or `cli.py tasks respread`), then switch comparative mode on"
         )
     if new.on and CampaignMode(camp.mode) not in MODES:
         raise ValueError(

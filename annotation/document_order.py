@@ -25,10 +25,12 @@ from annotation.queue_build import rebuild_in_order
 from db import Engine
 from db import queue as dbq
 from db import queue_settings as dbset
-from db.context import has_documents
+from db.campaigns import existing_systems
+from db.context import document_count, has_documents
 from db.engine import read_scope
 from db.vocabulary import DOCUMENT_ORDER as KEY
 from db.vocabulary import Sampling, documents_in_order
+from estimators.clustered import MIN_DOCUMENTS
 
 HELP = (
     "Judge documents in order, as in Appraise's document-level assessment: the queue draws "
@@ -48,6 +50,51 @@ class DocumentOrderStatus:
     on: bool
     #: Why the switch cannot be flipped now (None: it can).
     locked: str | None
+    #: Documents of the campaign (distinct doc_id).
+    documents: int = 0
+    #: Said before switching on: too few documents for any verdict (None: enough).
+    too_few: str | None = None
+    #: What the overlap setting does in document order (None: no overlap).
+    overlap_note: str | None = None
+
+
+def too_few_documents(documents: int) -> str | None:
+    """Why document order cannot give a verdict on this many documents (None: it can): the
+    clustered estimators need :data:`estimators.clustered.MIN_DOCUMENTS` complete ones."""
+    if documents >= MIN_DOCUMENTS:
+        return None
+    return (
+        f"this campaign has only {documents:,} document(s), and a pairwise verdict in "
+        f"document order needs at least {MIN_DOCUMENTS} complete documents (they are the "
+        "sampling unit): judged in order it would never give a verdict. Show the document "
+        "context instead: the earlier segments above each output, with segments drawn one "
+        "by one (a verdict after about as many labels as without context)"
+    )
+
+
+def _one_copy(blocks: int) -> int:
+    """The smallest whole percentage whose share of ``blocks`` rounds to one copy (Python's
+    round, as the build's: half to even, so 10 % of 5 blocks is still 0)."""
+    return next(p for p in range(1, 101) if round(p / 100 * blocks) >= 1)
+
+
+def overlap_note(overlap: float, blocks: int) -> str | None:
+    """What the overlap share does when whole documents are drawn: it copies whole blocks,
+    ``round(overlap × blocks)`` of them (annotation.queue_build)."""
+    if overlap <= 0:
+        return None
+    copied = round(min(overlap, 1.0) * blocks)
+    text = (
+        f"In document order the overlap copies whole documents: {overlap:.0%} of "
+        f"{blocks:,} document block(s) = {copied:,} judged twice"
+    )
+    if copied == 0:
+        return text + (
+            " — no second judgment at all, so no agreement is measured: document order "
+            f"wins; raise the overlap to at least {_one_copy(blocks)} % for one copy, "
+            "or judge segments with document context"
+        )
+    return text + "."
 
 
 def _refusal(s: Any, campaign_id: int, camp: Any, on: bool) -> str | None:
@@ -109,7 +156,17 @@ def document_order_status(engine: Engine, campaign_id: int) -> DocumentOrderStat
         stored = dbset.campaign_settings(s, campaign_id)
         camp = _CampaignLike(stored["sampling"], dict(stored["meta"] or {}))
         on = documents_in_order(camp.meta)
-        return DocumentOrderStatus(on, _refusal(s, campaign_id, camp, not on))
+        docs = document_count(s, campaign_id)
+        systems = 1 if stored["paired"] else max(len(existing_systems(s, campaign_id)), 1)
+        return DocumentOrderStatus(
+            on,
+            _refusal(s, campaign_id, camp, not on),
+            documents=docs,
+            too_few=too_few_documents(docs) if docs else None,
+            overlap_note=overlap_note(float(stored["overlap"] or 0), docs * systems)
+            if docs
+            else None,
+        )
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,13 @@ Calibration sets live in :mod:`annotation.calibration`. One writer set serves ev
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from accounts.study import participant_ids
 from annotation.queue_admin import annotator_overview
 from annotation.visibility import metric_visibility, shown_at
 from db import Engine
@@ -66,6 +68,8 @@ ANNOTATION_COLUMNS = [
     "task_id",  # the task the judgment was given in (empty: the shared queue)
     "screen_position",  # comparative screens: 0-based place on the screen, else empty
     "screen_size",
+    "participant_id",  # a study link's participant (accounts.study), else empty
+    "participant_params",  # the platform's parameters at enrolment, JSON text
 ]
 #: Parquet types of the annotation columns (a column empty in every row keeps its type).
 ANNOTATION_TYPES = {
@@ -156,6 +160,7 @@ def export_annotations(
     records = annotation_log(engine, cid, current_only=current_only)
     _add_metrics_shown(engine, cid, records)
     _add_task_ids(engine, cid, records)
+    _add_participants(engine, cid, records)
     if fmt == "csv":
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":
@@ -179,6 +184,16 @@ def _add_task_ids(engine: Engine, cid: int, records: list[dict[str, Any]]) -> No
         of = annotation_tasks(s, cid)
     for r in records:
         r["task_id"] = of.get(r["annotation_id"])
+
+
+def _add_participants(engine: Engine, cid: int, records: list[dict[str, Any]]) -> None:
+    """Per row, the study participant who gave it and their platform's parameters (empty
+    for invited and imported annotators)."""
+    by_name = {p.participant_id: p for p in participant_ids(engine, cid).values()}
+    for r in records:
+        p = by_name.get(r["annotator"])
+        r["participant_id"] = p.participant_id if p else None
+        r["participant_params"] = json.dumps(p.params, sort_keys=True) if p else None
 
 
 # ------------------------------------------------------------------------ results

@@ -15,6 +15,7 @@ the pages can state it next to the settings.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 DEFAULT_OVERLAP = 0.10
@@ -49,19 +50,34 @@ class QualityCost:
 
 
 def qc_cost(
-    n_outputs: int, n_items: int, *, paired: bool, overlap: float, attention_rate: float
+    n_outputs: int,
+    n_items: int,
+    *,
+    paired: bool,
+    overlap: float,
+    attention_rate: float,
+    blocks: int | None = None,
+    per_screen: int | None = None,
 ) -> QualityCost:
     """The slots a full queue adds for the checks, as annotation.queue_build.build_queue draws
     them: ``round(overlap × units)`` units get a second slot (units are items when paired,
-    each with its outputs; outputs otherwise), and attention checks fill ``attention_rate``
-    of all positions, i.e. ``rate / (1 − rate)`` × the regular slots."""
+    each with its outputs; outputs otherwise; with ``blocks``, documents judged in order,
+    whole document blocks), and attention checks fill ``attention_rate`` of the judgment
+    screens, i.e. ``rate / (1 − rate)`` × the regular screens (a screen is one output, or with
+    ``per_screen`` in comparative mode ⌈outputs of an item / per_screen⌉)."""
     overlap = min(max(overlap, 0.0), 1.0)
     rate = min(max(attention_rate, 0.0), 0.5)
-    if paired and n_items:
+    if blocks:
+        overlap_slots = round(round(overlap * blocks) * n_outputs / blocks)
+    elif paired and n_items:
         per_item = n_outputs / n_items
         overlap_slots = round(round(overlap * n_items) * per_item)
     else:
         overlap_slots = round(overlap * n_outputs)
     regular = n_outputs + overlap_slots
-    attention = round(rate / (1.0 - rate) * regular) if rate > 0 else 0
+    screens: float = regular
+    if per_screen and paired and n_items:
+        per_item = n_outputs / n_items
+        screens = regular / per_item * math.ceil(per_item / per_screen)
+    attention = round(rate / (1.0 - rate) * screens) if rate > 0 else 0
     return QualityCost(n_outputs, overlap_slots, attention)

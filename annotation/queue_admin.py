@@ -13,6 +13,8 @@ from db import annotator_stats as dbstats
 from db import queue as dbq
 from db import queue_settings as dbset
 from db import slot_counts as dbcount
+from db.campaigns import existing_systems
+from db.context import document_count
 from db.vocabulary import CampaignMode, Estimand, Sampling, documents_in_order
 from estimators.live_designs import LiveDesign
 
@@ -106,6 +108,21 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
             # the queue's untouched tail is drawn in rounds from now on (a mixed history:
             # the labels so far keep π = 1, the monitor weights the rest)
             dbrounds.pend_untouched_tail(s, campaign_id)
+
+
+def cost_shape(engine: Engine, campaign_id: int) -> dict[str, Any]:
+    """What else shapes the checks' cost (annotation.quality.qc_cost): the document blocks
+    when documents are judged in order, the outputs per screen in comparative mode."""
+    from annotation.queue_build import per_screen
+
+    with dbq.queue_transaction(engine) as s:
+        stored = dbset.campaign_settings(s, campaign_id)
+        meta = dict(stored["meta"] or {})
+        blocks = None
+        if documents_in_order(meta):
+            docs = document_count(s, campaign_id)
+            blocks = docs if stored["paired"] else docs * len(existing_systems(s, campaign_id))
+        return {"blocks": blocks or None, "per_screen": per_screen(meta, stored["paired"])}
 
 
 def setting_changes(engine: Engine, campaign_id: int) -> list[dbset.SettingChange]:

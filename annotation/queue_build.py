@@ -19,8 +19,11 @@ with a recorded order and inclusion probabilities):
   Overlap slots (``slot = 1``): a random ``overlap`` share of the items (outputs, unpaired)
   get a second slot for a different annotator right after the first; their inclusion
   probability is that share, k/N. Attention slots record ``0.0`` (not a draw from the pool).
-- **Attention checks** (annotation.attention) fill ``attention_rate`` of all positions, at
-  random places between item groups; their answers are stored as ``kind="attention"``.
+- **Attention checks** (annotation.attention) fill ``attention_rate`` of the judgment
+  screens (of positions; in comparative mode a screen is one item's outputs), spread evenly
+  at random between claim units (:func:`spread_checks`; in document order between segments,
+  not only between documents), so every task cut from the queue holds its share; their
+  answers are stored as ``kind="attention"``.
 - **Claiming** (db.queue.claim_next) is atomic on SQLite and PostgreSQL; claims older than
   ``Campaign.claim_timeout_s`` can be taken by someone else; an annotator never gets an
   output they had before; finishing is a compare-and-set on the claim version. The
@@ -104,8 +107,11 @@ def build_queue(
         overlapped = _overlapped(camp.overlap, len(units), rng)
         groups = _regular_groups(units, overlapped)
         n_regular = sum(len(g) for g in groups)
-        checks = _make_checks(s, pool, _attention_count(camp.attention_rate, n_regular), rng)
-        groups = _mix_in_checks(groups, checks, rng)
+        pieces = _claim_pieces(groups, split=in_order, paired=camp.paired)
+        weights = _screens(pieces, per_screen(meta, camp.paired))
+        n_checks = _attention_count(camp.attention_rate, sum(weights))
+        checks = _make_checks(s, pool, n_checks, rng)
+        groups = _mix_in_checks(pieces, checks, spread_checks(weights, len(checks), rng))
 
         start = next_assignment_position(s, campaign_id)
         _insert_groups(s, camp, campaign_id, groups, start, tick)
@@ -187,21 +193,73 @@ def _attention_count(attention_rate: float, n_regular: int) -> int:
     return round(rate / (1.0 - rate) * n_regular) if rate > 0 else 0
 
 
-def _mix_in_checks(
-    groups: list[list[dict[str, Any]]], checks: list[dict[str, Any]], rng: np.random.Generator
+def _claim_pieces(
+    groups: list[list[dict[str, Any]]], split: bool, paired: bool
 ) -> list[list[dict[str, Any]]]:
-    """The attention slots put at random places between the groups."""
-    if not checks:
+    """The places between which a check may go: the groups, or in document order (a group is
+    a whole document) each segment's outputs (paired: claimed together) or each output."""
+    if not split:
         return groups
-    gaps = np.sort(rng.integers(0, len(groups) + 1, size=len(checks)))
+    pieces: list[list[dict[str, Any]]] = []
+    for group in groups:
+        start = len(pieces)
+        for row in group:
+            if paired and len(pieces) > start and pieces[-1][0]["item_id"] == row["item_id"]:
+                pieces[-1].append(row)
+            else:
+                pieces.append([row])
+    return pieces
+
+
+def per_screen(meta: dict[str, Any], paired: bool) -> int | None:
+    """Outputs per judgment screen in comparative mode (annotation.comparative's setting, read
+    here from the meta so that the queue does not import the screen); None: one per screen."""
+    raw = meta.get("comparative") or {}
+    if not (paired and raw.get("on")):
+        return None
+    return int(raw.get("outputs") or 20)
+
+
+def _screens(pieces: list[list[dict[str, Any]]], per_screen: int | None) -> list[int]:
+    """How many judgment screens each piece takes: one per output, or in comparative mode
+    ⌈outputs / per screen⌉ (one check is one screen either way)."""
+    if per_screen is None:
+        return [len(p) for p in pieces]
+    return [-(-len(p) // per_screen) for p in pieces]
+
+
+def spread_checks(weights: Sequence[int], n_checks: int, rng: np.random.Generator) -> list[int]:
+    """Where each of ``n_checks`` checks goes among pieces of the given weights (screens):
+    the index of the piece it follows (0-based), non-decreasing.
+
+    A systematic sample with a random start (Cochran 1977, *Sampling Techniques*, ch. 8):
+    with ``W`` screens and step ``L = W / n``, check ``k`` follows the piece holding screen
+    ``(u + k) · L``, ``u ~ U[0, 1)``. Any run of whole pieces holding ``R`` screens then holds
+    ⌊R / L⌋ or ⌈R / L⌉ checks when pieces are one screen (and within one more when a piece is
+    longer than ``L``): every task cut from the queue gets its share, none gets only checks,
+    and no check comes before the first real item. (A uniform draw of the gaps, as before,
+    piled checks up between the few pieces of a document-ordered queue.)
+    """
+    if n_checks <= 0 or not weights:
+        return []
+    ends = np.cumsum(np.asarray(weights, dtype=float))
+    step = ends[-1] / n_checks
+    targets = (rng.random() + np.arange(n_checks)) * step
+    return np.searchsorted(ends, targets, side="right").tolist()
+
+
+def _mix_in_checks(
+    pieces: list[list[dict[str, Any]]], checks: list[dict[str, Any]], after: list[int]
+) -> list[list[dict[str, Any]]]:
+    """The attention slots put after the pieces :func:`spread_checks` chose."""
     merged: list[list[dict[str, Any]]] = []
     c = 0
-    for g_index, group in enumerate([*groups, None]):
-        while c < len(checks) and gaps[c] == g_index:
+    for k, piece in enumerate(pieces):
+        merged.append(piece)
+        while c < len(checks) and after[c] == k:
             merged.append([checks[c]])
             c += 1
-        if group is not None:
-            merged.append(group)
+    merged += [[check] for check in checks[c:]]
     return merged
 
 
@@ -244,6 +302,17 @@ def _transaction(engine: Engine | None, session: Any) -> Iterator[Any]:
     assert engine is not None
     with dbq.queue_transaction(engine) as s:
         yield s
+
+
+def queue_paired(meta: dict[str, Any] | None) -> bool | None:
+    """Whether the built queue's unanswered slots were drawn in the paired design (each
+    item's outputs together): every build since the last re-build (which replaced the
+    unanswered slots) was paired. None when no queue was built."""
+    history = list((meta or {}).get("queue_history") or [])
+    if not history:
+        return None
+    last_rebuild = max((k for k, h in enumerate(history) if "replaced_unanswered" in h), default=0)
+    return all(h.get("paired", True) for h in history[last_rebuild:])
 
 
 def rebuild_in_order(s: Any, campaign_id: int) -> BuildReport | None:

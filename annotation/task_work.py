@@ -45,6 +45,9 @@ class TaskView:
     #: Why there is no task for them (quota reached, none open), when there is none.
     reason: str | None = None
     can_start_next: bool = False
+    #: Finished by this very claim (the page hands off now); False when the annotator comes
+    #: back to a task finished before, who gets its code without a second redirect.
+    fresh: bool = False
 
     @property
     def countdown(self) -> str:
@@ -193,7 +196,7 @@ def after_claim(
         requeue_unfinished(s, campaign_id, task.id, now)
     conf = settings_of(campaign_meta(s, campaign_id))
     done = finish(s, dbt.task(s, task.id) or task, conf, now)
-    return _view(done, conf, can_start_next=_any_open(s, campaign_id))
+    return _view(done, conf, can_start_next=_any_open(s, campaign_id), fresh=True)
 
 
 def undo_allowed(s: Any, assignment_id: int | None, annotator_id: int) -> bool:

@@ -39,11 +39,14 @@ like every setting, because it changes who judges what while labels arrive.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from annotation.queue_build import per_screen as _per_screen
+from annotation.queue_build import rebuild_in_order
 from db import Engine
 from db import queue as dbq
 from db import queue_settings as dbset
@@ -84,7 +87,21 @@ class TaskSettings:
     def rule_text(self) -> str:
         return (
             f"A task passes when ≥ {self.pass_share:.0%} of its attention checks are answered "
-            "right (a task without attention checks passes)."
+            "right; every task holds its share of the campaign's checks, at least one when "
+            "checks are on (a task of a campaign without checks passes)."
+        )
+
+    def needed(self, checks: int) -> int:
+        """Right answers a task with ``checks`` attention checks needs to pass."""
+        return math.ceil(self.pass_share * checks - 1e-9)
+
+    def rule_for(self, checks: int) -> str:
+        """The pass rule of one task, with its number of checks."""
+        if not checks:
+            return "This task has no attention check: it passes when finished."
+        return (
+            f"This task has {checks:,} attention check(s): it passes with at least "
+            f"{self.needed(checks):,} answered right ({self.pass_share:.0%})."
         )
 
 
@@ -193,6 +210,10 @@ class Cut:
     sizes: list[int]
     #: documents longer than N, split across tasks: (doc id, slots)
     split_documents: list[tuple[str, int]] = field(default_factory=list)
+    #: attention checks in each task
+    checks: list[int] = field(default_factory=list)
+    #: comparative mode: screens per task (the cut's unit; ``sizes`` count slots)
+    screens: list[int] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -205,6 +226,16 @@ class Cut:
             f"Cut {len(self.task_ids):,} task(s) of {min(self.sizes):,}–{max(self.sizes):,} "
             f"items ({sum(self.sizes):,} in all)."
         )
+        if self.screens:
+            text += (
+                f" Comparative screens: {min(self.screens):,}–{max(self.screens):,} per task "
+                "(the task size counts screens)."
+            )
+        if self.checks and max(self.checks):
+            text += (
+                f" Each holds {min(self.checks):,}–{max(self.checks):,} attention checks, "
+                "spread between its items."
+            )
         if self.split_documents:
             docs = ", ".join(f"{d} ({n})" for d, n in self.split_documents[:5])
             more = len(self.split_documents) - 5
@@ -242,50 +273,158 @@ def _documents(us: list[list[dbt.CutSlot]]) -> list[list[list[dbt.CutSlot]]]:
     return runs
 
 
+def _with_checks(us: list[list[dbt.CutSlot]]) -> list[list[dbt.CutSlot]]:
+    """Each attention check joined to the unit it follows, so that a task takes the checks
+    placed among its units (annotation.queue_build.spread_checks) and not those of the next
+    task; a check at the queue's head stays alone."""
+    out: list[list[dbt.CutSlot]] = []
+    for u in us:
+        if u[0].kind == dbq.ATTENTION and out:
+            out[-1] = out[-1] + u
+        else:
+            out.append(u)
+    return out
+
+
+def _screens(unit: list[dbt.CutSlot], per_screen: int | None) -> int:
+    """Judgment screens of a unit: one per slot, or in comparative mode one per
+    ``per_screen`` outputs of an item (a check is a screen of its own)."""
+    if per_screen is None:
+        return len(unit)
+    checks = sum(1 for sl in unit if sl.kind == dbq.ATTENTION)
+    return checks + -(-(len(unit) - checks) // per_screen)
+
+
 def plan_cut(
-    slots: list[dbt.CutSlot], size: int, paired: bool, by_document: bool
+    slots: list[dbt.CutSlot],
+    size: int,
+    paired: bool,
+    by_document: bool,
+    per_screen: int | None = None,
 ) -> tuple[list[list[int]], list[tuple[str, int]]]:
-    """Slot ids per task (at most ``size`` each, unless one unit is bigger) and the
-    documents split across tasks. Pure: the tests call it directly."""
-    us = units(slots, paired)
+    """Slot ids per task (at most ``size`` screens each, unless one unit is bigger) and the
+    documents split across tasks. ``per_screen``: comparative mode's outputs per screen (a
+    task of N then holds N screens, as the module docstring counts). When the queue has
+    attention checks, every task gets at least one: a last task without one joins the one
+    before, and a size so small that another task would have none is refused (TaskError).
+    Pure: the tests call it directly."""
+    us = _with_checks(units(slots, paired))
     blocks = _documents(us) if by_document else [[u] for u in us]
     tasks: list[list[int]] = []
     split: list[tuple[str, int]] = []
     current: list[int] = []
+    used = 0
     for block in blocks:
-        n = sum(len(u) for u in block)
-        if current and len(current) + n > size:
+        n = sum(_screens(u, per_screen) for u in block)
+        if current and used + n > size:
             tasks.append(current)
-            current = []
+            current, used = [], 0
         if n > size and by_document:
-            split.append((str(block[0][0].doc_id), n))
+            split.append((str(block[0][0].doc_id), sum(len(u) for u in block)))
         for u in block:
-            if current and len(current) + len(u) > size:
+            w = _screens(u, per_screen)
+            if current and used + w > size:
                 tasks.append(current)
-                current = []
+                current, used = [], 0
             current += [sl.id for sl in u]
+            used += w
     if current:
         tasks.append(current)
-    return tasks, split
+    return _every_task_checked(tasks, slots, size), split
+
+
+def _every_task_checked(
+    tasks: list[list[int]], slots: list[dbt.CutSlot], size: int
+) -> list[list[int]]:
+    """Tasks that each hold an attention check when the queue has any (a task without one
+    would pass unchecked): the last joins the one before; another without one is refused."""
+    checks = {sl.id for sl in slots if sl.kind == dbq.ATTENTION}
+    if not checks:
+        return tasks
+    if len(tasks) > 1 and not checks.intersection(tasks[-1]):
+        tasks = [*tasks[:-2], tasks[-2] + tasks[-1]]
+    empty = [k + 1 for k, task in enumerate(tasks) if not checks.intersection(task)]
+    if empty:
+        per_task = len(checks) / len(tasks)
+        raise TaskError(
+            f"tasks of {size:,} would leave {len(empty):,} of {len(tasks):,} task(s) without an "
+            f"attention check ({per_task:.1f} per task at the queue's rate), and a task without "
+            "checks cannot be checked: cut bigger tasks (at least "
+            f"{-(-size // max(per_task, 1e-9)):,.0f}), or raise the attention rate and "
+            "re-spread the checks (Annotators page, or `cli.py tasks respread`)"
+        )
+    return tasks
 
 
 def cut(engine: Engine, campaign_id: int, size: int, now: datetime | None = None) -> Cut:
-    """Cut the campaign's uncut open slots into new open tasks of at most ``size`` items."""
+    """Cut the campaign's uncut open slots into new open tasks of at most ``size`` screens."""
     _positive("the task size", size, allow_none=False)
     if size > MAX_TASK_SIZE:
         raise TaskError(f"a task of {size:,} items is too big (at most {MAX_TASK_SIZE:,})")
+    with dbq.queue_transaction(engine) as s:
+        return _cut_in(s, campaign_id, size, now or utcnow())
+
+
+def _cut_in(s: Any, campaign_id: int, size: int, now: datetime) -> Cut:
+    camp = dbset.campaign_for_update(s, campaign_id)
+    slots = dbt.uncut_slots(s, campaign_id)
+    per_screen = _per_screen(camp.meta or {}, camp.paired)
+    plans, split = plan_cut(slots, size, camp.paired, documents_in_order(camp.meta), per_screen)
+    first = dbt.next_ordinal(s, campaign_id)
+    ids = [dbt.insert_task(s, campaign_id, first + k, p, now) for k, p in enumerate(plans)]
+    if ids:
+        old = settings_of(camp.meta or {})
+        changes: dict[str, tuple[Any, Any]] = {"tasks.cut": (first - 1, first - 1 + len(ids))}
+        if old.size != size:
+            changes["tasks.size"] = (old.size, size)
+            set_campaign_meta_key(s, campaign_id, KEY, {**asdict(old), "size": size})
+        dbset.log_setting_changes(s, campaign_id, changes)  # one label count for both
+    kinds = {sl.id: sl.kind for sl in slots}
+    checks = [sum(1 for i in p if kinds[i] == dbq.ATTENTION) for p in plans]
+    screens = []
+    if per_screen is not None:  # the size counted screens: say how many each task has
+        by_id = {sl.id: sl for sl in slots}
+        for p in plans:
+            us = _with_checks(units([by_id[i] for i in p], camp.paired))
+            screens.append(sum(_screens(u, per_screen) for u in us))
+    return Cut(ids, [len(p) for p in plans], split, checks, screens)
+
+
+@dataclass(frozen=True)
+class Respread:
+    dropped_slots: int
+    attention_slots: int
+    cut: Cut | None
+
+
+def respread_checks(engine: Engine, campaign_id: int, now: datetime | None = None) -> Respread:
+    """Mend a queue built before checks were spread evenly (or after the attention rate or
+    comparative mode changed): before any annotator has claimed a slot or taken a task, drop
+    the tasks and the unanswered slots, build the queue again (annotation.queue_build:
+    fresh checks, spread evenly) and, when it had tasks, cut them again at the last size.
+    TaskError (nothing changed) once work has started. Logged like every setting."""
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
         camp = dbset.campaign_for_update(s, campaign_id)
-        slots = dbt.uncut_slots(s, campaign_id)
-        plans, split = plan_cut(slots, size, camp.paired, documents_in_order(camp.meta))
-        first = dbt.next_ordinal(s, campaign_id)
-        ids = [dbt.insert_task(s, campaign_id, first + k, p, now) for k, p in enumerate(plans)]
-        if ids:
-            old = settings_of(camp.meta or {})
-            changes: dict[str, tuple[Any, Any]] = {"tasks.cut": (first - 1, first - 1 + len(ids))}
-            if old.size != size:
-                changes["tasks.size"] = (old.size, size)
-                set_campaign_meta_key(s, campaign_id, KEY, {**asdict(old), "size": size})
-            dbset.log_setting_changes(s, campaign_id, changes)  # one label count for both
-        return Cut(ids, [len(p) for p in plans], split)
+        started = dbt.queue_untouched(s, campaign_id)
+        if started is not None:
+            raise TaskError(
+                f"the queue cannot be re-spread: {started}; re-spreading moves slots that "
+                "annotators may be holding (start a new campaign, or expire and re-cut)"
+            )
+        size = settings_of(camp.meta or {}).size
+        had_tasks = dbt.delete_tasks(s, campaign_id) > 0
+        report = rebuild_in_order(s, campaign_id)
+        if report is None:
+            raise TaskError("the queue is not built yet: build it first (nothing to re-spread)")
+        dbset.log_setting_changes(s, campaign_id, {"queue.respread": (None, report.build)})
+        redone = _cut_in(s, campaign_id, size, now) if had_tasks and size else None
+        history = (camp.meta or {}).get("queue_history", [])
+        dropped = int(history[-1].get("replaced_unanswered", 0)) if history else 0
+        return Respread(dropped, report.attention_slots, redone)
+
+
+def check_counts(engine: Engine, campaign_id: int) -> dict[int, int]:
+    """Task id → its attention checks (the pass rule of each task counts them)."""
+    with read_scope(engine) as s:
+        return dbt.check_counts(s, campaign_id)

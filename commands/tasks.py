@@ -63,6 +63,23 @@ def tasks_cut(
     typer.echo(_task_call(lambda: tasks.cut(engine, cid, size)).summary)
 
 
+@tasks_app.command("respread")
+def tasks_respread(campaign: CampaignName) -> None:
+    """Re-build a queue nobody has started on with its attention checks spread evenly (and
+    cut its tasks again at the last size): mends a queue built before checks were spread."""
+    from annotation import tasks
+
+    engine = base.open_engine()
+    cid = campaign_id_of(engine, campaign)
+    done = _task_call(lambda: tasks.respread_checks(engine, cid))
+    typer.echo(
+        f"Re-spread: {done.dropped_slots:,} unanswered slot(s) replaced, "
+        f"{done.attention_slots:,} attention check(s) spread evenly."
+    )
+    if done.cut is not None:
+        typer.echo(done.cut.summary)
+
+
 @tasks_app.command("list")
 def tasks_list(campaign: CampaignName) -> None:
     """Every task: state, annotator, progress, outcome (idle ones expire first)."""

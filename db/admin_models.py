@@ -7,7 +7,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.clock import utcnow
@@ -144,3 +156,64 @@ class SignInThrottle(Base):
     failures: Mapped[int] = mapped_column(Integer, default=0)
     locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class StudyLink(Base):
+    """A campaign's study URL (accounts.study): one shared link a crowd platform sends every
+    participant to; each is enrolled as an annotator on first visit. Only the SHA-256 of its
+    token is kept; revoking sets ``revoked_at`` (a new link is a new row)."""
+
+    __tablename__ = "study_links"
+    __table_args__ = (Index("ix_study_links_campaign", "campaign_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: the query parameter naming the participant (Prolific PROLIFIC_PID, MTurk workerId)
+    id_param: Mapped[str] = mapped_column(String(100))
+    #: the parameter of one attempt (SESSION_ID, assignmentId): a return with another value
+    #: is a second enrolment and refused; NULL: none
+    session_param: Mapped[str | None] = mapped_column(String(100))
+    #: every query parameter recorded at enrolment (names)
+    params: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: at most this many participants; NULL: no cap
+    cap: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class StudyParticipant(Base):
+    """A participant enrolled through a study link: their annotator, platform id and the
+    platform's parameters as they came on the first visit."""
+
+    __tablename__ = "study_participants"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "participant_id"),
+        Index("ix_study_participants_annotator", "annotator_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    study_link_id: Mapped[int] = mapped_column(ForeignKey("study_links.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
+    participant_id: Mapped[str] = mapped_column(String(200))
+    session_key: Mapped[str | None] = mapped_column(String(200))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    enrolled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TutorialAnswer(Base):
+    """An annotator's answer to a tutorial item (annotation.tutorial): append-only, kept
+    apart from the annotations so that no estimator reads it."""
+
+    __tablename__ = "tutorial_answers"
+    __table_args__ = (Index("ix_tutorial_answers_annotator", "annotator_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
+    attempt: Mapped[int] = mapped_column(Integer)
+    item_index: Mapped[int] = mapped_column(Integer)
+    label: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    answered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, bindparam, select
+from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from db.models import Item, Output
@@ -70,6 +70,18 @@ def has_documents(s: Session, campaign_id: int) -> bool:
         select(Item.id).where(Item.campaign_id == campaign_id, Item.doc_id.is_not(None)).limit(1)
     )
     return first is not None
+
+
+def document_count(s: Session, campaign_id: int) -> int:
+    """Distinct ``doc_id`` values of the campaign's items (items without one not counted)."""
+    return int(
+        s.scalar(
+            select(func.count(func.distinct(Item.doc_id))).where(
+                Item.campaign_id == campaign_id, Item.doc_id.is_not(None)
+            )
+        )
+        or 0
+    )
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,10 @@ def revoke(engine: Engine, annotator_id: int, now: datetime) -> None:
             record(s, annotator_id, REVOKED, now)
 
 
+def token_hash_of_in(s: Session, annotator_id: int) -> str | None:
+    return s.scalar(select(Annotator.token_hash).where(Annotator.id == annotator_id))
+
+
 def token_hash_of(engine: Engine, annotator_id: int) -> str | None:
     with session_scope(engine) as s:
         return s.scalar(select(Annotator.token_hash).where(Annotator.id == annotator_id))

@@ -22,7 +22,14 @@ from sqlalchemy import Engine, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from db.admin_models import CampaignEvent, InviteEvent, Job
+from db.admin_models import (
+    CampaignEvent,
+    InviteEvent,
+    Job,
+    StudyLink,
+    StudyParticipant,
+    TutorialAnswer,
+)
 from db.clock import utcnow
 from db.engine import session_scope
 from db.models import (
@@ -192,6 +199,9 @@ def _owned(cid: int) -> dict[str, Any]:
         "attention_checks": delete(AttentionCheck).where(AttentionCheck.output_id.in_(outputs)),
         "metric_scores": delete(MetricScore).where(MetricScore.output_id.in_(outputs)),
         "invite_events": delete(InviteEvent).where(InviteEvent.annotator_id.in_(annotators)),
+        "tutorial_answers": delete(TutorialAnswer).where(TutorialAnswer.campaign_id == cid),
+        "study_participants": delete(StudyParticipant).where(StudyParticipant.campaign_id == cid),
+        "study_links": delete(StudyLink).where(StudyLink.campaign_id == cid),
         "annotators": delete(Annotator).where(Annotator.campaign_id == cid),
         "outputs": delete(Output).where(
             Output.item_id.in_(select(Item.id).where(Item.campaign_id == cid))
@@ -227,6 +237,7 @@ def delete_campaign(engine: Engine, name: str, confirm: str, via: str) -> dict[s
         camp = _campaign(s, name)
         _no_running_job(s, camp, "delete")
         cid = camp.id
+        links = _link_hashes(s, cid)
         counts = {table: s.execute(stmt).rowcount for table, stmt in _owned(cid).items()}
         kept = s.execute(
             update(CalibrationSet)
@@ -235,8 +246,42 @@ def delete_campaign(engine: Engine, name: str, confirm: str, via: str) -> dict[s
         ).rowcount
         s.expunge(camp)
         counts["campaigns"] = s.execute(delete(Campaign).where(Campaign.id == cid)).rowcount
-        _log(s, cid, name, DELETE, via, rows=counts, calibration_sets_kept=kept)
+        _log(s, cid, name, DELETE, via, rows=counts, calibration_sets_kept=kept,
+             closed_links=links)  # fmt: skip
     return counts
+
+
+def _link_hashes(s: Session, cid: int) -> list[str]:
+    """The hashes of the campaign's invite and study links, kept in its deletion's log entry
+    so that a link of a deleted campaign says it is closed (not "mistyped")."""
+    own = s.scalars(
+        select(Annotator.token_hash).where(
+            Annotator.campaign_id == cid, Annotator.token_hash.is_not(None)
+        )
+    )
+    studies = s.scalars(select(StudyLink.token_hash).where(StudyLink.campaign_id == cid))
+    return [*own, *studies]
+
+
+def closed_link(s: Session, token_hash: str) -> str | None:
+    """The name of the campaign a link belonged to when that campaign is archived or was
+    deleted; None otherwise (a live, revoked or unknown link)."""
+    archived = s.execute(
+        select(Campaign.name).join(Annotator, Annotator.campaign_id == Campaign.id)
+        .where(Annotator.token_hash == token_hash, Campaign.archived_at.is_not(None))
+        .union(
+            select(Campaign.name).join(StudyLink, StudyLink.campaign_id == Campaign.id)
+            .where(StudyLink.token_hash == token_hash, Campaign.archived_at.is_not(None))
+        )
+    ).first()  # fmt: skip
+    if archived is not None:
+        return str(archived[0])
+    for name, detail in s.execute(
+        select(CampaignEvent.name, CampaignEvent.detail).where(CampaignEvent.action == DELETE)
+    ):
+        if token_hash in ((detail or {}).get("closed_links") or ()):
+            return str(name)
+    return None
 
 
 def campaign_events(engine: Engine, name: str | None = None) -> list[EventRow]:

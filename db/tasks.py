@@ -392,3 +392,45 @@ def annotator_names(s: Session, campaign_id: int) -> dict[str, int]:
         )
     )
     return {name: aid for name, aid in rows}
+
+
+def queue_untouched(s: Session, campaign_id: int) -> str | None:
+    """Why the campaign's queue is no longer untouched (None: it is): a slot was claimed
+    (an imported judgment's slot never is) or a task was taken."""
+    claimed = s.scalar(
+        select(func.count()).where(
+            Assignment.campaign_id == campaign_id, Assignment.claimed_at.is_not(None)
+        )
+    )
+    if claimed:
+        return f"annotators have claimed {claimed:,} slot(s)"
+    taken = s.scalar(
+        select(func.count()).where(Task.campaign_id == campaign_id, Task.state != OPEN)
+    )
+    if taken:
+        return f"{taken:,} task(s) were taken"
+    return None
+
+
+def delete_tasks(s: Session, campaign_id: int) -> int:
+    """Delete the campaign's tasks (their slots become uncut); how many were deleted."""
+    s.execute(
+        update(Assignment)
+        .where(Assignment.campaign_id == campaign_id, Assignment.task_id.is_not(None))
+        .values(task_id=None)
+    )
+    return int(s.execute(_T.delete().where(_T.c.campaign_id == campaign_id)).rowcount or 0)
+
+
+def check_counts(s: Session, campaign_id: int) -> dict[int, int]:
+    """Task id → how many attention checks it holds (tasks without one left out)."""
+    rows = s.execute(
+        select(Assignment.task_id, func.count())
+        .where(
+            Assignment.campaign_id == campaign_id,
+            Assignment.task_id.is_not(None),
+            Assignment.kind == SlotKind.ATTENTION,
+        )
+        .group_by(Assignment.task_id)
+    )
+    return {int(t): int(n) for t, n in rows}

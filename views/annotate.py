@@ -44,6 +44,7 @@ from views.label_buttons import (
     post_edit_form,
     post_edit_key,
 )
+from views.tutorial_gate import tutorial_gate
 
 
 def _deny() -> None:
@@ -74,6 +75,9 @@ if archived_reason(engine(), int(st.session_state["campaign_id"])) is not None:
         "Ask the campaign's administrator if it should be restored."
     )
     st.stop()
+# tutorial items and the comprehension check first, when the campaign has them
+tutorial_gate(ANNOTATOR, int(st.session_state["campaign_id"]),
+              st.session_state.get("campaign_name", "Annotate"))  # fmt: skip
 
 
 # ---------------------------------------------------------------- state and actions

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from accounts.invites import create_annotator, invite_events, reissue_invite, revoke_annotator
-from annotation import queue_admin
+from annotation import queue_admin, tutorial
 from db.engine import SQLITE_ANNOTATOR_LIMIT
 from views.common import allowed, current_account, engine, literal
 
@@ -41,6 +41,7 @@ def annotator_table(campaign_id: int, ro: bool) -> None:
     """Every annotator's work and link, then the re-issue and revoke forms."""
     work = queue_admin.annotator_overview(engine(), campaign_id)
     events = invite_events(engine(), campaign_id)
+    tutorial_results = tutorial.results(engine(), campaign_id)
     if not work:
         st.info("No annotators yet.")
         st.stop()
@@ -52,7 +53,19 @@ def annotator_table(campaign_id: int, ro: bool) -> None:
             "move this server to PostgreSQL (`DATABASE_URL`, see the README's Performance)."
         )
     st.dataframe(
-        pd.DataFrame([_work_row(w, events) for w in work]),
+        pd.DataFrame(
+            [
+                {
+                    **_work_row(w, events),
+                    **(
+                        {"tutorial": tutorial_results.get(w.annotator_id, "")}
+                        if tutorial_results
+                        else {}
+                    ),
+                }
+                for w in work
+            ]
+        ),
         hide_index=True,
         width="stretch",
         column_config={
@@ -65,17 +78,17 @@ def annotator_table(campaign_id: int, ro: bool) -> None:
 
 def _work_row(w, events: dict) -> dict:  # type: ignore[no-untyped-def]
     return {
-            "annotator": w.name,
-            "status": "revoked" if w.revoked else w.role,
-            "labels": w.n_labels,
-            "skips": w.n_skips,
-            "undos": w.n_undos,
-            "median s/item": w.median_seconds,
-            "attention checks": w.attention_answered,
-            "attention pass rate": w.attention_pass_rate,
-            "holding now": w.claimed_now,
-            "link issued": link_issued(events, w.annotator_id),
-            "re-issued": reissues(events, w.annotator_id),
+        "annotator": w.name,
+        "status": "revoked" if w.revoked else w.role,
+        "labels": w.n_labels,
+        "skips": w.n_skips,
+        "undos": w.n_undos,
+        "median s/item": w.median_seconds,
+        "attention checks": w.attention_answered,
+        "attention pass rate": w.attention_pass_rate,
+        "holding now": w.claimed_now,
+        "link issued": link_issued(events, w.annotator_id),
+        "re-issued": reissues(events, w.annotator_id),
     }
 
 

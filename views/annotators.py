@@ -1,13 +1,17 @@
-"""Admin: a campaign's annotators (invite links, re-issue and revocation, their work and
-attention-check pass rate), its assignment queue (settings with the quality-control cost
-and the recorded metric-visibility choice, build/extend) and the guidelines and examples
-its annotators see. Each section is drawn by its own module; this page puts them in order."""
+"""Admin: a campaign's way to annotators, as five steps in the order of the work: set up
+(queue settings with the quality-control cost, sampling, document order, comparative
+screens, the live plan, guidelines, the public title), build the queue (and re-build it
+before anyone starts), tasks, invite (personal links, the study link), watch (each
+annotator's work and link). Each step says what is locked at it now (annotation.setup_steps);
+each section is drawn by its own module; this page puts them in order."""
 
 import streamlit as st
 
+from annotation import setup_steps
 from db.campaigns import list_campaigns
 from views.annotator_list import annotator_table, invite_form
-from views.common import admin_page, campaign_picker, engine, may_write, permitted
+from views.annotators_study import public_title_form, rebuild_button, study_link_panel
+from views.common import admin_page, campaign_picker, engine, literal, may_write, permitted
 from views.comparative_form import comparative_form
 from views.guidelines_form import guidelines_form
 from views.live_plan_form import live_plan_panel
@@ -22,6 +26,14 @@ from views.queue_panel import (
 )
 from views.tasks_panel import tasks_panel
 
+#: The page's widgets with fixed keys that show a campaign's stored setting.
+CAMPAIGN_WIDGET_KEYS = (
+    "active_tau", "racing", "document_context", "document_context_window", "document_order",
+    "comparative_on", "comparative_all", "comparative_outputs", "task_per_annotator",
+    "task_per_item", "task_pass_share", "task_timeout", "task_handoff_url", "task_pass_code",
+    "task_fail_code", "task_size", "task_action_task", "task_action", "task_action_who",
+)  # fmt: skip
+
 admin_page("Annotators")
 
 summaries = {c.name: c for c in permitted(list_campaigns(engine()))}
@@ -29,9 +41,27 @@ name = campaign_picker(list(summaries), key="annotators_campaign")
 if name is None:
     st.stop()
 campaign_id = summaries[name].id
+if st.session_state.get("annotators_page_campaign") != campaign_id:
+    # Widgets with fixed keys keep their state across reruns and ignore their ``value``:
+    # after a switch they would show (and a Save would write) the previous campaign's.
+    for key in CAMPAIGN_WIDGET_KEYS:
+        st.session_state.pop(key, None)
+    st.session_state["annotators_page_campaign"] = campaign_id
 RO = not may_write(campaign_id)  # a viewer: every write control below is disabled
 
-# ---------------------------------------------------------------- queue
+STAGE = setup_steps.stage(engine(), campaign_id)
+LOCKS = STAGE.locks()
+
+
+def step(number: int, title: str, key: str, what: str) -> None:
+    """A step's heading, what it is for, and what is locked at it now."""
+    st.header(f"{number} · {title}", divider="gray")
+    st.caption(what)
+    if key in LOCKS:
+        st.caption(f":material/lock: {literal(LOCKS[key])}.")
+
+
+step(1, "Set up", "setup", "How the campaign is judged: settings first, before the queue.")
 queue_status(campaign_id)
 settings = queue_settings_panel(campaign_id, summaries[name], RO)
 sampling_form(campaign_id, settings, RO)
@@ -39,15 +69,20 @@ racing_form(campaign_id, RO)
 document_context_form(campaign_id, RO)
 comparative_form(campaign_id, RO)  # several outputs of one source on one screen
 document_order_form(campaign_id, RO)
-build_queue_button(campaign_id, RO)
-
-# ---------------------------------------------------------------- live plan
 live_plan_panel(campaign_id, summaries[name], RO)
-
-# ---------------------------------------------------------------- guidelines
 guidelines_form(campaign_id, RO)
+public_title_form(campaign_id, RO)  # what annotators see instead of the campaign's name
 
-# ---------------------------------------------------------------- annotators
-invite_form(campaign_id, RO)
+step(2, "Build the queue", "build", "The random order of everything to judge, checks spread.")
+build_queue_button(campaign_id, RO)
+rebuild_button(campaign_id, RO, STAGE)
+
+step(3, "Tasks", "tasks", "Optional: batches of N with completion codes (crowd studies).")
 tasks_panel(campaign_id, RO)  # tasks, quotas and completion codes (views/tasks_panel.py)
+
+step(4, "Invite", "invite", "Personal links, or one study link for a crowd platform.")
+invite_form(campaign_id, RO)
+study_link_panel(campaign_id, RO)  # one link for a crowd study (views/annotators_study.py)
+
+step(5, "Watch", "watch", "Who judged what; the Dashboard has the verdicts.")
 annotator_table(campaign_id, RO)

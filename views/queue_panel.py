@@ -47,6 +47,7 @@ def queue_settings_panel(campaign_id: int, summary: CampaignSummary, ro: bool) -
         paired=settings["paired"],
         overlap=settings["overlap"],
         attention_rate=settings["attention_rate"],
+        **queue_admin.cost_shape(engine(), campaign_id),
     )
     st.caption(
         f"Quality control as saved ({settings['overlap']:.0%} overlap, "
@@ -89,7 +90,7 @@ def _settings_form(campaign_id: int, settings: dict, ro: bool) -> None:
             "Overlap: share of items judged by a second annotator", 0.0, 1.0, settings["overlap"]
         )
         attention_rate = right.slider(
-            "Attention checks: share of queue positions", 0.0, 0.5, settings["attention_rate"]
+            "Attention checks: share of judgment screens", 0.0, 0.5, settings["attention_rate"]
         )
         timeout = right.number_input(
             "Claim timeout (seconds)", min_value=30, value=int(settings["claim_timeout_s"]), step=60
@@ -201,6 +202,10 @@ def document_order_form(campaign_id: int, ro: bool) -> None:
         )  # fmt: skip
         if status.locked is not None:
             st.caption(f"Cannot be switched now: {literal(status.locked)}.")
+        if status.too_few is not None:
+            st.warning(f"Before you switch it on: {literal(status.too_few)}.")
+        if status.overlap_note is not None:
+            st.caption(literal(status.overlap_note))
         saved = st.form_submit_button(
             "Save document order", disabled=ro or status.locked is not None
         )
@@ -211,6 +216,15 @@ def document_order_form(campaign_id: int, ro: bool) -> None:
                 st.error(literal(str(exc)))
             else:
                 st.rerun()
+    if status.too_few is not None and not status.on:
+        from annotation import context as doc_context
+
+        if not doc_context.context_setting(engine(), campaign_id).on and st.button(
+            "Show document context instead", key=f"segment-context-{campaign_id}",
+            disabled=ro, help=doc_context.HELP,
+        ) and allowed(campaign_id):  # fmt: skip
+            doc_context.set_document_context(engine(), campaign_id, True)
+            st.rerun()
 
 
 def build_queue_button(campaign_id: int, ro: bool) -> None:

@@ -50,11 +50,11 @@ def task_end(task: TaskView, start_next: Callable[[], None]) -> None:
     if task.state != "done" or task.code is None:
         st.info(task.reason or "No task is open for you now. Thank you!")
         return
+    if not task.fresh:  # back after the hand-off: the code again, no second redirect
+        _returned(task, start_next)
+        return
     st.success(f"Task {task.task_id} is complete. Thank you!")
-    st.html(
-        '<div class="tandem-completion" style="font-size:1.1rem">Your completion code: '
-        f'<code class="tandem-code" style="font-size:1.4rem">{escape(task.code)}</code></div>'
-    )
+    _code(task.code)
     if task.handoff_url:
         st.html(
             f"<p>Taking you back in {REDIRECT_AFTER_S} s. If nothing happens, "
@@ -64,3 +64,27 @@ def task_end(task: TaskView, start_next: Callable[[], None]) -> None:
         _redirect(task.handoff_url)
     elif task.can_start_next:
         st.button("Start the next task", key="start_next_task", on_click=start_next)
+
+
+def _code(code: str) -> None:
+    st.html(
+        '<div class="tandem-completion" style="font-size:1.1rem">Your completion code: '
+        f'<code class="tandem-code" style="font-size:1.4rem">{escape(code)}</code></div>'
+    )
+
+
+def _returned(task: TaskView, start_next: Callable[[], None]) -> None:
+    """A finished task seen again (a reload, the link reopened after the hand-off): its
+    code and link, and the next task when one is open for them, or a plain "done"."""
+    st.success(f"You have completed task {task.task_id}. Thank you!")
+    _code(task.code or "")
+    if task.handoff_url:
+        st.html(
+            "<p>If you have not submitted this code yet, "
+            f'<a class="tandem-handoff" href="{escape(task.handoff_url, quote=True)}" '
+            'target="_top">submit it here</a>.</p>'
+        )
+    if task.can_start_next:
+        st.button("Start the next task", key="start_next_task", on_click=start_next)
+    else:
+        st.info("There is nothing more for you to do here: you may close this page.")

@@ -92,7 +92,7 @@ def cut_form(campaign_id: int, conf: tasks.TaskSettings, ro: bool) -> None:
         st.success(literal(said))
 
 
-def _table(rows: list) -> None:  # type: ignore[type-arg]
+def _table(rows: list, checks: dict[int, int], conf: tasks.TaskSettings) -> None:  # type: ignore[type-arg]
     st.dataframe(
         pd.DataFrame(
             [
@@ -101,6 +101,9 @@ def _table(rows: list) -> None:  # type: ignore[type-arg]
                     "state": r.state,
                     "annotator": r.annotator or "",
                     "done": f"{r.slots - r.left} of {r.slots}",
+                    # the pass rule counts each task's own checks
+                    "attention checks": checks.get(r.id, 0),
+                    "right to pass": conf.needed(checks.get(r.id, 0)),
                     "outcome": r.outcome or "",
                     "code": r.completion_code or "",
                     "started": f"{r.started_at:%Y-%m-%d %H:%M}" if r.started_at else "",
@@ -158,7 +161,7 @@ def tasks_panel(campaign_id: int, ro: bool) -> None:
     if not rows:
         st.caption("No tasks: annotators share one queue.")
         return
-    _table(rows)
+    _table(rows, tasks.check_counts(engine(), campaign_id), conf)
     actions_form(campaign_id, rows, task_admin.annotator_names(engine(), campaign_id), ro)
     log_panel(campaign_id)
 

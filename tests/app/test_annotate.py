@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from accounts.invites import create_annotator, revoke_annotator
 from annotation import judging, queue_admin, queue_build
+from annotation.public_title import DEFAULT
 from db import annotations as log
 from db.engine import session_scope
 from db.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
@@ -90,7 +91,7 @@ def test_label_shows_next_item_and_records_time(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)
     assert not at.exception, at.exception
-    assert at.title[0].value == "demo"
+    assert at.title[0].value == DEFAULT  # the public title, not the campaign name
     first = shown_output(at)
     assert "secret-system" not in str([h.value for h in at.html])  # system names hidden
     assert "0 of 6 done" in at.get("progress")[0].proto.text
@@ -244,7 +245,7 @@ def test_annotator_cannot_reach_admin_pages(app_engine: Engine) -> None:
         only_annotate = r"Known pages: \['[^']*views/annotate\.py'(, '[^']*views/annotate\.py')*\]"
         with pytest.raises(ValueError, match=only_annotate):
             at.switch_page(page)
-    assert at.title[0].value == "demo" and at.session_state["role"] == "annotator"
+    assert at.title[0].value == DEFAULT and at.session_state["role"] == "annotator"
     # An admin page run directly refuses an annotator session…
     page = AppTest.from_file(str(Path(APP).parent / "views" / "campaigns.py"), default_timeout=30)
     page.session_state["role"] = "annotator"
@@ -282,7 +283,7 @@ def test_admin_creates_invite_builds_queue_and_revokes(app_engine: Engine) -> No
     assert not at.exception, at.exception
     at.button(key="build_queue").click().run()
     assert "Queued 1 outputs of 1 items" in at.success[0].value
-    at.text_input[0].input("Maya")
+    next(t for t in at.text_input if t.label == "Name").input("Maya")
     next(b for b in at.button if b.label == "Create invite link").click().run()
     link = at.code[0].value
     assert "?token=" in link

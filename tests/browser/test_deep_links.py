@@ -13,6 +13,7 @@ import pytest
 
 from accounts.invites import create_annotator
 from annotation import queue_build
+from annotation.public_title import DEFAULT
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -20,8 +21,17 @@ from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 PATHS = ("dashboard", "annotators", "import_campaign", "campaigns", "calibration", "planner",
          "review", "annotate", "accounts")  # fmt: skip
-ROUTED = {"Campaigns", "Import", "Annotators", "Dashboard", "Calibration", "Planner", "Review",
-          "Annotate", "Accounts"}  # fmt: skip (the owner's pages)
+ROUTED = {
+    "Campaigns",
+    "Import",
+    "Annotators",
+    "Dashboard",
+    "Calibration",
+    "Planner",
+    "Review",
+    "Annotate",
+    "Accounts",
+}  # fmt: skip (the owner's pages)
 NEVER_LISTED = {"app", "common", "login", "views"}
 ADMIN_ONLY = ("This page is for the campaign's administrators.", "Invite an annotator",
               "Import a campaign", "sys-alpha")  # fmt: skip
@@ -80,7 +90,8 @@ def test_invite_link_opens_annotate_on_any_path(server: Server, page, path: str)
     token = _seed(server)
     page.goto(f"{server.url}/{path}?token={token}")
     page.locator(".tandem-output").first.wait_for()
-    assert page.locator("h1").first.inner_text().strip() == "Deep link campaign"
+    # the public title, never the campaign's internal name (issue 31)
+    assert page.locator("h1").first.inner_text().strip() == DEFAULT
     _assert_no_admin_content(page, path)
     assert _sidebar_entries(page) == set(), path  # an annotator sees no navigation at all
     if path == "dashboard":

@@ -50,7 +50,8 @@ def _campaign(server: Server, name: str, compare: bool) -> str:
         comparative.set_comparative(server.engine, cid, True)
     queue_build.build_queue(server.engine, cid, seed=3)
     document_order.set_documents_in_order(server.engine, cid, True)
-    cut = tasks.cut(server.engine, cid, TASK_SIZE)
+    # comparative: the size counts screens (7 screens of 13 outputs: 91 judgments)
+    cut = tasks.cut(server.engine, cid, 7 if compare else TASK_SIZE)
     assert cut.task_ids and max(cut.sizes) <= TASK_SIZE
     return create_annotator(server.engine, cid, f"rater of {name}").token
 
