@@ -30,7 +30,7 @@ setup: migrate
 
 run: setup
 	$(PY) cli.py admin-password --if-unset
-	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+	$(PY) cli.py serve --host $(HOST) --port $(PORT)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
