@@ -10,8 +10,9 @@ database), starts the server, opens one annotator's invite link, then
 - **judge**: ``--judgments`` label keys, each pressed once the previous next item is drawn
   and the page idle: the server's CPU-seconds per judgment, and key → next item (p50 / p95).
 
-``--watcher`` also runs the old way of serving (Streamlit's file watcher on, as ``make run``
-and ``cli.py serve`` did before issue 33) in the same run, as the baseline ratio.
+``--watcher`` also runs the old way of serving (Streamlit's file watcher on and a full garbage
+collection after every script run, as ``make run`` and ``cli.py serve`` did before issue 33)
+in the same run, as the baseline of the ratio.
 ``--mode comparative``: comparative screens of 13 outputs instead, keys at ``--rate`` per
 second, then Enter: each key's mark drawn after its key, Enter → next screen, and CPU-seconds
 per output. Run: ``.venv/bin/python bench/serve_cpu_bench.py [--watcher] [--postgres]``.
@@ -101,7 +102,8 @@ def judge_screens(page, pid: int, n: int, rate: float) -> dict[str, list[float] 
     return {"drawn": drawn, "enter": enter, "cpu_per_output": (cpu_seconds(pid) - c0) / outputs}
 
 
-def run(name: str, db_url: str, tmp: Path, args, extra: list[str]) -> None:  # type: ignore[no-untyped-def]
+def run(name: str, db_url: str, tmp: Path, args, extra: list[str]) -> float:  # type: ignore[no-untyped-def]
+    """One server's figures (printed); its CPU-seconds per judgment (per output)."""
     from playwright.sync_api import sync_playwright
 
     token = seed(db_url, "ted", 1, comparative=args.mode == "comparative", items=args.items)[0]
@@ -119,7 +121,8 @@ def run(name: str, db_url: str, tmp: Path, args, extra: list[str]) -> None:  # t
             print(f"| {name} | per judgment | {cpu:.3f} CPU-s | key → next p50 "
                   f"{statistics.median(lat):.3f} s, p95 {pct(lat, 0.95):.3f} s | {load()} |",
                   flush=True)  # fmt: skip
-        else:
+            browser.close()
+            return cpu
             judge_screens(page, pid, 1, args.rate)
             r = judge_screens(page, pid, args.screens, args.rate)
             print(f"| {name} | per output | {r['cpu_per_output']:.3f} CPU-s | key → mark "
@@ -127,6 +130,7 @@ def run(name: str, db_url: str, tmp: Path, args, extra: list[str]) -> None:  # t
                   f" Enter → next screen p50 {statistics.median(r['enter']):.3f} s | {load()} |",
                   flush=True)  # fmt: skip
         browser.close()
+        return float(r["cpu_per_output"])  # type: ignore[arg-type]
 
 
 def main() -> None:
@@ -143,8 +147,12 @@ def main() -> None:
 
     configs = [("served", [])]
     if args.watcher:  # the old default: Streamlit watches the project folder, .venv included
-        configs.insert(0, ("watcher on (before)", ["--server.fileWatcherType=auto"]))
+        configs.insert(
+            0,
+            ("old flags (before)", ["--server.fileWatcherType=auto", "--runner.postScriptGC=true"]),
+        )
     print("| server | measure | CPU | latency | load |\n| --- | --- | --- | --- | --- |")
+    cpu = {}
     for name, extra in configs:
         with tempfile.TemporaryDirectory(prefix="tandem-cpu-") as tmp:
             if args.postgres:
@@ -155,13 +163,18 @@ def main() -> None:
                 with admin.connect() as c:
                     c.execute(text(f'CREATE DATABASE "{db}"'))
                 try:
-                    run(name, PG_ADMIN.rsplit("/", 1)[0] + f"/{db}", Path(tmp), args, extra)
+                    cpu[name] = run(name, PG_ADMIN.rsplit("/", 1)[0] + f"/{db}", Path(tmp),
+                                    args, extra)  # fmt: skip
                 finally:
                     with admin.connect() as c:
                         c.execute(text(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
                     admin.dispose()
             else:
-                run(name, f"sqlite:///{Path(tmp) / 'tandem.db'}", Path(tmp), args, extra)
+                cpu[name] = run(name, f"sqlite:///{Path(tmp) / 'tandem.db'}", Path(tmp), args,
+                                extra)  # fmt: skip
+    if len(cpu) == 2:
+        before, after = cpu.values()
+        print(f"CPU per judgment, served / old flags: {after / before:.2f}")
 
 
 if __name__ == "__main__":
