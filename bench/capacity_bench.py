@@ -145,7 +145,7 @@ async def levels(url: str, tokens: list[str], pids: list[int], args) -> list[str
                f"{cores:.2f} | {(g1 - g0) / (t1 - t0):.2f} | {load()} |")  # fmt: skip
         print(row, flush=True)
         rows.append(row)
-        if pct(lat, 0.95) > 2 * GOAL_P95_S and level != args.levels[-1]:
+        if pct(lat, 0.95) > 2 * GOAL_P95_S and level != args.levels[-1] and not args.all:
             print(f"p95 over {2 * GOAL_P95_S} s: saturated, no higher level", flush=True)
             break
     stop.set()
@@ -181,6 +181,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=40.0, help="measured per level")
     parser.add_argument("--ramp", type=float, default=8.0, help="annotators joining per second")
     parser.add_argument("--think", default="3,10", help="seconds between judgments: min,max")
+    parser.add_argument("--all", action="store_true", help="every level, even past saturation")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",")]
     args.think = tuple(float(x) for x in args.think.split(","))

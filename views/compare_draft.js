@@ -73,7 +73,12 @@ export default function (component) {
     keep(d); apply(d);
   };
   d.move = (step) => { d.current = (d.current + step + d.size) % d.size; keep(d); apply(d); };
-  d.save = () => setTriggerValue("save", { ident: d.ident, labels: d.labels });
+  d.save = () => {
+    // a screen brought back by undo starts afresh, as before; a refused save keeps the
+    // labels in the page (this same draft object)
+    try { window.sessionStorage.removeItem(STORE); } catch (e) { /* storage off */ }
+    setTriggerValue("save", { ident: d.ident, labels: d.labels });
+  };
   w.__tandemDraft = d;
   // Streamlit may draw the cards after this element: draw again for a few frames
   let tries = 0;

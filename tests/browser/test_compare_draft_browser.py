@@ -75,6 +75,7 @@ def test_labels_kept_in_the_page_until_enter(server: Server, page) -> None:  # t
                            arg=first)  # fmt: skip
     page.wait_for_selector(IDLE)
     assert current_labels(server) == [(0, 1), (1, 0), (2, 0), (3, 1)]  # the log keeps them
+    assert page.evaluate(MARKS) == ["not judged yet"] * 4  # the screen is judged afresh
     with session_scope(server.engine) as s:
         kinds = [r[0] for r in s.execute(select(Annotation.kind).order_by(Annotation.id))]
     assert kinds.count("undo") == 4
