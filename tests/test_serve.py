@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -58,3 +60,19 @@ def test_no_annotator_page_polls() -> None:
         text = page.read_text()
         assert "run_every" not in text and "autorefresh" not in text, page.name
         assert "setInterval" not in text, page.name
+
+
+def _replicas(args: list[str], db_url: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": db_url}
+    return subprocess.run([str(ROOT / "deploy" / "replicas.sh"), *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=30)  # fmt: skip
+
+
+def test_replicas_refuse_sqlite_and_a_bad_count_before_starting_anything() -> None:
+    done = _replicas(["2"], "sqlite:////tmp/never-created.db")
+    assert done.returncode == 2 and "must be PostgreSQL" in done.stderr
+    done = _replicas(["two"], "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    assert done.returncode == 2 and "whole number of replicas" in done.stderr
+    done = _replicas(["0"], "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    assert done.returncode == 2 and "whole number of replicas" in done.stderr
+    assert not Path("/tmp/never-created.db").exists()
