@@ -16,7 +16,8 @@ Limits, stated: the generator runs on the same machine (its CPU is printed: subt
 from the machine); it draws nothing (a browser's own work is not here), sends no widget
 states but the button's (as a page with untouched widgets), asks for full messages (no
 browser message cache) and no static files. Latency is the server's answer, not paint.
-Run: ``.venv/bin/python bench/capacity_bench.py [--levels 25,50,100,200] [--replicas 1,2]``.
+Run: ``.venv/bin/python bench/capacity_bench.py [--levels 25,50,100,200] [--replicas 1,2]``;
+``--idle 100 --replicas 1``: the replicas' CPU with 100 sessions open and untouched instead.
 """
 
 from __future__ import annotations
@@ -153,6 +154,31 @@ async def levels(url: str, tokens: list[str], pids: list[int], args) -> list[str
     return rows
 
 
+async def idle(url: str, tokens: list[str], pids: list[int], n: int) -> None:
+    """The replicas' CPU with no session, then with ``n`` sessions open and untouched."""
+    cpu = lambda: sum(cpu_seconds(p) for p in pids)  # noqa: E731
+    c0, t0 = cpu(), time.monotonic()
+    await asyncio.sleep(15)
+    base = (cpu() - c0) / (time.monotonic() - t0)
+    stats = {"lat": [], "joined": 0, "errors": 0}
+    stop = asyncio.Event()
+    never = (1e9, 1e9 + 1)  # no judgment while measured
+    tasks = []
+    for token in tokens[:n]:
+        tasks.append(asyncio.create_task(Annotator(url, token, stats, never).run(stop)))
+        await asyncio.sleep(0.1)
+    while stats["joined"] + stats["errors"] < n:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(5)
+    c0, t0 = cpu(), time.monotonic()
+    await asyncio.sleep(30)
+    after = (cpu() - c0) / (time.monotonic() - t0)
+    print(f"idle: {len(pids)} replica(s) with no session {base:.4f} core; "
+          f"with {n} open, untouched sessions {after:.4f} core ({load()})")  # fmt: skip
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 def deployment(db_url: str, n: int, log: Path):  # type: ignore[no-untyped-def]
     lb, first = free_port(), free_port()
     env = {**app_env(db_url, "capacity-bench-1"), "TANDEM_LB_BIND": f"127.0.0.1:{lb}",
@@ -182,6 +208,8 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=8.0, help="annotators joining per second")
     parser.add_argument("--think", default="3,10", help="seconds between judgments: min,max")
     parser.add_argument("--all", action="store_true", help="every level, even past saturation")
+    parser.add_argument("--idle", type=int, default=0,
+                        help="instead: CPU with this many sessions open, untouched")  # fmt: skip
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",")]
     args.think = tuple(float(x) for x in args.think.split(","))
@@ -199,10 +227,13 @@ def main() -> None:
         db_url = PG_ADMIN.rsplit("/", 1)[0] + f"/{db}"
         proc = None
         try:
-            tokens = seed(db_url, "ted", max(args.levels))
+            tokens = seed(db_url, "ted", max([*args.levels, args.idle]))
             log = Path(f"/tmp/capacity-{db}.log")
             proc, url, pids = deployment(db_url, n, log)
-            asyncio.run(levels(url, tokens, pids, args))
+            if args.idle:
+                asyncio.run(idle(url, tokens, pids, args.idle))
+            else:
+                asyncio.run(levels(url, tokens, pids, args))
         finally:
             if proc is not None:
                 os.killpg(proc.pid, signal.SIGTERM)
