@@ -51,13 +51,13 @@ QUEUED_AFTER_S = 30.0  # a queued job no worker took within this: start one
 #: Set on the app's replicas when a dedicated process runs the jobs (deploy/, `cli.py
 #: scoring-worker`): the replicas then only queue jobs, and never start a worker themselves.
 EXTERNAL_ENV = "TANDEM_SCORING_WORKER"
+CANCEL_GRACE_S = 10.0  # a worker that has not stopped this long after a cancel exits hard
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def external_worker() -> bool:
     """Whether jobs are run by a dedicated process (``TANDEM_SCORING_WORKER=external``)."""
     return os.environ.get(EXTERNAL_ENV, "") == "external"
-CANCEL_GRACE_S = 10.0  # a worker that has not stopped this long after a cancel exits hard
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 class JobCancelled(Exception):
