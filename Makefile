@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test install migrate setup lint bench clean
+.PHONY: run replicas test install migrate setup lint bench clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,12 @@ setup: migrate
 
 run: setup
 	$(PY) cli.py admin-password --if-unset
-	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+	$(PY) cli.py serve --host $(HOST) --port $(PORT)
+
+# N replicas behind HAProxy on the PostgreSQL of DATABASE_URL (docs/deployment.md).
+REPLICAS ?= 2
+replicas: install
+	deploy/replicas.sh $(REPLICAS)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)

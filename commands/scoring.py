@@ -3,6 +3,7 @@ sets."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -179,3 +180,19 @@ def _score_builtin(engine: Any, campaign: str, builtin: list[str], config: BertS
     typer.echo(report.summary())
     if estimate.n_todo:
         typer.echo(f"Time: {estimate_error(estimate.seconds, report.seconds)}.")
+
+
+@app.command("scoring-worker")
+def scoring_worker(
+    poll: Annotated[float, typer.Option(help="Seconds between looks for new jobs.")] = 2.0,
+) -> None:
+    """Run the scoring jobs of every replica (deploy/): start the replicas with
+    TANDEM_SCORING_WORKER=external so that they only queue them. Runs until stopped."""
+    from metrics.scoring_job import serve_jobs
+
+    if poll <= 0:
+        base.fail("--poll must be a positive number of seconds.")
+    engine = base.open_engine()
+    typer.echo(f"Scoring worker: looking for jobs every {poll:g} s (Ctrl+C stops it).")
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how it stops
+        serve_jobs(engine, poll_s=poll)

@@ -47,8 +47,16 @@ KIND = "score"
 HEARTBEAT_S = 1.0
 STALE_AFTER_S = 30.0  # no heartbeat for this long: the worker is gone
 QUEUED_AFTER_S = 30.0  # a queued job no worker took within this: start one
+#: Set on the app's replicas when a dedicated process runs the jobs (deploy/, `cli.py
+#: scoring-worker`): the replicas then only queue jobs, and never start a worker themselves.
+EXTERNAL_ENV = "TANDEM_SCORING_WORKER"
 CANCEL_GRACE_S = 10.0  # a worker that has not stopped this long after a cancel exits hard
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def external_worker() -> bool:
+    """Whether jobs are run by a dedicated process (``TANDEM_SCORING_WORKER=external``)."""
+    return os.environ.get(EXTERNAL_ENV, "") == "external"
 
 
 class JobCancelled(Exception):
@@ -105,7 +113,8 @@ def start_scoring(
         total=estimate.units,
         estimate_s=estimate.seconds,
     )
-    spawn_worker(engine, job_id)
+    if not external_worker():  # else the dedicated process (serve_jobs) takes it
+        spawn_worker(engine, job_id)
     return job_id
 
 
@@ -128,11 +137,19 @@ def spawn_worker(engine: Any, job_id: int) -> None:
     )
 
 
-def resume_orphaned(engine: Any) -> list[int]:
-    """Start a worker for every job that lost its own (server restarted, worker killed);
-    a lost job that was being cancelled is marked cancelled. The ids resumed."""
+def resume_orphaned(engine: Any, queued_after_s: float = QUEUED_AFTER_S,
+                    skip: Sequence[int] = (), dedicated: bool = False) -> list[int]:  # fmt: skip
+    """Start a worker for every job that lost its own (server restarted, worker killed), and
+    for queued jobs older than ``queued_after_s``; a lost job that was being cancelled is
+    marked cancelled. ``skip``: jobs whose worker was just started. The ids resumed.
+    Nothing on a replica whose jobs a dedicated process runs (:func:`external_worker`)
+    unless called by that process (``dedicated``)."""
+    if external_worker() and not dedicated:
+        return []  # called by a page of a replica: the dedicated process does it
     resumed = []
-    for job in store.orphaned_jobs(engine, STALE_AFTER_S, QUEUED_AFTER_S):
+    for job in store.orphaned_jobs(engine, STALE_AFTER_S, queued_after_s):
+        if job.id in skip:
+            continue
         if job.kind != KIND:
             continue
         if job.state == store.CANCELLING:
@@ -143,6 +160,24 @@ def resume_orphaned(engine: Any) -> list[int]:
         spawn_worker(engine, job.id)
         resumed.append(job.id)
     return resumed
+
+
+def serve_jobs(engine: Any, poll_s: float = 2.0, rounds: int | None = None) -> None:
+    """The dedicated scoring process of a deployment (`cli.py scoring-worker`): every
+    ``poll_s`` it starts a worker process for each new queued job and resumes lost ones.
+    A job just given a worker is not started again while that worker loads (its claim,
+    :func:`db.jobs.claim`, would refuse a second one anyway). ``rounds``: stop after so many
+    (tests); forever otherwise."""
+    started: dict[int, float] = {}
+    n = 0
+    while rounds is None or n < rounds:
+        now = time.monotonic()
+        recent = [j for j, t in started.items() if now - t < QUEUED_AFTER_S]
+        for job_id in resume_orphaned(engine, 0.0, skip=recent, dedicated=True):
+            started[job_id] = now
+        n += 1
+        if rounds is None or n < rounds:
+            time.sleep(poll_s)
 
 
 # ---------------------------------------------------------------- the worker's side

@@ -9,7 +9,8 @@ place on it, in one transaction). Nothing is saved until then.
 Keys: ``a`` / ``1`` adequate and ``i`` / ``2`` inadequate for the current output (then the
 next one becomes current), ``j`` / ``↓`` next output, ``k`` / ``↑`` previous one, ``Enter``
 saves the screen once every output is judged, ``s`` skips the screen, ``u`` undoes the last
-screen. Buttons for each output do the same with the mouse.
+screen. Buttons for each output do the same with the mouse. In a browser the labels stay
+in the page until the screen is saved (views/compare_draft.py): one round trip per screen.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import streamlit as st
 from annotation import comparative, judging, session
 from annotation.diff import literal_html
 from views.common import engine
+from views.compare_draft import draft, ident
 from views.compare_screen import CSS, footer, source_html
 
 KEYS = {"a": "cmp_adequate", "1": "cmp_adequate", "i": "cmp_inadequate", "2": "cmp_inadequate",
@@ -104,9 +106,11 @@ def compare_page(
         st.warning(hint)
     _texts(shown)
     _cards(shown, work)
-    judged = f"Save screen `Enter` ({len(work['labels'])} of {shown.size} judged)"
-    footer(judged, save, skip, undo, work, shown.size, judge=_judge)
-    keyboard(None, KEYS)
+    # the labels stay in the browser until Enter: one round trip per screen; the count of
+    # judged outputs is drawn by the browser, not on the save button
+    draft(shown, work, st.session_state.get("keys_rev", 0), save)
+    footer("Save screen `Enter`", save, skip, undo, work, shown.size, judge=_judge)
+    keyboard(None, KEYS, ident(shown))
 
 
 def _save(
@@ -163,8 +167,9 @@ def _cards(shown: comparative.Screen, work: dict[str, Any]) -> None:
         with columns[k % per_row].container(key=key):
             label = work["labels"].get(k)
             mark = " · current" if current else ""
-            st.html(
-                f'<p style="font-weight:700;margin:0 0 0.2rem">Output {k + 1} of {size}{mark}'
+            st.html(  # the browser's draft (views/compare_draft.js) redraws mark and label
+                f'<p style="font-weight:700;margin:0 0 0.2rem">Output {k + 1} of {size}'
+                f'<span class="tandem-cmp-cur">{mark}</span>'
                 f' — <span class="tandem-cmp-label">{LABEL_TEXT[label]}</span></p>'
                 + literal_html(output.text, "tandem-output")
             )

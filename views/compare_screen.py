@@ -20,6 +20,10 @@ CSS = """
 .st-key-cmp_keys { display: none; }
 [class*="st-key-cmp_a_"] button[kind="primary"] { background: #15803d; border-color: #15803d; }
 [class*="st-key-cmp_i_"] button[kind="primary"] { background: #b42318; border-color: #b42318; }
+[data-mark="1"] [class*="st-key-cmp_a_"] button { background: #15803d; border-color: #15803d;
+  color: #fff; }
+[data-mark="0"] [class*="st-key-cmp_i_"] button { background: #b42318; border-color: #b42318;
+  color: #fff; }
 """
 
 

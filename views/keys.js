@@ -14,6 +14,9 @@
 const w = window, doc = document;
 w.__tandemKeys = __KEYS__;
 w.__tandemKeysRev = __REV__;
+// A comparative screen whose labels the page keeps until Enter (views/compare_draft.js):
+// its identity, so a draft of an earlier screen is never used.
+w.__tandemDraftIdent = __DRAFT__;
 if (!w.__tandemKeysInstalled) {
   w.__tandemKeysInstalled = true;
   const GIVE_UP_MS = 20000;  // no draw after a click this long: the page is gone or broken
@@ -31,22 +34,25 @@ if (!w.__tandemKeysInstalled) {
     }
     return doc.querySelector(".st-key-" + target + " button");
   };
-  const pump = () => {
-    if (busy || !queue.length) return;
-    if (!idle()) { setTimeout(pump, 20); return; }
-    const el = button(queue[0]);
-    if (!el || el.disabled) {  // not drawn (yet): try again for a while, then drop the key
-      if (++missing > 100) { queue.shift(); missing = 0; }
-      setTimeout(pump, 20);
-      return;
+  // The draft's keys: drawn in the page at once, in queue order; only the save goes to the
+  // server (and then waits for its draw like a click).
+  const LOCAL = /^cmp_(adequate|inadequate|next|prev|save|[ai]_\d+)$/;
+  const local = (target) => {
+    const d = w.__tandemDraft;
+    if (!d || d.ident !== w.__tandemDraftIdent) return null;  // not drawn yet
+    if (target === "cmp_adequate" || target === "cmp_inadequate") {
+      return () => d.judge(target === "cmp_adequate" ? 1 : 0);
     }
-    queue.shift();
-    missing = 0;
-    busy = true;
-    const rev = w.__tandemKeysRev;
-    el.click();
+    if (target === "cmp_next" || target === "cmp_prev") {
+      return () => d.move(target === "cmp_next" ? 1 : -1);
+    }
+    const m = /^cmp_([ai])_(\d+)$/.exec(target);
+    if (m) return () => d.judge(m[1] === "a" ? 1 : 0, Number(m[2]));
+    return "save";
+  };
+  const afterDraw = (rev) => {  // until the run the last action started has drawn and ended
     const started = Date.now();
-    const wait = () => {  // until the run this click started has drawn the page and ended
+    const wait = () => {
       if (w.__tandemKeysRev !== rev && idle()) {
         // two frames and a little more: the new page is painted before the next key
         requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
@@ -59,6 +65,50 @@ if (!w.__tandemKeysInstalled) {
     };
     setTimeout(wait, 15);
   };
+  const pump = () => {
+    if (busy || !queue.length) return;
+    if (w.__tandemDraftIdent && LOCAL.test(queue[0])) {
+      const act = local(queue[0]);
+      if (act === null) {  // the screen's draft is not drawn yet: never the server's button
+        if (++missing > 250) { queue.shift(); missing = 0; }
+        setTimeout(pump, 20);
+        return;
+      }
+      queue.shift();
+      missing = 0;
+      if (act !== "save") { act(); pump(); return; }
+      busy = true;
+      const rev = w.__tandemKeysRev;
+      w.__tandemDraft.save();
+      afterDraw(rev);
+      return;
+    }
+    if (!idle()) { setTimeout(pump, 20); return; }
+    const el = button(queue[0]);
+    if (!el || el.disabled) {  // not drawn (yet): try again for a while, then drop the key
+      if (++missing > 100) { queue.shift(); missing = 0; }
+      setTimeout(pump, 20);
+      return;
+    }
+    queue.shift();
+    missing = 0;
+    busy = true;
+    const rev = w.__tandemKeysRev;
+    el.click();
+    afterDraw(rev);
+  };
+  // A click on a draft screen's card or save button joins the key queue (in order with the
+  // keys), instead of a round trip per click.
+  w.addEventListener("click", (e) => {
+    if (!e.isTrusted || !w.__tandemDraftIdent) return;
+    const el = e.target && e.target.closest &&
+      e.target.closest("[class*='st-key-cmp_a_'], [class*='st-key-cmp_i_'], .st-key-cmp_save");
+    const m = el && /st-key-(cmp_[ai]_\d+|cmp_save)(?:\s|$)/.exec(el.className);
+    if (!m) return;
+    e.preventDefault(); e.stopPropagation();
+    queue.push(m[1]);
+    pump();
+  }, true);
   doc.addEventListener("keydown", (e) => {
     const t = e.target;
     // typing in a box is not a key for the page; a slider (the ESA score) takes only its

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
+
+from commands.admin import serve_command
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("TANDEM_CHROMIUM", "/usr/bin/chromium"))
@@ -61,18 +62,7 @@ def streamlit_app(
     port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.address=127.0.0.1",
-                f"--server.port={port}",
-                "--server.headless=true",
-                "--server.fileWatcherType=none",
-                "--browser.gatherUsageStats=false",
-            ],
+            serve_command("127.0.0.1", port),  # as `make run` / `cli.py serve` start it
             cwd=PROJECT_ROOT,
             env=env,
             stdout=out,
