@@ -239,7 +239,7 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
 
     def _pair_statuses(self, plist, streams, a_pair: float, notes: list[str]):  # type: ignore[no-untyped-def]
         """Analyse every pair, settle them together (Holm or e-BH), and word the verdicts."""
-        results, pvals, evals, inputs, cover = [], [], [], [], []
+        results, pvals, evals, inputs, cover, kept = [], [], [], [], [], []
         for a, b in plist:
             d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
             known = self._known((streams[a][:2], streams[b][:2]), pool)
@@ -260,6 +260,7 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             evals.append(e_last)
             inputs.append((sigma, t_star, pool.size))
             cover.append(self._coverage(pool))
+            kept.append((d, g, pool, known))
         if self.error_rate == ErrorRate.FDR and self._error_rate() != ErrorRate.FDR:
             notes.append(
                 f"e-BH needs the betting design's e-values; the {self.design} design reads "
@@ -269,24 +270,40 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             np.asarray(pvals), np.asarray(evals), self.alpha, self._error_rate()
         )
         adj = holm(np.asarray(pvals), self.alpha).adjusted if plist else np.array([])
+        level = verdicts.read_level(reject, self.alpha, self._error_rate())
         out = []
         for i in range(len(plist)):
+            sign = self._sign(results[i], pvals[i], bool(reject[i]), kept[i], level)
             status = self._pair_status(
-                plist[i], results[i], pvals[i], float(adj[i]), bool(reject[i]),
+                plist[i], results[i], pvals[i], float(adj[i]), sign,
                 float(read_at[i]), inputs[i], cover[i], a_pair, evals[i],
             )  # fmt: skip
             out.append(status)
         return out
 
+    def _sign(self, res, p: float, rejected: bool, stream, level: float) -> int:  # type: ignore[no-untyped-def]
+        """The side a rejected pair is read on (0: none, or not rejected): its interval at
+        the level it is rejected at (:func:`estimators.verdicts.side`). The Bonferroni
+        interval is wider, so when it already lies on one side that is the side; otherwise
+        the pair's interval at the read level is computed."""
+        if not rejected or not (res.n_human >= MIN_LABELS_FOR_VERDICT or p == 0.0):
+            return 0
+        known = stream[3]
+        bonf = verdicts.intersect(res.diagnostics.get("interval", res.ci), known)
+        sign = verdicts.side(bonf)
+        if sign or p == 0.0 or not level > self.alpha / max(len(pairs(self.k)), 1):
+            return sign
+        return verdicts.side(self._read_interval(stream, level))
+
     def _pair_status(
-        self, ab, res, p, p_holm, rejected, read_at, inputs, cover, a_pair, e_value
+        self, ab, res, p, p_holm, sign, read_at, inputs, cover, a_pair, e_value
     ) -> PairStatus:  # type: ignore[no-untyped-def]
-        """One pair's status: outcome, the interval shown, and the labels still needed."""
+        """One pair's status: outcome, the interval shown, and the labels still needed
+        (``sign``: the side of the interval the pair is rejected at, :meth:`_sign`)."""
         a, b = ab
         sigma, t_star, pool_size = inputs
-        rejected = rejected and (res.n_human >= MIN_LABELS_FOR_VERDICT or p == 0.0)
-        res = res.with_(ci=verdicts.compatible_interval(res.ci, rejected, res.estimate))
-        verdict, out = self._verdict(res, rejected, t_star, pool_size, exact=p == 0.0)
+        res = res.with_(ci=verdicts.compatible_interval(res.ci, sign, res.estimate))
+        verdict, out = self._verdict(res, sign, t_star, pool_size, exact=p == 0.0)
         decided = out != Outcome.UNDECIDED
         # active sampling: the forecasts run in visits and are reported in labels
         visits = res.diagnostics.get("visits") or res.n_human
@@ -309,15 +326,17 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
         )  # fmt: skip
 
     def _verdict(
-        self, res: EstimateResult, rejected: bool, n_max: int, pool_size: int, *, exact: bool
+        self, res: EstimateResult, sign: int, n_max: int, pool_size: int, *, exact: bool
     ) -> tuple[Verdict, Outcome]:
-        """(the verdict in words, the outcome) from the settled rejection and the shown
-        interval (:func:`estimators.verdicts.outcome`)."""
+        """(the verdict in words, the outcome) from the side the pair is rejected on and the
+        shown interval (:func:`estimators.verdicts.read_outcome`)."""
         lo, hi = res.ci
         census = self.finite_pool and lo == hi
         if res.n_human < MIN_LABELS_FOR_VERDICT and not (exact or census):
             return "not yet", Outcome.UNDECIDED
-        out = verdicts.outcome(rejected, res.estimate, res.ci, self.margin, self.higher_is_better)
+        out = verdicts.read_outcome(
+            sign, res.estimate, res.ci, self.margin, self.higher_is_better
+        )
         if out in (Outcome.A_BETTER, Outcome.B_BETTER):
             return str(out), out
         if out == Outcome.EQUIVALENT:
