@@ -49,6 +49,7 @@ from estimators import confidence_sequences as csq
 from estimators.doc_monitor import document_report
 from estimators.live_designs import LiveDesign
 from estimators.monitor_analysis import KNOWN_TOL, MonitorAnalysis
+from estimators.monitor_cache import MonitorCache, digest
 from estimators.monitor_forecast import MonitorForecast
 from estimators.monitor_pools import MonitorData
 from estimators.monitor_status import (
@@ -110,6 +111,10 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
     documents: (N,) document index of every item, given when the queue draws whole
         documents (judged in order): then every interval, p-value, verdict and forecast
         counts completed documents (:mod:`estimators.doc_monitor`). Not with ``visits``.
+    cache: a :class:`estimators.monitor_cache.MonitorCache` shared by the monitors built
+        for one campaign, read after read: a pair or system whose stream, pool and
+        settings are unchanged reuses its analysis (same result, bit for bit), so a read
+        after one new label recomputes the pairs that label touched.
     """
 
 
@@ -136,8 +141,12 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
         present: np.ndarray | None = None,
         visits: active.Visits | None = None,
         documents: np.ndarray | None = None,
+        cache: MonitorCache | None = None,
     ) -> None:
         self._init_pool(pool_metrics, present, names)
+        #: analyses carried between reads (:mod:`estimators.monitor_cache`); not with
+        #: active sampling (its streams record their design summaries as they are built)
+        self.cache = cache if visits is None else None
         self.design = _live_design(mode, design, label_range)
         if t_star is not None and not t_star >= 1:
             raise ValueError(f"the planned size t* must be a positive number, not {t_star}")
@@ -195,11 +204,15 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             if self.visits is not None:
                 y, g, pool, n_labels = self._weighted((s,), pool)
                 kind = f"{method}+active"
-            sys_results.append(
-                self._result(
+            key = self._cache_key("system", y, g, pool, known, a_sys, kind)
+            res = None if self.cache is None else self.cache.get(("system", s), key)
+            if res is None:
+                res = self._result(
                     y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels, known=known
                 )[0]
-            )
+                if self.cache is not None:
+                    self.cache.put(("system", s), key, res)
+            sys_results.append(res)
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
         pair_status = self._pair_statuses(plist, streams, a_pair, notes)
@@ -220,6 +233,19 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             finite_pool=self.finite_pool, designs=dict(self.designs),
             error_rate=self._error_rate(), margin=self.margin,
             plan_note=fit_notes[0] if fit_notes else None,
+        )  # fmt: skip
+
+    def _cache_key(self, what, y, g, pool, known, level, kind) -> bytes:  # type: ignore[no-untyped-def]
+        """Everything a stream's analysis depends on (:mod:`estimators.monitor_cache`)."""
+        if self.cache is None:
+            return b""
+        ctrl = pool.controls
+        return digest(
+            what, self.alpha, str(self.design), self.mode, self.t_star, self.finite_pool,
+            str(self._error_rate()), self.label_range, self.pair_controls, self.k, level, kind,
+            known, np.asarray(y, dtype=float),
+            None if g is None else np.asarray(g, dtype=float), pool.mask,
+            None if ctrl is None else ctrl.values, None if ctrl is None else ctrl.mean,
         )  # fmt: skip
 
     def _plan_fit_notes(self) -> list[str]:
@@ -247,11 +273,20 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             if self.visits is not None:
                 d, g, pool, n_labels = self._weighted((a, b), pool)
                 kind = f"{self.design}+active paired"
-            self._last_e = 1.0
-            res, p_last, sigma, t_star, cs = self._result(
-                d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
-                known=known,
-            )  # fmt: skip
+            key = self._cache_key("pair", d, g, pool, known, a_pair, kind)
+            hit = None if self.cache is None else self.cache.get(("pair", a, b), key)
+            if hit is None:
+                self._last_e = 1.0
+                res, p_last, sigma, t_star, cs = self._result(
+                    d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
+                    known=known,
+                )  # fmt: skip
+                if self.cache is not None:
+                    self.cache.put(
+                        ("pair", a, b), key, (res, p_last, sigma, t_star, cs, self._last_e)
+                    )
+            else:
+                res, p_last, sigma, t_star, cs, self._last_e = hit
             if cs is not None:
                 self._pair_cs[(a, b)] = cs
             e_last = math.inf if p_last == 0.0 else self._last_e
