@@ -1,10 +1,11 @@
 """The ranking with significance clusters, from the live monitor's pair verdicts.
 
 statistics.md §5. Systems are ordered by their live estimate, best first. Clusters follow
-the rule of the WMT findings' human-evaluation tables (Bojar et al. 2017, "Findings of the
-2017 Conference on Machine Translation", §3.4; Barrault et al. 2019, WMT19 findings,
-§3.3): "clusters are identified by grouping systems together according to which systems
-significantly outperform all others in lower ranking clusters". Precisely: a cluster
+the rule of the WMT findings' human-evaluation tables (the captions of the WMT17–WMT19
+findings' tables: Bojar et al. 2017, "Findings of the 2017 Conference on Machine
+Translation"; Barrault et al. 2019, "Findings of the 2019 Conference on Machine
+Translation"): "clusters are identified by grouping systems together according to which
+systems significantly outperform all others in lower ranking clusters". Precisely: a cluster
 boundary lies between positions i and i + 1 of the order exactly when every system at
 positions ≤ i is significantly better than every system at positions > i; the clusters are
 the runs between boundaries. Here "significantly better" is the live verdict of the pair
