@@ -222,11 +222,12 @@ PAIR_COLUMNS = [
     "p_value",
     "p_holm",
     "verdict",
-    # the three-way outcome (A better / B better / equivalent / undecided), ε and the error
-    # rate (holm / ebh) it was read with
+    # the three-way outcome (A better / B better / equivalent / undecided), ε, the error
+    # rate (holm / ebh) and the α it was read with
     "outcome",
     "margin",
     "error_rate",
+    "alpha",
     "labels_needed",
     # what the live verdicts were tuned to (issue 11): the design, t* and the estimand
     "design",

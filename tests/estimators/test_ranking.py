@@ -60,3 +60,11 @@ def test_csv_and_latex_carry_every_row_and_the_cluster_rules():
     body = tex.split(r"\midrule", 1)[1]
     assert body.count(r"\midrule") == 2  # three clusters: two rules between them
     assert "top" in tex and r"\alpha = 0.05" in tex
+
+
+def test_the_pairs_export_carries_alpha():
+    from annotation.exports import PAIR_COLUMNS
+
+    rep = _census([0.2, 0.9]).report()
+    assert "alpha" in PAIR_COLUMNS
+    assert [r["alpha"] for r in rep.rows()] == [0.05]
