@@ -190,7 +190,7 @@ def campaign_results(
     *,
     label_kind: str | None = None,
     signatures: Sequence[str] | None = None,
-    alpha: float = 0.05,
+    alpha: float | None = None,
 ) -> CampaignReport:
     """Read ``campaign`` and run :func:`estimators.report.campaign_report` on it."""
     data = read_campaign(engine, campaign_id_or_fail(engine, campaign))

@@ -44,7 +44,10 @@ def export_results_cmd(
             "or a signature (repeatable; default: the dashboard's default)."
         ),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="Family-wise error level.")] = 0.05,
+    alpha: Annotated[
+        float | None,
+        typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
+    ] = None,
 ) -> None:
     """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
     from annotation.exports import (
@@ -76,7 +79,10 @@ def export_ranking_cmd(
         list[str] | None,
         typer.Option(help="Metric used as control (as in export-results; repeatable)."),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="Family-wise error level.")] = 0.05,
+    alpha: Annotated[
+        float | None,
+        typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
+    ] = None,
 ) -> None:
     """Export the ranking with significance clusters (the dashboard's ranking table)."""
     from annotation.exports import campaign_results

@@ -140,7 +140,7 @@ def campaign_report(
     *,
     label_kind: str | None = None,
     signatures: Sequence[str] = (),
-    alpha: float = 0.05,
+    alpha: float | None = None,
     equivalence_margin: float | None = None,
     level: float = 0.95,
     width_points: int = 60,
@@ -151,12 +151,14 @@ def campaign_report(
     ``signatures`` are the metric signatures used as controls (PPI++ uses all of them, the
     monitor all of them, the von Däniken columns the first that has a stored threshold).
     ``equivalence_margin`` (ε) and the error rate come from the plan in force
-    (``data.live_plan``) unless ε is given here. ``monitor_cache``: the live monitor's
+    (``data.live_plan``) unless ε is given here; α likewise. ``monitor_cache``: the live monitor's
     analyses carried between reads of this campaign (:mod:`estimators.monitor_cache`).
     """
     j = data.judgments
     kind = label_kind or default_label_kind(data.mode, j)
     signatures = [s for s in signatures if s in data.scores]
+    if alpha is None:  # the campaign's α (the plan, logged like every setting)
+        alpha = data.live_plan.alpha
     higher = True
 
     if kind is None or len(j) == 0:

@@ -79,8 +79,13 @@ with st.sidebar:
     live = st.toggle("Refresh automatically", value=True, key="dash-live")
     every = st.select_slider("Every", options=[5, 10, 30, 60], value=10, key="dash-every",
                              format_func=lambda s: f"{s} s")  # fmt: skip
-    alpha = st.select_slider("Family-wise α", options=[0.01, 0.05, 0.1], value=0.05,
-                             key="dash-alpha")  # fmt: skip
+    # α is the campaign's (the plan, logged with the label count like every setting), not
+    # a per-viewer choice: a level picked while looking at the verdicts would not hold
+    alpha = data.live_plan.alpha
+    st.caption(
+        f"Error level α = {alpha:g} (the campaign's plan; set it before the first label with "
+        "`cli.py plan --alpha`)."
+    )
 kind = default_label_kind(data.mode, data.judgments)
 if len(kinds) > 1:
     kind = st.selectbox("Judgment", kinds, index=kinds.index(kind),
