@@ -295,7 +295,7 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             evals.append(e_last)
             inputs.append((sigma, t_star, pool.size))
             cover.append(self._coverage(pool))
-            kept.append((d, g, pool, known))
+            kept.append((d, g, pool, known, (a, b), key))
         if self.error_rate == ErrorRate.FDR and self._error_rate() != ErrorRate.FDR:
             notes.append(
                 f"e-BH needs the betting design's e-values; the {self.design} design reads "
@@ -328,7 +328,14 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
         sign = verdicts.side(bonf)
         if sign or p == 0.0 or not level > self.alpha / max(len(pairs(self.k)), 1):
             return sign
-        return verdicts.side(self._read_interval(stream, level))
+        if self.cache is None:
+            return verdicts.side(self._read_interval(stream[:4], level))
+        ab, key = stream[4], digest(stream[5], level)
+        ci = self.cache.get(("read", *ab), key)
+        if ci is None:
+            ci = self._read_interval(stream[:4], level)
+            self.cache.put(("read", *ab), key, ci)
+        return verdicts.side(ci)
 
     def _pair_status(
         self, ab, res, p, p_holm, sign, read_at, inputs, cover, a_pair, e_value
