@@ -42,7 +42,8 @@ def draw_ranking(report, mon) -> None:  # type: ignore[no-untyped-def]
     """Systems by their live estimate, with significance clusters (estimators.ranking)."""
     rows = ranking_rows(mon, report.higher_is_better)
     n_clusters = rows[-1]["cluster"] if rows else 0
-    st.subheader(f"Ranking: {len(rows)} systems in {n_clusters} significance clusters")
+    clusters = f"{n_clusters} significance cluster{'s' if n_clusters != 1 else ''}"
+    st.subheader(f"Ranking: {len(rows)} systems in {clusters}")
     frame = pd.DataFrame(
         [
             {
