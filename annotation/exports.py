@@ -205,7 +205,7 @@ def campaign_results(
     *,
     label_kind: str | None = None,
     signatures: Sequence[str] | None = None,
-    alpha: float = 0.05,
+    alpha: float | None = None,
 ) -> CampaignReport:
     """Read ``campaign`` and run :func:`estimators.report.campaign_report` on it."""
     data = read_campaign(engine, campaign_id_or_fail(engine, campaign))
@@ -237,11 +237,12 @@ PAIR_COLUMNS = [
     "p_value",
     "p_holm",
     "verdict",
-    # the three-way outcome (A better / B better / equivalent / undecided), ε and the error
-    # rate (holm / ebh) it was read with
+    # the three-way outcome (A better / B better / equivalent / undecided), ε, the error
+    # rate (holm / ebh) and the α it was read with
     "outcome",
     "margin",
     "error_rate",
+    "alpha",
     "labels_needed",
     # what the live verdicts were tuned to (issue 11): the design, t* and the estimand
     "design",

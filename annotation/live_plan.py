@@ -18,6 +18,7 @@ from db import campaigns as dbc
 from db import queue as dbq
 from db import queue_settings as dbset
 from estimators.live_designs import (
+    DEFAULT_ALPHA,
     DEFAULT_DESIGN,
     DEFAULT_MARGIN,
     ERROR_RATES,
@@ -36,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "estimand": TEST_SET,
     "equivalence_margin": DEFAULT_MARGIN,
     "error_rate": "holm",
+    "alpha": DEFAULT_ALPHA,
 }
 
 
@@ -82,7 +84,7 @@ def current_plan(engine: Engine, campaign_id: int) -> LivePlan:
 
 
 def _check_meta(values: dict[str, Any]) -> dict[str, Any]:
-    """ε a number in (0, 1], error rate holm / ebh; a clear error otherwise."""
+    """ε a number in (0, 1], error rate holm / ebh, α in (0, 0.5]; a clear error otherwise."""
     out = dict(values)
     if "equivalence_margin" in out and out["equivalence_margin"] is not None:
         try:
@@ -95,6 +97,14 @@ def _check_meta(values: dict[str, Any]) -> dict[str, Any]:
                 f"not {out['equivalence_margin']!r}"
             )
         out["equivalence_margin"] = eps
+    if out.get("alpha") is not None:
+        try:
+            a = float(out["alpha"])
+        except (TypeError, ValueError):
+            a = float("nan")
+        if not 0 < a <= 0.5:
+            raise ValueError(f"α must be a number in (0, 0.5], not {out['alpha']!r}")
+        out["alpha"] = a
     rate = out.get("error_rate")
     if rate is not None and rate not in ERROR_RATES:
         raise ValueError(f"error_rate must be one of {', '.join(ERROR_RATES)}, not {rate!r}")

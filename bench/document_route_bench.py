@@ -12,8 +12,8 @@ t* = planned labels, test-set estimand, ε = 0.05, Holm), whose ``report()`` han
 documents of ≈ 95 segments × 4 systems is ≈ 300 × 0.1 s per run, so every read is computed
 by :func:`route_reads`, which calls the same functions ``document_report`` calls
 (``clustered.document_sums`` / ``document_increments`` / ``document_paths`` /
-``document_var_prior``, ``verdicts.intersect`` / ``settle`` / ``compatible_interval`` /
-``outcome``, Holm) once per pair on the whole path (the increments are predictable, so
+``document_var_prior``, ``verdicts.intersect`` / ``shown`` / ``compatible_interval`` /
+``read_outcome``, Holm) once per pair on the whole path (the increments are predictable, so
 entry j of the path is what a read after document j computes); :func:`check_against_report`
 compares it with ``CampaignMonitor.report()`` at sampled reads (including every read at
 which some pair first settles) and the bench prints the mismatches (must be 0).
@@ -212,6 +212,15 @@ class Reads:
     p: np.ndarray  # (M, m)
 
 
+def _cut(cs, k_lo, k_hi):  # type: ignore[no-untyped-def]
+    """A pair's interval path clipped to [−1, 1] and cut by the known set (the known set
+    alone where they do not meet: verdicts.intersect)."""
+    lo, hi = np.clip(cs.lower, -1.0, 1.0), np.clip(cs.upper, -1.0, 1.0)
+    low, high = np.maximum(lo, k_lo), np.minimum(hi, k_hi)
+    empty = low > high
+    return np.where(empty, k_lo, low), np.where(empty, k_hi, high)
+
+
 def route_reads(c: Campaign, t_star: int | None) -> Reads:
     """All reads of the dashboard's pair verdicts, with document_report's functions (module
     docstring; the steps follow doc_monitor._result / _pair_statuses / _verdict)."""
@@ -226,47 +235,51 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
     est_all = np.full((n_docs, m), np.nan)
     lo_all, hi_all = np.full((n_docs, m), -np.inf), np.full((n_docs, m), np.inf)
     census = np.zeros((n_docs, m), bool)
-    lead_all = np.zeros((n_docs, m))
+    # side[h, r, i]: the side of pair i's interval after document r + 1 at Holm's level
+    # α/(m − h) (h = 0 is the Bonferroni level), cut by the known set (doc_monitor._sign)
+    side_at = np.zeros((m, n_docs, m), dtype=int)
     for i, (a, b) in enumerate(plist):
         d = c.y[a] - c.y[b]
         sums = cl.document_sums(c.item_doc, np.ones(n, bool), np.arange(n), d, pos)
         t_docs = max(sums.pool_docs, 1)  # doc_monitor._planned_docs: the pool, not the plan
         inc = cl.document_increments(sums, finite_pool=True)
+        prior = cl.document_var_prior(sums, 2.0)
         cs, p = cl.document_paths(
-            inc, level=a_pair, alpha_tuning=a_pair, t_star=t_docs, theta0=0.0,
-            var_prior=cl.document_var_prior(sums, 2.0),
+            inc, level=a_pair, alpha_tuning=a_pair, t_star=t_docs, theta0=0.0, var_prior=prior,
         )  # fmt: skip
-        lo, hi = np.clip(cs.lower, -1.0, 1.0), np.clip(cs.upper, -1.0, 1.0)
         s_d = np.cumsum(sums.total)
         s_n = np.cumsum(sums.size)
         rest = n - s_n
         k_lo, k_hi = (s_d - rest) / n, (s_d + rest) / n  # verdicts.pair_known_bounds
-        low, high = np.maximum(lo, k_lo), np.minimum(hi, k_hi)
-        empty = low > high  # verdicts.intersect: the known set alone
-        low, high = np.where(empty, k_lo, low), np.where(empty, k_hi, high)
-        # doc_monitor._direction: the running mean's sign where the p path reached its value
-        first = np.searchsorted(-p, -p, side="left")  # p is a running minimum
-        lead = np.sign(cs.center[first])
+        low, high = _cut(cs, k_lo, k_hi)
+        for h in range(m):
+            lh, hh = (low, high) if h == 0 else _cut(cl.document_paths(
+                inc, level=ALPHA / (m - h), alpha_tuning=a_pair, t_star=t_docs, theta0=None,
+                var_prior=prior,
+            )[0], k_lo, k_hi)  # fmt: skip
+            side_at[h, :, i] = np.where(lh > 0, 1, np.where(hh < 0, -1, 0))
         out_known = (k_lo > 0) | (k_hi < 0)
-        lead = np.where(out_known, np.sign((k_lo + k_hi) / 2), lead)
         p = np.where(out_known, 0.0, p)  # the labelled part rules 0 out
         p = np.where(~out_known & (k_lo == k_hi), 1.0, p)  # census: Δ is 0 exactly
-        est = np.clip(s_d / s_n, low, high)
-        lead = np.where(lead != 0, lead, est)
+        est = s_d / s_n
         p_all[:, i], est_all[:, i], lo_all[:, i], hi_all[:, i] = p, est, low, high
-        lead_all[:, i] = lead
         census[:, i] = low == high
     j = np.arange(1, n_docs + 1)[:, None]
     reject = holm(p_all, ALPHA).reject & ((j >= cl.MIN_DOCUMENTS) | (p_all == 0.0))
+    n_rej = holm(p_all, ALPHA).reject.sum(axis=1)  # the read level: α/(m − r + 1)
     out = np.zeros((n_docs, m), dtype=int)
     for r in range(n_docs):
         for i in range(m):
-            ci = verdicts.compatible_interval(
-                (lo_all[r, i], hi_all[r, i]), bool(reject[r, i]), lead_all[r, i]
-            )
+            est, ci = verdicts.shown((lo_all[r, i], hi_all[r, i]), est_all[r, i])
+            sign = 0
+            if reject[r, i]:
+                sign = side_at[0, r, i]
+                if not sign and p_all[r, i] != 0.0 and n_rej[r] > 1:
+                    sign = side_at[n_rej[r] - 1, r, i]
+            ci = verdicts.compatible_interval(ci, sign, est)
             if r + 1 < cl.MIN_DOCUMENTS and not (p_all[r, i] == 0.0 or census[r, i]):
                 continue
-            o = verdicts.outcome(bool(reject[r, i]), lead_all[r, i], ci, MARGIN, True)
+            o = verdicts.read_outcome(sign, est, ci, MARGIN, True)
             out[r, i] = {Outcome.A_BETTER: 1, Outcome.B_BETTER: -1, Outcome.EQUIVALENT: 2}.get(
                 o, 0
             )

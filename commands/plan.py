@@ -44,6 +44,15 @@ PlanErrorRate = Annotated[
         "betting design)."
     ),
 ]
+PlanAlpha = Annotated[
+    float | None,
+    typer.Option(
+        "--alpha",
+        help="α, the level of the error rate (family-wise under Holm, FDR under e-BH; "
+        "default 0.05). Not the adequacy rate: the share of adequate outputs is a system's "
+        "estimate.",
+    ),
+]
 PlanDocuments = Annotated[
     int | None,
     typer.Option(
@@ -62,6 +71,7 @@ def plan(
     estimand: PlanEstimand = None,
     margin: PlanMargin = None,
     error_rate: PlanErrorRate = None,
+    alpha: PlanAlpha = None,
     documents: PlanDocuments = None,
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
@@ -77,7 +87,7 @@ def plan(
     if documents is not None and docs is None:
         fail(f"{campaign!r} does not judge documents in order: plan in --labels.")
     settings = {"live_design": design, "estimand": estimand, "equivalence_margin": margin,
-                "error_rate": error_rate}  # fmt: skip
+                "error_rate": error_rate, "alpha": alpha}  # fmt: skip
     values = {k: v for k, v in settings.items() if v is not None}
     try:
         if smallest_difference is not None:
@@ -98,6 +108,7 @@ def plan(
         f"'no difference larger than {now.margin:g}' when its interval lies within ±ε"
     )
     typer.echo(f"Error rate: {now.error_rate} — {_error_rate_text(now.error_rate)}")
+    typer.echo(f"Error level α: {now.alpha:g}")
     for line in _plan_fit_lines(engine, cid, now, docs):
         typer.secho(line, fg=typer.colors.YELLOW)
     for ch in now.late:

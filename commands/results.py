@@ -44,7 +44,10 @@ def export_results_cmd(
             "or a signature (repeatable; default: the dashboard's default)."
         ),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="Family-wise error level.")] = 0.05,
+    alpha: Annotated[
+        float | None,
+        typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
+    ] = None,
 ) -> None:
     """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
     from annotation.exports import (
@@ -66,3 +69,33 @@ def export_results_cmd(
         base.write_export(pairs_out, pairs_csv(report))
     for note in report.notes:
         typer.echo(f"Note: {note}", err=True)
+
+
+@app.command("export-ranking")
+def export_ranking_cmd(
+    campaign: CampaignName,
+    out: Annotated[Path, typer.Option(help=".csv or .tex (LaTeX, booktabs).")],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(help="Metric used as control (as in export-results; repeatable)."),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
+    ] = None,
+) -> None:
+    """Export the ranking with significance clusters (the dashboard's ranking table)."""
+    from annotation.exports import campaign_results
+    from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
+
+    if out.suffix.lower() not in (".csv", ".tex"):
+        fail(f"{out}: use a .csv or .tex file name.")
+    engine = base.open_engine()
+    signatures = metric_signatures(engine, campaign, metric) if metric else None
+    with base.exporting():
+        report = campaign_results(engine, campaign, signatures=signatures, alpha=alpha)
+    if report.monitor is None:
+        fail("No anytime-valid verdicts yet (no labels with a recorded random order).")
+    rows = ranking_rows(report.monitor, report.higher_is_better)
+    tex = out.suffix.lower() == ".tex"
+    base.write_export(out, ranking_latex(rows).encode() if tex else ranking_csv(rows))

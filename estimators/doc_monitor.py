@@ -72,31 +72,47 @@ def _result(mon, sums, alpha_cs, *, pair, theta0, known, method):  # type: ignor
     sigma = float(cs.sigma[-1])
     p_last = 1.0 if p is None else float(p[-1])
     ci = verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
-    lead = _direction(cs, p, p_last)
     if known is not None and theta0 is not None and not known[0] <= theta0 <= known[1]:
         p_last = 0.0  # the labelled part alone rules θ0 out
-        lead = float(np.sign(sum(known) / 2 - theta0))
     elif known is not None and known[0] == known[1]:
         p_last = 1.0  # every document judged: the difference is θ0 exactly, whatever the path
-    est = float(sums.total.sum() / sums.size.sum())
+    est, ci = verdicts.shown(ci, float(sums.total.sum() / sums.size.sum()))
     res = EstimateResult(
-        estimate=float(np.clip(est, *ci)), ci=ci, se=sigma / math.sqrt(j), n_human=n_labels,
+        estimate=est, ci=ci, se=sigma / math.sqrt(j), n_human=n_labels,
         n_metric=0, method=method, level=1 - alpha_cs,
-        diagnostics={**diag, "sigma": sigma, "p_value": p_last, "direction": lead},
+        diagnostics={**diag, "sigma": sigma, "p_value": p_last,
+                     "interval": (float(cs.lower[-1]), float(cs.upper[-1]))},
         valid_for_verdict=j >= cl.MIN_DOCUMENTS,
     )  # fmt: skip
     return res, p_last, sigma, t_star, cs
 
 
-def _direction(cs, p, p_last: float) -> float:  # type: ignore[no-untyped-def]
-    """The side a rejection of θ0 stands on: the sign of the running mean when the p-value
-    path first reached its current value (it is a running minimum). Read from today's
-    estimate instead, a settled pair could change sides between reads (bench: 26–120 of
-    2,000 campaigns showed "A better", later "B better")."""
-    if p is None or cs is None:
-        return 0.0
-    first = int(np.argmax(np.asarray(p) <= p_last))
-    return float(np.sign(cs.center[first]))
+def _read_interval(mon, sums, known, level: float, a_pair: float):  # type: ignore[no-untyped-def]
+    """A pair's last interval at ``level``, tuned as its Bonferroni interval, cut by the
+    known part of its pool: the interval its side is read from when it is rejected at
+    ``level`` (:func:`estimators.verdicts.read_level`)."""
+    inc = cl.document_increments(sums, finite_pool=mon.finite_pool)
+    cs, _ = cl.document_paths(
+        inc, level=level, alpha_tuning=a_pair, t_star=_planned_docs(mon, sums), theta0=None,
+        var_prior=_prior(mon, sums, True),
+    )  # fmt: skip
+    cs = mon._clip(cs, True)
+    return verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
+
+
+def _sign(mon, row, rejected: bool, level: float, a_pair: float) -> int:  # type: ignore[no-untyped-def]
+    """The side a rejected pair is read on (0: none, or not rejected): the side of its
+    interval at the level it is rejected at (:func:`estimators.verdicts.side`) — the
+    Bonferroni interval's when that already excludes 0, else the read-level interval's.
+    Never the estimate's sign or the running mean's: at the census those broke ties to
+    "A better" beside an estimate below 0."""
+    sums, res, p, known = row[0], row[2], row[3], row[-1]
+    if not rejected:
+        return 0
+    sign = verdicts.side(verdicts.intersect(res.diagnostics.get("interval", res.ci), known))
+    if sign or p == 0.0 or not level > a_pair:
+        return sign
+    return verdicts.side(_read_interval(mon, sums, known, level, a_pair))
 
 
 def _pair_sums(mon: CampaignMonitor, streams, a: int, b: int):  # type: ignore[no-untyped-def]
@@ -111,12 +127,12 @@ def _pair_sums(mon: CampaignMonitor, streams, a: int, b: int):  # type: ignore[n
     return sums, pool
 
 
-def _verdict(mon, res, j, pool_docs, rejected, exact, lead):  # type: ignore[no-untyped-def]
+def _verdict(mon, res, j, pool_docs, sign, exact):  # type: ignore[no-untyped-def]
     lo, hi = res.ci
     census = mon.finite_pool and lo == hi
     if j < cl.MIN_DOCUMENTS and not (exact or census):
         return "not yet", Outcome.UNDECIDED
-    out = verdicts.outcome(rejected, lead, res.ci, mon.margin, mon.higher_is_better)
+    out = verdicts.read_outcome(sign, res.estimate, res.ci, mon.margin, mon.higher_is_better)
     if out in (Outcome.A_BETTER, Outcome.B_BETTER):
         return str(out), out
     if out == Outcome.EQUIVALENT:
@@ -291,7 +307,7 @@ def _pair_statuses(mon, plist, streams, a_pair, ebh=False) -> list[PairStatus]: 
                       method="asympcs documents paired")  # fmt: skip
         if out[4] is not None:
             mon._pair_cs[(a, b)] = out[4]
-        rows.append((sums, pool, *out))
+        rows.append((sums, pool, *out, known))
     pvals = np.array([r[3] for r in rows], dtype=float)
     evals = np.ones_like(pvals)
     if ebh:
@@ -302,14 +318,15 @@ def _pair_statuses(mon, plist, streams, a_pair, ebh=False) -> list[PairStatus]: 
     rate = ErrorRate.FDR if ebh else ErrorRate.FWER
     reject, read_at = verdicts.settle(pvals, evals, mon.alpha, rate)
     adj = holm(pvals, mon.alpha).adjusted if plist else np.array([])
+    level = verdicts.read_level(reject, mon.alpha, rate)
     status = []
     for i, (a, b) in enumerate(plist):
-        sums, pool, res, p, sigma, t_star, _ = rows[i]
+        sums, pool, res, p, sigma, t_star, _, _ = rows[i]
         j = sums.completed
         rejected = bool(reject[i]) and (j >= cl.MIN_DOCUMENTS or p == 0.0)
-        lead = res.diagnostics.get("direction") or res.estimate  # the side it was settled on
-        res = res.with_(ci=verdicts.compatible_interval(res.ci, rejected, lead))
-        verdict, outcome = _verdict(mon, res, j, sums.pool_docs, rejected, p == 0.0, lead)
+        sign = _sign(mon, rows[i], rejected, level, a_pair)
+        res = res.with_(ci=verdicts.compatible_interval(res.ci, sign, res.estimate))
+        verdict, outcome = _verdict(mon, res, j, sums.pool_docs, sign, p == 0.0)
         docs, basis = (
             (0, "decided") if outcome != Outcome.UNDECIDED
             else _needed(mon, res, sigma, j, sums, t_star, float(read_at[i]))

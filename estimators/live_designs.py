@@ -210,8 +210,10 @@ def ever_rejects(
 #: Campaign settings that tune the live verdicts (campaigns columns of the same names).
 PLAN_KEYS = ("planned_labels", "live_design", "estimand")
 #: Plan settings kept in campaigns.meta (logged like the columns): ε, the smallest
-#: difference that matters, and the error rate the pair verdicts control.
-META_PLAN_KEYS = ("equivalence_margin", "error_rate")
+#: difference that matters, the error rate the pair verdicts control, and its level α.
+META_PLAN_KEYS = ("equivalence_margin", "error_rate", "alpha")
+#: α when the plan sets none.
+DEFAULT_ALPHA = 0.05
 #: ε when the plan sets none.
 DEFAULT_MARGIN = 0.05
 #: Error-rate values (estimators.verdicts.ErrorRate).
@@ -250,6 +252,8 @@ class LivePlan:
     margin: float = DEFAULT_MARGIN
     #: "holm" (family-wise error rate, default) or "ebh" (false discovery rate)
     error_rate: str = "holm"
+    #: α, the level of that error rate (the chance of any false "better" claim under Holm)
+    alpha: float = DEFAULT_ALPHA
 
     @property
     def finite_pool(self) -> bool:
@@ -293,7 +297,17 @@ def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
         late=tuple(reversed(late)),
         margin=_margin(values["equivalence_margin"]),
         error_rate=values["error_rate"] if values["error_rate"] in ERROR_RATES else "holm",
+        alpha=_alpha(values["alpha"]),
     )
+
+
+def _alpha(value: Any) -> float:
+    """A stored α, or the default when unset or not in (0, 0.5]."""
+    try:
+        a = float(value)
+    except (TypeError, ValueError):
+        return DEFAULT_ALPHA
+    return a if 0 < a <= 0.5 else DEFAULT_ALPHA
 
 
 def _margin(value: Any) -> float:

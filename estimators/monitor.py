@@ -49,6 +49,7 @@ from estimators import confidence_sequences as csq
 from estimators.doc_monitor import document_report
 from estimators.live_designs import LiveDesign
 from estimators.monitor_analysis import KNOWN_TOL, MonitorAnalysis
+from estimators.monitor_cache import MonitorCache, digest
 from estimators.monitor_forecast import MonitorForecast
 from estimators.monitor_pools import MonitorData
 from estimators.monitor_status import (
@@ -110,6 +111,10 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
     documents: (N,) document index of every item, given when the queue draws whole
         documents (judged in order): then every interval, p-value, verdict and forecast
         counts completed documents (:mod:`estimators.doc_monitor`). Not with ``visits``.
+    cache: a :class:`estimators.monitor_cache.MonitorCache` shared by the monitors built
+        for one campaign, read after read: a pair or system whose stream, pool and
+        settings are unchanged reuses its analysis (same result, bit for bit), so a read
+        after one new label recomputes the pairs that label touched.
     """
 
 
@@ -136,8 +141,12 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
         present: np.ndarray | None = None,
         visits: active.Visits | None = None,
         documents: np.ndarray | None = None,
+        cache: MonitorCache | None = None,
     ) -> None:
         self._init_pool(pool_metrics, present, names)
+        #: analyses carried between reads (:mod:`estimators.monitor_cache`); not with
+        #: active sampling (its streams record their design summaries as they are built)
+        self.cache = cache if visits is None else None
         self.design = _live_design(mode, design, label_range)
         if t_star is not None and not t_star >= 1:
             raise ValueError(f"the planned size t* must be a positive number, not {t_star}")
@@ -195,11 +204,15 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             if self.visits is not None:
                 y, g, pool, n_labels = self._weighted((s,), pool)
                 kind = f"{method}+active"
-            sys_results.append(
-                self._result(
+            key = self._cache_key("system", y, g, pool, known, a_sys, kind)
+            res = None if self.cache is None else self.cache.get(("system", s), key)
+            if res is None:
+                res = self._result(
                     y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels, known=known
                 )[0]
-            )
+                if self.cache is not None:
+                    self.cache.put(("system", s), key, res)
+            sys_results.append(res)
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
         pair_status = self._pair_statuses(plist, streams, a_pair, notes)
@@ -222,6 +235,19 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             plan_note=fit_notes[0] if fit_notes else None,
         )  # fmt: skip
 
+    def _cache_key(self, what, y, g, pool, known, level, kind) -> bytes:  # type: ignore[no-untyped-def]
+        """Everything a stream's analysis depends on (:mod:`estimators.monitor_cache`)."""
+        if self.cache is None:
+            return b""
+        ctrl = pool.controls
+        return digest(
+            what, self.alpha, str(self.design), self.mode, self.t_star, self.finite_pool,
+            str(self._error_rate()), self.label_range, self.pair_controls, self.k, level, kind,
+            known, np.asarray(y, dtype=float),
+            None if g is None else np.asarray(g, dtype=float), pool.mask,
+            None if ctrl is None else ctrl.values, None if ctrl is None else ctrl.mean,
+        )  # fmt: skip
+
     def _plan_fit_notes(self) -> list[str]:
         """Say so when the plan's labels per system exceed the pool (the sequences are then
         tuned to the pool: the plan as given cannot be followed)."""
@@ -239,7 +265,7 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
 
     def _pair_statuses(self, plist, streams, a_pair: float, notes: list[str]):  # type: ignore[no-untyped-def]
         """Analyse every pair, settle them together (Holm or e-BH), and word the verdicts."""
-        results, pvals, evals, inputs, cover = [], [], [], [], []
+        results, pvals, evals, inputs, cover, kept = [], [], [], [], [], []
         for a, b in plist:
             d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
             known = self._known((streams[a][:2], streams[b][:2]), pool)
@@ -247,11 +273,20 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             if self.visits is not None:
                 d, g, pool, n_labels = self._weighted((a, b), pool)
                 kind = f"{self.design}+active paired"
-            self._last_e = 1.0
-            res, p_last, sigma, t_star, cs = self._result(
-                d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
-                known=known,
-            )  # fmt: skip
+            key = self._cache_key("pair", d, g, pool, known, a_pair, kind)
+            hit = None if self.cache is None else self.cache.get(("pair", a, b), key)
+            if hit is None:
+                self._last_e = 1.0
+                res, p_last, sigma, t_star, cs = self._result(
+                    d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
+                    known=known,
+                )  # fmt: skip
+                if self.cache is not None:
+                    self.cache.put(
+                        ("pair", a, b), key, (res, p_last, sigma, t_star, cs, self._last_e)
+                    )
+            else:
+                res, p_last, sigma, t_star, cs, self._last_e = hit
             if cs is not None:
                 self._pair_cs[(a, b)] = cs
             e_last = math.inf if p_last == 0.0 else self._last_e
@@ -260,6 +295,7 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             evals.append(e_last)
             inputs.append((sigma, t_star, pool.size))
             cover.append(self._coverage(pool))
+            kept.append((d, g, pool, known, (a, b), key))
         if self.error_rate == ErrorRate.FDR and self._error_rate() != ErrorRate.FDR:
             notes.append(
                 f"e-BH needs the betting design's e-values; the {self.design} design reads "
@@ -269,24 +305,47 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             np.asarray(pvals), np.asarray(evals), self.alpha, self._error_rate()
         )
         adj = holm(np.asarray(pvals), self.alpha).adjusted if plist else np.array([])
+        level = verdicts.read_level(reject, self.alpha, self._error_rate())
         out = []
         for i in range(len(plist)):
+            sign = self._sign(results[i], pvals[i], bool(reject[i]), kept[i], level)
             status = self._pair_status(
-                plist[i], results[i], pvals[i], float(adj[i]), bool(reject[i]),
+                plist[i], results[i], pvals[i], float(adj[i]), sign,
                 float(read_at[i]), inputs[i], cover[i], a_pair, evals[i],
             )  # fmt: skip
             out.append(status)
         return out
 
+    def _sign(self, res, p: float, rejected: bool, stream, level: float) -> int:  # type: ignore[no-untyped-def]
+        """The side a rejected pair is read on (0: none, or not rejected): its interval at
+        the level it is rejected at (:func:`estimators.verdicts.side`). The Bonferroni
+        interval is wider, so when it already lies on one side that is the side; otherwise
+        the pair's interval at the read level is computed."""
+        if not rejected or not (res.n_human >= MIN_LABELS_FOR_VERDICT or p == 0.0):
+            return 0
+        known = stream[3]
+        bonf = verdicts.intersect(res.diagnostics.get("interval", res.ci), known)
+        sign = verdicts.side(bonf)
+        if sign or p == 0.0 or not level > self.alpha / max(len(pairs(self.k)), 1):
+            return sign
+        if self.cache is None:
+            return verdicts.side(self._read_interval(stream[:4], level))
+        ab, key = stream[4], digest(stream[5], level)
+        ci = self.cache.get(("read", *ab), key)
+        if ci is None:
+            ci = self._read_interval(stream[:4], level)
+            self.cache.put(("read", *ab), key, ci)
+        return verdicts.side(ci)
+
     def _pair_status(
-        self, ab, res, p, p_holm, rejected, read_at, inputs, cover, a_pair, e_value
+        self, ab, res, p, p_holm, sign, read_at, inputs, cover, a_pair, e_value
     ) -> PairStatus:  # type: ignore[no-untyped-def]
-        """One pair's status: outcome, the interval shown, and the labels still needed."""
+        """One pair's status: outcome, the interval shown, and the labels still needed
+        (``sign``: the side of the interval the pair is rejected at, :meth:`_sign`)."""
         a, b = ab
         sigma, t_star, pool_size = inputs
-        rejected = rejected and (res.n_human >= MIN_LABELS_FOR_VERDICT or p == 0.0)
-        res = res.with_(ci=verdicts.compatible_interval(res.ci, rejected, res.estimate))
-        verdict, out = self._verdict(res, rejected, t_star, pool_size, exact=p == 0.0)
+        res = res.with_(ci=verdicts.compatible_interval(res.ci, sign, res.estimate))
+        verdict, out = self._verdict(res, sign, t_star, pool_size, exact=p == 0.0)
         decided = out != Outcome.UNDECIDED
         # active sampling: the forecasts run in visits and are reported in labels
         visits = res.diagnostics.get("visits") or res.n_human
@@ -309,15 +368,17 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
         )  # fmt: skip
 
     def _verdict(
-        self, res: EstimateResult, rejected: bool, n_max: int, pool_size: int, *, exact: bool
+        self, res: EstimateResult, sign: int, n_max: int, pool_size: int, *, exact: bool
     ) -> tuple[Verdict, Outcome]:
-        """(the verdict in words, the outcome) from the settled rejection and the shown
-        interval (:func:`estimators.verdicts.outcome`)."""
+        """(the verdict in words, the outcome) from the side the pair is rejected on and the
+        shown interval (:func:`estimators.verdicts.read_outcome`)."""
         lo, hi = res.ci
         census = self.finite_pool and lo == hi
         if res.n_human < MIN_LABELS_FOR_VERDICT and not (exact or census):
             return "not yet", Outcome.UNDECIDED
-        out = verdicts.outcome(rejected, res.estimate, res.ci, self.margin, self.higher_is_better)
+        out = verdicts.read_outcome(
+            sign, res.estimate, res.ci, self.margin, self.higher_is_better
+        )
         if out in (Outcome.A_BETTER, Outcome.B_BETTER):
             return str(out), out
         if out == Outcome.EQUIVALENT:

@@ -35,10 +35,13 @@ class MonitorAnalysis:
     """Analysis of :class:`estimators.monitor.CampaignMonitor`: each stream's increments,
     sequence, p-value and shown result under the live design in force."""
 
-    def _analyse(self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None):
+    def _analyse(
+        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None, level=None
+    ):  # type: ignore[no-untyped-def]
         """Increments, CS at ``alpha_cs``, and the anytime p-value vs ``theta0``, both tuned
         at ``alpha_cs`` (:meth:`_tuning`); the betting design also leaves its e-value K_t(θ0)
-        in ``self._last_e``.
+        in ``self._last_e``. ``level``: the CS at that level instead, same tuning (the
+        interval a rejected pair is read at, :func:`estimators.verdicts.read_level`).
 
         t* and the finite-pool N come from the size of the fixed pool and the plan, never
         from the labels seen so far: the path up to t then depends on the first t labels
@@ -48,10 +51,10 @@ class MonitorAnalysis:
         pool_size = pool.size if self.finite_pool and self.visits is None else None
         m = max(len(pairs(self.k)), 1)
         paths = self._clt_paths if not self.design.bounded else self._bounded_paths
-        inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m)
+        inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m, level)
         return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
 
-    def _clt_paths(self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m):  # type: ignore[no-untyped-def]
+    def _clt_paths(self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m, level):  # type: ignore[no-untyped-def]
         """Unbounded designs: control-variate increments with replacement (or Des Raj,
         finite pool) and the design's CS and p-value path, with a variance prior."""
         gbar = None if pool.controls is None else pool.controls.mean
@@ -69,12 +72,14 @@ class MonitorAnalysis:
             # times a label's, so the prior is scaled alike (statistics.md §9)
             prior /= max(float(np.mean(self.visits.pi)), 1e-3)
         cs, p = design_paths(
-            self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
+            self.design, inc.z, level=level or alpha_cs, alpha=self._tuning(alpha_cs), m=m,
             theta0=theta0, t_star=t_star, var_prior=prior,
         )  # fmt: skip
         return inc, cs, p
 
-    def _bounded_paths(self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m):  # type: ignore[no-untyped-def]
+    def _bounded_paths(
+        self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m, level
+    ):  # type: ignore[no-untyped-def]  # type: ignore[no-untyped-def]
         """Bounded designs (strict, betting): increments with known bounds, clipped
         control coefficients, the design's CS and p-value path; the betting design also
         leaves its e-value K_t(θ0) in ``self._last_e``."""
@@ -107,10 +112,10 @@ class MonitorAnalysis:
         # capital's set, so an interval that excludes 0 is an e-value ≥ m/α (a verdict)
         ebh = pair and self._error_rate() == ErrorRate.FDR
         cs, p = design_paths(
-            self.design, inc.z, level=alpha_cs, alpha=self._tuning(alpha_cs), m=m,
+            self.design, inc.z, level=level or alpha_cs, alpha=self._tuning(alpha_cs), m=m,
             theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh, pool_size=wor,
         )  # fmt: skip
-        if theta0 is not None and self.design == LiveDesign.BETTING:
+        if theta0 is not None and self.design == LiveDesign.BETTING and level is None:
             e = betting.betting_evalue(
                 inc.z, theta0, bounds=inc.bounds, alpha_tuning=alpha_cs, t_star=t_star,
                 pool_size=wor,
@@ -252,8 +257,11 @@ class MonitorAnalysis:
             diagnostics["p_value"] = p_last
         if known is not None:
             diagnostics["known_bounds"] = known
+        # the sequence's own interval, before the cut and the estimate widen it
+        diagnostics["interval"] = (float(cs.lower[-1]), float(cs.upper[-1]))
+        estimate, ci = verdicts.shown(ci, float(self._estimate(y, g, inc, pool)))
         res = EstimateResult(
-            estimate=float(np.clip(self._estimate(y, g, inc, pool), *ci)),
+            estimate=estimate,
             ci=ci,
             se=sigma / math.sqrt(inc.z.shape[-1]),
             n_human=n,
@@ -264,3 +272,12 @@ class MonitorAnalysis:
             valid_for_verdict=n >= MIN_LABELS_FOR_VERDICT,
         )
         return res, p_last, sigma, t_star, cs
+
+    def _read_interval(self, stream, level: float):  # type: ignore[no-untyped-def]
+        """A pair's last interval at ``level`` (same tuning as its Bonferroni interval), cut
+        by the known part of its pool: the interval its side is read from when it is
+        rejected at ``level`` (:func:`estimators.verdicts.read_level`)."""
+        d, g, pool, known = stream
+        a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
+        cs = self._analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level)[1]
+        return verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)

@@ -162,6 +162,7 @@ class MonitorReport:
                     "outcome": str(p.outcome),
                     "margin": p.margin,
                     "error_rate": str(self.error_rate),
+                    "alpha": self.alpha,
                     "labels_needed": p.labels_needed,
                     "labels_needed_basis": p.needed_basis,
                     "labels_needed_planner": p.labels_needed_planner,

@@ -39,6 +39,7 @@ from estimators.campaign import (
     default_label_kind,
 )
 from estimators.efficiency import MetricEfficiency, metric_efficiency
+from estimators.monitor_cache import MonitorCache
 from estimators.monitor_status import MonitorReport
 from estimators.report_columns import (
     METHODS,
@@ -139,21 +140,25 @@ def campaign_report(
     *,
     label_kind: str | None = None,
     signatures: Sequence[str] = (),
-    alpha: float = 0.05,
+    alpha: float | None = None,
     equivalence_margin: float | None = None,
     level: float = 0.95,
     width_points: int = 60,
+    monitor_cache: MonitorCache | None = None,
 ) -> CampaignReport:
     """Run every estimator on a campaign (see the module docstring).
 
     ``signatures`` are the metric signatures used as controls (PPI++ uses all of them, the
     monitor all of them, the von Däniken columns the first that has a stored threshold).
     ``equivalence_margin`` (ε) and the error rate come from the plan in force
-    (``data.live_plan``) unless ε is given here.
+    (``data.live_plan``) unless ε is given here; α likewise. ``monitor_cache``: the live monitor's
+    analyses carried between reads of this campaign (:mod:`estimators.monitor_cache`).
     """
     j = data.judgments
     kind = label_kind or default_label_kind(data.mode, j)
     signatures = [s for s in signatures if s in data.scores]
+    if alpha is None:  # the campaign's α (the plan, logged like every setting)
+        alpha = data.live_plan.alpha
     higher = True
 
     if kind is None or len(j) == 0:
@@ -173,7 +178,7 @@ def campaign_report(
     monitor, widths = live_monitor(
         cols, data, kind, y_all, first, signatures, grids,
         alpha=alpha, equivalence_margin=equivalence_margin, higher_is_better=higher,
-        width_points=width_points,
+        width_points=width_points, cache=monitor_cache,
     )  # fmt: skip
     return CampaignReport(
         label_kind=kind,

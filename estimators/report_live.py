@@ -16,6 +16,7 @@ from estimators import sequential as seq
 from estimators.campaign import LABEL_KINDS, CampaignData, LabelKind
 from estimators.live_designs import FALLBACK_DESIGN, LiveDesign
 from estimators.monitor import CampaignMonitor
+from estimators.monitor_cache import MonitorCache
 from estimators.monitor_status import MonitorReport
 from estimators.multiple import pairs
 from estimators.report_columns import Columns
@@ -35,6 +36,7 @@ def live_monitor(
     equivalence_margin: float | None,
     higher_is_better: bool,
     width_points: int,
+    cache: MonitorCache | None = None,
 ) -> tuple[MonitorReport | None, list[dict[str, Any]]]:
     """The anytime-valid monitor on the labels with a recorded random order (one per
     assignment position), and the width paths of its pair confidence sequences. Design,
@@ -64,7 +66,7 @@ def live_monitor(
             present=data.output_ids >= 0,
             design=design, t_star=plan.planned_labels, finite_pool=plan.finite_pool,
             visits=None if data.visits is None else data.visits.before(data.open_from),
-            documents=data.documents if data.visits is None else None,
+            documents=data.documents if data.visits is None else None, cache=cache,
         )  # fmt: skip
         monitor = mon.report()
     except ValueError as exc:

@@ -4,7 +4,9 @@ statistics.md §4–§5; docs/statistics-notes.md. Pure numpy.
 
 Outcomes. Each pair (A, B) settles as
 - ``A better`` / ``B better``: H0: Δ = 0 rejected by the multiple-testing procedure in force
-  (Holm on the anytime p-values, or e-BH on the e-values), the sign from the estimate;
+  (Holm on the anytime p-values, or e-BH on the e-values), the side from the pair's interval
+  at the level it is rejected at (:func:`read_level`, :func:`side`): A better only when that
+  interval lies above 0, and the estimate shown with it too (:func:`read_outcome`);
 - ``equivalent``: the pair's simultaneous interval (level α/m, Bonferroni over the m pairs)
   lies inside [−ε, ε], ε the plan's smallest difference that matters. Wrong only when that
   interval misses Δ, so with the Bonferroni level all equivalence claims hold together with
@@ -163,14 +165,65 @@ def intersect(ci: tuple[float, float], known: tuple[float, float] | None) -> tup
     return (lo, hi) if lo <= hi else known
 
 
-def outcome(
-    rejected: bool, estimate: float, ci: tuple[float, float], margin: float,
+def read_level(reject: np.ndarray, alpha: float, error_rate: str) -> float:
+    """The level the rejected pairs are read at: Holm's last step α/(m − r + 1) (every
+    rejected pair has p ≤ it), e-BH's α·r/m (every rejected e-value ≥ m/(α r)); r the
+    number of rejections. The interval at this level excludes 0 for every rejected pair
+    (same tuning: the p-value reaches a level exactly when 0 leaves that level's set)."""
+    reject = np.asarray(reject, dtype=bool)
+    m, r = reject.size, int(reject.sum())
+    if r == 0:
+        return float("nan")
+    if error_rate == ErrorRate.FDR:
+        return alpha * r / m
+    return alpha / (m - r + 1)
+
+
+def side(ci: tuple[float, float]) -> int:
+    """+1 when the interval lies above 0, −1 below, 0 when it touches or straddles 0.
+
+    A rejection of Δ = 0 says that Δ ≠ 0, not which way: the side is read from the interval
+    at the level the pair is rejected at (:func:`read_level`), never from the estimate's sign
+    or a tie-break (an estimate of 0 once broke a tie towards "A better" while Δ < 0)."""
+    lo, hi = ci
+    return 1 if lo > 0 else -1 if hi < 0 else 0
+
+
+#: Rounding slack between an estimate and the bound it equals in exact arithmetic (the
+#: census: label mean vs the known pool mean, summed in another order).
+ROUNDING = 1e-12
+
+
+def holding(ci: tuple[float, float], estimate: float) -> tuple[float, float]:
+    """The interval widened, if need be, to hold the estimate shown with it. Clipping the
+    estimate into the interval instead would hide a miss: an estimate just past ±ε shown at
+    ±ε beside "no difference larger than ε". Widening keeps coverage."""
+    if not math.isfinite(estimate):
+        return ci
+    return (min(ci[0], estimate), max(ci[1], estimate))
+
+
+def shown(ci: tuple[float, float], estimate: float) -> tuple[float, tuple[float, float]]:
+    """(estimate, interval) as shown: an estimate past a bound by rounding only
+    (:data:`ROUNDING`) is set on it, otherwise the interval is widened to hold it
+    (:func:`holding`)."""
+    lo, hi = ci
+    if math.isfinite(estimate) and lo - ROUNDING <= estimate <= hi + ROUNDING:
+        return float(min(max(estimate, lo), hi)), ci
+    return estimate, holding(ci, estimate)
+
+
+def read_outcome(
+    sign: int, estimate: float, ci: tuple[float, float], margin: float,
     higher_is_better: bool,
 ) -> Outcome:  # fmt: skip
-    """The pair's outcome from its rejection and its simultaneous interval (see module)."""
-    if rejected:
-        centre = estimate if math.isfinite(estimate) and estimate != 0 else sum(ci) / 2
-        a_wins = (centre > 0) == higher_is_better
+    """The pair's outcome (see module) from ``sign`` — the :func:`side` of its interval at
+    the level it is rejected at, 0 when not rejected — the estimate and the interval shown
+    (:func:`compatible_interval`). A side is claimed only when all three agree: the
+    read-level interval, the shown interval and the estimate lie strictly on it (an
+    estimate of exactly 0 claims no side)."""
+    if sign and estimate * sign > 0 and (ci[0] >= 0 if sign > 0 else ci[1] <= 0):
+        a_wins = (sign > 0) == higher_is_better
         return Outcome.A_BETTER if a_wins else Outcome.B_BETTER
     if -margin <= ci[0] and ci[1] <= margin:
         return Outcome.EQUIVALENT
@@ -178,19 +231,20 @@ def outcome(
 
 
 def compatible_interval(
-    ci: tuple[float, float], rejected: bool, estimate: float
+    ci: tuple[float, float], sign: int, estimate: float
 ) -> tuple[float, float]:
     """The interval shown for a pair: its Bonferroni-level interval, with a pair Holm (or
-    e-BH) settled before that interval left 0 bounded at 0 on the winning side — the bound
-    that step-down procedures' compatible intervals give (Strassburger & Bretz 2008), so an
+    e-BH) rejected on ``sign``'s side (:func:`side` of its read-level interval, 0 when not
+    rejected) before that interval left 0 bounded at 0 on that side — the bound that
+    step-down procedures' compatible intervals give (Strassburger & Bretz 2008), so an
     interval never straddles 0 next to a verdict, and (Bonferroni ⊂ Holm) an interval that
-    excludes 0 is always a verdict."""
+    excludes 0 is always a verdict — then widened to hold the estimate (:func:`holding`)."""
     lo, hi = ci
-    if not rejected or lo > 0 or hi < 0:
-        return ci
-    if estimate > 0 or (estimate == 0 and lo + hi >= 0):
-        return (0.0, max(hi, 0.0))
-    return (min(lo, 0.0), 0.0)
+    if sign > 0 and lo <= 0 <= hi:
+        ci = (0.0, hi)
+    elif sign < 0 and lo <= 0 <= hi:
+        ci = (lo, 0.0)
+    return holding(ci, estimate)
 
 
 def fixed_n_words(

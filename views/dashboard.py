@@ -15,6 +15,7 @@ import streamlit as st
 from annotation.exports import export_annotations, pairs_csv, results_csv, results_latex
 from db.reads import fingerprint
 from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
+from estimators.monitor_cache import MonitorCache
 from estimators.report import campaign_report, default_signatures
 from formats.writers import MIME
 from metrics.imported import describe
@@ -31,6 +32,15 @@ require_admin()
 st.title("Dashboard")
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def monitor_cache(db: str, cid: int) -> MonitorCache:
+    """The live monitor's analyses of one campaign, carried between reads by this server
+    process (estimators/monitor_cache.py). Its entries are keyed by a digest of each
+    pair's labels, pool and settings, so they never go stale: a new or changed label
+    changes the key of the streams it touches, and only those are recomputed."""
+    return MonitorCache()
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_campaign_report(  # type: ignore[no-untyped-def]
     db: str,
@@ -43,7 +53,8 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     """(campaign report, seconds it took), cached per fingerprint ``key`` and settings."""
     started = time.perf_counter()
     report = campaign_report(
-        campaign_data(db, cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha
+        campaign_data(db, cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha,
+        monitor_cache=monitor_cache(db, cid),
     )
     return report, time.perf_counter() - started
 
@@ -68,8 +79,13 @@ with st.sidebar:
     live = st.toggle("Refresh automatically", value=True, key="dash-live")
     every = st.select_slider("Every", options=[5, 10, 30, 60], value=10, key="dash-every",
                              format_func=lambda s: f"{s} s")  # fmt: skip
-    alpha = st.select_slider("Family-wise α", options=[0.01, 0.05, 0.1], value=0.05,
-                             key="dash-alpha")  # fmt: skip
+    # α is the campaign's (the plan, logged with the label count like every setting), not
+    # a per-viewer choice: a level picked while looking at the verdicts would not hold
+    alpha = data.live_plan.alpha
+    st.caption(
+        f"Error level α = {alpha:g} (the campaign's plan; set it before the first label with "
+        "`cli.py plan --alpha`)."
+    )
 kind = default_label_kind(data.mode, data.judgments)
 if len(kinds) > 1:
     kind = st.selectbox("Judgment", kinds, index=kinds.index(kind),

@@ -11,9 +11,17 @@ import pandas as pd
 import streamlit as st
 
 from annotation import racing
+from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
 from estimators.verdicts import ERROR_RATE_TEXT, ErrorRate
-from views.common import engine
+from formats.writers import MIME
+from views.common import download, engine
 from views.dashboard_text import fmt, needed_text, rounded
+
+#: Up to this many systems the verdict heat map is drawn; beyond, the ranking and the
+#: searchable pair table carry the verdicts (a 60 × 60 map is a wall of cells).
+MAP_SYSTEMS = 15
+#: Up to this many pairs the width chart is drawn (one line per pair).
+WIDTH_PAIRS = 105
 
 
 def verdict_class(verdict: str, row_is_a: bool) -> str:
@@ -30,8 +38,58 @@ def verdict_class(verdict: str, row_is_a: bool) -> str:
     return "no difference larger than ε"
 
 
-def draw_verdict_words(mon) -> None:  # type: ignore[no-untyped-def]
-    """Every pair's outcome in words (settled first)."""
+def draw_ranking(report, mon) -> None:  # type: ignore[no-untyped-def]
+    """Systems by their live estimate, with significance clusters (estimators.ranking)."""
+    rows = ranking_rows(mon, report.higher_is_better)
+    n_clusters = rows[-1]["cluster"] if rows else 0
+    clusters = f"{n_clusters} significance cluster{'s' if n_clusters != 1 else ''}"
+    st.subheader(f"Ranking: {len(rows)} systems in {clusters}")
+    frame = pd.DataFrame(
+        [
+            {
+                "#": r["position"],
+                "cluster": r["cluster"],
+                "system": r["system"],
+                "estimate": rounded(r["estimate"]),
+                "interval": f"[{fmt(r['low'])}, {fmt(r['high'])}]",
+                "labels": r["labels"],
+                "better than": r["better_than"],
+                "worse than": r["worse_than"],
+            }
+            for r in rows
+        ]
+    )
+    st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 560))
+    st.caption(
+        "A new cluster starts where every system above is significantly better than every "
+        "system below (the WMT findings' rule), from the live pair verdicts "
+        f"(α = {mon.alpha:g}, {'e-BH' if str(mon.error_rate) == 'ebh' else 'Holm'}). "
+        "Intervals: per system, simultaneous over the systems."
+    )
+    c1, c2 = st.columns(2)
+    download(c1, "Ranking (CSV)", ranking_csv(rows), "ranking.csv", MIME["csv"],
+             key="dl-ranking-csv")  # fmt: skip
+    download(c2, "Ranking (LaTeX)", ranking_latex(rows), "ranking.tex", MIME["tex"],
+             key="dl-ranking-tex")  # fmt: skip
+
+
+#: The pair table's outcome filter: label → the outcomes it keeps.
+PAIR_FILTERS = {
+    "every pair": None,
+    "one system better": ("A better", "B better"),
+    "no difference larger than ε": ("equivalent",),
+    "not settled yet": ("undecided",),
+}
+
+
+def draw_pair_table(mon) -> None:  # type: ignore[no-untyped-def]
+    """Every pair in a table that can be searched by system and filtered by outcome."""
+    n_settled = sum(p.settled for p in mon.pairs)
+    st.markdown(f"**Pairs:** {n_settled:,} of {len(mon.pairs):,} settled.")
+    c1, c2 = st.columns([2, 1])
+    query = c1.text_input("Find a system", key="dash-pair-find",
+                          placeholder="part of a system name").strip().lower()  # fmt: skip
+    keep = PAIR_FILTERS[c2.selectbox("Show", list(PAIR_FILTERS), key="dash-pair-filter")]
     rows = [
         {
             "pair": f"{p.a} – {p.b}",
@@ -41,10 +99,11 @@ def draw_verdict_words(mon) -> None:  # type: ignore[no-untyped-def]
             "labelled items": p.result.n_human,
         }
         for p in sorted(mon.pairs, key=lambda p: not p.settled)
+        if (keep is None or str(p.outcome) in keep)
+        and (not query or query in p.a.lower() or query in p.b.lower())
     ]
-    n_settled = sum(p.settled for p in mon.pairs)
-    with st.expander(f"Pair verdicts in words: {n_settled} of {len(rows)} settled"):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(f"{len(rows):,} pair(s) shown.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=420)
 
 
 def draw_racing(cid: int) -> None:
@@ -84,10 +143,12 @@ def draw_pairs(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     if mon.documents is not None:  # documents judged in order: say so, and when too few
         (st.warning if mon.documents.too_few else st.caption)(mon.documents.text())
     draw_racing(cid)
-    draw_verdict_map(report, mon, ebh)
-    draw_verdict_words(mon)
+    draw_ranking(report, mon)
+    if len(report.systems) <= MAP_SYSTEMS:
+        draw_verdict_map(report, mon, ebh)
+    draw_pair_table(mon)
     draw_labels_needed(mon)
-    if report.widths:
+    if report.widths and len(mon.pairs) <= WIDTH_PAIRS:
         draw_widths(report.widths)
 
 

@@ -89,15 +89,15 @@ def test_dashboard_of_a_racing_campaign(server: Server, page) -> None:  # type: 
     expect(caption).to_be_visible(timeout=90_000)
     expect(page.get_by_text("sys0 (after 640 labels), sys3 (after 640 labels)", exact=False))
     assert page.locator("[data-testid='stException']").count() == 0
-    page.get_by_text("Pair verdicts in words", exact=False).click()
-    page.wait_for_timeout(1500)  # the table of words (a canvas) opens
+    page.get_by_text("pair(s) shown", exact=False).wait_for(timeout=30_000)
+    page.wait_for_timeout(1500)  # the pair table (a canvas) draws
     height = page.evaluate(
         "document.querySelector(\"[data-testid='stMainBlockContainer']\").scrollHeight"
     )
     page.set_viewport_size({"width": 1400, "height": int(height) + 120})
     page.wait_for_timeout(1500)
     heading = page.get_by_role("heading", name="Pairwise verdicts", exact=False).bounding_box()
-    bottom = page.get_by_text("Pair verdicts in words", exact=False).bounding_box()
+    bottom = page.get_by_text("pair(s) shown", exact=False).bounding_box()
     assert heading and bottom
     top = max(heading["y"] - 20, 0)
     clip = {"x": 0, "y": top, "width": 1400, "height": bottom["y"] + 330 - top}

@@ -1,0 +1,64 @@
+"""What the live monitor carries between reads: each pair's (and system's) analysis, keyed
+by everything it is computed from, so a read after one new label recomputes only the pairs
+that label touched.
+
+statistics.md §4–§5. The analysis of a stream (increments, confidence sequence, anytime
+p-value, e-value; :meth:`estimators.monitor_analysis.MonitorAnalysis._result`) is a
+deterministic function of the stream's labels in order, its pool (items, metric controls,
+known bounds) and the monitor's settings (α, design, plan, estimand, error rate, label
+range). The key is a digest of all of them, so an entry is reused only for the very same
+inputs and the reused result is the one the full recomputation gives, bit for bit
+(tests/estimators/test_monitor_cache.py replays campaigns and compares every read).
+Nothing is ever stale: a label that changes a pair's stream changes its key. One entry per
+stream is kept (the last), so the memory is that of one report.
+
+The rest of a read — Holm or e-BH over all pairs, the sides, forecasts and rank sets — is
+recomputed every time: it depends on every pair, and costs O(m log m) plus the forecasts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+def digest(*parts: Any) -> bytes:
+    """A digest of arrays (dtype, shape and bytes) and plain values (their repr)."""
+    h = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            h.update(str((part.dtype.str, part.shape)).encode())
+            h.update(np.ascontiguousarray(part).tobytes())
+        else:
+            h.update(repr(part).encode())
+        h.update(b"\x1f")
+    return h.digest()
+
+
+@dataclass
+class MonitorCache:
+    """Per-stream analyses carried between reads of one campaign (module docstring).
+
+    Pass the same instance to every :class:`estimators.monitor.CampaignMonitor` built for
+    the campaign; ``hits`` and ``misses`` count the reuses and the recomputations."""
+
+    _store: dict[Any, tuple[bytes, Any]] = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0
+
+    def get(self, stream: Any, key: bytes) -> Any | None:
+        entry = self._store.get(stream)
+        if entry is not None and entry[0] == key:
+            self.hits += 1
+            return entry[1]
+        self.misses += 1
+        return None
+
+    def put(self, stream: Any, key: bytes, value: Any) -> None:
+        self._store[stream] = (key, value)
+
+    def __len__(self) -> int:
+        return len(self._store)
