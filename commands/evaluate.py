@@ -30,6 +30,15 @@ def evaluate(
         ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Family-wise error level (Holm).")] = 0.05,
+    zscores: Annotated[
+        bool,
+        typer.Option(
+            "--zscores",
+            help="Per-annotator z-scores of the judgment (WMT / Appraise practice): "
+            "(score − the annotator's mean) / the annotator's sd; changes the estimand to "
+            "the system mean of standardised scores.",
+        ),
+    ] = False,
 ) -> None:
     """Print per-system and pairwise fixed-n results with the chosen controls (headless).
     Documents judged in order: the document-unit ratio estimates instead (no controls)."""
@@ -40,8 +49,13 @@ def evaluate(
     engine = base.open_engine()
     data = read_campaign(engine, campaign_id_of(engine, campaign))
     kind = _evaluate_kind(data, campaign, label_kind)
+    name = LABEL_KINDS[kind]
+    if zscores:
+        data, kind, name = _zscored(data, kind)
     if data.documents is not None:
-        _evaluate_documents(data, kind, campaign, alpha)
+        _evaluate_documents(data, kind, campaign, alpha, name)
+        if zscores:
+            _zscore_note()
         return
     chosen = _evaluate_controls(data, campaign, controls)
     learned = learned_control(data, kind) if data.scores else None
@@ -50,7 +64,9 @@ def evaluate(
     except ValueError as exc:
         fail(str(exc))
     label = " + ".join(result.control_labels) or "none (human only)"
-    typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: {label}.")
+    typer.echo(f"Campaign {campaign!r}, judgment: {name}; controls: {label}.")
+    if zscores:
+        _zscore_note()
     for note in result.notes:
         typer.echo(f"Note: {note}")
     if learned is not None and LEARNED in result.controls:
@@ -63,6 +79,29 @@ def evaluate(
     _evaluate_systems(result, display_scale(kind))
     _evaluate_pairs(result, data, alpha, display_scale(kind))
     _evaluate_efficiency(control_efficiency(data, kind, learned), data, kind)
+
+
+def _zscored(data, kind: str):  # type: ignore[no-untyped-def]
+    """(data with z-scores as its ``score`` judgments, the score kind, the display name), or
+    exit saying why not."""
+    from estimators.campaign import LABEL_KINDS, LabelKind
+    from estimators.zscores import zscored_campaign
+
+    try:
+        zdata = zscored_campaign(data, kind)
+    except ValueError as exc:
+        fail(f"--zscores: {exc}; choose a graded judgment with --label-kind.")
+    return zdata, LabelKind.SCORE, f"per-annotator z-scores of the {LABEL_KINDS[kind]}"
+
+
+def _zscore_note() -> None:
+    typer.echo(
+        "Note: z = (score − the annotator's mean) / the annotator's sd, over each annotator's "
+        "judgments (Graham et al. 2013, 2017; WMT). Estimates are system means of z, not of "
+        "raw scores; the annotators' means and sds are estimated from the same judgments, so "
+        "these intervals, which treat z as fixed, are approximate. Annotators with a single "
+        "judgment have no z and are left out."
+    )
 
 
 def _scale_note(kind: str) -> None:
@@ -116,17 +155,17 @@ def _evaluate_controls(data, campaign: str, controls: str) -> list[str]:  # type
     return chosen
 
 
-def _evaluate_documents(data, kind: str, campaign: str, alpha: float) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_documents(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
     """Documents judged in order: the ratio estimate over completed documents per system and
     pair (cluster-robust t interval, Holm over the pairs), as the dashboard's fixed-n column."""
-    from estimators.campaign import LABEL_KINDS, display_scale
+    from estimators.campaign import display_scale
     from estimators.clustered import MIN_DOCUMENTS
     from estimators.document_evaluation import document_evaluation
 
     eps = data.live_plan.margin
     scale = display_scale(kind)
     ev = document_evaluation(data, kind, alpha=alpha, margin=eps)
-    typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: none.")
+    typer.echo(f"Campaign {campaign!r}, judgment: {name}; controls: none.")
     typer.echo(
         "Note: documents are the sampling unit (judged in order): every row is the ratio "
         "estimate over completed documents with a cluster-robust interval; partly judged "

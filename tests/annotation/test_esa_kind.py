@@ -79,3 +79,26 @@ def test_cli_evaluate_prints_the_esa_score_on_0_to_100(sqlite_engine, monkeypatc
     mean = np.mean([_esa(0, i) for i in range(N_ITEMS)])
     assert f"{mean:.4f}" in row  # 70.5000, not 0.7050
     assert chosen.exit_code == 0 and "binary label" in chosen.output
+
+
+def test_cli_evaluate_zscores(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`--zscores`: one annotator judged all 16 outputs, so z = (score − their mean) / their
+    sd over the 16; system sys0's row shows the mean of its z (checked against numpy)."""
+    _esa_campaign(sqlite_engine)
+    monkeypatch.setenv("DATABASE_URL", str(sqlite_engine.url))
+    get_engine.cache_clear()
+    try:
+        out = CliRunner().invoke(
+            cli.app, ["evaluate", "--campaign", "c", "--controls", "", "--zscores"]
+        )
+        binary = CliRunner().invoke(cli.app, ["evaluate", "--campaign", "c", "--zscores",
+                                               "--label-kind", "label"])  # fmt: skip
+    finally:
+        get_engine.cache_clear()
+    assert out.exit_code == 0, out.output
+    assert "z-scores of the ESA score" in out.output and "approximate" in out.output
+    scores = np.array([[_esa(k, i) for i in range(N_ITEMS)] for k in (0, 1)])
+    z = (scores - scores.mean()) / scores.std(ddof=1)
+    row = next(line for line in out.output.splitlines() if line.startswith("sys0 "))
+    assert f"{z[0].mean():.4f}" in row
+    assert binary.exit_code != 0 and "binary label" in binary.output
