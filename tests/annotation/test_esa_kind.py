@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
@@ -102,3 +103,28 @@ def test_cli_evaluate_zscores(sqlite_engine, monkeypatch) -> None:  # type: igno
     row = next(line for line in out.output.splitlines() if line.startswith("sys0 "))
     assert f"{z[0].mean():.4f}" in row
     assert binary.exit_code != 0 and "binary label" in binary.output
+
+
+def test_export_results_takes_the_label_kind(sqlite_engine, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _esa_campaign(sqlite_engine)
+    monkeypatch.setenv("DATABASE_URL", str(sqlite_engine.url))
+    get_engine.cache_clear()
+    out = {}
+    try:
+        for kind in ("esa", "label", "nonsense"):
+            path = tmp_path / f"{kind}.csv"
+            res = CliRunner().invoke(cli.app, ["export-results", "--campaign", "c", "--out",
+                                               str(path), "--label-kind", kind])  # fmt: skip
+            out[kind] = (res, path)
+    finally:
+        get_engine.cache_clear()
+    res, path = out["esa"]
+    assert res.exit_code == 0, res.output
+    assert "÷ 100" in res.output  # the scale note (stderr)
+    rows = pd.read_csv(path)
+    human = rows[(rows["system"] == "sys0") & (rows["method"] == rows["method"].iloc[0])]
+    assert human["estimate"].iloc[0] == pytest.approx(0.705)
+    res, path = out["label"]
+    rows = pd.read_csv(path)
+    assert res.exit_code == 0 and rows.loc[rows["system"] == "sys0", "estimate"].iloc[0] > 0.85
+    assert out["nonsense"][0].exit_code != 0 and "Unknown label kind" in out["nonsense"][0].output
