@@ -24,21 +24,38 @@ def evaluate(
     ] = "learned",
     label_kind: Annotated[
         str | None,
-        typer.Option(help="label (binary), one_minus_hter or score (default: by campaign mode)."),
+        typer.Option(
+            help="label (binary), one_minus_hter, score or esa (the ESA 0–100 score; "
+            "default: by campaign mode, esa in an ESA campaign)."
+        ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Family-wise error level (Holm).")] = 0.05,
+    zscores: Annotated[
+        bool,
+        typer.Option(
+            "--zscores",
+            help="Per-annotator z-scores of the judgment (WMT / Appraise practice): "
+            "(score − the annotator's mean) / the annotator's sd; changes the estimand to "
+            "the system mean of standardised scores.",
+        ),
+    ] = False,
 ) -> None:
     """Print per-system and pairwise fixed-n results with the chosen controls (headless).
     Documents judged in order: the document-unit ratio estimates instead (no controls)."""
     from db.reads import read_campaign
-    from estimators.campaign import LABEL_KINDS
+    from estimators.campaign import LABEL_KINDS, display_scale
     from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
 
     engine = base.open_engine()
     data = read_campaign(engine, campaign_id_of(engine, campaign))
     kind = _evaluate_kind(data, campaign, label_kind)
+    name = LABEL_KINDS[kind]
+    if zscores:
+        data, kind, name = _zscored(data, kind)
     if data.documents is not None:
-        _evaluate_documents(data, kind, campaign, alpha)
+        _evaluate_documents(data, kind, campaign, alpha, name)
+        if zscores:
+            _zscore_note()
         return
     chosen = _evaluate_controls(data, campaign, controls)
     learned = learned_control(data, kind) if data.scores else None
@@ -47,7 +64,9 @@ def evaluate(
     except ValueError as exc:
         fail(str(exc))
     label = " + ".join(result.control_labels) or "none (human only)"
-    typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: {label}.")
+    typer.echo(f"Campaign {campaign!r}, judgment: {name}; controls: {label}.")
+    if zscores:
+        _zscore_note()
     for note in result.notes:
         typer.echo(f"Note: {note}")
     if learned is not None and LEARNED in result.controls:
@@ -55,10 +74,46 @@ def evaluate(
             f"Learned control ŷ: {learned.model}, {learned.folds}-fold cross-fitted on "
             f"{learned.n_labels} labels from {len(learned.features)} metric(s)."
         )
+    _scale_note(kind)
     typer.echo("Fixed-n intervals (valid when the number of labels was fixed in advance).\n")
-    _evaluate_systems(result)
-    _evaluate_pairs(result, data, alpha)
+    _evaluate_systems(result, display_scale(kind))
+    _evaluate_pairs(result, data, alpha, display_scale(kind))
     _evaluate_efficiency(control_efficiency(data, kind, learned), data, kind)
+
+
+def _zscored(data, kind: str):  # type: ignore[no-untyped-def]
+    """(data with z-scores as its ``score`` judgments, the score kind, the display name), or
+    exit saying why not."""
+    from estimators.campaign import LABEL_KINDS, LabelKind
+    from estimators.zscores import zscored_campaign
+
+    try:
+        zdata = zscored_campaign(data, kind)
+    except ValueError as exc:
+        fail(f"--zscores: {exc}; choose a graded judgment with --label-kind.")
+    return zdata, LabelKind.SCORE, f"per-annotator z-scores of the {LABEL_KINDS[kind]}"
+
+
+def _zscore_note() -> None:
+    typer.echo(
+        "Note: z = (score − the annotator's mean) / the annotator's sd, over each annotator's "
+        "judgments (Graham et al. 2013, 2017; WMT). Estimates are system means of z, not of "
+        "raw scores; the annotators' means and sds are estimated from the same judgments, so "
+        "these intervals, which treat z as fixed, are approximate. Annotators with a single "
+        "judgment have no z and are left out."
+    )
+
+
+def _scale_note(kind: str) -> None:
+    """Say on which scale the numbers are printed when it is not the analysed one."""
+    from estimators.campaign import ESA_MAX, display_scale
+
+    if display_scale(kind) != 1.0:
+        typer.echo(
+            f"Note: the estimators read the ESA score ÷ {ESA_MAX:g} (range [0, 1], which the "
+            f"bounded intervals need); estimates, intervals and ε below are on the 0–{ESA_MAX:g}"
+            " scale (× 100). The dashboard and the exports show the 0–1 scale."
+        )
 
 
 def _evaluate_kind(data, campaign: str, label_kind: str | None) -> str:  # type: ignore[no-untyped-def]
@@ -100,54 +155,59 @@ def _evaluate_controls(data, campaign: str, controls: str) -> list[str]:  # type
     return chosen
 
 
-def _evaluate_documents(data, kind: str, campaign: str, alpha: float) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_documents(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
     """Documents judged in order: the ratio estimate over completed documents per system and
     pair (cluster-robust t interval, Holm over the pairs), as the dashboard's fixed-n column."""
-    from estimators.campaign import LABEL_KINDS
+    from estimators.campaign import display_scale
     from estimators.clustered import MIN_DOCUMENTS
     from estimators.document_evaluation import document_evaluation
 
     eps = data.live_plan.margin
+    scale = display_scale(kind)
     ev = document_evaluation(data, kind, alpha=alpha, margin=eps)
-    typer.echo(f"Campaign {campaign!r}, judgment: {LABEL_KINDS[kind]}; controls: none.")
+    typer.echo(f"Campaign {campaign!r}, judgment: {name}; controls: none.")
     typer.echo(
         "Note: documents are the sampling unit (judged in order): every row is the ratio "
         "estimate over completed documents with a cluster-robust interval; partly judged "
         "documents wait. PPI++ and the von Däniken columns need labels drawn one at a time "
         f"and are not shown. A verdict needs {MIN_DOCUMENTS} completed documents."
     )
+    _scale_note(kind)
     typer.echo("Fixed-n intervals (valid when the number of documents was fixed in advance).\n")
     head = f"{'n':>6} {'docs':>9} {'estimate':>9} {'95% interval':>19}"
     typer.echo(f"{'system':<24} {head}")
     if not ev.systems:
         typer.echo("(no rows: no system has two completed documents yet)")
     for row in ev.systems:
-        typer.echo(f"{row.name[:24]:<24} {_doc_cells(row)}")
+        typer.echo(f"{row.name[:24]:<24} {_doc_cells(row, scale)}")
     typer.echo(
-        f"\n{'pair':<36} {head} {'p (Holm)':>9}  verdict (ε = {eps:g}, the plan's smallest "
+        f"\n{'pair':<36} {head} {'p (Holm)':>9}  verdict (ε = {eps * scale:g}, the plan's smallest "
         "difference)"
     )
     if not ev.pairs:
         typer.echo("(no rows: pairs need two documents both systems completed)")
     for row in ev.pairs:
-        typer.echo(f"{row.name[:36]:<36} {_doc_cells(row)} {row.p_holm:>9.4f}  {row.verdict}")
+        typer.echo(
+            f"{row.name[:36]:<36} {_doc_cells(row, scale)} {row.p_holm:>9.4f}  {row.verdict}"
+        )
 
 
-def _doc_cells(row) -> str:  # type: ignore[no-untyped-def]
+def _doc_cells(row, scale: float = 1.0) -> str:  # type: ignore[no-untyped-def]
     docs = f"{row.documents}/{row.pool_documents}"
-    return f"{row.result.n_human:>6} {docs:>9} {_evaluate_interval(row.result, 9)}"
+    return f"{row.result.n_human:>6} {docs:>9} {_evaluate_interval(row.result, 9, scale)}"
 
 
-def _evaluate_interval(r, width: int) -> str:  # type: ignore[no-untyped-def]
-    """'estimate [low, high]' or, when the method gives no number, why (evaluate)."""
+def _evaluate_interval(r, width: int, scale: float = 1.0) -> str:  # type: ignore[no-untyped-def]
+    """'estimate [low, high]' (× ``scale``: the user's scale) or, when the method gives no
+    number, why (evaluate)."""
     from estimators.result import reason_text
 
     if not r.available:
         return f"{'—':>{width}} {reason_text(r)}"
-    return f"{r.estimate:>{width}.4f} [{r.low:>8.4f}, {r.high:>8.4f}]"
+    return f"{r.estimate * scale:>{width}.4f} [{r.low * scale:>8.4f}, {r.high * scale:>8.4f}]"
 
 
-def _evaluate_systems(result) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_systems(result, scale: float = 1.0) -> None:  # type: ignore[no-untyped-def]
     typer.echo(
         f"{'system':<24} {'method':<8} {'n':>6} {'estimate':>9} {'95% interval':>19} {'DE':>6}"
     )
@@ -156,12 +216,12 @@ def _evaluate_systems(result) -> None:  # type: ignore[no-untyped-def]
     for name, method, r in result.systems:
         de = r.diagnostics.get("de") if r.available else None
         typer.echo(
-            f"{name[:24]:<24} {method:<8} {r.n_human:>6} {_evaluate_interval(r, 9)}"
+            f"{name[:24]:<24} {method:<8} {r.n_human:>6} {_evaluate_interval(r, 9, scale)}"
             f" {'' if de is None else f'{de:6.2f}'}"
         )
 
 
-def _evaluate_pairs(result, data, alpha: float) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_pairs(result, data, alpha: float, scale: float = 1.0) -> None:  # type: ignore[no-untyped-def]
     """The pairs in the live verdicts' three words: a winner (Holm), no difference larger than
     the plan's ε (Bonferroni-level interval within ±ε), or not significant; a pair without
     an interval says why."""
@@ -173,7 +233,7 @@ def _evaluate_pairs(result, data, alpha: float) -> None:  # type: ignore[no-unty
     m = max(len(all_pairs(len(data.systems))), 1)
     typer.echo(
         f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
-        f"{'p (Holm)':>9}  verdict (ε = {eps:g}, the plan's smallest difference)"
+        f"{'p (Holm)':>9}  verdict (ε = {eps * scale:g}, the plan's smallest difference)"
     )
     if not result.pairs:
         typer.echo("(no rows: pairs need two systems with labels on shared items)")
@@ -189,7 +249,7 @@ def _evaluate_pairs(result, data, alpha: float) -> None:  # type: ignore[no-unty
         )  # fmt: skip
         typer.echo(
             f"{pair[:36]:<36} {p['method']:<8} {r.n_human:>6} "
-            f"{_evaluate_interval(r, 8)} {p['p_holm']:>9.4f}  {words}"
+            f"{_evaluate_interval(r, 8, scale)} {p['p_holm']:>9.4f}  {words}"
         )
 
 

@@ -48,6 +48,13 @@ def export_results_cmd(
         float | None,
         typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
     ] = None,
+    label_kind: Annotated[
+        str | None,
+        typer.Option(
+            help="label, one_minus_hter, score or esa (the ESA score ÷ 100); default: the "
+            "dashboard's (by campaign mode, esa in an ESA campaign)."
+        ),
+    ] = None,
 ) -> None:
     """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
     from annotation.exports import (
@@ -56,13 +63,18 @@ def export_results_cmd(
         results_csv,
         results_latex,
     )
+    from estimators.campaign import LABEL_KINDS
 
     if out.suffix.lower() not in (".csv", ".tex"):
         fail(f"{out}: use a .csv or .tex file name.")
+    if label_kind is not None and label_kind not in LABEL_KINDS:
+        fail(f"Unknown label kind {label_kind!r}; use one of {', '.join(LABEL_KINDS)}.")
     engine = base.open_engine()
     signatures = metric_signatures(engine, campaign, metric) if metric else None
     with base.exporting():
-        report = campaign_results(engine, campaign, signatures=signatures, alpha=alpha)
+        report = campaign_results(
+            engine, campaign, label_kind=label_kind, signatures=signatures, alpha=alpha
+        )
     tex = out.suffix.lower() == ".tex"
     base.write_export(out, results_latex(report).encode() if tex else results_csv(report))
     if pairs_out is not None:

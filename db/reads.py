@@ -85,6 +85,7 @@ def _current_rows(cid: int):  # type: ignore[no-untyped-def]
         Assignment.position,
         Assignment.inclusion_prob,
         Assignment.kind.label("assignment_kind"),
+        Annotation.esa_score,
         current_only=True,
     )
 
@@ -339,7 +340,7 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
     regular = []
     for row in rows:
         (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
-         position, incl, akind) = row  # fmt: skip
+         position, incl, akind, esa) = row  # fmt: skip
         if kind not in JUDGMENT_KINDS or kind == SKIP:
             continue  # undo markers and skips
         if kind == ATTENTION or akind == SlotKind.ATTENTION:
@@ -357,6 +358,7 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
                 secs,
                 incl,
                 created,
+                esa,
             )
         )
 
@@ -383,5 +385,6 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
         position=position,
         inclusion_prob=floats(cols[10]),
         created_at=np.array([_naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
+        esa_score=floats(cols[12]),
     )
     return judged

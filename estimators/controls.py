@@ -27,7 +27,7 @@ from scipy import stats
 from estimators import control_variates as cv
 from estimators import human
 from estimators import learned as lr
-from estimators.campaign import CampaignData, LabelKind
+from estimators.campaign import CampaignData, LabelKind, kind_range
 from estimators.efficiency import correlation, finite_median
 from estimators.multiple import holm, pairs
 from estimators.result import (
@@ -191,9 +191,10 @@ class Evaluation:
 
 
 def label_bounds(kind: str) -> tuple[float, float] | None:
-    """Range of one judgment of ``kind``: [0, 1] for binary labels and 1 − HTER (clipped
-    to [0, 1]); ``None`` (unknown) for imported scores."""
-    return (0.0, 1.0) if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else None
+    """Range of one judgment of ``kind``: [0, 1] for binary labels, 1 − HTER (clipped
+    to [0, 1]) and the ESA score (÷ 100); ``None`` (unknown) for imported scores
+    (:func:`estimators.campaign.kind_range`)."""
+    return kind_range(kind)
 
 
 def learned_unavailable(data: CampaignData, kind: str) -> str:
@@ -351,6 +352,6 @@ def evaluate(
     pair_rows = _pair_rows(data, kind, y_grid, labelled, g, ok, ddof, level, alpha)
     if len(data.systems) < 2:
         notes.append("Only one system: there are no pairs to compare.")
-    if kind not in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER):
+    if kind_range(kind) is None:
         notes.append("Verdicts assume higher judgments are better.")
     return Evaluation(kind, controls, labels, rows, pair_rows, notes)

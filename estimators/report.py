@@ -37,6 +37,7 @@ from estimators.campaign import (
     LABEL_KINDS,
     CampaignData,
     default_label_kind,
+    display_scale,
 )
 from estimators.efficiency import MetricEfficiency, metric_efficiency
 from estimators.monitor_cache import MonitorCache
@@ -165,6 +166,12 @@ def campaign_report(
         return _empty_report(data, kind, higher, signatures)
 
     cols = Columns()
+    if display_scale(kind) != 1.0:
+        cols.notes.append(
+            "The ESA score is analysed and shown ÷ 100 (range [0, 1], which the bounded "
+            "intervals and the betting verdicts need): 0.734 is an ESA score of 73.4, a "
+            "difference of 0.05 is 5 points."
+        )
     y_all = j.values(kind)
     first, labelled, y_grid = _first_labels(cols, data, kind, y_all)
     grids = _score_grids(data, signatures)

@@ -178,7 +178,7 @@ def active_estimates(
     (:func:`estimators.active.fixed_n` on :func:`estimators.active.visit_stream`)."""
     assert data.visits is not None
     visits = data.visits.before(data.open_from)
-    prior = 0.5 if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else 0.0
+    prior = 0.5 if label_bounds(kind) == (0.0, 1.0) else 0.0
     dropped = sorted({m for _, m in cols.estimates} - {"active"})
     cols.estimates.clear()
     for s, name in enumerate(data.systems):

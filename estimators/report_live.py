@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from estimators import sequential as seq
-from estimators.campaign import LABEL_KINDS, CampaignData, LabelKind
+from estimators.campaign import LABEL_KINDS, CampaignData, kind_range
 from estimators.live_designs import FALLBACK_DESIGN, LiveDesign
 from estimators.monitor import CampaignMonitor
 from estimators.monitor_cache import MonitorCache
@@ -52,7 +52,7 @@ def live_monitor(
     mon_idx = _monitor_labels(cols, data, first)
     if not mon_idx.size:
         return None, []
-    label_range = (0.0, 1.0) if kind in (LabelKind.LABEL, LabelKind.ONE_MINUS_HTER) else None
+    label_range = kind_range(kind)  # the ESA score enters ÷ 100, in [0, 1]
     plan = data.live_plan
     design = _live_design(cols, data, kind, label_range)
     try:

@@ -14,9 +14,10 @@ import streamlit as st
 
 from annotation.exports import export_annotations, pairs_csv, results_csv, results_latex
 from db.reads import fingerprint
-from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
+from estimators.campaign import LABEL_KINDS, LabelKind, available_label_kinds, default_label_kind
 from estimators.monitor_cache import MonitorCache
 from estimators.report import campaign_report, default_signatures
+from estimators.zscores import zscored_campaign
 from formats.writers import MIME
 from metrics.imported import describe
 from views.common import campaign_data, chosen_campaign, download, engine, require_admin
@@ -49,14 +50,24 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     kind: str | None,
     signatures: tuple[str, ...],
     alpha: float,
+    zscores: bool = False,
 ):
     """(campaign report, seconds it took), cached per fingerprint ``key`` and settings."""
     started = time.perf_counter()
+    data, kind = analysed(campaign_data(db, cid, key), kind, zscores)
     report = campaign_report(
-        campaign_data(db, cid, key), label_kind=kind, signatures=list(signatures), alpha=alpha,
+        data, label_kind=kind, signatures=list(signatures), alpha=alpha,
         monitor_cache=monitor_cache(db, cid),
     )
     return report, time.perf_counter() - started
+
+
+def analysed(data, kind: str | None, zscores: bool):  # type: ignore[no-untyped-def]
+    """(data, kind) the report runs on: with ``zscores``, the per-annotator z-scores of
+    ``kind`` as the score kind (estimators.zscores)."""
+    if not zscores or kind is None:
+        return data, kind
+    return zscored_campaign(data, kind), LabelKind.SCORE
 
 
 chosen = chosen_campaign()
@@ -90,6 +101,15 @@ kind = default_label_kind(data.mode, data.judgments)
 if len(kinds) > 1:
     kind = st.selectbox("Judgment", kinds, index=kinds.index(kind),
                         format_func=LABEL_KINDS.get, key="dash-kind")  # fmt: skip
+zscores = kind not in (None, LabelKind.LABEL) and st.toggle(
+    "Per-annotator z-scores",
+    value=False,
+    key="dash-z",
+    help="WMT's practice: each judgment as (score − its annotator's mean) / the annotator's "
+    "sd. Estimates become system means of z (not of raw scores); the annotators' means and "
+    "sds are estimated, so the intervals are approximate; z has no known range, so the live "
+    "verdicts use the asympcs design.",
+)
 signatures: list[str] = []
 if data.metrics:
     signatures = st.multiselect(
@@ -123,7 +143,9 @@ draw_metric_visibility(cid)
 
 def live_part() -> None:
     fp = fingerprint(engine(), cid)
-    report, seconds = cached_campaign_report(db_url, cid, fp, kind, tuple(signatures), alpha)
+    report, seconds = cached_campaign_report(
+        db_url, cid, fp, kind, tuple(signatures), alpha, zscores
+    )
     if report.n_judgments == 0:
         st.info(
             "No human labels yet. Invite annotators (they label randomly drawn outputs), or "
@@ -148,7 +170,11 @@ def live_part() -> None:
     draw_sampling(report, cid)
     draw_quality(report, fp, cid, data.mode, db_url)
     draw_position_bias(cid, fp, alpha)  # comparative screens only
-    draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha, db_url)
+    if zscores:
+        st.caption(f"Per-annotator z-scores of the {LABEL_KINDS[kind]}: estimates are system "
+                   "means of z; intervals treat z as fixed (approximate).")  # fmt: skip
+    else:  # the controls panel reads the raw judgments
+        draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha, db_url)
 
     st.subheader("Download results")
     c1, c2, c3 = st.columns(3)
