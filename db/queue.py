@@ -9,6 +9,9 @@ sampling's rounds (db.active_rounds), racing (db.racing_slots).
 
 Concurrency:
 
+- PostgreSQL, paired items: a new claim of a paired campaign takes the campaign's group
+  advisory lock (db.claim_statements.lock_group_claims) before its first slot, so the item
+  is claimed whole; the claim statements then never wait on a row while holding it.
 - PostgreSQL: every action of an annotator (show, save, skip, undo) starts by locking the
   annotator's row (``annotator_campaign``), before any slot row. Two tabs of one annotator
   therefore run one after the other, and all paths take their locks in the same order:
@@ -43,6 +46,7 @@ from db.claim_statements import (
     REST_OF_GROUP,
     TASK_STATEMENTS,
     TOUCH,
+    lock_group_claims,
     naive,
 )
 from db.document_blocks import claim_block
@@ -163,6 +167,8 @@ def claim_next(
     ).all()
     if held:
         return _resume_held(conn, held, now, cutoff)
+    if paired:  # the item is claimed whole: one new group claim at a time (PostgreSQL)
+        lock_group_claims(conn, campaign_id)
     params = {"annotator_id": annotator_id, "campaign_id": campaign_id, "cutoff": cutoff}
     candidates = [
         row
