@@ -220,6 +220,7 @@ def submit(
     return submit_screen(engine, annotator_id, rows, shown.size, seconds=seconds, now=now)
 
 
+@session.retried
 def undo_screen(engine: Engine, annotator_id: int, now: datetime | None = None) -> session.View:
     """Take back the annotator's last screen whole (one ``undo`` row per output, its slots
     theirs again); a judgment given alone is undone as annotation.undo.undo does."""

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from annotation.judging import check_mode, span_judgment_fields, why_refused
-from annotation.session import InvalidJudgment, View, build_view, campaign_of
+from annotation.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
@@ -36,6 +36,7 @@ class _ScreenLost(Exception):
         self.assignment_id = assignment_id
 
 
+@retried
 def submit_screen(
     engine: Engine,
     annotator_id: int,

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from db.admin_models import CampaignEvent, InviteEvent, Job
 from db.clock import utcnow
-from db.engine import session_scope
+from db.engine import retry_transient, session_scope
 from db.models import (
     Annotation,
     Annotator,
@@ -159,6 +159,14 @@ def _no_running_job(s: Session, camp: Campaign, what: str) -> None:
         )
 
 
+_retried = retry_transient(
+    lambda: CampaignLifeError(
+        "the campaign stayed busy with annotators' saves; nothing was changed: try again"
+    )
+)
+
+
+@_retried
 def archive_campaign(engine: Engine, name: str, via: str) -> None:
     """Hide the campaign and make it read-only (restorable)."""
     with session_scope(engine) as s:
@@ -170,6 +178,7 @@ def archive_campaign(engine: Engine, name: str, via: str) -> None:
         _log(s, camp.id, name, ARCHIVE, via)
 
 
+@_retried
 def restore_campaign(engine: Engine, name: str, via: str) -> None:
     """Make an archived campaign active again (listed, writable)."""
     with session_scope(engine) as s:
@@ -214,6 +223,7 @@ def _owned(cid: int) -> dict[str, Any]:
     }
 
 
+@_retried
 def delete_campaign(engine: Engine, name: str, confirm: str, via: str) -> dict[str, int]:
     """Delete the campaign and every row of it in one transaction; rows deleted per table.
 

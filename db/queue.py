@@ -96,6 +96,21 @@ _ANNOTATOR_CAMPAIGN = (
 )
 
 
+#: The campaign row of an annotator, locked FOR KEY SHARE before the annotator's row: every
+#: annotator action holds it, so archive and delete (FOR UPDATE, db.lifecycle) wait for the
+#: actions in flight and the ones after them wait for archive/delete, which then find the
+#: campaign archived or gone; it does not conflict with the settings/task writers' FOR NO KEY
+#: UPDATE (db.queue_settings.campaign_for_update), nor with other annotators.
+_CAMPAIGN_SHARED = (
+    select(_CA.c.id)
+    .where(
+        _CA.c.id == select(_AN.c.campaign_id).where(_AN.c.id == bindparam("annotator_id"))
+        .scalar_subquery()
+    )
+    .with_for_update(read=True, key_share=True)
+)
+
+
 @dataclass(frozen=True)
 class AnnotatorCampaign:
     """What an annotator's actions need of their campaign; ``revoked`` when the invite was."""
