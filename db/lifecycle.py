@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from db.admin_models import CampaignEvent, InviteEvent, Job
 from db.clock import utcnow
 from db.engine import retry_transient, session_scope
+from db.locks import close_campaign
 from db.models import (
     Annotation,
     Annotator,
@@ -98,7 +99,15 @@ def ensure_active(s: Session, campaign_id: int) -> None:
 # ----------------------------------------------------------------- the four changes
 
 
-def _campaign(s: Session, name: str) -> Campaign:
+def _campaign(s: Session, name: str, close: bool = False) -> Campaign:
+    """The campaign's row, locked FOR UPDATE. ``close`` (archive, delete): first the
+    campaign's gate, exclusive (db.locks), so the annotators' actions in flight finish
+    before and the ones arriving wait for this transaction, then see the campaign archived
+    or gone."""
+    if close:
+        cid = s.scalar(select(Campaign.id).where(Campaign.name == name))
+        if cid is not None:
+            close_campaign(s.connection(), cid)
     camp = s.scalar(select(Campaign).where(Campaign.name == name).with_for_update())
     if camp is None:
         raise CampaignLifeError(f"there is no campaign named {name!r}")
@@ -170,7 +179,7 @@ _retried = retry_transient(
 def archive_campaign(engine: Engine, name: str, via: str) -> None:
     """Hide the campaign and make it read-only (restorable)."""
     with session_scope(engine) as s:
-        camp = _campaign(s, name)
+        camp = _campaign(s, name, close=True)
         if camp.archived_at is not None:
             raise CampaignLifeError(f"campaign {name!r} is archived already")
         _no_running_job(s, camp, "archive")
@@ -234,7 +243,7 @@ def delete_campaign(engine: Engine, name: str, confirm: str, via: str) -> dict[s
             f"(you typed {confirm!r}); nothing was deleted"
         )
     with session_scope(engine) as s:
-        camp = _campaign(s, name)
+        camp = _campaign(s, name, close=True)
         _no_running_job(s, camp, "delete")
         cid = camp.id
         counts = {table: s.execute(stmt).rowcount for table, stmt in _owned(cid).items()}

@@ -51,6 +51,7 @@ from db.claim_statements import (
 )
 from db.document_blocks import claim_block
 from db.engine import session_scope
+from db.locks import enter_campaign
 from db.models import Annotator, Assignment, Campaign
 from db.vocabulary import CampaignMode, SlotKind, SlotState, documents_in_order
 
@@ -96,19 +97,7 @@ _ANNOTATOR_CAMPAIGN = (
 )
 
 
-#: The campaign row of an annotator, locked FOR KEY SHARE before the annotator's row: every
-#: annotator action holds it, so archive and delete (FOR UPDATE, db.lifecycle) wait for the
-#: actions in flight and the ones after them wait for archive/delete, which then find the
-#: campaign archived or gone; it does not conflict with the settings/task writers' FOR NO KEY
-#: UPDATE (db.queue_settings.campaign_for_update), nor with other annotators.
-_CAMPAIGN_SHARED = (
-    select(_CA.c.id)
-    .where(
-        _CA.c.id == select(_AN.c.campaign_id).where(_AN.c.id == bindparam("annotator_id"))
-        .scalar_subquery()
-    )
-    .with_for_update(read=True, key_share=True)
-)
+_CAMPAIGN_OF = select(_AN.c.campaign_id).where(_AN.c.id == bindparam("annotator_id"))
 
 
 @dataclass(frozen=True)
@@ -132,9 +121,16 @@ class AnnotatorCampaign:
 
 def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
     """The annotator's campaign, locking the annotator's row (PostgreSQL; SQLite's
-    ``BEGIN IMMEDIATE`` holds the whole database). Call it first in every transaction of an
-    annotator's action: it is the first lock of the one lock order (module docstring)."""
-    row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
+    ``BEGIN IMMEDIATE`` holds the whole database), after the campaign's gate (shared,
+    db.locks: archive and delete wait for the action, or it for them). Call it first in
+    every transaction of an annotator's action: it takes the first locks of the one lock
+    order (docs/administration.md, "Locks")."""
+    conn = s.connection()
+    if conn.dialect.name == "postgresql":
+        cid = conn.execute(_CAMPAIGN_OF, {"annotator_id": annotator_id}).scalar()
+        if cid is not None:
+            enter_campaign(conn, cid)
+    row = conn.execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
     if row is None:
         return None
     revoked, cid, name, mode, *rest, archived_at, meta = row
