@@ -131,7 +131,7 @@ def check_new_name(new: str) -> str:
         raise CampaignLifeError(
             f"the new name has {len(clean)} characters; the limit is {NAME_MAX}: shorten it"
         )
-    if any(ord(ch) < 32 for ch in clean):
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in clean):
         raise CampaignLifeError("the new name contains a line break or control character")
     return clean
 
