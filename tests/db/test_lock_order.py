@@ -79,3 +79,42 @@ def test_other_database_errors_are_not_retried() -> None:
     with pytest.raises(OperationalError):
         retry_transient()(work)()
     assert len(calls) == 1
+
+
+def test_two_requeues_at_once_get_distinct_ordinals(engine: Engine) -> None:
+    """Two transactions that each put a task's leftovers back as a new task (an annotator
+    ending theirs, an administrator expiring another) both read the same highest ordinal
+    on PostgreSQL and the second failed with UniqueViolation on
+    uq_tasks_campaign_id_ordinal; the ordinal is now taken under the campaign's claim
+    lock, so the second waits and takes the next one."""
+    import threading
+
+    from annotation.task_expiry import requeue_unfinished
+    from db import tasks as dbt
+    from db.clock import utcnow
+    from db.engine import session_scope
+
+    cid = make_campaign(engine, 4, 1)
+    queue_build.build_queue(engine, cid, seed=8)
+    tasks.cut(engine, cid, 1)  # four tasks of one slot each
+    first, second = [t.id for t in task_admin.list_tasks(engine, cid)][:2]
+    failures: list[BaseException] = []
+    made: list[int | None] = []
+
+    def other() -> None:
+        try:
+            with session_scope(engine) as s:
+                made.append(requeue_unfinished(s, cid, second, utcnow()))
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    with session_scope(engine) as s:  # the first requeue's transaction, held open
+        made.append(requeue_unfinished(s, cid, first, utcnow()))
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join(0.5)  # the second reads the ordinals while the first is open
+    thread.join(30)
+    assert not thread.is_alive() and failures == [], failures
+    with session_scope(engine) as s:
+        ordinals = [t.ordinal for t in dbt.list_tasks(s, cid)]
+    assert len(ordinals) == 6 and len(set(ordinals)) == 6
