@@ -23,7 +23,9 @@ def campaign_for_update(s: Session, campaign_id: int) -> Campaign:
     task actions cannot interleave;
     :class:`db.lifecycle.CampaignArchived` when it is archived (read-only)."""
     # FOR NO KEY UPDATE: writers of settings and tasks queue behind one another and behind
-    # archive/delete (FOR UPDATE), but not behind annotators' actions (FOR KEY SHARE, db.queue)
+    # archive/delete (FOR UPDATE), but not behind the foreign-key checks (FOR KEY SHARE) of
+    # annotators' inserts (tasks, annotations): an annotator's action may take this lock
+    # (the idle-task sweep) after such an insert in another transaction of the campaign
     camp = s.scalar(
         select(Campaign).where(Campaign.id == campaign_id).with_for_update(key_share=True)
     )
