@@ -225,7 +225,10 @@ def submit(
 ) -> session.View:
     """Save a screen: ``judgments`` maps a screen position to that output's judgment
     (``label``, or ``spans`` and ``esa_score``). Every output the annotator holds on the
-    screen needs one (InvalidJudgment, nothing saved); decoys beside a check are ignored."""
+    screen needs one (InvalidJudgment, nothing saved); decoys beside a check are ignored.
+    A position that is not a place on this screen, or a judgment with another key than
+    ``label``, ``spans`` and ``esa_score``, is refused by name (InvalidJudgment)."""
+    _check_judgments(shown, judgments)
     missing = [k + 1 for k, o in enumerate(shown.outputs)
                if o.assignment_id is not None and k not in judgments]  # fmt: skip
     if missing:
@@ -242,6 +245,42 @@ def submit(
     return submit_screen(engine, annotator_id, rows, shown.size, seconds=seconds, now=now)
 
 
+JUDGMENT_KEYS = ("label", "spans", "esa_score")
+
+
+def _check_judgments(shown: Screen, judgments: Any) -> None:
+    """The shape of a submitted screen: a mapping from places on this screen (whole numbers
+    0..size-1) to mappings of :data:`JUDGMENT_KEYS`; the values are checked by the mode."""
+    if not isinstance(judgments, dict):
+        raise session.InvalidJudgment(
+            f"the judgments are a {type(judgments).__name__}, not a mapping from screen "
+            "positions to judgments"
+        )
+    for position, judgment in judgments.items():
+        if isinstance(position, bool) or not isinstance(position, int):
+            raise session.InvalidJudgment(
+                f"screen position {position!r} is not a whole number (0 to {shown.size - 1})"
+            )
+        if not 0 <= position < shown.size:
+            raise session.InvalidJudgment(
+                f"screen position {position} is not on this screen of {shown.size} outputs "
+                f"(0 to {shown.size - 1})"
+            )
+        if not isinstance(judgment, dict):
+            raise session.InvalidJudgment(
+                f"the judgment at screen position {position} is a {type(judgment).__name__}, "
+                f"not a mapping of {', '.join(JUDGMENT_KEYS)}"
+            )
+        unknown = sorted(map(str, set(judgment) - set(JUDGMENT_KEYS)))
+        if unknown:
+            raise session.InvalidJudgment(
+                f"the judgment at screen position {position} has unknown key(s) "
+                f"{', '.join(map(repr, unknown))}: a screen judgment takes "
+                f"{', '.join(JUDGMENT_KEYS)}"
+            )
+
+
+@session.retried
 def undo_screen(engine: Engine, annotator_id: int, now: datetime | None = None) -> session.View:
     """Take back the annotator's last screen whole (one ``undo`` row per output, its slots
     theirs again); a judgment given alone is undone as annotation.undo.undo does."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -227,26 +227,27 @@ def _insert_outputs(
 ) -> int:
     """Insert one output per new (item, system) pair (``outputs`` gains their ids); the
     number inserted."""
-    output_rows: list[dict[str, Any]] = []
     output_keys: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for row in parsed.rows:
-        key = (row.item_id, row.system)
-        if key in outputs or key in seen:  # later rows of a pair are further judgments
-            continue
-        seen.add(key)
-        output_keys.append(key)
-        output_rows.append(
-            {
+
+    def output_rows() -> Iterator[dict[str, Any]]:
+        # a generator: the insert takes them a chunk at a time (bounded memory)
+        for row in parsed.rows:
+            key = (row.item_id, row.system)
+            if key in outputs or key in seen:  # later rows of a pair are further judgments
+                continue
+            seen.add(key)
+            output_keys.append(key)
+            yield {
                 "item_id": item_ids[row.item_id],
                 "system_id": systems[row.system],
                 "text": row.output,
                 "meta": _json_safe(row.extras),
             }
-        )
-    ids = repo.insert_outputs(s, output_rows)
+
+    ids = repo.insert_outputs(s, output_rows())
     outputs.update(zip(output_keys, ids, strict=True))
-    return len(output_rows)
+    return len(output_keys)
 
 
 def _write_judgments(

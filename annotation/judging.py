@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from annotation.session import InvalidJudgment, View, build_view, campaign_of
+from annotation import task_work
+from annotation.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
@@ -33,14 +34,20 @@ LOST_CLAIM = (
 
 
 def why_refused(s: Any, assignment_id: int, annotator_id: int) -> str:
-    """Why a held slot could not be finished. Only a slot now held by someone else had its
-    claim expire; a slot still ours was answered (or undone) in another tab of ours."""
+    """Why a held slot could not be finished. A slot still ours was answered (or undone) in
+    another tab of ours; a slot of a task the administrator expired or reassigned (or the
+    idle timeout expired) says so; otherwise its claim expired and someone else has it."""
     row = dbshow.slot_row(s, assignment_id)
     if row is not None and row.annotator_id == annotator_id:
         return OTHER_TAB
+    if row is not None:  # the task changed under them: say what the administrator did
+        task_lost = task_work.why_task_lost(s, row.campaign_id, assignment_id, annotator_id)
+        if task_lost is not None:
+            return task_lost
     return LOST_CLAIM
 
 
+@retried
 def submit(
     engine: Engine,
     annotator_id: int,
@@ -182,6 +189,7 @@ def _confirmed_post_edit(
     return None
 
 
+@retried
 def skip(
     engine: Engine,
     annotator_id: int,

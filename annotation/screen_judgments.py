@@ -8,11 +8,12 @@ from datetime import datetime
 from typing import Any
 
 from annotation.judging import check_mode, span_judgment_fields, why_refused
-from annotation.session import InvalidJudgment, View, build_view, campaign_of
+from annotation.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
 from db import slot_display as dbshow
+from db.campaigns import campaign_meta
 from db.clock import utcnow
 
 
@@ -36,6 +37,7 @@ class _ScreenLost(Exception):
         self.assignment_id = assignment_id
 
 
+@retried
 def submit_screen(
     engine: Engine,
     annotator_id: int,
@@ -57,6 +59,7 @@ def submit_screen(
     try:
         with dbq.queue_transaction(engine) as s:
             camp = campaign_of(s, annotator_id)
+            _check_real_screen(s, camp, annotator_id, judgments, screen_size)
             for j in judgments:
                 _save_on_screen(s, camp, annotator_id, j, screen_size, share, now)
             return build_view(s, annotator_id, camp, now, None)
@@ -67,9 +70,29 @@ def submit_screen(
             return build_view(s, annotator_id, camp, now, notice)
 
 
+#: The most outputs a screen shows (annotation.comparative.MAX_OUTPUTS).
+MAX_SCREEN = 20
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_screen(judgments: list[ScreenJudgment], screen_size: int) -> None:
-    if not judgments:
+    """The screen's shape, before anything is read or written: whole numbers for the size,
+    slots, claim versions and positions, and a size the screen can have."""
+    if not isinstance(judgments, list | tuple) or not judgments:
         raise InvalidJudgment("a screen needs at least one judgment")
+    if not all(isinstance(j, ScreenJudgment) for j in judgments):
+        raise InvalidJudgment("every judgment of a screen is a ScreenJudgment")
+    if not _whole(screen_size) or not 1 <= screen_size <= MAX_SCREEN:
+        raise InvalidJudgment(
+            f"screen_size {screen_size!r} is not a whole number from 1 to {MAX_SCREEN}"
+        )
+    for j in judgments:
+        for name in ("assignment_id", "claim_version", "position"):
+            if not _whole(getattr(j, name)):
+                raise InvalidJudgment(f"{name} {getattr(j, name)!r} is not a whole number")
     positions = sorted(j.position for j in judgments)
     if len(set(positions)) != len(positions) or positions[0] < 0 or positions[-1] >= screen_size:
         raise InvalidJudgment(
@@ -77,6 +100,36 @@ def _check_screen(judgments: list[ScreenJudgment], screen_size: int) -> None:
         )
     if len({j.assignment_id for j in judgments}) != len(judgments):
         raise InvalidJudgment("one output appears twice on the screen")
+
+
+def _check_real_screen(
+    s: Any, camp: dbq.AnnotatorCampaign, annotator_id: int, judgments: list[ScreenJudgment],
+    screen_size: int,
+) -> None:  # fmt: skip
+    """The submitted screen is the one the annotator holds: a screen of regular outputs
+    judges the annotator's held outputs of one source, all of them (or the first
+    ``outputs`` per screen), and its ``screen_size`` is their number, since the
+    position-bias analysis and cESA read the stored size. (A check's screen holds one slot
+    of the annotator's among decoys: its size is the group's, checked against the limit.)
+    A slot no longer held is left to the save's compare-and-set (the view says why)."""
+    rows = [dbshow.slot_row(s, j.assignment_id) for j in judgments]
+    first = next((r for r in rows if r is not None and r.annotator_id == annotator_id), None)
+    if first is None or first.kind == dbq.ATTENTION:
+        return
+    meta = campaign_meta(s, camp.id) or {}
+    per_screen = (meta.get("comparative") or {}).get("outputs") or MAX_SCREEN
+    held = [dbshow.slot_row(s, i) for i in log.held_slot_ids(s, camp.id, annotator_id)]
+    key = (first.item_id, first.slot, first.kind)
+    same = {r.assignment_id for r in held if r is not None and (r.item_id, r.slot, r.kind) == key}
+    judged = {j.assignment_id for j in judgments}
+    if not judged <= same:
+        raise InvalidJudgment("the screen mixes outputs of different sources (or checks)")
+    expected = min(len(same), int(per_screen))
+    if screen_size != expected or len(judged) != expected:
+        raise InvalidJudgment(
+            f"screen_size {screen_size} with {len(judged)} judgment(s) does not match the "
+            f"screen: it shows {expected} outputs of this source to judge"
+        )
 
 
 def _save_on_screen(

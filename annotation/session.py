@@ -22,6 +22,7 @@ from db import queue as dbq
 from db import slot_counts as dbcount
 from db import slot_display as dbshow
 from db.clock import utcnow
+from db.engine import retry_transient
 from db.vocabulary import CampaignMode, SlotKind
 
 
@@ -31,6 +32,20 @@ class AccessDenied(PermissionError):
 
 class InvalidJudgment(ValueError):
     """The judgment does not fit the campaign's mode."""
+
+
+class Busy(InvalidJudgment):
+    """The database stayed busy with concurrent changes (deadlocks or serialization
+    failures, retried db.engine.RETRY_ATTEMPTS times); nothing was saved. A kind of
+    InvalidJudgment so that the pages show it as they show a refused judgment."""
+
+
+BUSY = (
+    "The server was too busy to save that just now; nothing was saved. Please submit it "
+    "again."
+)
+#: Decorates every annotator action: a transient failure is retried, never a traceback.
+retried = retry_transient(lambda: Busy(BUSY))
 
 
 @dataclass(frozen=True)
@@ -156,13 +171,16 @@ class View:
 
 
 def campaign_of(s: Any, annotator_id: int) -> dbq.AnnotatorCampaign:
-    """The annotator's campaign, locking the annotator first (the one lock order, see
-    db.queue); AccessDenied when the annotator is unknown or revoked."""
+    """The annotator's campaign, locking the campaign (shared), the annotator and their
+    task in progress, in that order, before any slot (the one lock order,
+    docs/administration.md "Locks"); AccessDenied when the annotator is unknown or revoked,
+    or the campaign archived or deleted."""
     camp = dbq.annotator_campaign(s, annotator_id)
     if camp is None or camp.revoked:
         raise AccessDenied("this invite link is not valid (unknown or revoked)")
     if camp.archived:
         raise AccessDenied(f"campaign {camp.name!r} is archived: it takes no judgments")
+    task_work.lock_current(s, camp.id, annotator_id)  # the task before any of its slots
     return camp
 
 
@@ -242,6 +260,7 @@ def build_view(
     )
 
 
+@retried
 def next_view(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
     """The annotator's current item (claiming the next one when they hold none)."""
     now = now or utcnow()
@@ -250,6 +269,7 @@ def next_view(engine: Engine, annotator_id: int, now: datetime | None = None) ->
         return build_view(s, annotator_id, camp, now, None)
 
 
+@retried
 def start_next_task(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
     """The annotator asks for another task after finishing one (quotas permitting)."""
     now = now or utcnow()

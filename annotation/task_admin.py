@@ -21,11 +21,17 @@ from db import queue_settings as dbset
 from db import tasks as dbt
 from db.campaigns import campaign_meta
 from db.clock import utcnow
-from db.engine import read_scope
+from db.engine import read_scope, retry_transient
+
+#: The administrator's task actions retry a transient failure (a deadlock victim, db.engine).
+_retried = retry_transient(
+    lambda: TaskError("the campaign was busy with annotators' saves; nothing changed: try again")
+)
 
 STATES = dbt.STATES
 
 
+@_retried
 def list_tasks(engine: Engine, campaign_id: int, now: datetime | None = None) -> list[dbt.TaskRow]:
     """The campaign's tasks in order, after expiring the ones idle past the timeout."""
     with dbq.queue_transaction(engine) as s:
@@ -40,6 +46,7 @@ def annotator_names(engine: Engine, campaign_id: int) -> list[str]:
         return sorted(dbt.annotator_names(s, campaign_id))
 
 
+@_retried
 def pause(engine: Engine, campaign_id: int, task_id: int) -> dbt.TaskRow:
     """An open or active task stops being served (its annotator sees that it is paused)."""
     with dbq.queue_transaction(engine) as s:
@@ -52,6 +59,7 @@ def pause(engine: Engine, campaign_id: int, task_id: int) -> dbt.TaskRow:
         return task_of(s, campaign_id, task_id)
 
 
+@_retried
 def resume(engine: Engine, campaign_id: int, task_id: int) -> dbt.TaskRow:
     """A paused task goes on: active again when it was started, else open."""
     with dbq.queue_transaction(engine) as s:
@@ -71,6 +79,7 @@ def resume(engine: Engine, campaign_id: int, task_id: int) -> dbt.TaskRow:
         return task_of(s, campaign_id, task_id)
 
 
+@_retried
 def reassign(engine: Engine, campaign_id: int, task_id: int, annotator: str) -> dbt.TaskRow:
     """Give an open, active or paused task to another annotator. What its old annotator
     holds goes back to open (their late saves are refused); what they judged stays theirs."""
@@ -101,6 +110,7 @@ def reassign(engine: Engine, campaign_id: int, task_id: int, annotator: str) -> 
         return task_of(s, campaign_id, task_id)
 
 
+@_retried
 def expire(
     engine: Engine, campaign_id: int, task_id: int, now: datetime | None = None
 ) -> int | None:

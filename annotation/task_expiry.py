@@ -22,7 +22,10 @@ def log_change(s: Any, campaign_id: int, task: dbt.TaskRow, new: str) -> None:
 
 
 def task_of(s: Any, campaign_id: int, task_id: int) -> dbt.TaskRow:
-    task = dbt.task(s, task_id)
+    """The campaign's task, its row locked until the transaction ends (db.tasks.locked_task):
+    read under the lock, its state is the one the change applies to (an annotator's save
+    that ends the task either committed before, or waits for this transaction)."""
+    task = dbt.locked_task(s, task_id)
     if task is None or task.campaign_id != campaign_id:
         raise TaskError(f"this campaign has no task {task_id}")
     return task

@@ -109,6 +109,9 @@ def expire_idle(s: Any, campaign_id: int, conf: TaskSettings, now: datetime) -> 
         return []
     dbset.campaign_for_update(s, campaign_id)
     ids = dbt.idle_active(s, campaign_id, cutoff)  # again: another may have expired them
+    # a task whose row is held is being saved in (not idle): passed over, never waited for
+    locked = set(dbt.lock_free_active(s, ids))
+    ids = [tid for tid in dbt.idle_active(s, campaign_id, cutoff) if tid in locked]
     for tid in ids:
         expire_in(s, campaign_id, tid, now, why=f"idle over {conf.timeout_min} min")
     return ids
@@ -197,6 +200,45 @@ def after_claim(
     conf = settings_of(campaign_meta(s, campaign_id))
     done = finish(s, dbt.task(s, task.id) or task, conf, now)
     return _view(done, conf, can_start_next=_any_open(s, campaign_id), fresh=True)
+
+
+TASK_EXPIRED = (
+    "That item was not saved: an administrator ended your task (expired it), and its "
+    "unfinished items went back to the pool. Thank you for your work so far."
+)
+TASK_IDLE_EXPIRED = (
+    "That item was not saved: your task was ended because it was idle longer than the "
+    "task timeout, and its unfinished items went back to the pool."
+)
+TASK_REASSIGNED = (
+    "That item was not saved: an administrator gave your task to another annotator. "
+    "What you judged before stays yours."
+)
+
+
+def why_task_lost(s: Any, campaign_id: int, assignment_id: int, annotator_id: int) -> str | None:
+    """Why a held slot of a task is no longer the annotator's, when the task changed under
+    them (expired by an administrator or by the idle timeout, reassigned); None otherwise
+    (the slot's claim itself expired)."""
+    slot_task = dbt.task_of_slot(s, assignment_id)
+    if slot_task is None:
+        return None
+    mine = dbt.latest_taken(s, campaign_id, annotator_id)
+    if mine is not None and mine.state == dbt.EXPIRED:
+        key = f"task {mine.id}"
+        ends = [c.new_value for c in dbset.setting_changes(s, campaign_id) if c.key == key]
+        idle = bool(ends) and "idle over" in str(ends[-1])
+        return TASK_IDLE_EXPIRED if idle else TASK_EXPIRED
+    if slot_task.annotator_id is not None and slot_task.annotator_id != annotator_id:
+        return TASK_REASSIGNED
+    if mine is None or mine.id != slot_task.id:
+        return TASK_REASSIGNED  # their task is someone else's now (or back in the pool)
+    return None
+
+
+def lock_current(s: Any, campaign_id: int, annotator_id: int) -> None:
+    """Lock the annotator's task in progress (db.tasks.lock_current), first of its rows."""
+    dbt.lock_current(s, campaign_id, annotator_id)
 
 
 def undo_allowed(s: Any, assignment_id: int | None, annotator_id: int) -> bool:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from annotation import task_work
-from annotation.session import Undone, View, build_view, campaign_of, slot_group
+from annotation.session import Undone, View, build_view, campaign_of, retried, slot_group
 from db import Engine
 from db import annotations as log
 from db import queue as dbq
@@ -15,6 +15,7 @@ from db import slot_display as dbshow
 from db.clock import utcnow
 
 
+@retried
 def undo(engine: Engine, annotator_id: int, now: datetime | None = None) -> View:
     """Take back the annotator's newest judgment or skip by appending an ``undo`` row; the
     item is theirs again and shown next. Repeated undos walk further back. The view's

@@ -77,7 +77,14 @@ def update_account(engine: Engine, account_id: int, **values: object) -> None:
 
 
 def set_disabled(engine: Engine, account_id: int, disabled: bool) -> None:
-    update_account(engine, account_id, disabled_at=utcnow() if disabled else None)
+    """Disable or enable an account. Disabling also moves its sessions' not-before time to
+    now (as "Sign out" does), so enabling it again does not revive the cookies it had."""
+    if not disabled:
+        update_account(engine, account_id, disabled_at=None)
+        return
+    now = utcnow()
+    not_before = int(now.timestamp() * 1000) + 1  # ms, as accounts.sessions issues them
+    update_account(engine, account_id, disabled_at=now, sessions_not_before=not_before)
 
 
 def grant(engine: Engine, account_id: int, campaign_id: int, kind: str = "granted") -> bool:

@@ -6,7 +6,8 @@ Every write here runs inside the caller's transaction (pass the ``Session`` of a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,34 +99,40 @@ def existing_output_keys(session: Session, campaign_id: int) -> dict[tuple[str, 
     return {(ext, sysname): oid for ext, sysname, oid in rows}
 
 
+#: Rows per INSERT … RETURNING of a bulk import: SQLAlchemy processes a whole parameter
+#: list at once (bound values, JSON), so one statement of a million rows held gigabytes.
+INSERT_CHUNK = 5_000
+
+
 def insert_returning_ids(
-    session: Session, model: type, rows: Sequence[dict[str, Any]]
+    session: Session, model: type, rows: Iterable[dict[str, Any]]
 ) -> list[int]:
-    """Bulk INSERT ``rows`` and return their new ids in the same order."""
-    if not rows:
-        return []
-    result = session.execute(
-        insert(model).returning(model.id, sort_by_parameter_order=True), list(rows)
-    )
-    return [r[0] for r in result]
+    """Bulk INSERT ``rows`` (any iterable: a generator keeps only one chunk of them alive)
+    in chunks of :data:`INSERT_CHUNK`; their new ids in the same order."""
+    stmt = insert(model).returning(model.id, sort_by_parameter_order=True)
+    ids: list[int] = []
+    it = iter(rows)
+    while chunk := list(itertools.islice(it, INSERT_CHUNK)):
+        ids.extend(r[0] for r in session.execute(stmt, chunk))
+    return ids
 
 
-def insert_systems(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+def insert_systems(session: Session, rows: Iterable[dict[str, Any]]) -> list[int]:
     """New systems (campaign_id, name, is_human); their ids in row order."""
     return insert_returning_ids(session, System, rows)
 
 
-def insert_items(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+def insert_items(session: Session, rows: Iterable[dict[str, Any]]) -> list[int]:
     """New items (campaign_id, external_id, source, reference, doc_id, meta)."""
     return insert_returning_ids(session, Item, rows)
 
 
-def insert_outputs(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+def insert_outputs(session: Session, rows: Iterable[dict[str, Any]]) -> list[int]:
     """New outputs (item_id, system_id, text, meta)."""
     return insert_returning_ids(session, Output, rows)
 
 
-def insert_judgments(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+def insert_judgments(session: Session, rows: Iterable[dict[str, Any]]) -> list[int]:
     """Imported judgments: rows of the annotation log (output, annotator, assignment, kind,
     label, score, post_edit, hter)."""
     return insert_returning_ids(session, Annotation, rows)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, or_, select, text, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from db.claim_statements import (
@@ -15,6 +15,7 @@ from db.claim_statements import (
     FIRST_OPEN,
     IN_TASK,
     NOT_JUDGED_BY_ME,
+    lock_group_claims,
     naive,
 )
 from db.models import Assignment, Item, Output
@@ -25,8 +26,6 @@ REGULAR, ATTENTION = SlotKind
 
 _A, _O, _I = Assignment.__table__, Output.__table__, Item.__table__
 
-#: First key of PostgreSQL's advisory lock that serialises new block claims per campaign.
-_BLOCK_LOCK = 0x7D0C
 _BLOCK_OF = (
     select(_I.c.doc_id, _O.c.system_id, _O.c.item_id)
     .select_from(_A)
@@ -85,10 +84,8 @@ def claim_block(
     returned (a paired block holds up to documents × systems slots; the page shows the
     first), and all their claims are refreshed together past half the timeout.
 
-    PostgreSQL: new block claims of a campaign are serialised by a transaction-scoped
-    advisory lock taken before any slot (no other path takes it, so it adds no lock cycle);
-    without it a concurrent claimer's SKIP LOCKED could take the block's second slot while
-    the first claimer is still collecting it. SQLite's ``BEGIN IMMEDIATE`` serialises anyway.
+    PostgreSQL: new block claims of a campaign are serialised by the advisory lock of
+    :func:`db.claim_statements.lock_group_claims`, as paired item claims are.
     """
     conn = s.connection()
     params = {"annotator_id": annotator_id, "campaign_id": campaign_id, "cutoff": cutoff}
@@ -102,9 +99,7 @@ def claim_block(
             touch = {"holder": annotator_id, "in_campaign": campaign_id, "now": now}
             conn.execute(_TOUCH_MINE, touch)
         return [held[0]]
-    if conn.dialect.name == "postgresql":
-        lock = text("SELECT pg_advisory_xact_lock(:ns, :cid)")
-        conn.execute(lock, {"ns": _BLOCK_LOCK, "cid": campaign_id})
+    lock_group_claims(conn, campaign_id)
     candidates = [
         row
         for row in (

@@ -16,17 +16,21 @@ still meet SQLite's busy timeout.
 
 from __future__ import annotations
 
+import functools
 import os
+import random
 import sqlite3
 import threading
+import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -233,3 +237,66 @@ def read_scope(engine: Engine | None = None) -> Iterator[Session]:
     finally:
         session.rollback()
         session.close()
+
+
+# ----------------------------------------------------------------- transient failures
+
+#: PostgreSQL's SQLSTATEs of a transaction that failed only because of another one running
+#: at the same time (serialization_failure, deadlock_detected): running it again is safe.
+TRANSIENT_SQLSTATES = frozenset({"40001", "40P01"})
+#: Attempts of a transaction that failed transiently, and the first back-off (doubling).
+RETRY_ATTEMPTS, RETRY_BACKOFF_S = 5, 0.02
+_T = TypeVar("_T")
+
+
+class TransientFailure(RuntimeError):
+    """A transaction kept failing on concurrent ones (deadlock, serialization) after
+    :data:`RETRY_ATTEMPTS` attempts; it was rolled back every time, so nothing was written."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is a deadlock or serialization failure (PostgreSQL) or SQLite's
+    "database is locked" after its busy timeout: the transaction may simply run again."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    if getattr(exc.orig, "sqlstate", None) in TRANSIENT_SQLSTATES:
+        return True
+    return isinstance(exc.orig, sqlite3.OperationalError) and "locked" in str(exc.orig)
+
+
+def retry_transient(
+    exhausted: Callable[[], Exception] | None = None, attempts: int = RETRY_ATTEMPTS
+) -> Callable[[Callable[..., _T]], Callable[..., _T]]:
+    """Decorate a function that runs whole transactions (it opens and commits its own): when
+    one fails transiently (:func:`is_transient`) it was rolled back, and the function runs
+    again after a short random back-off, up to ``attempts`` times; then ``exhausted()`` (by
+    default :class:`TransientFailure`) is raised from the last failure. Other errors pass.
+
+    Why retry rather than only order locks: PostgreSQL may still pick a victim among
+    transactions that wait on each other through rows the code does not order (foreign-key
+    checks, index pages); a retry turns that into a short wait instead of a traceback."""
+
+    def decorate(fn: Callable[..., _T]) -> Callable[..., _T]:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> _T:
+            for attempt in range(attempts):
+                try:
+                    return fn(*args, **kwargs)
+                except DBAPIError as exc:
+                    if not is_transient(exc):
+                        raise
+                    if attempt == attempts - 1:
+                        raise (exhausted or _default_exhausted)() from exc
+                    # jitter: two victims of one deadlock should not collide again
+                    time.sleep(RETRY_BACKOFF_S * 2**attempt * (0.5 + random.random()))
+            raise AssertionError("unreachable")  # pragma: no cover
+
+        return run
+
+    return decorate
+
+
+def _default_exhausted() -> Exception:
+    return TransientFailure(
+        "the database stayed busy with concurrent changes; nothing was written: try again"
+    )

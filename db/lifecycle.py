@@ -31,7 +31,8 @@ from db.admin_models import (
     TutorialAnswer,
 )
 from db.clock import utcnow
-from db.engine import session_scope
+from db.engine import retry_transient, session_scope
+from db.locks import close_campaign
 from db.models import (
     Annotation,
     Annotator,
@@ -105,7 +106,15 @@ def ensure_active(s: Session, campaign_id: int) -> None:
 # ----------------------------------------------------------------- the four changes
 
 
-def _campaign(s: Session, name: str) -> Campaign:
+def _campaign(s: Session, name: str, close: bool = False) -> Campaign:
+    """The campaign's row, locked FOR UPDATE. ``close`` (archive, delete): first the
+    campaign's gate, exclusive (db.locks), so the annotators' actions in flight finish
+    before and the ones arriving wait for this transaction, then see the campaign archived
+    or gone."""
+    if close:
+        cid = s.scalar(select(Campaign.id).where(Campaign.name == name))
+        if cid is not None:
+            close_campaign(s.connection(), cid)
     camp = s.scalar(select(Campaign).where(Campaign.name == name).with_for_update())
     if camp is None:
         raise CampaignLifeError(f"there is no campaign named {name!r}")
@@ -129,7 +138,7 @@ def check_new_name(new: str) -> str:
         raise CampaignLifeError(
             f"the new name has {len(clean)} characters; the limit is {NAME_MAX}: shorten it"
         )
-    if any(ord(ch) < 32 for ch in clean):
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in clean):
         raise CampaignLifeError("the new name contains a line break or control character")
     return clean
 
@@ -166,10 +175,18 @@ def _no_running_job(s: Session, camp: Campaign, what: str) -> None:
         )
 
 
+_retried = retry_transient(
+    lambda: CampaignLifeError(
+        "the campaign stayed busy with annotators' saves; nothing was changed: try again"
+    )
+)
+
+
+@_retried
 def archive_campaign(engine: Engine, name: str, via: str) -> None:
     """Hide the campaign and make it read-only (restorable)."""
     with session_scope(engine) as s:
-        camp = _campaign(s, name)
+        camp = _campaign(s, name, close=True)
         if camp.archived_at is not None:
             raise CampaignLifeError(f"campaign {name!r} is archived already")
         _no_running_job(s, camp, "archive")
@@ -177,6 +194,7 @@ def archive_campaign(engine: Engine, name: str, via: str) -> None:
         _log(s, camp.id, name, ARCHIVE, via)
 
 
+@_retried
 def restore_campaign(engine: Engine, name: str, via: str) -> None:
     """Make an archived campaign active again (listed, writable)."""
     with session_scope(engine) as s:
@@ -224,6 +242,7 @@ def _owned(cid: int) -> dict[str, Any]:
     }
 
 
+@_retried
 def delete_campaign(engine: Engine, name: str, confirm: str, via: str) -> dict[str, int]:
     """Delete the campaign and every row of it in one transaction; rows deleted per table.
 
@@ -234,7 +253,7 @@ def delete_campaign(engine: Engine, name: str, confirm: str, via: str) -> dict[s
             f"(you typed {confirm!r}); nothing was deleted"
         )
     with session_scope(engine) as s:
-        camp = _campaign(s, name)
+        camp = _campaign(s, name, close=True)
         _no_running_job(s, camp, "delete")
         cid = camp.id
         links = _link_hashes(s, cid)

@@ -348,6 +348,8 @@ class AttentionCheck(Base):
     """A degraded copy of a real output with the severity its edit implies (MQM-style)."""
 
     __tablename__ = "attention_checks"
+    # a deletion's ON DELETE CASCADE looks checks up by output (migration 0013)
+    __table_args__ = (Index("ix_attention_checks_output", "output_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))

@@ -9,6 +9,9 @@ sampling's rounds (db.active_rounds), racing (db.racing_slots).
 
 Concurrency:
 
+- PostgreSQL, paired items: a new claim of a paired campaign takes the campaign's group
+  advisory lock (db.claim_statements.lock_group_claims) before its first slot, so the item
+  is claimed whole; the claim statements then never wait on a row while holding it.
 - PostgreSQL: every action of an annotator (show, save, skip, undo) starts by locking the
   annotator's row (``annotator_campaign``), before any slot row. Two tabs of one annotator
   therefore run one after the other, and all paths take their locks in the same order:
@@ -43,10 +46,12 @@ from db.claim_statements import (
     REST_OF_GROUP,
     TASK_STATEMENTS,
     TOUCH,
+    lock_group_claims,
     naive,
 )
 from db.document_blocks import claim_block
 from db.engine import session_scope
+from db.locks import enter_campaign
 from db.models import Annotator, Assignment, Campaign
 from db.vocabulary import CampaignMode, SlotKind, SlotState, documents_in_order
 
@@ -92,6 +97,9 @@ _ANNOTATOR_CAMPAIGN = (
 )
 
 
+_CAMPAIGN_OF = select(_AN.c.campaign_id).where(_AN.c.id == bindparam("annotator_id"))
+
+
 @dataclass(frozen=True)
 class AnnotatorCampaign:
     """What an annotator's actions need of their campaign; ``revoked`` when the invite was."""
@@ -113,9 +121,16 @@ class AnnotatorCampaign:
 
 def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
     """The annotator's campaign, locking the annotator's row (PostgreSQL; SQLite's
-    ``BEGIN IMMEDIATE`` holds the whole database). Call it first in every transaction of an
-    annotator's action: it is the first lock of the one lock order (module docstring)."""
-    row = s.connection().execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
+    ``BEGIN IMMEDIATE`` holds the whole database), after the campaign's gate (shared,
+    db.locks: archive and delete wait for the action, or it for them). Call it first in
+    every transaction of an annotator's action: it takes the first locks of the one lock
+    order (docs/administration.md, "Locks")."""
+    conn = s.connection()
+    if conn.dialect.name == "postgresql":
+        cid = conn.execute(_CAMPAIGN_OF, {"annotator_id": annotator_id}).scalar()
+        if cid is not None:
+            enter_campaign(conn, cid)
+    row = conn.execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
     if row is None:
         return None
     revoked, cid, name, mode, *rest, archived_at, meta = row
@@ -163,6 +178,8 @@ def claim_next(
     ).all()
     if held:
         return _resume_held(conn, held, now, cutoff)
+    if paired:  # the item is claimed whole: one new group claim at a time (PostgreSQL)
+        lock_group_claims(conn, campaign_id)
     params = {"annotator_id": annotator_id, "campaign_id": campaign_id, "cutoff": cutoff}
     candidates = [
         row

@@ -19,9 +19,16 @@ from db.vocabulary import AnnotationKind
 
 
 def campaign_for_update(s: Session, campaign_id: int) -> Campaign:
-    """The campaign row, locked (PostgreSQL) so two queue builds cannot interleave;
+    """The campaign row, locked (PostgreSQL; FOR NO KEY UPDATE) so two queue builds or
+    task actions cannot interleave;
     :class:`db.lifecycle.CampaignArchived` when it is archived (read-only)."""
-    camp = s.scalar(select(Campaign).where(Campaign.id == campaign_id).with_for_update())
+    # FOR NO KEY UPDATE: writers of settings and tasks queue behind one another and behind
+    # archive/delete (FOR UPDATE), but not behind the foreign-key checks (FOR KEY SHARE) of
+    # annotators' inserts (tasks, annotations): an annotator's action may take this lock
+    # (the idle-task sweep) after such an insert in another transaction of the campaign
+    camp = s.scalar(
+        select(Campaign).where(Campaign.id == campaign_id).with_for_update(key_share=True)
+    )
     if camp is None:
         raise KeyError(f"no campaign with id {campaign_id}")
     if camp.archived_at is not None:

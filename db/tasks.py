@@ -17,6 +17,7 @@ from sqlalchemy import and_, bindparam, case, func, insert, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from db.annotator_stats import attention_passed, span_attention_passed
+from db.claim_statements import lock_group_claims
 from db.models import Annotation, Annotator, Assignment, AttentionCheck, Item, Task
 from db.vocabulary import AnnotationKind, SlotKind, SlotState
 
@@ -79,6 +80,15 @@ def uncut_slots(s: Session, campaign_id: int) -> list[CutSlot]:
 
 
 def next_ordinal(s: Session, campaign_id: int) -> int:
+    """The campaign's next task ordinal. PostgreSQL: under the campaign's claim advisory
+    lock (db.claim_statements.lock_group_claims), so two transactions that each requeue a
+    task's leftovers (an annotator ending a task, an administrator expiring another) cannot
+    both read the same maximum (issue 32: UniqueViolation on
+    ``uq_tasks_campaign_id_ordinal``). Not the campaign's row lock: an annotator ending a
+    task holds that task's row, and the administrator's actions take the campaign row
+    before the task, so that order would deadlock; and not a lock of its own, which would
+    form a cycle with the claim lock (a requeue, then a claim, in one transaction)."""
+    lock_group_claims(s.connection(), campaign_id)
     top = s.scalar(select(func.max(Task.ordinal)).where(Task.campaign_id == campaign_id))
     return int(top or 0) + 1
 
@@ -126,6 +136,17 @@ _MINE_LOCKED = (
 )
 
 
+def lock_current(s: Session, campaign_id: int, annotator_id: int) -> int | None:
+    """Lock the annotator's task in progress (active or paused), if any; its id. Every
+    annotator action calls it right after the annotator's row (annotation.session
+    .campaign_of), before any slot: the save that ends a task then changes its state, owner
+    and code under the same lock as the administrator's pause/reassign/expire."""
+    if not has_tasks(s, campaign_id):
+        return None
+    params = {"campaign_id": campaign_id, "annotator_id": annotator_id}
+    return s.connection().execute(_MINE_LOCKED, params).scalar()
+
+
 def has_tasks(s: Session, campaign_id: int) -> bool:
     return s.connection().execute(_HAS_TASKS, {"campaign_id": campaign_id}).first() is not None
 
@@ -149,6 +170,17 @@ def _rows(
         .limit(limit)
     )  # fmt: skip
     return [TaskRow(*r) for r in s.execute(q)]
+
+
+_LOCK_TASK = select(_T.c.id).where(_T.c.id == bindparam("task_id")).with_for_update()
+
+
+def locked_task(s: Session, task_id: int) -> TaskRow | None:
+    """The task, its row locked (PostgreSQL) until the transaction ends: every change of a
+    task's state, owner or code runs under it (the administrator's actions and the
+    annotator's save that ends the task), so they happen one after the other."""
+    s.connection().execute(_LOCK_TASK, {"task_id": task_id})
+    return task(s, task_id)
 
 
 def task(s: Session, task_id: int) -> TaskRow | None:
@@ -179,6 +211,19 @@ def last_done(s: Session, campaign_id: int, annotator_id: int) -> TaskRow | None
         order=Task.finished_at.desc(),
         limit=1,
     )
+    return rows[0] if rows else None
+
+
+def latest_taken(s: Session, campaign_id: int, annotator_id: int) -> TaskRow | None:
+    """The task the annotator took last (whatever became of it; a reassigned one is no
+    longer theirs)."""
+    rows = _rows(
+        s,
+        and_(Task.campaign_id == campaign_id, Task.annotator_id == annotator_id,
+             Task.started_at.is_not(None)),
+        order=Task.started_at.desc(),
+        limit=1,
+    )  # fmt: skip
     return rows[0] if rows else None
 
 
@@ -331,6 +376,21 @@ def idle_active(s: Session, campaign_id: int, cutoff: datetime) -> list[int]:
         .having(func.coalesce(last, Task.started_at) < cutoff)
     )
     return [r[0] for r in s.execute(q)]
+
+
+def lock_free_active(s: Session, task_ids: Sequence[int]) -> list[int]:
+    """Of these tasks, the active ones nobody else holds, locked (PostgreSQL: SKIP LOCKED,
+    so an idle-task sweep never waits for an annotator who is saving in their task: that
+    task is not idle, and waiting would put a task lock after the claim lock)."""
+    if not task_ids:
+        return []
+    q = (
+        select(Task.id)
+        .where(Task.id.in_(list(task_ids)), Task.state == ACTIVE)
+        .order_by(Task.id)
+        .with_for_update(skip_locked=True)
+    )
+    return list(s.scalars(q))
 
 
 def attention_results(s: Session, task_id: int) -> list[bool]:

@@ -35,6 +35,17 @@ COUNT_KEYS = ("tp", "fn", "tn", "fp")
 ITEM_COLUMNS = ["item_id", "system", "metric_value", "metric_positive", "human_label", "cell"]
 
 
+#: Limits of a calibration-set file (a real one is a few kilobytes: counts, posteriors and a
+#: row of counts per system). Checked before the file is stored, so nothing is written.
+MAX_BYTES = 2 * 1024 * 1024
+MAX_DEPTH = 8  # the format nests 4 deep (posteriors → rho → interval → number)
+MAX_SYSTEMS = 1000
+#: Counts are stored in 32-bit INTEGER columns (and a count beyond this is no real set).
+MAX_COUNT = 2**31 - 1
+#: Text columns' lengths (db.models.CalibrationSet).
+MAX_NAME, MAX_SIGNATURE = 200, 500
+
+
 class CalibrationSetError(ValueError):
     """A calibration-set file that cannot be used, with the reason in plain words."""
 
@@ -77,8 +88,18 @@ def dumps(payload: dict[str, Any]) -> bytes:
 
 def _count(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise CalibrationSetError(f"{where} must be a non-negative whole number, not {value!r}")
+        raise CalibrationSetError(
+            f"{where} must be a non-negative whole number, not {_shown(value)}"
+        )
+    if value > MAX_COUNT:
+        raise CalibrationSetError(f"{where} is {value:.3g}, over the limit of {MAX_COUNT:,}")
     return value
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, cut short (a hostile file may hold a megabyte string)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def _counts(obj: Any, where: str) -> dict[str, int]:
@@ -98,10 +119,19 @@ def parse(data: bytes | str | dict[str, Any]) -> CalibrationSet:
     counts imply (a hand-edited count would otherwise silently disagree with its ρ, η).
     """
     payload = _load(data)
+    _check_tree(payload)
     _check_schema(payload)
-    for key in ("metric", "signature"):
+    for key, limit in (("metric", MAX_SIGNATURE), ("signature", MAX_SIGNATURE)):
         if not isinstance(payload.get(key), str) or not payload[key]:
             raise CalibrationSetError(f"{key} must be a non-empty string")
+        if len(payload[key]) > limit:
+            raise CalibrationSetError(
+                f"{key} has {len(payload[key]):,} characters; the limit is {limit}"
+            )
+    if payload.get("name") is not None and (
+        not isinstance(payload["name"], str) or len(payload["name"]) > MAX_NAME
+    ):
+        raise CalibrationSetError(f"name must be a string of at most {MAX_NAME} characters")
     threshold = _threshold(payload.get("threshold"))
     higher = payload.get("higher_is_better")
     if not isinstance(higher, bool):
@@ -127,10 +157,43 @@ def parse(data: bytes | str | dict[str, Any]) -> CalibrationSet:
 def _load(data: bytes | str | dict[str, Any]) -> Any:
     if isinstance(data, dict):
         return data
+    if len(data) > MAX_BYTES:
+        raise CalibrationSetError(
+            f"the file has {len(data):,} bytes; a calibration set is at most {MAX_BYTES:,} "
+            "(a real one is a few kilobytes): is this the right file?"
+        )
     try:
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CalibrationSetError(f"not a JSON file: {exc}") from None
+    except RecursionError:  # json's C decoder recurses per nesting level
+        raise CalibrationSetError(
+            f"the JSON nests deeper than a calibration set does (at most {MAX_DEPTH} levels)"
+        ) from None
+
+
+def _check_tree(payload: Any) -> None:
+    """Depth, size and text of the whole document, walked without recursion: nesting of at
+    most :data:`MAX_DEPTH`, no NUL character in any key or string (PostgreSQL's JSON and
+    text columns cannot hold one), and integers within 64 bits."""
+    stack: list[tuple[Any, int, str]] = [(payload, 1, "the file")]
+    while stack:
+        node, depth, where = stack.pop()
+        if depth > MAX_DEPTH:
+            raise CalibrationSetError(
+                f"{where} nests deeper than a calibration set does (at most {MAX_DEPTH} levels)"
+            )
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if "\x00" in key:
+                    raise CalibrationSetError(f"a key in {where} contains a NUL character")
+                stack.append((value, depth + 1, key))
+        elif isinstance(node, list):
+            stack.extend((value, depth + 1, f"{where}[{k}]") for k, value in enumerate(node))
+        elif isinstance(node, str) and "\x00" in node:
+            raise CalibrationSetError(f"{where} contains a NUL character")
+        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= 2**63:
+            raise CalibrationSetError(f"{where} is {_shown(node)}: a whole number out of range")
 
 
 def _check_schema(payload: Any) -> None:
@@ -154,7 +217,7 @@ def _threshold(threshold: Any) -> float:
         or not isinstance(threshold, int | float)
         or not math.isfinite(threshold)
     ):
-        raise CalibrationSetError(f"threshold must be a finite number, not {threshold!r}")
+        raise CalibrationSetError(f"threshold must be a finite number, not {_shown(threshold)}")
     return threshold
 
 
@@ -162,6 +225,10 @@ def _per_system(per_raw: Any, counts: dict[str, int]) -> dict[str, dict[str, int
     """Per-system counts, which must add up to the overall ``counts``."""
     if not isinstance(per_raw, dict):
         raise CalibrationSetError("per_system must be an object keyed by system name")
+    if len(per_raw) > MAX_SYSTEMS:
+        raise CalibrationSetError(
+            f"per_system lists {len(per_raw):,} systems; the limit is {MAX_SYSTEMS:,}"
+        )
     per_system = {str(k): _counts(v, f"per_system[{k!r}]") for k, v in per_raw.items()}
     if per_system:
         sums = {k: sum(v[k] for v in per_system.values()) for k in COUNT_KEYS}

@@ -277,9 +277,8 @@ def _validate(
     problems = _column_problems(filename, header, column_map, ignored, wording)
     if problems:
         raise CampaignFileError(problems)
-    if ignored:
+    if ignored:  # the records' ignored cells are left out row by row below
         header = [h for h in header if h not in ignored]
-        records = [(line, {k: v for k, v in r.items() if k not in ignored}) for line, r in records]
     rename = {source: target for target, source in column_map.items()}
     columns = [rename.get(h, h) for h in header]
     problems = _header_problems(filename, header, columns, len(records), wording)
@@ -291,10 +290,14 @@ def _validate(
         problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
 
     rows, rules = [], RowRules()
-    for number, (line, raw) in enumerate(records, start=1):
+    for number in range(1, len(records) + 1):
         if len(problems) >= MAX_PROBLEMS:
             raise CampaignFileError(problems, truncated=True)
-        rec = {rename.get(k, k): v for k, v in raw.items()}
+        # each record is dropped once it is a Row: the records and the rows of a big file
+        # were both alive at the end (the list keeps its length for the caller's count)
+        line, raw = records[number - 1]
+        records[number - 1] = None  # type: ignore[call-overload]
+        rec = {rename.get(k, k): v for k, v in raw.items() if k not in ignored}
         row = _row(number, line if line != number + 1 else None, rec, extra_columns, add)
         rules.check(row, add)  # "line" only where it adds something to "row"
         rows.append(row)

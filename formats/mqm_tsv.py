@@ -16,9 +16,10 @@ text cells that start with = + - @.
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,28 @@ def _decode(data: bytes, filename: str) -> str:
         filename,
         lambda _byte, line: (f"line {line} is not valid UTF-8", "Save the file as UTF-8."),
     )
+
+
+def _check_utf8(data: bytes, filename: str) -> None:
+    """Refuse bytes that are not UTF-8, checked in 1 MB chunks (no second copy of the
+    file); the message comes from :func:`_decode`, which finds the line."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    chunk = 1 << 20
+    try:
+        for start in range(0, len(data), chunk):
+            decoder.decode(data[start : start + chunk], final=start + chunk >= len(data))
+    except UnicodeDecodeError:
+        _decode(data, filename)
+        raise
+
+
+def _lines(data: bytes) -> Iterator[str]:
+    """The file's lines, decoded as they are read (the whole text and a list of its lines
+    were twice the file and more). Split on line feeds only, a CR before one dropped:
+    str.splitlines would also split at U+2028, U+0085, … in text."""
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="\n")
+    for line in stream:
+        yield line.removesuffix("\n").removesuffix("\r")
 
 
 def _header(lines: list[str], filename: str) -> tuple[list[str], bool]:
@@ -275,11 +298,11 @@ def parse_mqm_tsv(data: bytes, filename: str, rules: SpanRules, *, strict: bool 
     as an error of its severity without a position and listed in ``repaired``; with
     ``strict`` it is a problem instead. The rows then pass the campaign-file rules
     (formats.campaign_file.validate_rows): limits, NUL bytes, one text per output."""
-    # Split on line feeds only: str.splitlines would also split at U+2028, U+0085, … in text.
-    lines = [ln.removesuffix("\r") for ln in _decode(data, filename).split("\n")]
-    header, guarded = _header(lines, filename)
+    _check_utf8(data, filename)
+    lines = _lines(data)
+    header, guarded = _header([next(lines, "")], filename)
     parser = _Parser(filename, header, guarded, strict, rules)
-    for number, line in enumerate(lines[1:], start=1):
+    for number, line in enumerate(lines, start=1):
         if line.strip():
             parser.row(number, line)
         if len(parser.problems) >= MAX_PROBLEMS:

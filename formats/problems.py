@@ -101,6 +101,14 @@ def check_campaign_name(name: str, filename: str) -> None:
         raise failure(filename, "the campaign name is empty", "Give the campaign a name.")
     if "\x00" in name:
         raise failure(filename, "the campaign name contains a NUL byte", "Remove it from the name.")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        # as a rename refuses them (db.lifecycle.check_new_name): a line break or tab in a
+        # name breaks the lists, the CLI's output and the `--campaign NAME` round trip
+        raise failure(
+            filename,
+            "the campaign name contains a line break, tab or other control character",
+            "Type the name on one line without control characters.",
+        )
     if len(name) > MAX_CAMPAIGN_NAME:
         raise failure(
             filename,

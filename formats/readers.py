@@ -4,6 +4,7 @@ Nothing is validated against Tandem's columns here (see :mod:`formats.campaign_f
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -66,13 +67,29 @@ def _decode(data: bytes, filename: str) -> str:
     )
 
 
-def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[no-untyped-def]
+def _check_utf8(data: bytes, filename: str) -> None:
+    """Refuse bytes that are not UTF-8 (the message names the byte and line), in chunks:
+    decoding the whole file at once kept a second copy of it alive."""
+    chunk = 1 << 20
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), chunk):
+            decoder.decode(data[start : start + chunk], final=start + chunk >= len(data))
+    except UnicodeDecodeError:
+        _decode(data, filename)  # the precise message (decode_utf8 raises it)
+        raise
+
+
+def _read_delimited(data: bytes, filename: str, delimiter: str):  # type: ignore[no-untyped-def]
     # A cell can be as long as the file (whose size is limited already); csv's default
     # 128 KiB field limit would reject a legitimately long output. The limit is global and
     # only ever raised here, so concurrent imports cannot lower it under each other.
-    if csv.field_size_limit() <= len(text):
-        csv.field_size_limit(len(text) + 1)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    if csv.field_size_limit() <= len(data):
+        csv.field_size_limit(len(data) + 1)
+    # Decoded as it is read (the bytes were checked as UTF-8 already): the whole text as a
+    # str, and a StringIO's copy of it (4 bytes a character), were 5× the file.
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+    reader = csv.reader(stream, delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
         if header is None:
@@ -85,6 +102,7 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
         _no_duplicate_columns(header[:width], filename)
         records = []
         prev_end = reader.line_num
+        previous: list[str] = []
         for values in reader:
             start = prev_end + 1
             prev_end = reader.line_num
@@ -105,6 +123,11 @@ def _read_delimited(text: str, filename: str, delimiter: str):  # type: ignore[n
                 )
             if guarded:
                 values = [restore(v) for v in values]
+            # A cell equal to the one above it is the same str object: a campaign file
+            # repeats each item's source and reference on every system's row.
+            if previous:  # (the same length: checked above)
+                values = [p if v == p else v for v, p in zip(values, previous, strict=True)]
+            previous = values
             records.append((start, dict(zip(header[:width], values[:width], strict=True))))
     except csv.Error as exc:
         raise CampaignFileError(
@@ -249,10 +272,10 @@ def read_records(
         )
     if kind == "parquet":
         return _read_parquet(data, filename, max_mb)
-    text = _decode(data, filename)
     if kind == "jsonl":
-        return _read_jsonl(text, filename)
-    first_line = text.split("\n", 1)[0]
+        return _read_jsonl(_decode(data, filename), filename)
+    _check_utf8(data, filename)
+    first_line = data.split(b"\n", 1)[0].decode("utf-8-sig")
     if kind == "csv" and ";" in first_line and "," not in first_line:
         raise failure(
             filename,
@@ -260,7 +283,7 @@ def read_records(
             "Save it with commas as separators (spreadsheets in many languages use ';' for "
             "'CSV'; choose 'CSV UTF-8 (comma delimited)'), or with tabs as a .tsv file.",
         )
-    return _read_delimited(text, filename, "," if kind == "csv" else "\t")
+    return _read_delimited(data, filename, "," if kind == "csv" else "\t")
 
 
 def read_path(path: Path, filename: str, max_mb: float) -> bytes:

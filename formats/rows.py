@@ -15,7 +15,7 @@ REQUIRED = ("item_id", "source", "reference", "system", "output")
 OPTIONAL = ("doc_id", "human_label", "human_score", "post_edit", "annotator", "is_human")
 
 
-@dataclass
+@dataclass(slots=True)  # slots: no per-row __dict__ (a million rows: ~250 MB less)
 class Row:
     """A validated row, with values normalised (None for absent optional values)."""
 

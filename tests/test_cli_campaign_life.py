@@ -110,3 +110,17 @@ def test_cli_writers_refuse_an_archived_campaign_in_words(
         out = run(*args)
         assert out.exit_code == 1 and "is archived" in out.output, (args, out.output)
         assert out.exception is None or isinstance(out.exception, SystemExit), args
+
+
+def test_cli_import_refuses_control_characters_in_the_name_as_rename_does(
+    engine: Engine, run, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    csv = tmp_path / "c.csv"
+    csv.write_text("item_id,source,reference,system,output\n1,a,b,A,c\n")
+    out = run("import", str(csv), "--campaign", "two\nlines")
+    assert out.exit_code != 0 and "control character" in out.output, out.output
+    assert "Traceback" not in out.output
+    assert _names(engine) == set()  # nothing imported
+    populate(engine, "c")
+    renamed = run("campaign", "rename", "c", "two\nlines")
+    assert renamed.exit_code == 1 and "control character" in renamed.output

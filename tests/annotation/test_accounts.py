@@ -117,6 +117,20 @@ def test_sessions_belong_to_their_account(staff: Engine) -> None:
     assert session_account(staff, ada_token, NOW) is None
 
 
+def test_a_re_enabled_account_does_not_revive_its_old_sessions(staff: Engine) -> None:
+    """Disabling ends the account's sessions for good: enabling it again needs a new
+    sign-in (issue 32: the old cookie worked again)."""
+    ada = get_account(staff, "ada")
+    old = issue_admin_session(staff, now=NOW, account=ada)
+    assert session_account(staff, old, NOW).name == "ada"
+    set_account_disabled(staff, "ada")
+    assert session_account(staff, old, NOW) is None
+    set_account_disabled(staff, "ada", disabled=False)
+    assert session_account(staff, old, NOW) is None  # refused for good
+    fresh = issue_admin_session(staff, account=get_account(staff, "ada"))
+    assert session_account(staff, fresh).name == "ada"  # a new sign-in works
+
+
 def test_short_passwords_are_refused(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TANDEM_ADMIN_PASSWORD", "x")
     with pytest.raises(WeakPassword, match="TANDEM_ADMIN_PASSWORD has 1 characters"):

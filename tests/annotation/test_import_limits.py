@@ -92,7 +92,9 @@ def test_nul_byte_in_a_jsonl_key_or_nested_value(engine: Engine) -> None:
     assert "contains a NUL byte" in rejected(engine, key, "c.jsonl")
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * (MAX_CAMPAIGN_NAME + 1), "a\x00b"])
+@pytest.mark.parametrize(
+    "name", ["", "   ", "x" * (MAX_CAMPAIGN_NAME + 1), "a\x00b", "a\nb", "a\tb", "a\x1bb", "a\x7fb"]
+)
 def test_bad_campaign_name_is_rejected(engine: Engine, name: str) -> None:
     msg = rejected(engine, _csv(_row()), campaign=name)
     assert msg.startswith("camp.csv: the campaign name")
