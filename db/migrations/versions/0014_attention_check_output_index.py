@@ -1,7 +1,7 @@
 """index attention_checks.output_id: deleting a campaign's outputs looks its checks up by it
 
-Revision ID: 0013
-Revises: 0012
+Revision ID: 0014
+Revises: 0013
 Create Date: 2026-11-28 00:30:00
 
 Deleting an output runs its ON DELETE CASCADE on ``attention_checks.output_id``: without an
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0013"
-down_revision: str | None = "0012"
+revision: str = "0014"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
