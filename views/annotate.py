@@ -98,6 +98,10 @@ def _guarded(action):  # type: ignore[no-untyped-def]
         except session.AccessDenied:
             st.session_state.clear()
             st.session_state["denied"] = True
+        except session.InvalidJudgment as refused:  # e.g. Busy after retries: nothing saved
+            view = st.session_state.get("view")
+            slot = view.slot if view is not None else None
+            st.session_state["hint"] = (None if slot is None else slot.assignment_id, str(refused))
 
     return run
 
@@ -187,6 +191,9 @@ if "view" not in st.session_state:
         _set_view(session.next_view(engine(), ANNOTATOR))
     except session.AccessDenied:
         _deny()
+    except session.InvalidJudgment as refused:  # the database stayed busy: say so, no traceback
+        st.warning(str(refused))
+        st.stop()
 
 
 @st.fragment
@@ -263,7 +270,8 @@ def _notices(view: session.View) -> None:
     if view.notice:
         st.warning(view.notice)
     hint = st.session_state.get("hint")
-    if hint is not None and view.slot is not None and hint[0] == view.slot.assignment_id:
+    slot_id = None if view.slot is None else view.slot.assignment_id
+    if hint is not None and hint[0] == slot_id:
         st.warning(hint[1])
     last = st.session_state.get("last_post_edit")
     if last is not None:

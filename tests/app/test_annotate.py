@@ -360,3 +360,29 @@ def test_post_edit_mode_untouched_save_needs_the_confirmation(app_engine: Engine
     at.button(key="save_post_edit").click().run()
     assert _judgments(app_engine) == [(None, original, 0.0)] and shown_output(at) != held
     assert not any("unchanged" in w.value for w in at.warning)
+
+
+def test_busy_database_on_skip_and_undo_says_so_without_a_traceback(
+    app_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A skip or undo whose transaction stays deadlocked past its retries (session.Busy)
+    shows the plain message on the item and saves nothing; before, only the label action
+    caught it and a skip or undo ended in a traceback."""
+    from annotation import session, undo
+
+    cid = make_campaign(app_engine, PLAIN)
+    at, _ = annotator_app(app_engine, cid)
+    first = shown_output(at)
+
+    def busy(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise session.Busy(session.BUSY)
+
+    monkeypatch.setattr(judging, "skip", busy)
+    monkeypatch.setattr(undo, "undo", busy)
+    at.button(key="skip").click().run()
+    assert not at.exception
+    assert any(session.BUSY in w.value for w in at.warning)
+    assert shown_output(at) == first and rows(app_engine) == []
+    at.button(key="undo").click().run()
+    assert not at.exception
+    assert any(session.BUSY in w.value for w in at.warning)
