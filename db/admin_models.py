@@ -190,6 +190,7 @@ class StudyParticipant(Base):
     __table_args__ = (
         UniqueConstraint("campaign_id", "participant_id"),
         Index("ix_study_participants_annotator", "annotator_id"),
+        Index("ix_study_participants_link", "study_link_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from accounts.invites import create_annotator
 from annotation import queue_build
+from annotation.public_title import DEFAULT as PUBLIC_TITLE
 from db import annotations as annotation_log
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, MetricScore, Output, System
@@ -106,7 +107,9 @@ def test_keyboard_labelling_persists_and_undo(server: Server, page) -> None:  # 
     page.goto(f"{server.url}/?token={token}")
     page.locator(".tandem-output").first.wait_for()
     page.wait_for_selector(".st-key-adequate button")
-    assert page.locator("h1").first.inner_text().strip() == "WMT demo en-de"
+    # annotators see the public title, never the organiser's campaign name
+    assert page.locator("h1").first.inner_text().strip() == PUBLIC_TITLE
+    assert "WMT demo en-de" not in page.content()
     assert "sys-alpha" not in page.content() and "sys-beta" not in page.content()
 
     # Label three items with the keyboard: a (adequate), i (inadequate), j (adequate).
@@ -156,7 +159,7 @@ def test_annotator_link_never_reaches_admin_pages(server: Server, page) -> None:
     for path in ("campaigns", "import_campaign", "annotators", "dashboard", "calibration"):
         page.goto(f"{server.url}/{path}?token={token}")
         page.locator(".tandem-output").first.wait_for()
-        assert page.locator("h1").first.inner_text().strip() == "WMT demo en-de"
+        assert page.locator("h1").first.inner_text().strip() == PUBLIC_TITLE
         body = page.locator("body").inner_text()
         for secret in ("sys-alpha", "Invite an annotator", "Download", "administrators"):
             assert secret not in body, (path, secret)

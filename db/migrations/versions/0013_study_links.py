@@ -79,6 +79,8 @@ def upgrade() -> None:
         ),
     )
     op.create_index("ix_study_participants_annotator", "study_participants", ["annotator_id"])
+    # deleting a study link cascades to its participants: look them up by the link
+    op.create_index("ix_study_participants_link", "study_participants", ["study_link_id"])
 
     op.create_table(
         "tutorial_answers",
@@ -110,6 +112,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_tutorial_answers_annotator", table_name="tutorial_answers")
     op.drop_table("tutorial_answers")
+    op.drop_index("ix_study_participants_link", table_name="study_participants")
     op.drop_index("ix_study_participants_annotator", table_name="study_participants")
     op.drop_table("study_participants")
     op.drop_index("ix_study_links_campaign", table_name="study_links")
