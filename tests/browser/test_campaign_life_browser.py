@@ -88,7 +88,7 @@ def test_archive_restore_rename_delete_in_the_browser(server: Server, page) -> N
     page.keyboard.press("Escape")
     browser_tab = page.context.new_page()
     browser_tab.goto(f"{server.url}/?token={token}", wait_until="domcontentloaded")
-    expect(browser_tab.get_by_text("This campaign is archived")).to_be_visible(timeout=60_000)
+    expect(browser_tab.get_by_text("This campaign is closed")).to_be_visible(timeout=60_000)
     expect(browser_tab.get_by_role("button", name="Adequate")).to_have_count(0)
     browser_tab.screenshot(path=str(screenshot_path(INVITE_SHOT)))
     browser_tab.close()

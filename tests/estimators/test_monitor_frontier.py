@@ -16,6 +16,11 @@ from tests.estimators.test_monitor_missing import SIG, gappy_campaign
 LATE = 30  # a label arrives up to 30 positions after its slot's turn
 
 
+
+def _take(values, index):  # type: ignore[no-untyped-def]
+    """A judgment field cut to ``index``; optional fields (None, e.g. esa_score) stay None."""
+    return None if values is None else values[index]
+
 def arrival_order(n: int, seed: int, late: int = LATE) -> np.ndarray:
     """Positions in the order their labels are submitted: position p is answered at time
     p + U(0, late), so a label can be overtaken by labels up to ``late`` positions later."""
@@ -28,7 +33,7 @@ def read_after(data, arrived: np.ndarray, n: int):
     judgments in position order; every other slot is still open or claimed."""
     keep = np.sort(arrived)
     j = data.judgments
-    cut = type(j)(**{f: getattr(j, f)[keep] for f in j.__dataclass_fields__})
+    cut = type(j)(**{f: _take(getattr(j, f), keep) for f in j.__dataclass_fields__})
     missing = np.setdiff1d(np.arange(n), keep)
     open_from = float(missing[0]) if missing.size else math.inf
     return dataclasses.replace(data, judgments=cut, open_from=open_from)

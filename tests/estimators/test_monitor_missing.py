@@ -24,6 +24,11 @@ SIG = "chrf|test"
 ALPHA = 0.05
 
 
+
+def _take(values, index):  # type: ignore[no-untyped-def]
+    """A judgment field cut to ``index``; optional fields (None, e.g. esa_score) stay None."""
+    return None if values is None else values[index]
+
 def gappy_campaign(
     seed: int = 0, n_items: int = 200, deltas=(0.6, 0.0, -0.3), *, score_gaps: bool = True
 ):
@@ -68,7 +73,7 @@ def gappy_campaign(
 def _prefix(data, n: int):
     """The campaign as the dashboard saw it after its first n judgments."""
     j = data.judgments
-    cut = {f: getattr(j, f)[:n] for f in j.__dataclass_fields__}
+    cut = {f: _take(getattr(j, f), slice(n)) for f in j.__dataclass_fields__}
     return type(data)(**{**data.__dict__, "judgments": type(j)(**cut)})
 
 
