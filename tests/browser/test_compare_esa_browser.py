@@ -86,6 +86,17 @@ def set_score(page, k: int, keys: list[str], value: int) -> None:  # type: ignor
     thumb.focus()
     for key in keys:
         page.keyboard.press(key)
+    # The box beside the slider mirrors it, so a rerun may redraw the slider between two
+    # arrow keys and drop one: step to the value as a user watching the number would.
+    value_js = "(k) => Number(document.querySelectorAll('input[type=range]')[k].value)"
+    for _ in range(10):
+        page.wait_for_selector(IDLE)
+        page.wait_for_timeout(300)
+        now = page.evaluate(value_js, k)
+        if now == value:
+            break
+        thumb.focus()
+        page.keyboard.press("ArrowRight" if now < value else "ArrowLeft")
     page.wait_for_function(
         "([k, v]) => { const e = document.querySelectorAll('input[type=range]')[k];"
         " return e && e.value === String(v); }",
