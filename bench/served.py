@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from commands.admin import serve_command  # noqa: E402
-from tests.browser.app_server import _wait_healthy, app_env, free_port  # noqa: E402
+from tests.browser.app_server import _wait_healthy, app_env, free_port, stop  # noqa: E402
 
 TED = ROOT.parent / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"
 TICK = os.sysconf("SC_CLK_TCK")
@@ -101,12 +101,7 @@ def server(db_url: str, log: Path, extra: Sequence[str] = (),
         _wait_healthy(proc, url, log, lambda m: sys.exit(m))
         yield url, proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def idle_cores(pid: int, seconds: float) -> float:
