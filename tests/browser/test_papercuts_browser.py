@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from accounts.invites import create_annotator
-from annotation import queue_build
+from annotation import judging, queue_build
 from annotation.session import next_view
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System
@@ -68,9 +68,16 @@ def _lone_check_token(server: Server) -> str:
     cid = _campaign(server, "Paired with checks", paired=True, attention=0.25)
     queue_build.build_queue(server.engine, cid, seed=3)
     invite = create_annotator(server.engine, cid, "Ana")
-    slot = next_view(server.engine, invite.annotator_id).slot
-    assert slot is not None and slot.kind == SlotKind.ATTENTION  # seed 3 starts with one
-    return invite.token
+    view = next_view(server.engine, invite.annotator_id)
+    # checks are spread evenly from a random start: skip the regular outputs before the first
+    for _ in range(40):
+        slot = view.slot
+        assert slot is not None
+        if slot.kind == SlotKind.ATTENTION:
+            return invite.token
+        view = judging.skip(server.engine, invite.annotator_id, slot.assignment_id,
+                            slot.claim_version, judging.SKIP_REASONS[0])  # fmt: skip
+    raise AssertionError("no attention check among the first 40 slots")
 
 
 def _chosen(page) -> str:  # type: ignore[no-untyped-def]
