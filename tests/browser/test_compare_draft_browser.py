@@ -34,6 +34,11 @@ def ready(page) -> None:  # type: ignore[no-untyped-def]
                            " === window.__tandemDraftIdent")  # fmt: skip
 
 
+# the source shown on the screen (absent for a moment while a run redraws the page)
+SOURCE_CHANGED = "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText !== b; }"  # noqa: E501
+SOURCE_BACK = "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText === b; }"  # noqa: E501
+
+
 @pytest.mark.browser
 def test_labels_kept_in_the_page_until_enter(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     token = seed_compare(server.engine, n_items=3)
@@ -63,16 +68,14 @@ def test_labels_kept_in_the_page_until_enter(server: Server, page) -> None:  # t
     page.keyboard.press("i")
     rev = page.evaluate(REV)
     page.keyboard.press("Enter")
-    page.wait_for_function("(b) => document.querySelector('.tandem-source').innerText !== b",
-                           arg=first)  # fmt: skip
+    page.wait_for_function(SOURCE_CHANGED, arg=first)
     page.wait_for_selector(IDLE)
     assert page.evaluate(REV) == rev + 1  # one round trip saved the screen
     assert current_labels(server) == [(0, 1), (1, 0), (2, 0), (3, 1)]
     assert page.evaluate(MARKS) == ["not judged yet"] * 4  # the next screen starts empty
 
     page.keyboard.press("u")  # the saved screen comes back, its labels withdrawn
-    page.wait_for_function("(b) => document.querySelector('.tandem-source').innerText === b",
-                           arg=first)  # fmt: skip
+    page.wait_for_function(SOURCE_BACK, arg=first)
     page.wait_for_selector(IDLE)
     assert current_labels(server) == [(0, 1), (1, 0), (2, 0), (3, 1)]  # the log keeps them
     assert page.evaluate(MARKS) == ["not judged yet"] * 4  # the screen is judged afresh
