@@ -98,7 +98,7 @@ def _guarded(action):  # type: ignore[no-untyped-def]
         except session.AccessDenied:
             st.session_state.clear()
             st.session_state["denied"] = True
-        except session.InvalidJudgment as refused:  # e.g. Busy after retries: nothing saved
+        except session.InvalidJudgment as refused:  # refused or Busy: nothing saved, say why
             view = st.session_state.get("view")
             slot = view.slot if view is not None else None
             st.session_state["hint"] = (None if slot is None else slot.assignment_id, str(refused))
@@ -130,20 +130,17 @@ def _label(value: int | None) -> None:
         post_edit = st.session_state.get(post_edit_key(slot), slot.text)
         no_edit = bool(st.session_state.get(no_edit_key(slot)))
     st.session_state.pop("hint", None)
-    try:
-        next_view = judging.submit(
-            engine(),
-            ANNOTATOR,
-            slot.assignment_id,
-            slot.claim_version,
-            label=value,
-            post_edit=post_edit,
-            no_edit_needed=no_edit,
-            seconds=_seconds(),
-        )
-    except session.InvalidJudgment as refused:  # nothing saved; say why, keep the item
-        st.session_state["hint"] = (slot.assignment_id, str(refused))
-        return
+    # a refused judgment (session.InvalidJudgment) saves nothing: _guarded shows why
+    next_view = judging.submit(
+        engine(),
+        ANNOTATOR,
+        slot.assignment_id,
+        slot.claim_version,
+        label=value,
+        post_edit=post_edit,
+        no_edit_needed=no_edit,
+        seconds=_seconds(),
+    )
     if post_edit is not None and (no_edit or not judging.untouched(slot.text, post_edit)):
         st.session_state["last_post_edit"] = (slot.text, post_edit)
     _set_view(next_view)
