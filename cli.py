@@ -12,6 +12,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at
 
 # Imported in the order `cli.py --help` lists their commands.
 from commands import admin, annotators, campaigns, results, plan, evaluate, scoring, tasks, invites  # noqa: F401, I001
+from commands import ai_spans  # noqa: F401  (import-ai-spans)
 from commands.base import app
 
 if __name__ == "__main__":

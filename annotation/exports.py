@@ -28,9 +28,11 @@ from datetime import datetime
 from typing import Any
 
 from accounts.study import participant_ids
+from annotation.ai_prefill import export_columns as ai_export_columns
 from annotation.queue_admin import annotator_overview
 from annotation.visibility import metric_visibility, shown_at
 from db import Engine
+from db.ai_spans import campaign_spans as campaign_ai_spans
 from db.campaigns import campaign_rows
 from db.engine import read_scope
 from db.log_export import annotation_log
@@ -70,6 +72,8 @@ ANNOTATION_COLUMNS = [
     "screen_size",
     "participant_id",  # a study link's participant (accounts.study), else empty
     "participant_params",  # the platform's parameters at enrolment, JSON text
+    "ai_spans",  # ESA^AI: the output's AI spans with their fate (kept/edited/deleted), JSON
+    "span_origins",  # ESA^AI: per final span, ai / edited / new (JSON list)
 ]
 #: Parquet types of the annotation columns (a column empty in every row keeps its type).
 ANNOTATION_TYPES = {
@@ -161,6 +165,7 @@ def export_annotations(
     _add_metrics_shown(engine, cid, records)
     _add_task_ids(engine, cid, records)
     _add_participants(engine, cid, records)
+    _add_ai_spans(engine, cid, records)
     if fmt == "csv":
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":
@@ -194,6 +199,20 @@ def _add_participants(engine: Engine, cid: int, records: list[dict[str, Any]]) -
         p = by_name.get(r["annotator"])
         r["participant_id"] = p.participant_id if p else None
         r["participant_params"] = json.dumps(p.params, sort_keys=True) if p else None
+
+
+def _add_ai_spans(engine: Engine, cid: int, records: list[dict[str, Any]]) -> None:
+    """ESA^AI: per judgment with spans, its output's AI spans and what became of them, and
+    where each final span came from (annotation.ai_prefill); empty elsewhere."""
+    with read_scope(engine) as s:
+        ai = campaign_ai_spans(s, cid)
+    for r in records:
+        r["ai_spans"] = r["span_origins"] = None
+        spans = ai.get((r["item_id"], r["system"]))
+        if spans is None or r["spans"] is None:
+            continue
+        fates, origins = ai_export_columns(json.loads(r["spans"]), spans)
+        r["ai_spans"], r["span_origins"] = json.dumps(fates), json.dumps(origins)
 
 
 # ------------------------------------------------------------------------ results

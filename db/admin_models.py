@@ -1,6 +1,7 @@
 """ORM models of the installation's administration: app settings, background jobs, the
 append-only logs of invites and of campaigns' lives, staff accounts, their campaign grants
-and sign-in throttling (the campaigns' own data: db.models, whose ``Base`` they share)."""
+and sign-in throttling, and two tables of campaign data kept apart: tutorial answers
+and ESA^AI spans (the campaigns' own data: db.models, whose ``Base`` they share)."""
 
 from __future__ import annotations
 
@@ -218,3 +219,22 @@ class TutorialAnswer(Base):
     label: Mapped[int] = mapped_column(Integer)
     correct: Mapped[bool] = mapped_column(Boolean)
     answered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AISpan(Base):
+    """An error span a quality-estimation model marked in an output (the ESA^AI prefill,
+    db.ai_spans): ``[start, end)`` in code points of the output; start, end and severity
+    all NULL when the model called the output clean. ``source``: the import's name."""
+
+    __tablename__ = "ai_spans"
+    __table_args__ = (Index("ix_ai_spans_output", "output_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    start: Mapped[int | None] = mapped_column(Integer)
+    end: Mapped[int | None] = mapped_column(Integer)
+    severity: Mapped[str | None] = mapped_column(String(20))
+    category: Mapped[str | None] = mapped_column(String(200))
+    confidence: Mapped[float | None] = mapped_column(Float)
+    model: Mapped[str | None] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(String(200))
