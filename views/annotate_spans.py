@@ -30,6 +30,7 @@ from streamlit.errors import StreamlitAPIException
 from annotation import session
 from annotation.spans import SpanConfig
 from db.vocabulary import Severity
+from views import span_ai
 from views import span_extras as extras
 from views.common import literal, scores_table
 from views.span_actions import (
@@ -38,7 +39,7 @@ from views.span_actions import (
     no_edit_key,
     post_edit_key,
     span_config,
-    span_json,
+    widget_span,
 )
 from views.span_events import (
     ACTION_KEYS,
@@ -80,7 +81,6 @@ def redraw() -> None:
         st.rerun()
 
 
-
 def span_item(
     view: session.View,
     annotator: int,
@@ -109,13 +109,15 @@ def span_item(
     if pending is not None:
         st.info(f"Open selection: {_describe(pending, slot)}: choose a severity and a category.")
     _severity_and_category_buttons(config, actions)
+    if work.get("ai"):
+        _ai_buttons(work, actions)
     span_list(work, slot, config, actions)
     if view.campaign.mode.asks_post_edit:
         _post_edit_box(slot)
     if config.ask_esa:
         extras.esa_slider(slot)
     _save_buttons(actions, skip, undo)
-    page_keys(config)
+    page_keys(config, ai=bool(work.get("ai")))
 
 
 def _widget(
@@ -123,12 +125,18 @@ def _widget(
 ) -> None:
     """The texts with the marked spans (views/span_widget), reporting selections and keys."""
     cats = " · ".join(f"`{n + 1}` {c}" for n, c in enumerate(config.categories[:9]))
+    ai = (
+        "Violet outlines: the AI's spans (dashed until checked): a accepts · j next span · "
+        "select over a selected span to move it. "
+        if work.get("ai")
+        else ""
+    )
     draw_widget(
         slot,
         work,
         actions,
         hint=(
-            "Select wrong words (or click in the source where something is missing), "
+            f"{ai}Select wrong words (or click in the source where something is missing), "
             f"then q minor · w major · e critical and {cats.replace('`', '')}. "
             "Enter saves · n no errors · Del deletes the selected span."
         ),
@@ -151,13 +159,14 @@ def draw_widget(
         source=slot.source if source else None,
         reference=slot.reference if source else None,
         target=slot.text,
-        spans=[span_json(s) for s in work["spans"]],
+        spans=[widget_span(s) for s in work["spans"]],
         pending=work["pending"],
         selected=work["selected"],
         nonce=nonce(slot),
         seen=st.session_state.get(seen_key),
         draft_key=actions.draft_key(slot),
         draft_mode=extras.draft_mode(work),
+        keep_empty=bool(work.get("ai")),
         forget=extras.forgotten(),
         keys=list(keys),
         hint=hint,
@@ -189,6 +198,20 @@ def _severity_and_category_buttons(config: SpanConfig, actions: SpanActions) -> 
         )
 
 
+def _ai_buttons(work: dict[str, Any], actions: SpanActions) -> None:
+    """ESA^AI: accept (the selected AI span, or all unchecked ones) and go to the next span."""
+    unchecked = sum(1 for sp in work["spans"] if sp.get("ai_state") == "unchecked")
+    c1, c2, c3 = st.columns([2, 2, 4], vertical_alignment="center")
+    c1.button("Accept AI spans `a`", key="span_accept_ai", on_click=actions.accept_ai)
+    c2.button("Next span `j`", key="span_next", on_click=actions.next_span)
+    c3.caption(
+        f"{unchecked} AI span(s) not checked yet (dashed violet). Unchecked ones are saved "
+        "as they are."
+        if unchecked
+        else "Every AI span checked."
+    )
+
+
 def _post_edit_box(slot: session.Slot) -> None:
     """The optional post-edit of a campaign that asks for spans and a post-edit."""
     st.text_area(
@@ -205,9 +228,7 @@ def _post_edit_box(slot: session.Slot) -> None:
     )
 
 
-def _save_buttons(
-    actions: SpanActions, skip: Callable[[], None], undo: Callable[[], None]
-) -> None:
+def _save_buttons(actions: SpanActions, skip: Callable[[], None], undo: Callable[[], None]) -> None:
     """Save, no errors, clear, skip and undo."""
     c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 1, 1])
     c1.button(
@@ -242,7 +263,9 @@ def span_list(
         tag = f"{slot.assignment_id}_{slot.claim_version}_{span['id']}"
         c0, c1, c2, c3 = st.columns([4, 2, 2, 1], vertical_alignment="center")
         marker = "▶ " if work["selected"] == n else ""
-        c0.markdown(f"{marker}{n + 1}. {_describe(span, slot)}")
+        badge = span_ai.ai_label(span)
+        badge = f" :violet-badge[{badge}]" if badge else ""
+        c0.markdown(f"{marker}{n + 1}. {_describe(span, slot)}{badge}")
         c1.selectbox(
             "Severity",
             severities,
@@ -276,4 +299,6 @@ def span_list(
 
 
 def _edit(span: dict[str, Any], field: str, key: str) -> None:
-    span[field] = st.session_state[key]
+    if span[field] != st.session_state[key]:
+        span[field] = st.session_state[key]
+        span_ai.mark_edited(span)

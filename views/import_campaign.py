@@ -37,6 +37,7 @@ from views.common import (
     read_only_notice,
     require_admin,
 )
+from views.import_ai_spans import ai_spans_tab
 from views.import_mqm import clear_upload, import_mqm_form, is_mqm_tsv, upload_key
 from views.long_work import finished, run_to_the_end, show_finished
 
@@ -49,7 +50,9 @@ FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
 JUDGMENT_COLUMNS = ("human_label", "human_score", "post_edit")
 
 
-campaign_tab, scores_tab = st.tabs(["Campaign file", "Metric scores for a campaign"])
+campaign_tab, scores_tab, ai_tab = st.tabs(
+    ["Campaign file", "Metric scores for a campaign", "AI error spans (ESA^AI)"]
+)
 
 # ------------------------------------------------------------------ a campaign file
 with campaign_tab:
@@ -347,3 +350,7 @@ with scores_tab:
                 st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
             else:
                 st.success(literal(report.summary()).replace("\n", "  \n"))
+
+# ------------------------------------------------------------------ AI error spans
+with ai_tab:
+    ai_spans_tab()

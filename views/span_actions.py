@@ -11,6 +11,7 @@ import streamlit as st
 from annotation import judging, session
 from annotation.span_judgments import campaign_config, undone_spans
 from annotation.spans import SpanConfig, snap_to_words
+from views import span_ai
 from views import span_extras as extras
 from views.common import engine
 
@@ -43,8 +44,13 @@ def item_work(slot: session.Slot) -> dict[str, Any]:
     if key not in st.session_state:
         annotator = int(st.session_state["annotator_id"])
         undone = undone_spans(engine(), annotator, slot.assignment_id)
-        spans = [sp | {"id": new_span_id()} for sp in undone]
-        st.session_state[key] = {"spans": spans, "pending": None, "selected": None}
+        work: dict[str, Any] = {"spans": undone, "pending": None, "selected": None}
+        campaign = st.session_state["view"].campaign.id
+        if span_ai.campaign_prefills(campaign):  # ESA^AI: start from the AI's spans
+            work["ai"], work["prefill"] = True, span_ai.start_work(slot, span_config(campaign))
+            work["spans"] = undone or [dict(sp) for sp in work["prefill"]]
+        work["spans"] = [sp | {"id": new_span_id()} for sp in work["spans"]]
+        st.session_state[key] = work
     return st.session_state[key]
 
 
@@ -92,6 +98,8 @@ class SpanActions:
             snapped = snap_to_words(text, start, end)
         if snapped is None:
             return
+        if work.get("ai") and span_ai.resize(work, side, *snapped):
+            return  # ESA^AI: the selected span's extent moved
         work["touched"] = True
         work["pending"] = {
             "side": side,
@@ -119,7 +127,10 @@ class SpanActions:
         work = item_work(slot)
         work["touched"] = True
         if work["selected"] is not None:
-            work["spans"][work["selected"]][field] = value
+            span = work["spans"][work["selected"]]
+            if span[field] != value:
+                span[field] = value
+                span_ai.mark_edited(span)
             return
         pending = work["pending"]
         if pending is None:
@@ -143,6 +154,16 @@ class SpanActions:
         elif index is None:
             work["pending"] = None
         work["selected"] = None
+
+    def accept_ai(self) -> None:
+        slot = self._slot()
+        if slot is not None:
+            span_ai.accept(item_work(slot))
+
+    def next_span(self) -> None:
+        slot = self._slot()
+        if slot is not None:
+            span_ai.next_span(item_work(slot))
 
     def clear(self) -> None:
         slot = self._slot()
@@ -197,13 +218,15 @@ class SpanActions:
         if slot is None:
             return
         work = item_work(slot)
-        if work.get("touched") or work["spans"]:
+        if work.get("touched") or (work["spans"] and not work.get("ai")):
             return
         work["touched"] = True
-        spans = extras.restored(raw, slot, config)
-        if spans:
+        spans = extras.restored(raw, slot, config, empty_ok=bool(work.get("ai")))
+        if spans is not None and work.get("ai"):
+            spans = span_ai.retag(spans, raw, work["prefill"])
+        if spans or (spans is not None and work.get("ai")):
             work["spans"] = [sp | {"id": new_span_id()} for sp in spans]
-            st.toast(f"Restored {len(spans)} unsaved span(s) of this item.")
+            st.toast(f"Restored the unsaved spans of this item ({len(spans)}).")
 
     def skip_with(self, skip: Callable[[], None]) -> Callable[[], None]:
         """``skip`` that also forgets the skipped item's draft."""
@@ -219,6 +242,11 @@ class SpanActions:
 
 def span_json(span: dict[str, Any]) -> dict[str, Any]:
     return {k: span[k] for k in ("start", "end", "severity", "category", "side")}
+
+
+def widget_span(span: dict[str, Any]) -> dict[str, Any]:
+    """A span as the widget draws and drafts it (with its AI tag, ESA^AI)."""
+    return span_json(span) | {k: span[k] for k in ("ai", "ai_state") if k in span}
 
 
 def post_edit_key(slot: session.Slot) -> str:

@@ -25,6 +25,8 @@ ACTION_KEYS = {
     "Escape": "clear",
     "s": "skip",
     "u": "undo",
+    "a": "accept_ai",  # ESA^AI (views/span_ai.py); nothing to accept elsewhere
+    "j": "next_span",
 }
 
 
@@ -75,9 +77,7 @@ def nonce(slot: session.Slot) -> str:
     return f"{slot.assignment_id}:{slot.claim_version}"
 
 
-def _on_key(
-    key: str, actions: SpanActions, config: SpanConfig, other: dict[str, Callable]
-) -> None:
+def _on_key(key: str, actions: SpanActions, config: SpanConfig, other: dict[str, Callable]) -> None:
     if key in SEVERITY_KEYS:
         actions.set_field("severity", SEVERITY_KEYS[key].value)
     elif key.isdigit() and 1 <= int(key) <= len(config.categories):
@@ -89,15 +89,19 @@ def _on_key(
             "no_errors": lambda: actions.save(no_errors=True),
             "delete": actions.delete,
             "clear": actions.clear,
+            "accept_ai": actions.accept_ai,
+            "next_span": actions.next_span,
         }
         (own | other).get(action, lambda: None)()
 
 
-def page_keys(config: SpanConfig) -> None:
+def page_keys(config: SpanConfig, ai: bool = False) -> None:
     """The same keys when the focus is on the page rather than in the widget: views/keys.js
     clicks the button whose key the pressed key names."""
     keys = {k: f"span_sev_{s.value}" for k, s in SEVERITY_KEYS.items()}
     keys |= {str(n + 1): f"span_cat_{n}" for n in range(min(9, len(config.categories)))}
     keys |= {"enter": "span_save", "n": "span_no_errors", "delete": "span_delete"}
     keys |= {"backspace": "span_delete", "escape": "span_clear", "s": "skip", "u": "undo"}
+    if ai:
+        keys |= {"a": "span_accept_ai", "j": "span_next"}
     keyboard(None, keys)

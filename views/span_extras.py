@@ -118,7 +118,8 @@ def draft_key(campaign_id: int, annotator: int, slot: session.Slot) -> str:
 def draft_mode(work: dict[str, Any]) -> str:
     """``offer``: nothing done on this item in this page yet, the widget may offer a stored
     draft back; ``keep``: the widget stores the current spans (and deletes an empty draft)."""
-    return "keep" if work.get("touched") or work["spans"] else "offer"
+    # ESA^AI items start with spans that are the AI's, not the annotator's work
+    return "keep" if work.get("touched") or (work["spans"] and not work.get("ai")) else "offer"
 
 
 def forget(key: str) -> None:
@@ -130,10 +131,13 @@ def forgotten() -> list[str]:
     return list(st.session_state.get(FORGET_KEY, []))
 
 
-def restored(raw: Any, slot: session.Slot, config: SpanConfig) -> list[dict[str, Any]] | None:
+def restored(
+    raw: Any, slot: session.Slot, config: SpanConfig, empty_ok: bool = False
+) -> list[dict[str, Any]] | None:
     """The draft's spans as the page keeps them, or None when they do not fit this item
-    (another text, a category no longer offered, anything malformed: dropped, not raised)."""
-    if not isinstance(raw, list) or not raw:
+    (another text, a category no longer offered, anything malformed: dropped, not raised).
+    ``empty_ok``: an empty draft is one (ESA^AI: every AI span was deleted)."""
+    if not isinstance(raw, list) or not (raw or empty_ok):
         return None
     try:
         parsed = parse_spans(raw, slot.text, slot.source, config.categories)
