@@ -3,7 +3,7 @@ the service, as the CLI does) gets AI error spans through the Import page's "AI 
 tab. The annotator's first item shows three AI spans pre-filled (dashed violet): `j` selects
 the first and `a` accepts it, a mouse click on the second and `w` makes it major (edited),
 `j` and `Del` delete the third, a drag and `q` `1` add a new one; a reload keeps exactly that
-draft; the ESA slider and Save store the final spans. The export keeps the AI spans with
+draft; the typed ESA score and Save store the final spans. The export keeps the AI spans with
 their fate (kept, edited, deleted) and each final span's origin (ai, edited, new); the rest
 of the campaign is judged through the service, the dashboard gives its verdicts on the ESA
 score, and `cli.py export-ranking` writes the ranking table."""
@@ -166,11 +166,9 @@ def _annotate_first_item(tab) -> str:  # type: ignore[no-untyped-def]
     _wait_state(tab, edited)
     tab.get_by_text("AI · edited").wait_for()
     tab.screenshot(path=screenshot_path(SHOTS / "esa-ai-edited.png"), full_page=True)
-    thumb = tab.get_by_role("slider")
-    thumb.focus()
-    tab.keyboard.press("End")
-    for _ in range(15):
-        tab.keyboard.press("ArrowLeft")
+    box = tab.get_by_role("spinbutton", name="Score")  # typed: exact, unlike held arrow keys
+    box.fill("85")
+    box.press("Enter")
     tab.get_by_text("Not set yet: move the slider").wait_for(state="detached")
     tab.wait_for_function(
         "() => [...document.querySelectorAll('button')]"
