@@ -3,10 +3,11 @@ the service, as the CLI does) gets AI error spans through the Import page's "AI 
 tab. The annotator's first item shows three AI spans pre-filled (dashed violet): `j` selects
 the first and `a` accepts it, a mouse click on the second and `w` makes it major (edited),
 `j` and `Del` delete the third, a drag and `q` `1` add a new one; a reload keeps exactly that
-draft; the typed ESA score and Save store the final spans. The export keeps the AI spans with
-their fate (kept, edited, deleted) and each final span's origin (ai, edited, new); the rest
-of the campaign is judged through the service, the dashboard gives its verdicts on the ESA
-score, and `cli.py export-ranking` writes the ranking table."""
+draft (so does a second tab); the typed ESA score and Save store the final spans. The
+export keeps the AI spans with their fate (kept, edited, deleted) and each final span's
+origin (ai, edited, new); the rest of the campaign is judged through the service, the
+dashboard gives its verdicts on the ESA score, and `cli.py export-ranking` writes the
+ranking table."""
 
 from __future__ import annotations
 
@@ -92,6 +93,7 @@ def _import_ai_spans(page, path: Path) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector(IDLE)
     panel.get_by_role("button", name="Import AI spans").click()
     page.get_by_text("Imported 60 AI span(s)", exact=False).wait_for(timeout=60_000)
+    page.screenshot(path=screenshot_path(SHOTS / "esa-ai-import.png"), full_page=True)
 
 
 def _widget(tab):  # type: ignore[no-untyped-def]
@@ -166,6 +168,11 @@ def _annotate_first_item(tab) -> str:  # type: ignore[no-untyped-def]
     _wait_state(tab, edited)
     tab.get_by_text("AI · edited").wait_for()
     tab.screenshot(path=screenshot_path(SHOTS / "esa-ai-edited.png"), full_page=True)
+    second = tab.context.new_page()  # a second tab on the same item: the same draft
+    second.goto(tab.url)
+    _widget(second)
+    _wait_state(second, edited)
+    second.close()
     box = tab.get_by_role("spinbutton", name="Score")  # typed: exact, unlike held arrow keys
     box.fill("85")
     box.press("Enter")
