@@ -91,3 +91,28 @@ def test_no_prefill_when_the_setting_is_off(app_engine: Engine) -> None:
     assert widget(at)["spans"] == [] and not widget(at)["keep_empty"]
     at = click(at, "span_no_errors")  # no score yet: refused as in any ESA campaign
     assert saved(app_engine) == []
+
+
+def test_import_tab_refuses_naming_the_row_then_imports(app_engine: Engine) -> None:
+    from tests.app.conftest import admin_page
+
+    spans_campaign(app_engine, meta={META_KEY: SpanConfig(ask_esa=True).to_meta()})
+    at = admin_page("views/import_campaign.py")
+    at.selectbox(key="ai-spans-campaign").set_value("demo").run()
+    good = b"item_id,system,start,end,severity\ni0,secret-system-0,4,9,major\n"
+    bad = good + b"i0,secret-system-1,4,99,major\n"
+    at.file_uploader(key="ai-spans-file").upload("ai.csv", bad, "text/csv").run()
+    [button] = [b for b in at.button if b.label == "Import AI spans"]
+    button.click().run()
+    assert "Name the source" in at.error[0].value  # no source yet: nothing tried
+    at.text_input(key="ai-spans-source").input("xcomet").run()
+    [button] = [b for b in at.button if b.label == "Import AI spans"]
+    button.click().run()
+    [error] = at.error
+    assert "Nothing was imported" in error.value
+    shown = error.value.replace("\\", "")  # markdown escapes
+    assert "ai.csv, row 2, column 'end': [4, 99) goes beyond the output (31 characters)" in shown
+    at.file_uploader(key="ai-spans-file").upload("ai.csv", good, "text/csv").run()
+    [button] = [b for b in at.button if b.label == "Import AI spans"]
+    button.click().run()
+    assert not at.error and "Imported 1 AI span(s)" in at.success[-1].value.replace("\\", "")
