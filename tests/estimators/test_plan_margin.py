@@ -43,7 +43,7 @@ def test_bad_margin_is_refused_and_changes_nothing(engine: Engine) -> None:
         try:
             set_plan(engine, cid, equivalence_margin=bad)
         except ValueError as exc:
-            assert "smallest difference that matters" in str(exc)
+            assert "the equivalence margin (ε) must be a number in (0, 1]" in str(exc)
         else:
             raise AssertionError(f"{bad!r} accepted")
     assert current_plan(engine, cid).margin == 0.05
