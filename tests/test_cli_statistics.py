@@ -1,0 +1,71 @@
+"""`cli.py statistics show|set` (issue 29.4) on SQLite and PostgreSQL: one command sets α,
+the family, the equivalence margin, racing and the plan, logged; a bad value exits 1 in
+words and changes nothing; the old commands (`plan --alpha`, `racing`) still work."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine
+from typer.testing import CliRunner
+
+from annotation import queue_admin
+from annotation.live_plan import forecast_planned_labels
+from annotation.statistics_settings import read_statistics
+from tests.annotation.test_queue import make_campaign
+
+
+@pytest.fixture
+def cli_app(engine: Engine, monkeypatch):  # type: ignore[no-untyped-def]
+    import cli
+    import commands.base
+
+    monkeypatch.setattr(commands.base, "open_engine", lambda: engine)
+    return cli.app
+
+
+def run(app, *args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(app, list(args))
+
+
+def test_set_and_show(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
+    cid = make_campaign(engine, 20, 3, name="st", paired=True)
+    out = run(cli_app, "statistics", "set", "--campaign", "st", "--alpha", "0.01", "--family",
+              "ebh", "--margin", "0.02", "--racing", "on", "--plan-difference", "0.2",
+              "--power", "0.9")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    planned = forecast_planned_labels(3, 0.2, 0.01, 0.9)
+    assert "Error rate α: 0.01" in out.output and "Family: ebh" in out.output
+    assert "Equivalence margin ε: 0.02" in out.output and "Racing: on" in out.output
+    assert "Measurable difference: 0.2 with power 0.9" in out.output
+    assert f"Planned labels per system: {planned:,}" in out.output
+    now = read_statistics(engine, cid)
+    assert (now.alpha, now.family, now.equivalence_margin, now.racing) == (0.01, "ebh", 0.02, True)
+    keys = {c.key for c in queue_admin.setting_changes(engine, cid)}
+    assert keys == {"alpha", "error_rate", "equivalence_margin", "racing", "planned_labels",
+                    "measurable_difference", "power"}  # fmt: skip
+    shown = run(cli_app, "statistics", "show", "--campaign", "st")
+    assert shown.exit_code == 0 and "Error rate α: 0.01" in shown.output
+    # the old commands still set the same settings
+    assert run(cli_app, "plan", "--campaign", "st", "--alpha", "0.02").exit_code == 0
+    assert run(cli_app, "racing", "--campaign", "st", "off").exit_code == 0
+    now = read_statistics(engine, cid)
+    assert (now.alpha, now.racing) == (0.02, False)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--alpha", "0.9"), "the error rate α must be a number in (0, 0.5], not 0.9"),
+        (("--family", "bonferroni"), "error_rate must be one of holm, ebh"),
+        (("--racing", "maybe"), "--racing takes on or off, not 'maybe'"),
+        (("--margin", "0"), "the equivalence margin (ε) must be a number in (0, 1]"),
+        (("--plan-difference", "0.1", "--plan-labels", "100"), "not both"),
+        (("--power", "0.9"), "--power needs a measurable difference"),
+    ],
+)
+def test_bad_value_exits_in_words(engine: Engine, cli_app, args, message) -> None:  # type: ignore[no-untyped-def]
+    cid = make_campaign(engine, 10, 2, name="bad")
+    out = run(cli_app, "statistics", "set", "--campaign", "bad", "--alpha", "0.01", *args)
+    assert out.exit_code == 1 and message in out.output, out.output
+    assert "Traceback" not in out.output
+    assert queue_admin.setting_changes(engine, cid) == []
