@@ -99,6 +99,27 @@ class StatisticsSettings:
         ]
 
 
+#: The settings columns every results export carries, in this order (docs/formats.md).
+EXPORT_COLUMNS = ("alpha", "error_rate", "equivalence_margin", "racing", "planned_labels",
+                  "measurable_difference", "power")  # fmt: skip
+
+
+def read_at(monitor: Any, settings: StatisticsSettings | None) -> dict[str, Any]:
+    """An export's settings columns: α, the family and ε as the verdicts were read (the
+    monitor's, so an export's own ``--alpha`` and e-BH read under Holm off the betting
+    design show as such), the rest the campaign's; empty when unknown."""
+    out = dict.fromkeys(EXPORT_COLUMNS, "") if settings is None else settings.export_columns()
+    if monitor is not None:
+        out.update(alpha=monitor.alpha, error_rate=str(monitor.error_rate),
+                   equivalence_margin=monitor.margin)  # fmt: skip
+    return out
+
+
+def read_at_text(columns: dict[str, Any]) -> str:
+    """'alpha=0.05; error_rate=holm; …': the settings columns on one line (LaTeX comments)."""
+    return "; ".join(f"{k}={columns.get(k, '')}" for k in EXPORT_COLUMNS)
+
+
 def read_statistics(engine: Engine, campaign_id: int) -> StatisticsSettings:
     """The campaign's statistics settings in force (what the monitor reads)."""
     values = dict(queue_admin.queue_settings(engine, campaign_id))
