@@ -32,6 +32,9 @@ FAMILIES = {
     "most α (needs the betting design; other designs read under Holm)",
 }
 
+#: The families in a few words (the dashboard's box, ``statistics show``).
+FAMILY_SHORT = {"holm": "Holm, family-wise error rate", "ebh": "e-BH, false discovery rate"}
+
 #: The statement shown (and in docs/statistics-notes.md) when α or the family changed after
 #: labels existed.
 LEVEL_WARNING = (
@@ -45,6 +48,12 @@ LEVEL_WARNING = (
 #: The setting log's keys of these settings.
 SETTING_KEYS = ("alpha", "error_rate", "equivalence_margin", "racing", "planned_labels",
                 "measurable_difference", "power")  # fmt: skip
+
+#: The dashboard's short form of :data:`LEVEL_WARNING`.
+LEVEL_WARNING_SHORT = (
+    "α or the family changed after labels existed: the verdicts are valid only if the change "
+    "did not depend on the data seen."
+)
 
 #: Where admins change these settings (named on the dashboard and in the CLI).
 PANEL = "Statistics page"
@@ -91,7 +100,7 @@ class StatisticsSettings:
         )
         return [
             f"Error rate α: {self.alpha:g}",
-            f"Family: {self.family} — {FAMILIES.get(self.family, self.family)}",
+            f"Family: {self.family} — {FAMILY_SHORT.get(self.family, self.family)}",
             f"Equivalence margin ε: {self.equivalence_margin:g}",
             f"Racing: {'on' if self.racing else 'off'}",
             f"Measurable difference: {measured}",

@@ -3,7 +3,7 @@ level every verdict on the page is read at, and where admins change it."""
 
 import streamlit as st
 
-from annotation.statistics_settings import LEVEL_WARNING, PANEL, read_statistics
+from annotation.statistics_settings import LEVEL_WARNING_SHORT, PANEL, read_statistics
 from views.common import engine, literal
 
 
@@ -26,5 +26,5 @@ def statistics_box(cid: int, key: tuple[int, ...]) -> float:
         st.caption("  \n".join(literal(line) for line in now.lines()))
         st.caption(f"Admins change them on the **{PANEL}**; every change is logged.")
         if now.level_changes:
-            st.warning(LEVEL_WARNING)
+            st.warning(LEVEL_WARNING_SHORT)
     return now.alpha

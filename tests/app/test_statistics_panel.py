@@ -112,3 +112,15 @@ def test_alpha_after_labels_logged_with_count_and_warned(app_engine: Engine) -> 
     assert "Recorded but not applied" in at.info[0].value  # ε stays as at the first label
     now = read_statistics(app_engine, cid)
     assert (now.alpha, now.equivalence_margin) == (0.1, 0.05)
+
+
+def test_dashboard_box_reads_the_campaigns_settings(app_engine: Engine) -> None:
+    from annotation.statistics_settings import set_statistics
+
+    cid = make_campaign(app_engine, TEXTS, paired=True)
+    set_statistics(app_engine, cid, alpha=0.01, family="ebh", racing_on=True)
+    at = admin_page("views/dashboard.py", "demo")
+    box = " ".join(c.value for c in at.sidebar.caption).replace("\\", "")  # markdown escapes
+    assert "Error rate α: 0.01" in box and "Family: ebh" in box and "Racing: on" in box
+    assert "**Statistics page**" in box
+    assert not at.sidebar.slider and not at.sidebar.number_input  # no per-viewer α
