@@ -1,5 +1,6 @@
 """`cli.py plan`: the plan the live verdicts are tuned to (labels or documents per system,
-design, estimand, ε, error rate) and whether it fits the pool."""
+design, estimand, the equivalence margin ε, the family and the error rate α) and whether it
+fits the pool. `cli.py statistics` sets α, the family, ε, racing and the plan in one place."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ PlanLabels = Annotated[
 PlanSmallest = Annotated[
     float | None,
     typer.Option(
-        help="Accept the planner's forecast for the smallest difference you care about "
-        "(a share of adequate outputs, e.g. 0.05)."
+        "--measurable-difference",
+        "--smallest-difference",
+        help="Accept the planner's forecast for the measurable difference: the difference "
+        "in adequacy rates the plan should detect (e.g. 0.05), at the campaign's α.",
     ),
 ]
 PlanDesign = Annotated[
@@ -32,25 +35,27 @@ PlanMargin = Annotated[
     float | None,
     typer.Option(
         "--margin",
+        "--equivalence-margin",
         "--epsilon",
-        help="ε, the smallest difference that matters: a pair whose interval lies within "
-        "±ε settles as 'no difference larger than ε' (default 0.05).",
+        help="The equivalence margin ε: a pair whose interval lies within ±ε settles as "
+        "'no difference larger than ε' (default 0.05). Not the measurable difference.",
     ),
 ]
 PlanErrorRate = Annotated[
     str | None,
     typer.Option(
-        help="holm (family-wise error rate, default) or ebh (false discovery rate, e-BH; "
-        "betting design)."
+        "--error-rate",
+        "--family",
+        help="The family: holm (family-wise error rate, default) or ebh (false discovery "
+        "rate, e-BH; betting design).",
     ),
 ]
 PlanAlpha = Annotated[
     float | None,
     typer.Option(
         "--alpha",
-        help="α, the level of the error rate (family-wise under Holm, FDR under e-BH; "
-        "default 0.05). Not the adequacy rate: the share of adequate outputs is a system's "
-        "estimate.",
+        help="The error rate α (family-wise under Holm, FDR under e-BH; default 0.05). Not "
+        "the adequacy rate: the share of adequate outputs is a system's estimate.",
     ),
 ]
 PlanDocuments = Annotated[
@@ -91,7 +96,8 @@ def plan(
     values = {k: v for k, v in settings.items() if v is not None}
     try:
         if smallest_difference is not None:
-            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs)
+            level = values.get("alpha") or current_plan(engine, cid).alpha
+            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs, level)
         elif documents is not None and docs is not None:
             values["planned_labels"] = docs.labels_in(documents)
         elif labels is not None:
@@ -104,11 +110,11 @@ def plan(
     typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
     typer.echo(f"Estimand: {now.estimand}")
     typer.echo(
-        f"Smallest difference that matters (ε): {now.margin:g} — a pair settles as "
+        f"Equivalence margin (ε): {now.margin:g} — a pair settles as "
         f"'no difference larger than {now.margin:g}' when its interval lies within ±ε"
     )
-    typer.echo(f"Error rate: {now.error_rate} — {_error_rate_text(now.error_rate)}")
-    typer.echo(f"Error level α: {now.alpha:g}")
+    typer.echo(f"Family: {now.error_rate} — {_error_rate_text(now.error_rate)}")
+    typer.echo(f"Error rate α: {now.alpha:g}")
     for line in _plan_fit_lines(engine, cid, now, docs):
         typer.secho(line, fg=typer.colors.YELLOW)
     for ch in now.late:
@@ -128,17 +134,18 @@ def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
     return document_plan(read_campaign(engine, cid))
 
 
-def _forecast(engine, cid: int, smallest: float, docs) -> int:  # type: ignore[no-untyped-def]
+def _forecast(engine, cid: int, smallest: float, docs, alpha: float = 0.05) -> int:  # type: ignore[no-untyped-def]
     """The planner's labels per system for ``smallest`` (said aloud); in documents, the
     labels of the complete documents that give the same precision."""
     from annotation.live_plan import forecast_planned_labels
     from db.campaigns import list_campaigns
 
     n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)
-    labels = forecast_planned_labels(n_systems, smallest)
+    labels = forecast_planned_labels(n_systems, smallest, alpha)
     basis = (
-        f"detect a difference of {smallest:g} with 80% power (fixed-n paired test, "
-        f"{n_systems} systems, Holm's first level, worst-case variance)"
+        f"detect a measurable difference of {smallest:g} with 80% power (fixed-n paired "
+        f"test, {n_systems} systems, Holm's first level α/m at α = {alpha:g}, worst-case "
+        "variance)"
     )
     if docs is None:
         typer.echo(f"Planner: {labels:,} labels per system {basis}.")

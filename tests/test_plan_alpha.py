@@ -48,6 +48,6 @@ def test_cli_plan_sets_and_shows_alpha(engine: Engine, monkeypatch) -> None:
     monkeypatch.setattr(commands.base, "open_engine", lambda: engine)
     out = CliRunner().invoke(cli.app, ["plan", "--campaign", "alpha-cli", "--alpha", "0.01"])
     assert out.exit_code == 0, out.output
-    assert "Error level α: 0.01" in out.output
+    assert "Error rate α: 0.01" in out.output
     out = CliRunner().invoke(cli.app, ["plan", "--campaign", "alpha-cli", "--alpha", "2"])
     assert out.exit_code == 1 and "α must be a number in (0, 0.5]" in out.output

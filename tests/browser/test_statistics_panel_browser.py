@@ -45,7 +45,8 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     # changed after labels existed: the hazard is shown
     expect(page.get_by_text("valid only if the change did not depend on the data")).to_be_visible()
     page.reload()
-    expect(page.get_by_role("spinbutton", name="Error rate α")).to_have_value("0.010", timeout=60_000)
+    field = page.get_by_role("spinbutton", name="Error rate α")
+    expect(field).to_have_value("0.010", timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
 

@@ -1,4 +1,4 @@
-"""ε (smallest difference that matters) and the error rate as part of the plan, on real
+"""ε (the equivalence margin) and the family as part of the plan, on real
 SQLite and PostgreSQL: stored in campaigns.meta, logged, late changes not applied; the CLI
 sets and shows them and says when the plan does not fit the pool."""
 
@@ -65,8 +65,8 @@ def test_cli_plan_sets_margin_and_says_the_plan_exceeds_the_pool(engine: Engine,
     assert out.exit_code == 0, out.output
     need = forecast_planned_labels(3, 0.1)
     assert need > 40
-    assert "Smallest difference that matters (ε): 0.1" in out.output
-    assert "Error rate: ebh" in out.output
+    assert "Equivalence margin (ε): 0.1" in out.output
+    assert "Family: ebh" in out.output
     assert f"{need:,} labels per system, more than the 40 items" in out.output
     out = runner.invoke(cli.app, ["plan", "--campaign", "eps-cli", "--error-rate", "bonf"])
     assert out.exit_code == 1 and "error_rate must be one of" in out.output
