@@ -233,7 +233,7 @@ def _evaluate_pairs(result, data, alpha: float, scale: float = 1.0) -> None:  # 
     m = max(len(all_pairs(len(data.systems))), 1)
     typer.echo(
         f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
-        f"{'p (Holm)':>9}  verdict (ε = {eps * scale:g}, the plan's smallest difference)"
+        f"{'p (Holm)':>9}  verdict (equivalence margin ε = {eps * scale:g})"
     )
     if not result.pairs:
         typer.echo("(no rows: pairs need two systems with labels on shared items)")

@@ -136,7 +136,7 @@ def draw_pairs(report, cid: int, settings: dict | None = None) -> None:  # type:
     st.subheader(f"Pairwise verdicts (anytime-valid, {'e-BH' if ebh else 'Holm-adjusted'})")
     st.markdown(
         f"**Error rate in force:** {ERROR_RATE_TEXT[ErrorRate(mon.error_rate)]} "
-        f"(α = {mon.alpha:g}). **Smallest difference that matters:** ε = {mon.margin:g}. "
+        f"(α = {mon.alpha:g}). **Equivalence margin:** ε = {mon.margin:g}. "
         "Each pair settles as one system better, or *no difference larger than ε*."
     )
     if mon.plan_note:

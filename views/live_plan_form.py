@@ -39,7 +39,8 @@ def live_plan_panel(campaign_id: int, summary: CampaignSummary, ro: bool) -> Non
 
 
 def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: bool) -> None:
-    """Planned labels or smallest difference, design and estimand; saved only as a whole."""
+    """Planned labels or the measurable difference, design and estimand; saved only as a
+    whole."""
     with st.form("live_plan"):
         left, right = st.columns(2)
         planned = left.number_input(
@@ -47,7 +48,7 @@ def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: b
             value=int(plan.planned_labels or 0), help="0 = not set: tuned to the pool size.",
         )  # fmt: skip
         smallest = left.number_input(
-            "…or the smallest difference you care about", min_value=0.0, max_value=0.99,
+            "…or the measurable difference (in adequacy rate)", min_value=0.0, max_value=0.99,
             value=0.0, step=0.01, format="%.2f",
             help="If set, the planner's forecast replaces the number above: labels per system "
             "for an 80% chance to detect this difference in adequacy rates.",

@@ -313,7 +313,7 @@ else:
 g1, g2, g3 = st.columns(3)
 g1.metric(f"Planned {'documents' if docs is not None else 'labels'} per system for it",
           f"{planned:,}")  # fmt: skip
-g2.metric("Smallest difference this pool settles", f"{fit.smallest_difference:.3f}")
+g2.metric("Smallest measurable difference this pool settles", f"{fit.smallest_difference:.3f}")
 g3.metric("Smallest equivalence margin ε for equal systems", f"{fit.smallest_margin:.3f}")
 for i, line in enumerate(fit.sentences(fit_eps)):
     (st.warning if i == 0 and not fit.fits else st.caption)(line)  # first: the plan's overflow

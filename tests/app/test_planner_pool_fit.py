@@ -19,6 +19,7 @@ def test_planner_says_the_plan_exceeds_the_pool(app_engine) -> None:
     fit = pool_fit(14, 529, need)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Planned labels per system for it"] == f"{need:,}"
-    assert metrics["Smallest difference this pool settles"] == f"{fit.smallest_difference:.3f}"
+    smallest = metrics["Smallest measurable difference this pool settles"]
+    assert smallest == f"{fit.smallest_difference:.3f}"
     warnings = " ".join(str(w.value) for w in at.warning)
     assert f"{need:,} labels per system, more than the 529 items" in warnings

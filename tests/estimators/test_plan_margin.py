@@ -88,7 +88,7 @@ def test_cli_evaluate_words_pairs_with_the_plans_margin(sqlite_engine, monkeypat
     finally:
         get_engine.cache_clear()
     assert res.exit_code == 0, res.output
-    pairs = res.output.split("verdict (ε = 0.05, the plan's smallest difference)")[1]
+    pairs = res.output.split("verdict (equivalence margin ε = 0.05)")[1]
     lines = [ln for ln in pairs.splitlines() if " – " in ln]
     assert lines and any(ln.endswith("better") for ln in lines)
     assert all(ln.endswith(("better", "not significant")) for ln in lines)
