@@ -5,6 +5,7 @@ annotation.statistics_settings (checked, logged with the label count); this page
 import pandas as pd
 import streamlit as st
 
+from annotation import racing
 from annotation.queue_admin import setting_changes
 from annotation.statistics_settings import (
     FAMILIES,
@@ -60,10 +61,6 @@ def settings_form(now: StatisticsSettings) -> None:
             step=0.01, format="%.3f", key="stat-margin", help="A pair whose interval lies "
             "within ±ε settles as 'no difference larger than ε'. Not the measurable difference.",
         )  # fmt: skip
-        racing_on = left.toggle(
-            "Racing: stop drawing a system once all its pairs are settled", value=now.racing,
-            key="stat-racing",
-        )  # fmt: skip
         plan_by = right.radio(
             "Plan by", ["difference", "labels"], key="stat-plan-by",
             index=0 if now.measurable_difference is not None else 1,
@@ -83,6 +80,12 @@ def settings_form(now: StatisticsSettings) -> None:
         labels = right.number_input(
             "Planned labels per system", min_value=0, step=10, key="stat-labels",
             value=int(now.planned_labels or 0), help="0 = each pool's size.",
+        )  # fmt: skip
+        racing_on = st.toggle(
+            "Racing: stop drawing a system once all its pairs are settled", value=now.racing,
+            key="stat-racing", help="Each newly drawn item is queued only for the systems "
+            "that still have an unsettled pair; the freed labels go to them. Off: every "
+            "system, every item (uniform). Labels already given are always kept.",
         )  # fmt: skip
         if st.form_submit_button("Save statistics settings", disabled=RO) and allowed(cid):
             plan = _plan_values(now, plan_by, difference, power, int(labels))
@@ -142,5 +145,8 @@ saved = st.session_state.pop("statistics_saved", None)
 if saved:
     st.success("Saved. In force: " + " · ".join(saved))
 settings_form(now)
+dropped = racing.dropped_systems(engine(), cid)
+if dropped:
+    st.caption("Racing dropped (all pairs settled): " + racing.dropped_text(dropped))
 st.markdown("\n".join(f"- {literal(line)}" for line in now.lines()))
 change_log()
