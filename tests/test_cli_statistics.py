@@ -69,3 +69,20 @@ def test_bad_value_exits_in_words(engine: Engine, cli_app, args, message) -> Non
     assert out.exit_code == 1 and message in out.output, out.output
     assert "Traceback" not in out.output
     assert queue_admin.setting_changes(engine, cid) == []
+
+
+def test_evaluate_reads_the_campaigns_alpha(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
+    from annotation import queue_build
+    from annotation.statistics_settings import set_statistics
+    from tests.test_live_plan import label_everything
+
+    cid = make_campaign(engine, 30, 2, name="ev")
+    queue_build.build_queue(engine, cid, seed=1)
+    label_everything(engine, cid, 40)
+    set_statistics(engine, cid, alpha=0.01, equivalence_margin=0.2)
+    out = run(cli_app, "evaluate", "--campaign", "ev", "--controls", "")
+    assert out.exit_code == 0, out.output
+    # set after labels: α applies, ε stays as at the first label (recorded, not applied)
+    assert "error rate α = 0.01, equivalence margin ε = 0.05" in out.output
+    own = run(cli_app, "evaluate", "--campaign", "ev", "--controls", "", "--alpha", "0.1")
+    assert own.exit_code == 0 and "error rate α = 0.1," in own.output
