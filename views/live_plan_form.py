@@ -1,5 +1,6 @@
-"""The Annotators page's live plan: the planned labels per system (or the smallest
-difference that matters), the live design and the estimand, fixed before the first label."""
+"""The Annotators page's live plan: the planned labels per system (or the measurable
+difference), the live design and the estimand, fixed before the first label. The other
+statistics settings are on the Statistics page (views/statistics_panel.py)."""
 
 import streamlit as st
 
@@ -18,7 +19,8 @@ def live_plan_panel(campaign_id: int, summary: CampaignSummary, ro: bool) -> Non
         "(your label budget divided by the number of systems). Fix the plan before the first "
         "label: a change made after labels exist is recorded and shown on the dashboard, but "
         "not applied, because a plan chosen after seeing data could turn past verdicts "
-        "significant."
+        "significant. The error rate α, its family, the equivalence margin, racing and the "
+        "plan by measurable difference and power are on the **Statistics** page."
     )
     _plan_form(campaign_id, plan, summary, ro)
     saved = st.session_state.pop("plan_saved", None)
