@@ -20,7 +20,6 @@ PlanSmallest = Annotated[
     float | None,
     typer.Option(
         "--measurable-difference",
-        "--smallest-difference",
         help="Accept the planner's forecast for the measurable difference: the difference "
         "in adequacy rates the plan should detect (e.g. 0.05), at the campaign's α.",
     ),
@@ -36,7 +35,6 @@ PlanMargin = Annotated[
     typer.Option(
         "--margin",
         "--equivalence-margin",
-        "--epsilon",
         help="The equivalence margin ε: a pair whose interval lies within ±ε settles as "
         "'no difference larger than ε' (default 0.05). Not the measurable difference.",
     ),
@@ -44,7 +42,6 @@ PlanMargin = Annotated[
 PlanErrorRate = Annotated[
     str | None,
     typer.Option(
-        "--error-rate",
         "--family",
         help="The family: holm (family-wise error rate, default) or ebh (false discovery "
         "rate, e-BH; betting design).",
@@ -58,6 +55,10 @@ PlanAlpha = Annotated[
         "the adequacy rate: the share of adequate outputs is a system's estimate.",
     ),
 ]
+# the flags' old names, kept working (hidden): they named two things alike
+OldSmallest = Annotated[float | None, typer.Option("--smallest-difference", hidden=True)]
+OldEpsilon = Annotated[float | None, typer.Option("--epsilon", hidden=True)]
+OldErrorRate = Annotated[str | None, typer.Option("--error-rate", hidden=True)]
 PlanDocuments = Annotated[
     int | None,
     typer.Option(
@@ -78,12 +79,18 @@ def plan(
     error_rate: PlanErrorRate = None,
     alpha: PlanAlpha = None,
     documents: PlanDocuments = None,
+    old_smallest: OldSmallest = None,
+    old_epsilon: OldEpsilon = None,
+    old_error_rate: OldErrorRate = None,
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
     from annotation.live_plan import current_plan, set_plan
     from estimators.live_designs import DESIGN_TEXT
 
+    smallest_difference = old_smallest if smallest_difference is None else smallest_difference
+    margin = old_epsilon if margin is None else margin
+    error_rate = old_error_rate if error_rate is None else error_rate
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
     if sum(v is not None for v in (labels, smallest_difference, documents)) > 1:

@@ -50,6 +50,13 @@ def test_set_and_show(engine: Engine, cli_app) -> None:  # type: ignore[no-untyp
     assert run(cli_app, "racing", "--campaign", "st", "off").exit_code == 0
     now = read_statistics(engine, cid)
     assert (now.alpha, now.racing) == (0.02, False)
+    # the old flag names still work, hidden from the help (they named two things alike)
+    old = run(cli_app, "plan", "--campaign", "st", "--epsilon", "0.03", "--error-rate", "holm")
+    assert old.exit_code == 0, old.output
+    assert read_statistics(engine, cid).equivalence_margin == 0.03
+    shown_help = run(cli_app, "plan", "--help").output
+    assert "--epsilon" not in shown_help and "--smallest-difference" not in shown_help
+    assert "--measurable-difference" in shown_help and "--family" in shown_help
 
 
 @pytest.mark.parametrize(
