@@ -70,7 +70,7 @@ def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: b
             try:
                 n_systems = summary.n_systems
                 size = (
-                    campaign_planned_labels(engine(), campaign_id, n_systems, smallest)
+                    campaign_planned_labels(engine(), campaign_id, n_systems, smallest, plan.alpha)
                     if smallest > 0
                     else (int(planned) or None)
                 )  # fmt: skip
