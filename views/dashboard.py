@@ -141,6 +141,8 @@ draw_metric_visibility(cid)
 
 def live_part() -> None:
     fp = fingerprint(engine(), cid)
+    if statistics_settings(cid, fp) != statistics_settings(cid, key):
+        st.rerun(scope="app")  # α / family changed in another tab: redraw the box and all
     report, seconds = cached_campaign_report(
         db_url, cid, fp, kind, tuple(signatures), alpha, zscores
     )
