@@ -36,7 +36,7 @@ def _seed(server: Server) -> int:
 @pytest.mark.browser
 def test_racing_switch_in_the_browser(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     cid = _seed(server)
-    page.goto(f"{server.url}/statistics_panel")
+    page.goto(f"{server.url}/statistics")
     page.get_by_label("Admin password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     switch = page.get_by_text(LABEL)

@@ -29,7 +29,7 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     from tests.test_reads import seed_campaign
 
     cid = seed_campaign(server.engine, NAME, n_items=40, labelled=30, overlap=0)
-    page.goto(f"{server.url}/statistics_panel?campaign={NAME}")
+    page.goto(f"{server.url}/statistics?campaign={NAME}")
     page.get_by_label("Admin password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     alpha = page.get_by_role("spinbutton", name="Error rate α")
