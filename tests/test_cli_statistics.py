@@ -93,3 +93,15 @@ def test_evaluate_reads_the_campaigns_alpha(engine: Engine, cli_app) -> None:  #
     assert "error rate α = 0.01, equivalence margin ε = 0.05" in out.output
     own = run(cli_app, "evaluate", "--campaign", "ev", "--controls", "", "--alpha", "0.1")
     assert own.exit_code == 0 and "error rate α = 0.1," in own.output
+
+
+def test_archived_campaign_refused(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
+    from db.lifecycle import archive_campaign
+
+    cid = make_campaign(engine, 10, 2, name="old")
+    archive_campaign(engine, "old", via="test")
+    out = run(cli_app, "statistics", "set", "--campaign", "old", "--alpha", "0.01")
+    assert out.exit_code == 1 and "archived, so it is read-only" in out.output, out.output
+    assert queue_admin.setting_changes(engine, cid) == []
+    shown = run(cli_app, "statistics", "show", "--campaign", "old")  # reading is fine
+    assert shown.exit_code == 0 and "Error rate α: 0.05" in shown.output
