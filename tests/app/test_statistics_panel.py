@@ -57,6 +57,8 @@ def test_sets_every_setting_and_logs_it(app_engine: Engine) -> None:
     }
     assert logged["alpha"] == (0.01, 0) and logged["error_rate"] == ("ebh", 0)
     assert logged["planned_labels"] == (planned, 0) and logged["racing"] == (True, 0)
+    table = at.dataframe[0].value  # the page's "Changes": the log with the labels then
+    assert sorted(table["setting"]) == sorted(logged) and set(table["labels then"]) == {0}
 
 
 def test_bad_value_refused_in_words_and_nothing_written(app_engine: Engine) -> None:
