@@ -142,7 +142,8 @@ def read_statistics(engine: Engine, campaign_id: int) -> StatisticsSettings:
         for c in changes
         if c.key in LEVEL_KEYS and c.labels_before > 0
     )
-    difference = meta.get("measurable_difference")
+    planner, planner_late = _planner_in_force(meta, changes)
+    difference = planner["measurable_difference"]
     return StatisticsSettings(
         alpha=plan.alpha,
         family=plan.error_rate,
@@ -150,11 +151,24 @@ def read_statistics(engine: Engine, campaign_id: int) -> StatisticsSettings:
         racing=racing.is_on(meta),
         planned_labels=plan.planned_labels,
         measurable_difference=None if difference is None else float(difference),
-        power=float(meta.get("power") or live_plan.DEFAULT_POWER),
+        power=float(planner["power"] or live_plan.DEFAULT_POWER),
         design=str(plan.design),
         level_changes=level,
-        late=plan.late,
+        late=plan.late + planner_late,
     )
+
+
+def _planner_in_force(meta: dict[str, Any], changes: list) -> tuple[dict[str, Any], tuple]:
+    """The measurable difference and power behind the planned labels in force: like the
+    plan (:func:`estimators.live_designs.plan_in_force`), a change made after labels existed
+    is taken back (recorded, not applied), so they always match the planned labels."""
+    values = {k: meta.get(k) for k in live_plan.PLANNER_KEYS}
+    late = []
+    for ch in reversed(changes):
+        if ch.key in live_plan.PLANNER_KEYS and ch.labels_before > 0:
+            values[ch.key] = ch.old_value
+            late.append(LateChange(ch.key, ch.old_value, ch.new_value, ch.labels_before))
+    return values, tuple(reversed(late))
 
 
 def set_statistics(

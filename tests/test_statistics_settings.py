@@ -105,3 +105,7 @@ def test_level_change_after_labels_is_applied_and_flagged(engine: Engine) -> Non
     assert sorted(c.key for c in after.late) == ["equivalence_margin", "planned_labels"]
     monitor = campaign_report(read_campaign(engine, cid)).monitor
     assert monitor is not None and monitor.alpha == 0.01 and monitor.margin == 0.1
+    # the planner's inputs follow the planned labels: a late change is recorded, not applied
+    again = set_statistics(engine, cid, measurable_difference=0.2, power=0.9)
+    assert (again.measurable_difference, again.power, again.planned_labels) == (None, 0.8, 40)
+    assert {"measurable_difference", "power"} <= {c.key for c in again.late}
