@@ -41,8 +41,9 @@ from views.common import current_account, engine, literal
 # Every URL an admin page has: a session that may not see them gets its one page under each,
 # so a deep link runs that page (the sign-in, or an invite's annotate page) instead of
 # Streamlit's "page not found", and after signing in the admin lands on the page asked for.
-ADMIN_URL_PATHS = ("campaigns", "import_campaign", "annotators", "dashboard", "calibration",
-                   "planner", "review", "annotate", "accounts")  # fmt: skip
+ADMIN_URL_PATHS = ("campaigns", "import_campaign", "annotators", "statistics",
+                   "dashboard", "calibration", "planner", "review", "annotate",
+                   "accounts")  # fmt: skip
 
 
 def set_session_cookie(value: str, max_age_s: int, name: str = SESSION_COOKIE) -> None:
@@ -163,6 +164,10 @@ elif st.session_state.get("role") == "admin":
             ),
             st.Page("views/import_campaign.py", title="Import", icon=":material/upload_file:"),
             st.Page("views/annotators.py", title="Annotators", icon=":material/group:"),
+            st.Page(
+                "views/statistics_panel.py", title="Statistics", icon=":material/functions:",
+                url_path="statistics",
+            ),
         ],
         "Analysis": [
             st.Page("views/dashboard.py", title="Dashboard", icon=":material/monitoring:"),

@@ -11,7 +11,8 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub at run time
 
 # Imported in the order `cli.py --help` lists their commands.
-from commands import admin, annotators, campaigns, results, plan, evaluate, scoring, tasks, invites  # noqa: F401, I001
+from commands import admin, annotators, campaigns, results, plan, statistics  # noqa: F401, I001
+from commands import evaluate, scoring, tasks, invites  # noqa: F401
 from commands import ai_spans  # noqa: F401  (import-ai-spans)
 from commands.base import app
 

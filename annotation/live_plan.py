@@ -5,7 +5,8 @@ fixed before the data it concerns: settings are written through
 :func:`annotation.queue_admin.update_queue_settings`, which logs every change with the number of
 labels that existed then; the monitor uses the plan in force at the first label
 (:func:`estimators.live_designs.plan_in_force`), and a later change is recorded and shown
-but not applied (the Annotators page, the dashboard and ``cli.py plan`` say so).
+but not applied (the Statistics page, the dashboard and ``cli.py plan`` say so) — except
+the error rate α and the family, applied with a warning (:mod:`annotation.statistics_settings`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from estimators.live_designs import (
 from estimators.multiple import pairs
 from estimators.planning import PERFECT_METRIC, human_labels_needed
 
+#: The planner's inputs behind planned_labels (campaigns.meta, logged): the measurable
+#: difference (the difference in adequacy rates to detect) and the power to detect it.
+PLANNER_KEYS = ("measurable_difference", "power")
+#: The planner's power when none is set.
+DEFAULT_POWER = 0.8
+
 #: What a NULL plan setting means.
 DEFAULTS: dict[str, Any] = {
     "live_design": DEFAULT_DESIGN,
@@ -38,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "equivalence_margin": DEFAULT_MARGIN,
     "error_rate": "holm",
     "alpha": DEFAULT_ALPHA,
+    "power": DEFAULT_POWER,
 }
 
 
@@ -51,9 +59,11 @@ def forecast_planned_labels(
     :func:`estimators.planning.human_labels_needed` (the Planner page's formula)."""
     if not 0 < smallest_difference < 1:
         raise ValueError(
-            f"the smallest difference must lie between 0 and 1 (a share of adequate outputs), "
-            f"not {smallest_difference}"
+            f"the measurable difference must lie between 0 and 1 (a difference in adequacy "
+            f"rates), not {smallest_difference}"
         )
+    if not 0.5 <= power < 1:
+        raise ValueError(f"the power must lie in [0.5, 1), not {power}")
     m = max(len(pairs(max(n_systems, 2))), 1)
     need = human_labels_needed(
         smallest_difference, 0, PERFECT_METRIC, 0.5, level=1 - alpha / m, power=power
@@ -62,14 +72,15 @@ def forecast_planned_labels(
 
 
 def campaign_planned_labels(engine: Engine, campaign_id: int, n_systems: int,
-                            smallest_difference: float) -> int:  # fmt: skip
+                            smallest_difference: float, alpha: float = DEFAULT_ALPHA,
+                            power: float = 0.8) -> int:  # fmt: skip
     """:func:`forecast_planned_labels` for this campaign: when it judges documents in order,
     the labels of the complete documents that give the same precision (the design effect
     from the campaign's intra-document correlation, as ``cli.py plan`` stores it)."""
     from db.reads import read_campaign
     from estimators.document_planning import document_plan
 
-    labels = forecast_planned_labels(n_systems, smallest_difference)
+    labels = forecast_planned_labels(n_systems, smallest_difference, alpha, power)
     docs = document_plan(read_campaign(engine, campaign_id))
     return labels if docs is None else docs.labels_in(docs.documents_for(labels))
 
@@ -83,36 +94,41 @@ def current_plan(engine: Engine, campaign_id: int) -> LivePlan:
     return plan_in_force(values, queue_admin.setting_changes(engine, campaign_id))
 
 
-def _check_meta(values: dict[str, Any]) -> dict[str, Any]:
-    """ε a number in (0, 1], error rate holm / ebh, α in (0, 0.5]; a clear error otherwise."""
+#: Plan numbers kept in meta → (what it is called, its range as text, the test).
+_RANGES: dict[str, tuple[str, str, Any]] = {
+    "equivalence_margin": ("the equivalence margin (ε)", "(0, 1]", lambda x: 0 < x <= 1),
+    "alpha": ("the error rate α", "(0, 0.5]", lambda x: 0 < x <= 0.5),
+    "measurable_difference": ("the measurable difference", "(0, 1)", lambda x: 0 < x < 1),
+    "power": ("the power", "[0.5, 1)", lambda x: 0.5 <= x < 1),
+}
+
+
+def check_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The equivalence margin ε a number in (0, 1], the error rate α in (0, 0.5], the
+    measurable difference in (0, 1), the power in [0.5, 1), the family holm / ebh; a clear
+    error otherwise (None: unset, allowed)."""
     out = dict(values)
-    if "equivalence_margin" in out and out["equivalence_margin"] is not None:
+    for key, (name, text, ok) in _RANGES.items():
+        if out.get(key) is None:
+            continue
         try:
-            eps = float(out["equivalence_margin"])
+            x = float(out[key])
         except (TypeError, ValueError):
-            eps = float("nan")
-        if not 0 < eps <= 1:
-            raise ValueError(
-                "the smallest difference that matters (ε) must be a number in (0, 1], "
-                f"not {out['equivalence_margin']!r}"
-            )
-        out["equivalence_margin"] = eps
-    if out.get("alpha") is not None:
-        try:
-            a = float(out["alpha"])
-        except (TypeError, ValueError):
-            a = float("nan")
-        if not 0 < a <= 0.5:
-            raise ValueError(f"α must be a number in (0, 0.5], not {out['alpha']!r}")
-        out["alpha"] = a
+            x = float("nan")
+        if not ok(x):  # NaN fails every test
+            raise ValueError(f"{name} must be a number in {text}, not {out[key]!r}")
+        out[key] = x
     rate = out.get("error_rate")
     if rate is not None and rate not in ERROR_RATES:
-        raise ValueError(f"error_rate must be one of {', '.join(ERROR_RATES)}, not {rate!r}")
+        raise ValueError(
+            f"the family: error_rate must be one of {', '.join(ERROR_RATES)}, not {rate!r}"
+        )
     return out
 
 
 def _set_meta(engine: Engine, campaign_id: int, values: dict[str, Any]) -> None:
-    """Write ε / error rate into campaigns.meta and log each change with the label count."""
+    """Write ε, the family, α and the planner's inputs into campaigns.meta and log each
+    change with the label count."""
     with dbq.queue_transaction(engine) as s:
         dbset.campaign_for_update(s, campaign_id)
         meta = dbc.campaign_meta(s, campaign_id)
@@ -126,14 +142,13 @@ def _set_meta(engine: Engine, campaign_id: int, values: dict[str, Any]) -> None:
 
 def set_plan(engine: Engine, campaign_id: int, **values: Any) -> LivePlan:
     """Write any of planned_labels / live_design / estimand / equivalence_margin (ε) /
-    error_rate (logged); returns the plan in force afterwards — unchanged when labels
-    already existed (see the module)."""
-    unknown = set(values) - set(PLAN_KEYS) - set(META_PLAN_KEYS)
+    error_rate / alpha / measurable_difference / power (logged); returns the plan in force
+    afterwards — the plan and ε unchanged when labels already existed (see the module)."""
+    known = (*PLAN_KEYS, *META_PLAN_KEYS, *PLANNER_KEYS)
+    unknown = set(values) - set(known)
     if unknown:
-        raise ValueError(
-            f"not plan settings: {sorted(unknown)}; use {', '.join((*PLAN_KEYS, *META_PLAN_KEYS))}"
-        )
-    values = _check_meta(values)
+        raise ValueError(f"not plan settings: {sorted(unknown)}; use {', '.join(known)}")
+    values = check_values(values)
     stored = queue_admin.queue_settings(engine, campaign_id)
     with dbq.queue_transaction(engine) as s:
         stored = {**stored, **dbc.campaign_meta(s, campaign_id)}
@@ -146,7 +161,7 @@ def set_plan(engine: Engine, campaign_id: int, **values: Any) -> LivePlan:
     columns = {k: v for k, v in values.items() if k in PLAN_KEYS}
     if columns:
         queue_admin.update_queue_settings(engine, campaign_id, **columns)
-    meta = {k: v for k, v in values.items() if k in META_PLAN_KEYS}
+    meta = {k: v for k, v in values.items() if k in (*META_PLAN_KEYS, *PLANNER_KEYS)}
     if meta:
         _set_meta(engine, campaign_id, meta)
     return current_plan(engine, campaign_id)

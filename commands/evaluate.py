@@ -29,7 +29,13 @@ def evaluate(
             "default: by campaign mode, esa in an ESA campaign)."
         ),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="Family-wise error level (Holm).")] = 0.05,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            help="Error rate α of the fixed-n Holm verdicts (default: the campaign's, set on "
+            "the Statistics page or with cli.py statistics set)."
+        ),
+    ] = None,
     zscores: Annotated[
         bool,
         typer.Option(
@@ -48,6 +54,11 @@ def evaluate(
 
     engine = base.open_engine()
     data = read_campaign(engine, campaign_id_of(engine, campaign))
+    alpha = data.live_plan.alpha if alpha is None else alpha  # the campaign's α by default
+    typer.echo(
+        f"Statistics settings: error rate α = {alpha:g}, equivalence margin ε = "
+        f"{data.live_plan.margin:g} (the campaign's: cli.py statistics show)."
+    )
     kind = _evaluate_kind(data, campaign, label_kind)
     name = LABEL_KINDS[kind]
     if zscores:
@@ -233,7 +244,7 @@ def _evaluate_pairs(result, data, alpha: float, scale: float = 1.0) -> None:  # 
     m = max(len(all_pairs(len(data.systems))), 1)
     typer.echo(
         f"\n{'pair':<36} {'method':<8} {'n':>6} {'Δ':>8} {'95% interval':>19} "
-        f"{'p (Holm)':>9}  verdict (ε = {eps * scale:g}, the plan's smallest difference)"
+        f"{'p (Holm)':>9}  verdict (equivalence margin ε = {eps * scale:g})"
     )
     if not result.pairs:
         typer.echo("(no rows: pairs need two systems with labels on shared items)")

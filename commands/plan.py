@@ -1,5 +1,6 @@
 """`cli.py plan`: the plan the live verdicts are tuned to (labels or documents per system,
-design, estimand, ε, error rate) and whether it fits the pool."""
+design, estimand, the equivalence margin ε, the family and the error rate α) and whether it
+fits the pool. `cli.py statistics` sets α, the family, ε, racing and the plan in one place."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ PlanLabels = Annotated[
 PlanSmallest = Annotated[
     float | None,
     typer.Option(
-        help="Accept the planner's forecast for the smallest difference you care about "
-        "(a share of adequate outputs, e.g. 0.05)."
+        "--measurable-difference",
+        help="Accept the planner's forecast for the measurable difference: the difference "
+        "in adequacy rates the plan should detect (e.g. 0.05), at the campaign's α.",
     ),
 ]
 PlanDesign = Annotated[
@@ -32,27 +34,31 @@ PlanMargin = Annotated[
     float | None,
     typer.Option(
         "--margin",
-        "--epsilon",
-        help="ε, the smallest difference that matters: a pair whose interval lies within "
-        "±ε settles as 'no difference larger than ε' (default 0.05).",
+        "--equivalence-margin",
+        help="The equivalence margin ε: a pair whose interval lies within ±ε settles as "
+        "'no difference larger than ε' (default 0.05). Not the measurable difference.",
     ),
 ]
 PlanErrorRate = Annotated[
     str | None,
     typer.Option(
-        help="holm (family-wise error rate, default) or ebh (false discovery rate, e-BH; "
-        "betting design)."
+        "--family",
+        help="The family: holm (family-wise error rate, default) or ebh (false discovery "
+        "rate, e-BH; betting design).",
     ),
 ]
 PlanAlpha = Annotated[
     float | None,
     typer.Option(
         "--alpha",
-        help="α, the level of the error rate (family-wise under Holm, FDR under e-BH; "
-        "default 0.05). Not the adequacy rate: the share of adequate outputs is a system's "
-        "estimate.",
+        help="The error rate α (family-wise under Holm, FDR under e-BH; default 0.05). Not "
+        "the adequacy rate: the share of adequate outputs is a system's estimate.",
     ),
 ]
+# the flags' old names, kept working (hidden): they named two things alike
+OldSmallest = Annotated[float | None, typer.Option("--smallest-difference", hidden=True)]
+OldEpsilon = Annotated[float | None, typer.Option("--epsilon", hidden=True)]
+OldErrorRate = Annotated[str | None, typer.Option("--error-rate", hidden=True)]
 PlanDocuments = Annotated[
     int | None,
     typer.Option(
@@ -73,12 +79,18 @@ def plan(
     error_rate: PlanErrorRate = None,
     alpha: PlanAlpha = None,
     documents: PlanDocuments = None,
+    old_smallest: OldSmallest = None,
+    old_epsilon: OldEpsilon = None,
+    old_error_rate: OldErrorRate = None,
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
     from annotation.live_plan import current_plan, set_plan
     from estimators.live_designs import DESIGN_TEXT
 
+    smallest_difference = old_smallest if smallest_difference is None else smallest_difference
+    margin = old_epsilon if margin is None else margin
+    error_rate = old_error_rate if error_rate is None else error_rate
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
     if sum(v is not None for v in (labels, smallest_difference, documents)) > 1:
@@ -91,7 +103,8 @@ def plan(
     values = {k: v for k, v in settings.items() if v is not None}
     try:
         if smallest_difference is not None:
-            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs)
+            level = values.get("alpha") or current_plan(engine, cid).alpha
+            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs, level)
         elif documents is not None and docs is not None:
             values["planned_labels"] = docs.labels_in(documents)
         elif labels is not None:
@@ -104,11 +117,11 @@ def plan(
     typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
     typer.echo(f"Estimand: {now.estimand}")
     typer.echo(
-        f"Smallest difference that matters (ε): {now.margin:g} — a pair settles as "
+        f"Equivalence margin (ε): {now.margin:g} — a pair settles as "
         f"'no difference larger than {now.margin:g}' when its interval lies within ±ε"
     )
-    typer.echo(f"Error rate: {now.error_rate} — {_error_rate_text(now.error_rate)}")
-    typer.echo(f"Error level α: {now.alpha:g}")
+    typer.echo(f"Family: {now.error_rate} — {_error_rate_text(now.error_rate)}")
+    typer.echo(f"Error rate α: {now.alpha:g}")
     for line in _plan_fit_lines(engine, cid, now, docs):
         typer.secho(line, fg=typer.colors.YELLOW)
     for ch in now.late:
@@ -128,17 +141,18 @@ def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
     return document_plan(read_campaign(engine, cid))
 
 
-def _forecast(engine, cid: int, smallest: float, docs) -> int:  # type: ignore[no-untyped-def]
+def _forecast(engine, cid: int, smallest: float, docs, alpha: float = 0.05) -> int:  # type: ignore[no-untyped-def]
     """The planner's labels per system for ``smallest`` (said aloud); in documents, the
     labels of the complete documents that give the same precision."""
     from annotation.live_plan import forecast_planned_labels
     from db.campaigns import list_campaigns
 
     n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)
-    labels = forecast_planned_labels(n_systems, smallest)
+    labels = forecast_planned_labels(n_systems, smallest, alpha)
     basis = (
-        f"detect a difference of {smallest:g} with 80% power (fixed-n paired test, "
-        f"{n_systems} systems, Holm's first level, worst-case variance)"
+        f"detect a measurable difference of {smallest:g} with 80% power (fixed-n paired "
+        f"test, {n_systems} systems, Holm's first level α/m at α = {alpha:g}, worst-case "
+        "variance)"
     )
     if docs is None:
         typer.echo(f"Planner: {labels:,} labels per system {basis}.")

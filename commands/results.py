@@ -46,7 +46,10 @@ def export_results_cmd(
     ] = None,
     alpha: Annotated[
         float | None,
-        typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
+        typer.Option(
+            help="Error rate α to read the verdicts at (default: the campaign's, set with "
+            "cli.py statistics set); the exports' alpha column says which."
+        ),
     ] = None,
     label_kind: Annotated[
         str | None,
@@ -75,10 +78,12 @@ def export_results_cmd(
         report = campaign_results(
             engine, campaign, label_kind=label_kind, signatures=signatures, alpha=alpha
         )
+    settings = _statistics(engine, campaign)
     tex = out.suffix.lower() == ".tex"
-    base.write_export(out, results_latex(report).encode() if tex else results_csv(report))
+    table = results_latex(report, settings=settings).encode() if tex else None
+    base.write_export(out, table or results_csv(report, settings))
     if pairs_out is not None:
-        base.write_export(pairs_out, pairs_csv(report))
+        base.write_export(pairs_out, pairs_csv(report, settings))
     for note in report.notes:
         typer.echo(f"Note: {note}", err=True)
 
@@ -93,7 +98,10 @@ def export_ranking_cmd(
     ] = None,
     alpha: Annotated[
         float | None,
-        typer.Option(help="Error level α (default: the campaign's α, set with cli.py plan)."),
+        typer.Option(
+            help="Error rate α to read the verdicts at (default: the campaign's, set with "
+            "cli.py statistics set); the exports' alpha column says which."
+        ),
     ] = None,
 ) -> None:
     """Export the ranking with significance clusters (the dashboard's ranking table)."""
@@ -108,6 +116,14 @@ def export_ranking_cmd(
         report = campaign_results(engine, campaign, signatures=signatures, alpha=alpha)
     if report.monitor is None:
         fail("No anytime-valid verdicts yet (no labels with a recorded random order).")
-    rows = ranking_rows(report.monitor, report.higher_is_better)
+    columns = _statistics(engine, campaign).export_columns()
+    rows = ranking_rows(report.monitor, report.higher_is_better, columns)
     tex = out.suffix.lower() == ".tex"
     base.write_export(out, ranking_latex(rows).encode() if tex else ranking_csv(rows))
+
+
+def _statistics(engine, campaign: str):  # type: ignore[no-untyped-def]
+    """The campaign's statistics settings, carried in every results export (issue 29.4)."""
+    from annotation.statistics_settings import read_statistics
+
+    return read_statistics(engine, base.campaign_id_of(engine, campaign))

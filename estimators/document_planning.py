@@ -146,14 +146,16 @@ class DocumentPoolFit:
         out.append(
             f"Documents are the sampling unit: with all {self.pool_docs:,} documents judged "
             f"(intra-document correlation {self.icc:.3f}, {source}; design effect "
-            f"{self.deff:.2f}), {self.n_systems} systems ({m} pairs) at α = {self.alpha:g}: "
-            f"the smallest difference this pool settles with 80 % power before the census "
-            f"is {self.smallest_difference:.3f}; equal systems can be shown within "
+            f"{self.deff:.2f}), {self.n_systems} systems ({m} pairs) at error rate "
+            f"α = {self.alpha:g}: the smallest measurable difference this pool settles with "
+            f"80 % power before the census is {self.smallest_difference:.3f}; equal systems "
+            f"can be shown within "
             f"±{self.smallest_margin:.3f}."
         )
         if margin is not None and margin < self.smallest_margin:
             out.append(
-                f"ε = {margin:g} is below ±{self.smallest_margin:.3f}: no pair can settle as "
+                f"The equivalence margin ε = {margin:g} is below "
+                f"±{self.smallest_margin:.3f}: no pair can settle as "
                 "'no difference larger than ε' before every document is judged."
             )
         return out

@@ -209,9 +209,14 @@ def ever_rejects(
 
 #: Campaign settings that tune the live verdicts (campaigns columns of the same names).
 PLAN_KEYS = ("planned_labels", "live_design", "estimand")
-#: Plan settings kept in campaigns.meta (logged like the columns): ε, the smallest
-#: difference that matters, the error rate the pair verdicts control, and its level α.
+#: Plan settings kept in campaigns.meta (logged like the columns): ε, the equivalence
+#: margin, the error rate the pair verdicts control (the family), and its level α.
 META_PLAN_KEYS = ("equivalence_margin", "error_rate", "alpha")
+#: The level settings: a change after labels existed IS applied (logged, with a warning).
+#: Every verdict is recomputed from the start at the new level, so it holds when the choice
+#: did not depend on the data seen (docs/statistics-notes.md, "Changing α mid-campaign");
+#: t*, the design, the estimand and ε shape the boundaries themselves and stay frozen.
+LEVEL_KEYS = ("error_rate", "alpha")
 #: α when the plan sets none.
 DEFAULT_ALPHA = 0.05
 #: ε when the plan sets none.
@@ -281,13 +286,15 @@ class LivePlan:
 
 def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
     """The plan the monitor uses: the current settings with every change made after labels
-    existed (``labels_before`` > 0) taken back, newest first; those changes become
-    :attr:`LivePlan.late`. ``changes`` are the campaign's logged setting changes, oldest
-    first (objects with key, old_value, new_value, labels_before)."""
+    existed (``labels_before`` > 0) taken back, newest first, except the level settings
+    (:data:`LEVEL_KEYS`, applied); those taken back become :attr:`LivePlan.late`.
+    ``changes`` are the campaign's logged setting changes, oldest first (objects with key,
+    old_value, new_value, labels_before)."""
     values = {k: current.get(k) for k in (*PLAN_KEYS, *META_PLAN_KEYS)}
     late = []
     for ch in reversed(list(changes)):
-        if ch.key in (*PLAN_KEYS, *META_PLAN_KEYS) and ch.labels_before > 0:
+        frozen = ch.key in (*PLAN_KEYS, *META_PLAN_KEYS) and ch.key not in LEVEL_KEYS
+        if frozen and ch.labels_before > 0:
             values[ch.key] = ch.old_value
             late.append(LateChange(ch.key, ch.old_value, ch.new_value, ch.labels_before))
     design = values["live_design"]

@@ -45,16 +45,18 @@ class PoolFit:
             )
         out.append(
             f"With all {self.pool:,} items labelled, {self.n_systems} systems ({m} pairs) at "
-            f"α = {self.alpha:g}: the smallest difference this pool settles with 80 % power "
+            f"error rate α = {self.alpha:g}: the smallest measurable difference this pool "
+            f"settles with 80 % power "
             f"before the census is {self.smallest_difference:.3f}; equal systems can be "
             f"shown within ±{self.smallest_margin:.3f}."
         )
         if margin is not None:
             if margin < self.smallest_margin:
                 out.append(
-                    f"ε = {margin:g} is below ±{self.smallest_margin:.3f}: no pair can settle "
-                    "as 'no difference larger than ε' before the census; a larger ε lets "
-                    "close pairs settle early."
+                    f"The equivalence margin ε = {margin:g} is below "
+                    f"±{self.smallest_margin:.3f}: no pair can settle as 'no difference "
+                    "larger than ε' before the census; a larger ε lets close pairs settle "
+                    "early."
                 )
             else:
                 out.append(

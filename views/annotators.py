@@ -21,14 +21,14 @@ from views.queue_panel import (
     document_order_form,
     queue_settings_panel,
     queue_status,
-    racing_form,
     sampling_form,
+    statistics_pointer,
 )
 from views.tasks_panel import tasks_panel
 
 #: The page's widgets with fixed keys that show a campaign's stored setting.
 CAMPAIGN_WIDGET_KEYS = (
-    "active_tau", "racing", "document_context", "document_context_window", "document_order",
+    "active_tau", "document_context", "document_context_window", "document_order",
     "comparative_on", "comparative_all", "comparative_outputs", "task_per_annotator",
     "task_per_item", "task_pass_share", "task_timeout", "task_handoff_url", "task_pass_code",
     "task_fail_code", "task_size", "task_action_task", "task_action", "task_action_who",
@@ -65,7 +65,7 @@ step(1, "Set up", "setup", "How the campaign is judged: settings first, before t
 queue_status(campaign_id)
 settings = queue_settings_panel(campaign_id, summaries[name], RO)
 sampling_form(campaign_id, settings, RO)
-racing_form(campaign_id, RO)
+statistics_pointer()  # racing, α, family, ε: the Statistics page
 document_context_form(campaign_id, RO)
 comparative_form(campaign_id, RO)  # several outputs of one source on one screen
 document_order_form(campaign_id, RO)

@@ -28,6 +28,7 @@ from views.dashboard_plan import draw_plan
 from views.dashboard_quality import draw_quality
 from views.dashboard_sampling import draw_sampling
 from views.position_bias_panel import draw_position_bias
+from views.statistics_box import statistics_box, statistics_settings
 
 require_admin()
 st.title("Dashboard")
@@ -90,13 +91,10 @@ with st.sidebar:
     live = st.toggle("Refresh automatically", value=True, key="dash-live")
     every = st.select_slider("Every", options=[5, 10, 30, 60], value=10, key="dash-every",
                              format_func=lambda s: f"{s} s")  # fmt: skip
-    # α is the campaign's (the plan, logged with the label count like every setting), not
-    # a per-viewer choice: a level picked while looking at the verdicts would not hold
+    # α is the campaign's (logged with the label count like every setting), not a
+    # per-viewer choice: a level picked while looking at the verdicts would not hold
     alpha = data.live_plan.alpha
-    st.caption(
-        f"Error level α = {alpha:g} (the campaign's plan; set it before the first label with "
-        "`cli.py plan --alpha`)."
-    )
+    statistics_box(cid, key)
 kind = default_label_kind(data.mode, data.judgments)
 if len(kinds) > 1:
     kind = st.selectbox("Judgment", kinds, index=kinds.index(kind),
@@ -143,6 +141,8 @@ draw_metric_visibility(cid)
 
 def live_part() -> None:
     fp = fingerprint(engine(), cid)
+    if statistics_settings(cid, fp) != statistics_settings(cid, key):
+        st.rerun(scope="app")  # α / family changed in another tab: redraw the box and all
     report, seconds = cached_campaign_report(
         db_url, cid, fp, kind, tuple(signatures), alpha, zscores
     )
@@ -166,7 +166,7 @@ def live_part() -> None:
         st.caption(f"Note: {note}")
     draw_plan(report, campaign_data(db_url, cid, fp))
     draw_estimates(report)
-    draw_pairs(report, cid)
+    draw_pairs(report, cid, statistics_settings(cid, fp).export_columns())
     draw_sampling(report, cid)
     draw_quality(report, fp, cid, data.mode, db_url)
     draw_position_bias(cid, fp, alpha)  # comparative screens only
@@ -178,11 +178,12 @@ def live_part() -> None:
 
     st.subheader("Download results")
     c1, c2, c3 = st.columns(3)
-    download(c1, "Results (CSV)", results_csv(report), f"{name}-results.csv", MIME["csv"],
-             key="dl-results-csv")  # fmt: skip
-    download(c2, "Results (LaTeX)", results_latex(report), f"{name}-results.tex",
-             MIME["tex"], key="dl-results-tex")  # fmt: skip
-    download(c3, "Pairwise verdicts (CSV)", pairs_csv(report), f"{name}-pairs.csv",
+    stats = statistics_settings(cid, fp)  # every export carries them
+    download(c1, "Results (CSV)", results_csv(report, stats), f"{name}-results.csv",
+             MIME["csv"], key="dl-results-csv")  # fmt: skip
+    download(c2, "Results (LaTeX)", results_latex(report, settings=stats),
+             f"{name}-results.tex", MIME["tex"], key="dl-results-tex")  # fmt: skip
+    download(c3, "Pairwise verdicts (CSV)", pairs_csv(report, stats), f"{name}-pairs.csv",
              MIME["csv"], key="dl-pairs-csv")  # fmt: skip
 
 

@@ -38,9 +38,10 @@ def verdict_class(verdict: str, row_is_a: bool) -> str:
     return "no difference larger than ε"
 
 
-def draw_ranking(report, mon) -> None:  # type: ignore[no-untyped-def]
-    """Systems by their live estimate, with significance clusters (estimators.ranking)."""
-    rows = ranking_rows(mon, report.higher_is_better)
+def draw_ranking(report, mon, settings: dict | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Systems by their live estimate, with significance clusters (estimators.ranking);
+    its downloads carry the statistics ``settings`` columns."""
+    rows = ranking_rows(mon, report.higher_is_better, settings)
     n_clusters = rows[-1]["cluster"] if rows else 0
     clusters = f"{n_clusters} significance cluster{'s' if n_clusters != 1 else ''}"
     st.subheader(f"Ranking: {len(rows)} systems in {clusters}")
@@ -124,7 +125,7 @@ def draw_racing(cid: int) -> None:
     st.caption(text)
 
 
-def draw_pairs(report, cid: int) -> None:  # type: ignore[no-untyped-def]
+def draw_pairs(report, cid: int, settings: dict | None = None) -> None:  # type: ignore[no-untyped-def]
     mon = report.monitor
     if mon is None:
         return
@@ -135,7 +136,7 @@ def draw_pairs(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     st.subheader(f"Pairwise verdicts (anytime-valid, {'e-BH' if ebh else 'Holm-adjusted'})")
     st.markdown(
         f"**Error rate in force:** {ERROR_RATE_TEXT[ErrorRate(mon.error_rate)]} "
-        f"(α = {mon.alpha:g}). **Smallest difference that matters:** ε = {mon.margin:g}. "
+        f"(α = {mon.alpha:g}). **Equivalence margin:** ε = {mon.margin:g}. "
         "Each pair settles as one system better, or *no difference larger than ε*."
     )
     if mon.plan_note:
@@ -143,7 +144,7 @@ def draw_pairs(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     if mon.documents is not None:  # documents judged in order: say so, and when too few
         (st.warning if mon.documents.too_few else st.caption)(mon.documents.text())
     draw_racing(cid)
-    draw_ranking(report, mon)
+    draw_ranking(report, mon, settings)
     if len(report.systems) <= MAP_SYSTEMS:
         draw_verdict_map(report, mon, ebh)
     draw_pair_table(mon)

@@ -22,7 +22,7 @@ def draw_plan(report, data) -> None:  # type: ignore[no-untyped-def]
     c[0].metric("Planned labels per system",
                 "pool size" if plan.planned_labels is None else f"{plan.planned_labels:,}",
                 help="t*: the confidence sequences are tightest here (set it on the "
-                "Annotators page before the first label)")  # fmt: skip
+                "Statistics page before the first label)")  # fmt: skip
     c[1].metric("Labels so far per system", so_far)
     c[2].metric("Design", str(plan.design), help=DESIGN_TEXT[plan.design])
     st.caption(f"Design in force: {DESIGN_TEXT[plan.design]}.")

@@ -1,5 +1,6 @@
-"""The Annotators page's live plan: the planned labels per system (or the smallest
-difference that matters), the live design and the estimand, fixed before the first label."""
+"""The Annotators page's live plan: the planned labels per system (or the measurable
+difference), the live design and the estimand, fixed before the first label. The other
+statistics settings are on the Statistics page (views/statistics_panel.py)."""
 
 import streamlit as st
 
@@ -18,7 +19,8 @@ def live_plan_panel(campaign_id: int, summary: CampaignSummary, ro: bool) -> Non
         "(your label budget divided by the number of systems). Fix the plan before the first "
         "label: a change made after labels exist is recorded and shown on the dashboard, but "
         "not applied, because a plan chosen after seeing data could turn past verdicts "
-        "significant."
+        "significant. The error rate α, its family, the equivalence margin, racing and the "
+        "plan by measurable difference and power are on the **Statistics** page."
     )
     _plan_form(campaign_id, plan, summary, ro)
     saved = st.session_state.pop("plan_saved", None)
@@ -39,7 +41,8 @@ def live_plan_panel(campaign_id: int, summary: CampaignSummary, ro: bool) -> Non
 
 
 def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: bool) -> None:
-    """Planned labels or smallest difference, design and estimand; saved only as a whole."""
+    """Planned labels or the measurable difference, design and estimand; saved only as a
+    whole."""
     with st.form("live_plan"):
         left, right = st.columns(2)
         planned = left.number_input(
@@ -47,7 +50,7 @@ def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: b
             value=int(plan.planned_labels or 0), help="0 = not set: tuned to the pool size.",
         )  # fmt: skip
         smallest = left.number_input(
-            "…or the smallest difference you care about", min_value=0.0, max_value=0.99,
+            "…or the measurable difference (in adequacy rate)", min_value=0.0, max_value=0.99,
             value=0.0, step=0.01, format="%.2f",
             help="If set, the planner's forecast replaces the number above: labels per system "
             "for an 80% chance to detect this difference in adequacy rates.",
@@ -67,7 +70,7 @@ def _plan_form(campaign_id: int, plan: LivePlan, summary: CampaignSummary, ro: b
             try:
                 n_systems = summary.n_systems
                 size = (
-                    campaign_planned_labels(engine(), campaign_id, n_systems, smallest)
+                    campaign_planned_labels(engine(), campaign_id, n_systems, smallest, plan.alpha)
                     if smallest > 0
                     else (int(planned) or None)
                 )  # fmt: skip

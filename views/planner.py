@@ -1,7 +1,7 @@
 """Planner: how many human and metric labels for the difference you want to detect.
 
 Inputs entered by hand or taken from a campaign (human count, metric count, ρ, η or the
-calibration counts, α). The numbers — ε (the measurable difference), the 80%-power
+calibration counts, the adequacy rate). The numbers — the measurable difference, the 80%-power
 difference, grids like von Däniken et al.'s Table 1, curves like their Figure 1, labels
 needed for a target difference — come from estimators.planning and its neighbours
 (planning_tables, planning_inputs, pool_fit, document_planning); this page only draws them.
@@ -95,7 +95,8 @@ n_human = c1.number_input("Human labels per system", min_value=0, step=50,
 n_metric = c2.number_input("Metric labels per system", min_value=0, step=500,
                            value=taken.n_metric if taken else 1000,
                            key=f"plan-nm-{sfx}")  # fmt: skip
-alpha = c3.number_input("α (adequacy rate)", min_value=0.01, max_value=0.99, step=0.05,
+alpha = c3.number_input("Adequacy rate (share judged adequate)", min_value=0.01,
+                        max_value=0.99, step=0.05,
                         value=round(taken.alpha_hat, 3) if taken and taken.alpha_hat else 0.6,
                         key=f"plan-alpha-{sfx}")  # fmt: skip
 known = st.toggle("ρ and η known exactly (otherwise: uncertain, from calibration counts)",
@@ -185,19 +186,21 @@ alpha = float(alpha)
 eps, detect = differences(n_h, n_m, metric, alpha)
 st.subheader("What these labels can tell apart")
 m1, m2 = st.columns(2)
-m1.metric("ε (measurable difference)", f"{eps:.4f}")
+m1.metric("Measurable difference", f"{eps:.4f}")
 m2.metric("80%-power difference", f"{detect:.4f}")
 st.caption(
-    f"Two systems with α = {alpha:g} rated like this are told apart (95%, two-sided) when "
-    f"their adequacy rates differ by more than ε = {eps:.4f}; a true gap of exactly ε is "
-    f"found only about half the time, a gap of {detect:.4f} four times in five."
+    f"Two systems with an adequacy rate of {alpha:g} rated like this are told apart (95%, "
+    f"two-sided) when their adequacy rates differ by more than the measurable difference "
+    f"{eps:.4f}; a true gap of exactly that size is found only about half the time, a gap "
+    f"of {detect:.4f} four times in five."
 )
 
 st.subheader("Labels for a target difference")
 t1, t2 = st.columns(2)
 target = t1.number_input("Target difference", min_value=0.0001, max_value=1.0, value=0.05,
                          step=0.005, format="%.4f", key="plan-target")  # fmt: skip
-at_power = t2.toggle("Detect it with 80% power (otherwise: ε = target)", key="plan-target-power")
+at_power = t2.toggle("Detect it with 80% power (otherwise: measurable difference = target)",
+                     key="plan-target-power")
 power = 0.8 if at_power else None
 humans_needed, accuracy_needed, perfect = solve(float(target), n_h, n_m, metric, alpha, power)
 docs = st.session_state.get("plan-documents") if taken is not None else None
@@ -226,7 +229,7 @@ else:
     s2.caption(f"With {n_m:,} metric and {n_h:,} human labels per system, ρ and η known "
                "exactly (as in the paper's Figure 1).")  # fmt: skip
 
-show = "80%-power difference" if at_power else "ε"
+show = "80%-power difference" if at_power else "measurable difference"
 st.subheader(f"{show} by human and metric labels")
 table = grid(metric, alpha, power)
 long = pd.DataFrame(
@@ -248,10 +251,10 @@ st.altair_chart(
     ),
     width="stretch",
 )
-meta = {"alpha": alpha, "rho": rho, "eta": eta, "calibration items": n_cal or ""}
+meta = {"adequacy rate": alpha, "rho": rho, "eta": eta, "calibration items": n_cal or ""}
 download(st, "Grid (CSV)", lambda: csv(long.assign(**meta)), "planner-grid.csv", MIME["csv"],
          key="dl-plan-grid")  # fmt: skip
-st.caption("Like von Däniken et al. (2022) Table 1, for this metric and α. "
+st.caption("Like von Däniken et al. (2022) Table 1, for this metric and adequacy rate. "
            "The top-left cell (no labels at all) is 1.")  # fmt: skip
 
 st.subheader(f"{show} against metric accuracy")
@@ -278,8 +281,8 @@ rule = (
 st.altair_chart(chart + rule, width="stretch")
 cal_note = f", accuracy estimated from {n_cal:,} calibration items" if n_cal else ", ρ, η known"
 st.caption(f"Like von Däniken et al. (2022) Figure 1: {n_h:,} human labels per system, "
-           f"α = {alpha:g}{cal_note}. Dashed: the target difference.")  # fmt: skip
-curve_meta = {"alpha": alpha, "human labels": n_h, "calibration items": n_cal or ""}
+           f"adequacy rate {alpha:g}{cal_note}. Dashed: the target difference.")  # fmt: skip
+curve_meta = {"adequacy rate": alpha, "human labels": n_h, "calibration items": n_cal or ""}
 download(st, "Curves (CSV)", lambda: csv(points.assign(**curve_meta)),
          "planner-accuracy-curves.csv", MIME["csv"], key="dl-plan-curves")  # fmt: skip
 
@@ -295,9 +298,10 @@ unit = "Documents" if docs is not None else "Items"
 pool_size = int(f2.number_input(f"{unit} in the pool", min_value=1, step=50,
                                 value=docs.pool_docs if docs is not None else 1000,
                                 key="fit-pool" if docs is None else "fit-pool-docs"))  # fmt: skip
-fit_alpha = float(f3.number_input("Family-wise α", min_value=0.001, max_value=0.5, value=0.05,
+fit_alpha = float(f3.number_input("Error rate α (family-wise)", min_value=0.001, max_value=0.5,
+                                  value=0.05,
                                   step=0.01, format="%.3f", key="fit-alpha"))  # fmt: skip
-fit_eps = float(f4.number_input("ε (smallest difference that matters)", min_value=0.001,
+fit_eps = float(f4.number_input("Measurable difference (and margin ε)", min_value=0.001,
                                 max_value=1.0, value=0.10, step=0.01, format="%.3f",
                                 key="fit-eps"))  # fmt: skip
 planned = forecast_planned_labels(n_sys, fit_eps, fit_alpha)
@@ -307,14 +311,14 @@ if docs is not None:  # documents judged in order: the plan and the pool count d
 else:
     fit = pool_fit(n_sys, pool_size, planned, fit_alpha)
 g1, g2, g3 = st.columns(3)
-g1.metric(f"Planned {'documents' if docs is not None else 'labels'} per system for ε",
+g1.metric(f"Planned {'documents' if docs is not None else 'labels'} per system for it",
           f"{planned:,}")  # fmt: skip
-g2.metric("Smallest difference this pool settles", f"{fit.smallest_difference:.3f}")
-g3.metric("Smallest ε equal systems can be shown within", f"{fit.smallest_margin:.3f}")
+g2.metric("Smallest measurable difference this pool settles", f"{fit.smallest_difference:.3f}")
+g3.metric("Smallest equivalence margin ε for equal systems", f"{fit.smallest_margin:.3f}")
 for i, line in enumerate(fit.sentences(fit_eps)):
     (st.warning if i == 0 and not fit.fits else st.caption)(line)  # first: the plan's overflow
 st.caption(
-    "Racing (Annotators page) stops labelling a system once all its pairs are settled; a "
+    "Racing (Statistics page) stops labelling a system once all its pairs are settled; a "
     "larger ε settles equal pairs sooner. Measured on WMT21 en-de (13 systems, 529 items, "
     "`bench/racing_bench.py`, 3 orders): every pair settled with 0.95× the labels of uniform "
     "drawing at ε = 0.10, 0.94× at 0.15, 0.89× at 0.20; on Chaganty CNN/DM (4 systems) 0.84×."

@@ -1,9 +1,9 @@
 """The Annotators page's queue panel: the queue's state, its settings with the
-quality-control cost, sampling, racing, document context and order, and the build button."""
+quality-control cost, sampling, document context and order, and the build button."""
 
 import streamlit as st
 
-from annotation import queue_admin, queue_build, racing
+from annotation import queue_admin, queue_build
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
 from annotation.visibility import (
     TRADE_OFF,
@@ -141,27 +141,13 @@ def sampling_form(campaign_id: int, settings: dict, ro: bool) -> None:
                 st.rerun()
 
 
-def racing_form(campaign_id: int, ro: bool) -> None:
-    # Racing (annotation.racing): its own form, the switch logged like every setting
-    raced, raced_out = racing.racing_status(engine(), campaign_id)
-    with st.form("racing_settings"):
-        racing_on = st.toggle(
-            "Racing: stop drawing a system once all its pairs are settled", value=raced,
-            key="racing", help="Each newly drawn item is queued only for the systems that still "
-            "have an unsettled pair; the freed labels go to them. Off: every system, every item "
-            "(uniform). Labels already given are always kept.",
-        )  # fmt: skip
-        if st.form_submit_button("Save racing", disabled=ro) and allowed(campaign_id):
-            try:
-                racing.set_racing(engine(), campaign_id, racing_on)
-            except ValueError as exc:  # needs the paired design and uniform sampling
-                st.error(str(exc))
-            else:
-                st.rerun()
-    if raced_out:
-        st.caption(
-            "Racing dropped (all pairs settled): " + racing.dropped_text(raced_out)
-        )
+def statistics_pointer() -> None:
+    """Racing, the error rate α, the family, the equivalence margin and the plan's size are
+    set on the Statistics page (views/statistics_panel.py): one place, logged."""
+    st.caption(
+        "Racing, the error rate α and its family, the equivalence margin and the planned "
+        "labels are set on the **Statistics** page."
+    )
 
 
 def document_context_form(campaign_id: int, ro: bool) -> None:

@@ -61,7 +61,7 @@ def test_annotators_page_sets_the_plan_from_the_smallest_difference(app_engine) 
     cid = campaign_id(app_engine, "fresh")
     at = admin_page("views/annotators.py", "fresh")
     form_inputs = at.number_input
-    [smallest] = [n for n in form_inputs if n.label.startswith("…or the smallest difference")]
+    [smallest] = [n for n in form_inputs if n.label.startswith("…or the measurable difference")]
     smallest.set_value(0.2)
     [button] = [b for b in at.button if b.label == "Save plan"]
     button.click().run()

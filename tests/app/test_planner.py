@@ -25,7 +25,7 @@ def _metric(at: AppTest, label: str) -> str:
 def _set(at: AppTest, **values: float) -> AppTest:
     """Set number inputs by label (``n_human=…`` etc. map to the page's labels) and rerun."""
     labels = {"n_human": "Human labels per system", "n_metric": "Metric labels per system",
-              "alpha": "α (adequacy rate)", "rho": "ρ (TPR)", "eta": "η (TNR)",
+              "alpha": "Adequacy rate (share judged adequate)", "rho": "ρ (TPR)", "eta": "η (TNR)",
               "target": "Target difference"}  # fmt: skip
     for name, value in values.items():
         next(w for w in at.number_input if w.label == labels.get(name, name)).set_value(value)
@@ -68,7 +68,7 @@ def test_campaign_without_scores_says_what_to_enter(app_engine) -> None:
 def test_figure_1_value_by_hand(app_engine) -> None:
     """von Däniken et al. (2022) Figure 1: α = 0.6, accuracy 0.85, 10,000 ratings → 0.0196."""
     at = _set(_page(), n_human=0, n_metric=10_000, rho=0.85, eta=0.85, alpha=0.6)
-    assert _metric(at, "ε (measurable difference)") == "0.0196"
+    assert _metric(at, "Measurable difference") == "0.0196"
     assert float(_metric(at, "80%-power difference")) == pytest.approx(1.43 * 0.0196, abs=3e-4)
     assert "told apart" in _text(at)
 
@@ -80,7 +80,7 @@ def test_grid_and_curves_render_with_downloads(app_engine) -> None:
     assert grid.shape == (6, 5)  # humans 0…1000 × metric 0…50,000
     assert list(grid.columns)[-1] == "50,000 metric"
     assert grid.iloc[0, 0] == 1.0  # no labels at all
-    assert grid.iloc[3, 1] == pytest.approx(float(_metric(at, "ε (measurable difference)")),
+    assert grid.iloc[3, 1] == pytest.approx(float(_metric(at, "Measurable difference")),
                                             abs=1e-4)  # 200 humans, 1,000 metric  # fmt: skip
     charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
     assert len(charts) == 2  # heatmap, curves
@@ -119,8 +119,9 @@ def test_numbers_from_a_campaign_use_its_calibration(app_engine) -> None:
     tp, fn, tn, fp = (_input(at, k) for k in ("TP", "FN", "TN", "FP"))
     rho, eta, n_cal = calibration_rates(tp, fn, tn, fp)
     metric = PlannedMetric(rho, eta, n_cal)
-    want = measurable_difference(60, 20, metric, _input(at, "α (adequacy rate)"))
-    assert _metric(at, "ε (measurable difference)") == f"{want:.4f}"
+    adequacy = _input(at, "Adequacy rate (share judged adequate)")
+    want = measurable_difference(60, 20, metric, adequacy)
+    assert _metric(at, "Measurable difference") == f"{want:.4f}"
     assert f"from {n_cal:,} calibration items" in _text(at)
     assert len(at.dataframe) == 1
 

@@ -11,14 +11,15 @@ from tests.app.conftest import admin_page
 def test_planner_says_the_plan_exceeds_the_pool(app_engine) -> None:
     at = admin_page("views/planner.py")
     for label, value in (("Systems", 14), ("Items in the pool", 529),
-                         ("ε (smallest difference that matters)", 0.10)):  # fmt: skip
+                         ("Measurable difference (and margin ε)", 0.10)):  # fmt: skip
         next(w for w in at.number_input if w.label == label).set_value(value)
     at.run()
     assert not at.exception
     need = forecast_planned_labels(14, 0.10)
     fit = pool_fit(14, 529, need)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Planned labels per system for ε"] == f"{need:,}"
-    assert metrics["Smallest difference this pool settles"] == f"{fit.smallest_difference:.3f}"
+    assert metrics["Planned labels per system for it"] == f"{need:,}"
+    smallest = metrics["Smallest measurable difference this pool settles"]
+    assert smallest == f"{fit.smallest_difference:.3f}"
     warnings = " ".join(str(w.value) for w in at.warning)
     assert f"{need:,} labels per system, more than the 529 items" in warnings

@@ -1,5 +1,6 @@
-"""The racing switch on the Annotators page (AppTest, real migrated SQLite) and in the CLI:
-both write campaigns.meta through annotation.racing and log the change."""
+"""The racing switch on the Statistics page (AppTest, real migrated SQLite; it moved there
+from the Annotators page, issue 29.4) and in the CLI: both write campaigns.meta through
+annotation.racing and log the change."""
 
 from __future__ import annotations
 
@@ -14,22 +15,28 @@ from tests.app.test_annotate import make_campaign
 TEXTS = [[f"output {j} of system {k} has several words" for k in range(3)] for j in range(12)]
 
 
+PAGE = "views/statistics_panel.py"
+
+
 def save(at):  # type: ignore[no-untyped-def]
-    next(b for b in at.button if b.label == "Save racing").click().run()
+    next(b for b in at.button if b.label == "Save statistics settings").click().run()
     assert not at.exception, at.exception
     return at
 
 
-def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
+def test_switch_on_the_statistics_page(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
-    at = admin_page("views/annotators.py", "demo")
-    assert not at.exception and at.toggle(key="racing").value is False
-    at.toggle(key="racing").set_value(True)
+    annotators = admin_page("views/annotators.py", "demo")  # no switch there any more
+    assert not [t for t in annotators.toggle if t.label.startswith("Racing")]
+    assert any("**Statistics** page" in c.value for c in annotators.caption)
+    at = admin_page(PAGE, "demo")
+    assert not at.exception and at.toggle(key="stat-racing").value is False
+    at.toggle(key="stat-racing").set_value(True)
     save(at)
     assert not at.error, [e.value for e in at.error]
     assert racing.racing_status(app_engine, cid) == (True, [])
-    assert at.toggle(key="racing").value is True  # the page reads it back
-    at.toggle(key="racing").set_value(False)
+    assert at.toggle(key="stat-racing").value is True  # the page reads it back
+    at.toggle(key="stat-racing").set_value(False)
     save(at)
     assert racing.racing_status(app_engine, cid)[0] is False
     logged = queue_admin.setting_changes(app_engine, cid)
@@ -40,12 +47,12 @@ def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
 def test_switch_refused_in_words_with_active_sampling(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
     queue_admin.update_queue_settings(app_engine, cid, sampling="active")
-    at = admin_page("views/annotators.py", "demo")
-    at.toggle(key="racing").set_value(True)
+    at = admin_page(PAGE, "demo")
+    at.toggle(key="stat-racing").set_value(True)
     save(at)
-    assert [e.value for e in at.error] == [
-        "racing runs on the uniform design: switch sampling to uniform first (active sampling "
-        "draws its own probabilities)"
+    assert [e.value.replace("\\", "") for e in at.error] == [  # markdown escapes
+        "Nothing saved: racing runs on the uniform design: switch sampling to uniform first "
+        "(active sampling draws its own probabilities)."
     ]
     assert racing.racing_status(app_engine, cid)[0] is False
 
@@ -84,7 +91,7 @@ def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
             "dropped": [{"system": "secret-system-0", "labels": 1234, "at": "2026-01-01T00:00:00"}],
         }
         camp.meta = {**camp.meta, "racing": record}  # fmt: skip
-    at = admin_page("views/annotators.py", "demo")
+    at = admin_page(PAGE, "demo")
     assert not at.exception
     captions = [c.value for c in at.caption]
     assert "Racing dropped (all pairs settled): secret-system-0 (after 1,234 labels)" in captions
@@ -113,5 +120,5 @@ def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> 
 def test_planner_says_what_racing_and_epsilon_change(app_engine: Engine) -> None:
     at = admin_page("views/planner.py")
     assert not at.exception
-    [line] = [c.value for c in at.caption if c.value.startswith("Racing (Annotators page)")]
+    [line] = [c.value for c in at.caption if c.value.startswith("Racing (Statistics page)")]
     assert "larger ε settles equal pairs sooner" in line and "WMT21 en-de" in line

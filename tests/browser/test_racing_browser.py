@@ -1,4 +1,4 @@
-"""The racing switch in a real browser: the admin signs in on the Annotators page, switches
+"""The racing switch in a real browser: the admin signs in on the Statistics page, switches
 racing on and saves; the campaign's meta and setting log say so, and the page reads it back
 after a reload."""
 
@@ -36,13 +36,13 @@ def _seed(server: Server) -> int:
 @pytest.mark.browser
 def test_racing_switch_in_the_browser(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     cid = _seed(server)
-    page.goto(f"{server.url}/annotators")
+    page.goto(f"{server.url}/statistics")
     page.get_by_label("Admin password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     switch = page.get_by_text(LABEL)
     switch.wait_for()
     switch.click()
-    page.get_by_role("button", name="Save racing").click()
+    page.get_by_role("button", name="Save statistics settings").click()
     for _ in range(100):  # the save reruns the page
         if racing.racing_status(server.engine, cid)[0]:
             break

@@ -1,4 +1,4 @@
-"""ε (smallest difference that matters) and the error rate as part of the plan, on real
+"""ε (the equivalence margin) and the family as part of the plan, on real
 SQLite and PostgreSQL: stored in campaigns.meta, logged, late changes not applied; the CLI
 sets and shows them and says when the plan does not fit the pool."""
 
@@ -43,7 +43,7 @@ def test_bad_margin_is_refused_and_changes_nothing(engine: Engine) -> None:
         try:
             set_plan(engine, cid, equivalence_margin=bad)
         except ValueError as exc:
-            assert "smallest difference that matters" in str(exc)
+            assert "the equivalence margin (ε) must be a number in (0, 1]" in str(exc)
         else:
             raise AssertionError(f"{bad!r} accepted")
     assert current_plan(engine, cid).margin == 0.05
@@ -65,8 +65,8 @@ def test_cli_plan_sets_margin_and_says_the_plan_exceeds_the_pool(engine: Engine,
     assert out.exit_code == 0, out.output
     need = forecast_planned_labels(3, 0.1)
     assert need > 40
-    assert "Smallest difference that matters (ε): 0.1" in out.output
-    assert "Error rate: ebh" in out.output
+    assert "Equivalence margin (ε): 0.1" in out.output
+    assert "Family: ebh" in out.output
     assert f"{need:,} labels per system, more than the 40 items" in out.output
     out = runner.invoke(cli.app, ["plan", "--campaign", "eps-cli", "--error-rate", "bonf"])
     assert out.exit_code == 1 and "error_rate must be one of" in out.output
@@ -88,7 +88,7 @@ def test_cli_evaluate_words_pairs_with_the_plans_margin(sqlite_engine, monkeypat
     finally:
         get_engine.cache_clear()
     assert res.exit_code == 0, res.output
-    pairs = res.output.split("verdict (ε = 0.05, the plan's smallest difference)")[1]
+    pairs = res.output.split("verdict (equivalence margin ε = 0.05)")[1]
     lines = [ln for ln in pairs.splitlines() if " – " in ln]
     assert lines and any(ln.endswith("better") for ln in lines)
     assert all(ln.endswith(("better", "not significant")) for ln in lines)
