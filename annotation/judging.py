@@ -61,6 +61,7 @@ def submit(
     now: datetime | None = None,
     spans: list[dict[str, Any]] | None = None,
     esa_score: float | None = None,
+    da_score: float | None = None,
 ) -> View:
     """Record a judgment of a held slot and return the next view, in one transaction.
 
@@ -76,6 +77,9 @@ def submit(
 
     spans: ``spans`` required (``[]`` = "no errors"), no ``label``: the label and the MQM
     score are derived from the spans (annotation.span_judgments), as is ``esa_score`` checked.
+
+    da / sqm: ``da_score`` required, in the slider's units (0–100; SQM a point 0–6), stored
+    0–100 (annotation.da_judgments); nothing else is taken.
     """
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
@@ -86,6 +90,7 @@ def submit(
             post_edit = _confirmed_post_edit(camp.mode, row.text, post_edit, no_edit_needed)
         span_fields = span_judgment_fields(s, camp, row, label, spans, esa_score)
         label = span_fields.pop("label", label)
+        span_fields |= slider_fields(camp.mode, da_score)
         if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
             notice = why_refused(s, assignment_id, annotator_id)
             return build_view(s, annotator_id, camp, now, notice)
@@ -143,6 +148,17 @@ def span_judgment_fields(
         raise InvalidJudgment(str(refused)) from None
 
 
+def slider_fields(mode: CampaignMode, da_score: float | None) -> dict[str, Any]:
+    """The DA / SQM score's log field ({} outside those modes, where a score is refused)."""
+    if not mode.asks_slider:
+        if da_score is not None:
+            raise InvalidJudgment("this campaign does not take a slider score")
+        return {}
+    from annotation.da_judgments import checked_score
+
+    return {"da_score": checked_score(mode, da_score)}
+
+
 UNTOUCHED = (
     "The post-edit box still holds the output unchanged. Edit it, or tick "
     "“No edit needed” if the output needs no correction."
@@ -158,6 +174,8 @@ def check_mode(
 ) -> None:
     if label is not None and label not in (0, 1):
         raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
+    if CampaignMode(mode).asks_slider and (label is not None or post_edit is not None):
+        raise InvalidJudgment("a DA / SQM campaign takes a slider score only")
     if mode == CampaignMode.BINARY and label is None:
         raise InvalidJudgment("a binary campaign needs a label")
     if mode == CampaignMode.BINARY and (post_edit is not None or no_edit_needed):

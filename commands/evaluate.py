@@ -25,8 +25,9 @@ def evaluate(
     label_kind: Annotated[
         str | None,
         typer.Option(
-            help="label (binary), one_minus_hter, score or esa (the ESA 0–100 score; "
-            "default: by campaign mode, esa in an ESA campaign)."
+            help="label (binary), one_minus_hter, score, esa (the ESA 0–100 score) or da "
+            "(the DA / SQM slider score; default: by campaign mode, esa in an ESA "
+            "campaign, da in a DA or SQM campaign)."
         ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Family-wise error level (Holm).")] = 0.05,
@@ -110,7 +111,8 @@ def _scale_note(kind: str) -> None:
 
     if display_scale(kind) != 1.0:
         typer.echo(
-            f"Note: the estimators read the ESA score ÷ {ESA_MAX:g} (range [0, 1], which the "
+            f"Note: the estimators read the {'DA / SQM' if kind == 'da' else 'ESA'} score "
+            f"÷ {ESA_MAX:g} (range [0, 1], which the "
             f"bounded intervals need); estimates, intervals and ε below are on the 0–{ESA_MAX:g}"
             " scale (× 100). The dashboard and the exports show the 0–1 scale."
         )

@@ -259,6 +259,10 @@ class Annotation(Base):
     spans: Mapped[list[Any] | None] = mapped_column(JSON)
     #: ESA-style 0–100 overall score given with the spans (when the campaign asks for one).
     esa_score: Mapped[float | None] = mapped_column(Float)
+    #: A DA / SQM campaign's slider score, 0–100 (SQM's point k is stored as 100·k/6). Its
+    #: own column, not ``esa_score``: an ESA score is given with error spans, after marking
+    #: them, and the two protocols' scores are different signals (Kocmi et al. 2024).
+    da_score: Mapped[float | None] = mapped_column(Float)
     #: Comparative screens: the output's 0-based place on the screen and how many outputs
     #: the screen showed (NULL: judged alone). Position bias is measured from these.
     screen_position: Mapped[int | None] = mapped_column(Integer)

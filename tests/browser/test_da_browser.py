@@ -1,0 +1,91 @@
+"""End to end in a real browser (Debian chromium): a DA campaign. Set the slider with keys,
+reload mid-item (the unsaved score comes back), save with Enter; set the next one with the
+mouse and the save button; the database holds both scores on the 0–100 scale."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from accounts.invites import create_annotator
+from annotation import queue_build
+from db.engine import session_scope
+from db.models import Annotation, Campaign, Item, Output, System
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+
+SINGLE = PROJECT_ROOT / "docs" / "screenshots" / "da-single.png"
+ITEMS = [
+    ("The cat sits on the mat today.", "Die Katze sitzt heute auf der Matte."),
+    ("Good morning, everyone.", "Guten Morgen, alle zusammen."),
+    ("It rains.", "<b>Es regnet.</b>"),
+]
+
+
+def _seed(server: Server, mode: str = "da") -> str:
+    with session_scope(server.engine) as s:
+        camp = Campaign(name="da demo", mode=mode, show_metrics=False)
+        s.add(camp)
+        s.flush()
+        sy = System(campaign_id=camp.id, name="secret-system")
+        s.add(sy)
+        for j, (src, out) in enumerate(ITEMS):
+            item = Item(campaign_id=camp.id, external_id=str(j), source=src)
+            s.add(item)
+            s.flush()
+            s.add(Output(item_id=item.id, system_id=sy.id, text=out))
+        cid = camp.id
+    queue_build.build_queue(server.engine, cid, seed=1)
+    return create_annotator(server.engine, cid, "Ana").token
+
+
+def scores(server: Server) -> list[float | None]:
+    with session_scope(server.engine) as s:
+        return list(s.scalars(select(Annotation.da_score).order_by(Annotation.id)))
+
+
+def wait_rows(page, server: Server, n: int) -> list[float | None]:  # type: ignore[no-untyped-def]
+    for _ in range(200):
+        got = scores(server)
+        if len(got) >= n:
+            return got
+        page.wait_for_timeout(50)
+    raise AssertionError(f"{n} judgments expected, have {scores(server)}")
+
+
+def output_text(page) -> str:  # type: ignore[no-untyped-def]
+    return page.locator(".tandem-output").first.inner_text()
+
+
+@pytest.mark.browser
+def test_da_slider_keys_reload_mouse(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    token = _seed(server)
+    page.goto(f"{server.url}/?token={token}")
+    value = page.locator(".tandem-da-value")
+    value.wait_for()
+    assert value.inner_text() == "not set"
+    first = output_text(page)
+    page.keyboard.press("Enter")  # nothing set: refused in the page, nothing sent
+    page.get_by_text("Set the score first").wait_for()
+    page.keyboard.press("7")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert value.inner_text() == "79"
+    page.screenshot(path=screenshot_path(SINGLE), full_page=True)
+
+    page.reload()
+    value = page.locator(".tandem-da-value")
+    value.wait_for()
+    assert output_text(page) == first  # the same item, its unsaved score back
+    page.wait_for_function("document.querySelector('.tandem-da-value').textContent === '79'")
+    page.keyboard.press("Enter")
+    assert wait_rows(page, server, 1) == [79.0]
+
+    page.wait_for_function(f"document.querySelector('.tandem-output') && "
+                           f"document.querySelector('.tandem-output').innerText !== {first!r}")
+    page.wait_for_function("document.querySelector('.tandem-da-value').textContent === 'not set'")
+    box = page.locator(".tandem-da-input").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.25, box["y"] + box["height"] / 2)
+    got = int(page.locator(".tandem-da-value").inner_text())
+    assert 15 <= got <= 35
+    page.locator(".tandem-da-save").click()
+    assert wait_rows(page, server, 2)[1] == float(got)
