@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
+from annotation import comparative, queue_build
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
@@ -89,3 +89,64 @@ def test_da_slider_keys_reload_mouse(server: Server, page) -> None:  # type: ign
     assert 15 <= got <= 35
     page.locator(".tandem-da-save").click()
     assert wait_rows(page, server, 2)[1] == float(got)
+
+
+COMPARE = PROJECT_ROOT / "docs" / "screenshots" / "da-compare.png"
+
+
+def _seed_compare(server: Server) -> str:
+    with session_scope(server.engine) as s:
+        camp = Campaign(name="da compare", mode="da", show_metrics=False)
+        s.add(camp)
+        s.flush()
+        systems = [System(campaign_id=camp.id, name=f"secret-{k}") for k in range(3)]
+        s.add_all(systems)
+        for j in range(2):
+            item = Item(campaign_id=camp.id, external_id=str(j), source=f"Source sentence {j}.",
+                        reference=f"Reference {j}.")  # fmt: skip
+            s.add(item)
+            s.flush()
+            s.add_all(Output(item_id=item.id, system_id=sy.id, text=f"Ausgabe {j} von Modell {k}.")
+                      for k, sy in enumerate(systems))  # fmt: skip
+        cid = camp.id
+    comparative.set_comparative(server.engine, cid, True)
+    queue_build.build_queue(server.engine, cid, seed=5)
+    return create_annotator(server.engine, cid, "Ana").token
+
+
+def shown_values(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.locator(".tandem-da-value").all_inner_texts()
+
+
+@pytest.mark.browser
+def test_da_comparative_screen(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    token = _seed_compare(server)
+    page.goto(f"{server.url}/?token={token}")
+    page.locator(".tandem-da-value").nth(2).wait_for()
+    assert shown_values(page) == ["not set"] * 3
+    page.keyboard.press("8")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("6")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Enter")  # one output not set: nothing is sent
+    page.get_by_text("Set every output's score first (1 not set)").wait_for()
+    assert shown_values(page) == ["80", "70", "not set"]
+    assert scores(server) == []
+
+    page.reload()
+    page.locator(".tandem-da-value").nth(2).wait_for()
+    page.wait_for_function("document.querySelectorAll('.tandem-da-value')[1].textContent === '70'")
+    assert shown_values(page) == ["80", "70", "not set"]  # the draft came back
+    box = page.locator(".tandem-da-input").nth(2).bounding_box()  # the third with the mouse
+    page.mouse.click(box["x"] + box["width"] * 0.1, box["y"] + box["height"] / 2)
+    third = int(shown_values(page)[2])
+    assert third <= 20
+    page.screenshot(path=screenshot_path(COMPARE), full_page=True)
+    page.keyboard.press("Enter")
+    assert wait_rows(page, server, 3) == [80.0, 70.0, float(third)]
+    with session_scope(server.engine) as s:
+        places = s.execute(select(Annotation.screen_position, Annotation.screen_size)
+                           .order_by(Annotation.id)).all()  # fmt: skip
+    assert places == [(0, 3), (1, 3), (2, 3)]
+    page.wait_for_function("document.querySelector('.tandem-da-value') && "
+                           "document.querySelector('.tandem-da-value').textContent === 'not set'")
