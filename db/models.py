@@ -225,6 +225,27 @@ class Task(Base):
     completion_code: Mapped[str | None] = mapped_column(String(100))
 
 
+class DocumentScore(Base):
+    """A DA / SQM campaign judged in document order: one annotator's 0–100 score of one
+    system's whole document, given after its last segment (annotation.document_scores).
+    Its own table, not an annotation row: it judges a document, not one output, and its
+    estimand is the system mean of document scores with the document as the unit."""
+
+    __tablename__ = "document_scores"
+    __table_args__ = (UniqueConstraint("annotator_id", "system_id", "doc_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"))
+    doc_id: Mapped[str] = mapped_column(String(300))
+    score: Mapped[float] = mapped_column(Float)  # 0–100 (SQM's point k as 100·k/6)
+    seconds: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class Annotation(Base):
     """Append-only judgment log. Undo/correction rows point at what they supersede."""
 
