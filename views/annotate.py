@@ -202,6 +202,11 @@ def item_panel() -> None:
     view: session.View = st.session_state["view"]
     _progress(view)
     _notices(view)
+    if view.campaign.mode.asks_slider:  # DA / SQM in document order: a finished document
+        from views.annotate_document_score import document_step
+
+        if document_step(view, ANNOTATOR, _guarded, _undo, keyboard):
+            return
 
     slot = view.slot
     if slot is None and view.task is not None:  # a task campaign: the code, or why none

@@ -9,8 +9,9 @@ from sqlalchemy import select
 
 from accounts.invites import create_annotator
 from annotation import comparative, queue_build
+from annotation.document_order import set_documents_in_order
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.models import Annotation, Campaign, DocumentScore, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 SINGLE = PROJECT_ROOT / "docs" / "screenshots" / "da-single.png"
@@ -36,6 +37,11 @@ def _seed(server: Server, mode: str = "da") -> str:
         cid = camp.id
     queue_build.build_queue(server.engine, cid, seed=1)
     return create_annotator(server.engine, cid, "Ana").token
+
+
+#: The page shows a slider whose score is not set yet (a new item or screen drawn).
+UNSET = ("document.querySelector('.tandem-da-value') && "
+         "document.querySelector('.tandem-da-value').textContent === 'not set'")  # fmt: skip
 
 
 def scores(server: Server) -> list[float | None]:
@@ -148,5 +154,63 @@ def test_da_comparative_screen(server: Server, page) -> None:  # type: ignore[no
         places = s.execute(select(Annotation.screen_position, Annotation.screen_size)
                            .order_by(Annotation.id)).all()  # fmt: skip
     assert places == [(0, 3), (1, 3), (2, 3)]
-    page.wait_for_function("document.querySelector('.tandem-da-value') && "
-                           "document.querySelector('.tandem-da-value').textContent === 'not set'")
+    page.wait_for_function(UNSET)
+
+
+DOCUMENT = PROJECT_ROOT / "docs" / "screenshots" / "da-document.png"
+
+
+def _seed_documents(server: Server) -> str:
+    with session_scope(server.engine) as s:
+        camp = Campaign(name="da documents", mode="da", show_metrics=False)
+        s.add(camp)
+        s.flush()
+        sy = System(campaign_id=camp.id, name="secret-system")
+        s.add(sy)
+        for d in range(3):
+            for g in range(2):
+                item = Item(campaign_id=camp.id, external_id=f"{d}.{g}", doc_id=f"doc{d}",
+                            source=f"Document {d}, sentence {g}.")  # fmt: skip
+                s.add(item)
+                s.flush()
+                s.add(Output(item_id=item.id, system_id=sy.id, text=f"Dokument {d}, Satz {g}."))
+        cid = camp.id
+    set_documents_in_order(server.engine, cid, True)
+    queue_build.build_queue(server.engine, cid, seed=2)
+    return create_annotator(server.engine, cid, "Ana").token
+
+
+def doc_scores(server: Server) -> list[tuple[str, float]]:
+    with session_scope(server.engine) as s:
+        return s.execute(select(DocumentScore.doc_id, DocumentScore.score)
+                         .order_by(DocumentScore.id)).all()  # fmt: skip
+
+
+@pytest.mark.browser
+def test_da_document_score_after_the_last_segment(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    token = _seed_documents(server)
+    page.goto(f"{server.url}/?token={token}")
+    for n, key in enumerate(("6", "8"), start=1):  # the document's two segments
+        page.wait_for_function(UNSET)
+        page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        wait_rows(page, server, n)
+    page.get_by_text("The whole document", exact=True).wait_for()
+    assert page.locator(".tandem-output").count() == 2  # the document shown whole
+    page.wait_for_function(UNSET)
+    page.keyboard.press("7")
+    page.keyboard.press("Shift+ArrowRight")
+    page.reload()
+    page.get_by_text("The whole document", exact=True).wait_for()
+    page.wait_for_function("document.querySelector('.tandem-da-value').textContent === '80'")
+    page.screenshot(path=screenshot_path(DOCUMENT), full_page=True)
+    page.keyboard.press("Enter")
+    for _ in range(200):
+        if doc_scores(server):
+            break
+        page.wait_for_timeout(50)
+    (doc, score), = doc_scores(server)
+    assert score == 80.0 and doc.startswith("doc")
+    page.get_by_text("The whole document", exact=True).wait_for(state="detached")
+    page.wait_for_function(UNSET)
+    assert scores(server) == [60.0, 80.0]
