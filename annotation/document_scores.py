@@ -140,3 +140,12 @@ def build_document_data(
         judgments=judged,
         annotators=annotators,
     )
+
+
+def document_report(engine: Engine, campaign_id: int, alpha: float | None = None):  # type: ignore[no-untyped-def]
+    """The dashboard's report (estimators.report.campaign_report) on the document scores:
+    fixed-n intervals and the live verdicts with documents as the unit; None without any."""
+    from estimators.report import campaign_report
+
+    data = document_data(engine, campaign_id)
+    return None if data is None else campaign_report(data, signatures=[], alpha=alpha)

@@ -57,6 +57,9 @@ def evaluate(
         _evaluate_documents(data, kind, campaign, alpha, name)
         if zscores:
             _zscore_note()
+        from commands.evaluate_documents import document_score_section
+
+        document_score_section(engine, data.campaign_id, alpha)
         return
     chosen = _evaluate_controls(data, campaign, controls)
     learned = learned_control(data, kind) if data.scores else None

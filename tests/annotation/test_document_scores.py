@@ -97,3 +97,32 @@ def test_no_document_scores_outside_document_order(engine: Engine) -> None:
         v = judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, da_score=60)
     assert ds.pending(engine, a) is None
     assert ds.document_data(engine, cid) is None
+
+
+def test_cli_evaluate_prints_the_document_score_section(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    import cli
+    from db.engine import get_engine
+
+    cid = _campaign(sqlite_engine)
+    a = create_annotator(sqlite_engine, cid, "a").annotator_id
+    v = session.next_view(sqlite_engine, a)
+    while v.slot is not None:
+        v = judging.submit(sqlite_engine, a, v.slot.assignment_id, v.slot.claim_version,
+                           da_score=60)  # fmt: skip
+        while (w := ds.pending(sqlite_engine, a)) is not None:
+            ds.save(sqlite_engine, a, w.key, _doc_score(w.segments))
+    monkeypatch.setenv("DATABASE_URL", str(sqlite_engine.url))
+    get_engine.cache_clear()
+    try:
+        out = CliRunner().invoke(cli.app, ["evaluate", "--campaign", "docs", "--controls", ""])
+    finally:
+        get_engine.cache_clear()
+    assert out.exit_code == 0, out.output
+    section = out.output.split("Document scores (")[1]
+    mean0 = sum(80.0 + d % 5 for d in range(N_DOCS)) / N_DOCS
+    row = next(line for line in section.splitlines() if line.startswith("sys0 "))
+    assert f"{N_DOCS:>5} {mean0:>9.2f}" in row
+    pair = next(line for line in section.splitlines() if line.startswith("sys0 − sys1"))
+    assert "A better" in pair
