@@ -60,6 +60,15 @@ PlanDocuments = Annotated[
         "as the labels they hold)."
     ),
 ]
+PlanScoreSd = Annotated[
+    float | None,
+    typer.Option(
+        help="With --smallest-difference, for a graded score (ESA, DA / SQM): its expected "
+        "standard deviation on the analysed 0–1 scale (0.2 = 20 points of 0–100; from a "
+        "pilot or a past campaign). The forecast then uses the score's variance instead of "
+        "the binary worst case p(1−p) = 0.25.",
+    ),
+]
 
 
 @app.command()
@@ -73,6 +82,7 @@ def plan(
     error_rate: PlanErrorRate = None,
     alpha: PlanAlpha = None,
     documents: PlanDocuments = None,
+    score_sd: PlanScoreSd = None,
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
@@ -91,7 +101,8 @@ def plan(
     values = {k: v for k, v in settings.items() if v is not None}
     try:
         if smallest_difference is not None:
-            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs)
+            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs,
+                                                 score_sd)  # fmt: skip
         elif documents is not None and docs is not None:
             values["planned_labels"] = docs.labels_in(documents)
         elif labels is not None:
@@ -128,17 +139,20 @@ def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
     return document_plan(read_campaign(engine, cid))
 
 
-def _forecast(engine, cid: int, smallest: float, docs) -> int:  # type: ignore[no-untyped-def]
+def _forecast(engine, cid: int, smallest: float, docs, score_sd=None) -> int:  # type: ignore[no-untyped-def]
     """The planner's labels per system for ``smallest`` (said aloud); in documents, the
     labels of the complete documents that give the same precision."""
     from annotation.live_plan import forecast_planned_labels
     from db.campaigns import list_campaigns
 
     n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)
-    labels = forecast_planned_labels(n_systems, smallest)
+    if score_sd is not None and not 0 < score_sd <= 0.5:
+        raise ValueError(f"--score-sd must lie in (0, 0.5] on the 0–1 scale, not {score_sd:g}")
+    labels = forecast_planned_labels(n_systems, smallest, score_sd=score_sd)
+    spread = "worst-case variance" if score_sd is None else f"score sd {score_sd:g}"
     basis = (
         f"detect a difference of {smallest:g} with 80% power (fixed-n paired test, "
-        f"{n_systems} systems, Holm's first level, worst-case variance)"
+        f"{n_systems} systems, Holm's first level, {spread})"
     )
     if docs is None:
         typer.echo(f"Planner: {labels:,} labels per system {basis}.")

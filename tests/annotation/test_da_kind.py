@@ -151,3 +151,24 @@ def test_cli_on_da(sqlite_engine, monkeypatch, tmp_path) -> None:  # type: ignor
     bad = _cli(sqlite_engine, monkeypatch, "export-ranking", "--campaign", "c", "--out",
                str(tmp_path / "x.csv"), "--label-kind", "nonsense")  # fmt: skip
     assert bad.exit_code != 0 and "Unknown label kind" in bad.output
+
+
+def test_plan_on_the_score_variance(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`cli.py plan --smallest-difference 0.05 --score-sd 0.2` stores the variance-based
+    plan (2·0.04·(z_{1−0.05/2} + z_{0.8})² / 0.05² = 252 for two systems), not the binary
+    worst case; a sd outside (0, 0.5] is refused and changes nothing."""
+    from annotation.live_plan import current_plan, forecast_planned_labels
+
+    cid, _ = _da_campaign(sqlite_engine)
+    assert forecast_planned_labels(2, 0.05, score_sd=0.2) == 252
+    assert forecast_planned_labels(2, 0.05) > 6 * 252
+    bad = _cli(sqlite_engine, monkeypatch, "plan", "--campaign", "c", "--smallest-difference",
+               "0.05", "--score-sd", "0.7")  # fmt: skip
+    assert bad.exit_code != 0 and "--score-sd must lie in (0, 0.5]" in bad.output
+    before = current_plan(sqlite_engine, cid).planned_labels
+    assert before != 252
+    out = _cli(sqlite_engine, monkeypatch, "plan", "--campaign", "c", "--smallest-difference",
+               "0.05", "--score-sd", "0.2")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert "score sd 0.2" in out.output
+    assert current_plan(sqlite_engine, cid).planned_labels == 252
