@@ -53,7 +53,10 @@ def checked_score(mode: CampaignMode, value: Any) -> float:
         raise InvalidJudgment(f"set the score first (0–{top}), then save")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidJudgment(f"the score must be a number 0–{top}, not {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond any float: out of range like any other
+        v = math.inf
     if not math.isfinite(v) or v < 0 or v > top:
         raise InvalidJudgment(f"the score must be between 0 and {top}, not {value!r}")
     if mode == CampaignMode.SQM:

@@ -148,6 +148,12 @@ def test_cli_on_da(sqlite_engine, monkeypatch, tmp_path) -> None:  # type: ignor
     assert list(ranking["cluster"]) == [1, 2]  # the gap is significant: two clusters
     assert ranking["estimate"].iloc[0] == pytest.approx(
         np.mean([_da(0, i) for i in range(N_ITEMS)]) / 100)  # fmt: skip
+    from io import BytesIO
+
+    from annotation.exports import export_annotations
+
+    ann = pd.read_csv(BytesIO(export_annotations(sqlite_engine, "c", "csv")))
+    assert sorted(ann["da_score"]) == sorted(_da(k, i) for k in (0, 1) for i in range(N_ITEMS))
     bad = _cli(sqlite_engine, monkeypatch, "export-ranking", "--campaign", "c", "--out",
                str(tmp_path / "x.csv"), "--label-kind", "nonsense")  # fmt: skip
     assert bad.exit_code != 0 and "Unknown label kind" in bad.output
