@@ -12,7 +12,8 @@ from sqlalchemy import and_, func, insert, select
 from sqlalchemy.orm import Session
 
 from db.annotations import LABEL, campaign_log
-from db.models import Annotation, Annotator, Campaign, DocumentScore, Item, Output, System
+from db.document_models import DocumentScore
+from db.models import Annotation, Annotator, Campaign, Item, Output, System
 
 
 @dataclass(frozen=True)

@@ -225,27 +225,6 @@ class Task(Base):
     completion_code: Mapped[str | None] = mapped_column(String(100))
 
 
-class DocumentScore(Base):
-    """A DA / SQM campaign judged in document order: one annotator's 0–100 score of one
-    system's whole document, given after its last segment (annotation.document_scores).
-    Its own table, not an annotation row: it judges a document, not one output, and its
-    estimand is the system mean of document scores with the document as the unit."""
-
-    __tablename__ = "document_scores"
-    __table_args__ = (UniqueConstraint("annotator_id", "system_id", "doc_id"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(
-        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
-    )
-    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
-    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"))
-    doc_id: Mapped[str] = mapped_column(String(300))
-    score: Mapped[float] = mapped_column(Float)  # 0–100 (SQM's point k as 100·k/6)
-    seconds: Mapped[float | None] = mapped_column(Float)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
 class Annotation(Base):
     """Append-only judgment log. Undo/correction rows point at what they supersede."""
 
@@ -280,9 +259,7 @@ class Annotation(Base):
     spans: Mapped[list[Any] | None] = mapped_column(JSON)
     #: ESA-style 0–100 overall score given with the spans (when the campaign asks for one).
     esa_score: Mapped[float | None] = mapped_column(Float)
-    #: A DA / SQM campaign's slider score, 0–100 (SQM's point k is stored as 100·k/6). Its
-    #: own column, not ``esa_score``: an ESA score is given with error spans, after marking
-    #: them, and the two protocols' scores are different signals (Kocmi et al. 2024).
+    #: DA / SQM slider score 0–100 (SQM point k as 100·k/6); not esa_score (migration 0015)
     da_score: Mapped[float | None] = mapped_column(Float)
     #: Comparative screens: the output's 0-based place on the screen and how many outputs
     #: the screen showed (NULL: judged alone). Position bias is measured from these.

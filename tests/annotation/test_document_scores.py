@@ -13,8 +13,9 @@ from accounts.invites import create_annotator
 from annotation import document_scores as ds
 from annotation import judging, queue_build, session
 from annotation.document_order import set_documents_in_order
+from db.document_models import DocumentScore
 from db.engine import session_scope
-from db.models import Campaign, DocumentScore, Item, Output, System
+from db.models import Campaign, Item, Output, System
 from estimators.campaign import LabelKind
 from estimators.report import campaign_report
 from estimators.verdicts import Outcome

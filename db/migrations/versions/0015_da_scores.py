@@ -47,9 +47,11 @@ def upgrade() -> None:
                             name="uq_document_scores_annotator_id_system_id_doc_id"),
     )  # fmt: skip
     op.create_index("ix_document_scores_campaign_id", "document_scores", ["campaign_id"])
+    op.create_index("ix_document_scores_system", "document_scores", ["system_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_document_scores_system", table_name="document_scores")
     op.drop_index("ix_document_scores_campaign_id", table_name="document_scores")
     op.drop_table("document_scores")
     with op.batch_alter_table("annotations", schema=None) as batch_op:
