@@ -54,12 +54,7 @@ def evaluate(
     if zscores:
         data, kind, name = _zscored(data, kind)
     if data.documents is not None:
-        _evaluate_documents(data, kind, campaign, alpha, name)
-        if zscores:
-            _zscore_note()
-        from commands.evaluate_documents import document_score_section
-
-        document_score_section(engine, data.campaign_id, alpha)
+        _evaluate_documents(data, kind, campaign, alpha, name, zscores, engine)
         return
     chosen = _evaluate_controls(data, campaign, controls)
     learned = learned_control(data, kind) if data.scores else None
@@ -160,9 +155,20 @@ def _evaluate_controls(data, campaign: str, controls: str) -> list[str]:  # type
     return chosen
 
 
-def _evaluate_documents(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_documents(data, kind, campaign, alpha, name, zscores, engine) -> None:  # type: ignore[no-untyped-def]
     """Documents judged in order: the ratio estimate over completed documents per system and
-    pair (cluster-robust t interval, Holm over the pairs), as the dashboard's fixed-n column."""
+    pair (cluster-robust t interval, Holm over the pairs), as the dashboard's fixed-n column;
+    then the document scores' own section (DA / SQM; commands/evaluate_documents.py)."""
+    from commands.evaluate_documents import document_score_section
+
+    _document_rows(data, kind, campaign, alpha, name)
+    if zscores:
+        _zscore_note()
+    document_score_section(engine, data.campaign_id, alpha)
+
+
+def _document_rows(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The segment-level document-unit table (see :func:`_evaluate_documents`)."""
     from estimators.campaign import display_scale
     from estimators.clustered import MIN_DOCUMENTS
     from estimators.document_evaluation import document_evaluation
