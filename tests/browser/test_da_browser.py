@@ -215,3 +215,19 @@ def test_da_document_score_after_the_last_segment(server: Server, page) -> None:
     page.get_by_text("The whole document", exact=True).wait_for(state="detached")
     page.wait_for_function(UNSET)
     assert scores(server) == [60.0, 80.0]
+
+
+@pytest.mark.browser
+def test_sqm_takes_the_seven_points(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/?token={_seed(server, 'sqm')}")
+    page.wait_for_function(UNSET)
+    page.get_by_text("4 Most meaning preserved and few grammar mistakes").wait_for()
+    page.keyboard.press("9")  # not a point of the scale: nothing set
+    assert page.locator(".tandem-da-value").inner_text() == "not set"
+    page.keyboard.press("4")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    assert page.locator(".tandem-da-value").inner_text() == "5"
+    page.keyboard.press("Enter")
+    assert wait_rows(page, server, 1) == [pytest.approx(500 / 6)]
