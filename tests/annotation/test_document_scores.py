@@ -127,3 +127,19 @@ def test_cli_evaluate_prints_the_document_score_section(sqlite_engine, monkeypat
     assert f"{N_DOCS:>5} {mean0:>9.2f}" in row
     pair = next(line for line in section.splitlines() if line.startswith("sys0 − sys1"))
     assert "A better" in pair
+
+
+def test_undoing_the_last_segment_reopens_the_document(engine: Engine) -> None:
+    from annotation import undo
+
+    cid = _campaign(engine)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = session.next_view(engine, a)
+    while ds.pending(engine, a) is None:
+        v = judging.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, da_score=60)
+    key = ds.pending(engine, a).key
+    undo.undo(engine, a)  # the document is unfinished again: no score asked, none taken
+    assert ds.pending(engine, a) is None
+    with pytest.raises(session.InvalidJudgment, match="not finished"):
+        ds.save(engine, a, key, 70)
+    assert _count(engine) == 0
