@@ -53,7 +53,7 @@ KEY = "comparative"  # campaigns.meta[KEY]; the setting log's key
 MIN_OUTPUTS, MAX_OUTPUTS = 2, 20
 #: Labels, or error spans (with the ESA score when asked), per output on a screen. Post-edits
 #: are not: a screen has no edit box per output (annotation.screen_judgments.submit_screen refuses).
-MODES = (CampaignMode.BINARY, CampaignMode.SPANS)
+MODES = (CampaignMode.BINARY, CampaignMode.SPANS, CampaignMode.DA, CampaignMode.SQM)
 HELP = (
     "Show all outputs of one source on one screen (or K of them at a time), shuffled per "
     "annotator, system names hidden; one submit saves each output's judgment with its place "
@@ -131,7 +131,8 @@ def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSett
         )
     if new.on and CampaignMode(camp.mode) not in MODES:
         raise ValueError(
-            "comparative mode takes binary labels or error spans; this campaign's mode is "
+            "comparative mode takes binary labels, error spans or DA / SQM scores; this "
+            "campaign's mode is "
             f"{CampaignMode(camp.mode).value!r}, which asks for post-edits: a post-edit is "
             "typed into one output's box, so these campaigns are judged one output at a time"
         )
@@ -224,10 +225,10 @@ def submit(
     now: datetime | None = None,
 ) -> session.View:
     """Save a screen: ``judgments`` maps a screen position to that output's judgment
-    (``label``, or ``spans`` and ``esa_score``). Every output the annotator holds on the
-    screen needs one (InvalidJudgment, nothing saved); decoys beside a check are ignored.
-    A position that is not a place on this screen, or a judgment with another key than
-    ``label``, ``spans`` and ``esa_score``, is refused by name (InvalidJudgment)."""
+    (``label``, ``spans`` and ``esa_score``, or ``da_score``). Every output the annotator
+    holds on the screen needs one (InvalidJudgment, nothing saved); decoys beside a check
+    are ignored. A position that is not a place on this screen, or a judgment with another
+    key than :data:`JUDGMENT_KEYS`, is refused by name (InvalidJudgment)."""
     _check_judgments(shown, judgments)
     missing = [k + 1 for k, o in enumerate(shown.outputs)
                if o.assignment_id is not None and k not in judgments]  # fmt: skip
@@ -245,7 +246,7 @@ def submit(
     return submit_screen(engine, annotator_id, rows, shown.size, seconds=seconds, now=now)
 
 
-JUDGMENT_KEYS = ("label", "spans", "esa_score")
+JUDGMENT_KEYS = ("label", "spans", "esa_score", "da_score")
 
 
 def _check_judgments(shown: Screen, judgments: Any) -> None:

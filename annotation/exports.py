@@ -73,6 +73,7 @@ ANNOTATION_COLUMNS = [
     "metrics_shown",  # whether the annotator saw metric scores then (empty: imported)
     "spans",  # error spans as JSON text (span campaigns), else empty
     "esa_score",
+    "da_score",  # DA / SQM campaigns: the slider score 0–100, else empty
     "task_id",  # the task the judgment was given in (empty: the shared queue)
     "screen_position",  # comparative screens: 0-based place on the screen, else empty
     "screen_size",
@@ -87,7 +88,8 @@ ANNOTATION_TYPES = {
         ("annotation_id", "label", "assignment_position", "supersedes_id", "task_id"), "int64"
     ),
     **dict.fromkeys(("screen_position", "screen_size"), "int64"),
-    **dict.fromkeys(("score", "hter", "seconds", "inclusion_prob", "esa_score"), "double"),
+    **dict.fromkeys(("score", "hter", "seconds", "inclusion_prob", "esa_score", "da_score"),
+                     "double"),
     **dict.fromkeys(("current", "metrics_shown"), "bool"),
 }
 ANNOTATION_TYPES |= {c: "string" for c in ANNOTATION_COLUMNS if c not in ANNOTATION_TYPES}
@@ -239,6 +241,7 @@ def campaign_results(
 
 
 RESULT_COLUMNS = [
+    "label_kind",  # the human judgment the estimates are of (label, one_minus_hter, esa, da…)
     "system",
     "rank",
     "method",
@@ -296,6 +299,7 @@ def result_records(
                 continue
             out.append(
                 {
+                    "label_kind": report.label_kind or "",
                     "system": name,
                     "rank": ranks.get(name, ""),
                     "method": METHODS[m],

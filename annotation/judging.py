@@ -61,6 +61,7 @@ def submit(
     now: datetime | None = None,
     spans: list[dict[str, Any]] | None = None,
     esa_score: float | None = None,
+    da_score: float | None = None,
 ) -> View:
     """Record a judgment of a held slot and return the next view, in one transaction.
 
@@ -75,8 +76,8 @@ def submit(
     changed text it contradicts itself and is refused.
 
     spans: ``spans`` required (``[]`` = "no errors"), no ``label``: the label and the MQM
-    score are derived from the spans (annotation.span_judgments), as is ``esa_score`` checked.
-    """
+    score are derived from the spans (annotation.span_judgments), as is ``esa_score`` checked;
+    da / sqm: ``da_score`` only (:func:`slider_fields`)."""
     now = now or utcnow()
     with dbq.queue_transaction(engine) as s:
         camp = campaign_of(s, annotator_id)
@@ -85,15 +86,11 @@ def submit(
         if row is not None and camp.mode.asks_post_edit:
             post_edit = _confirmed_post_edit(camp.mode, row.text, post_edit, no_edit_needed)
         span_fields = span_judgment_fields(s, camp, row, label, spans, esa_score)
+        span_fields |= slider_fields(camp.mode, da_score)
         label = span_fields.pop("label", label)
         if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
             notice = why_refused(s, assignment_id, annotator_id)
             return build_view(s, annotator_id, camp, now, notice)
-        hter_value = None
-        if post_edit is not None:
-            from metrics.hter import hter
-
-            hter_value = hter(row.text, post_edit)
         log.append(
             s,
             output_id=row.output_id,
@@ -102,12 +99,21 @@ def submit(
             kind=log.ATTENTION if row.kind == dbq.ATTENTION else log.LABEL,
             label=label,
             post_edit=post_edit,
-            hter=hter_value,
+            hter=_hter(row.text, post_edit),
             seconds=seconds,
             created_at=now,
             **span_fields,
         )
         return build_view(s, annotator_id, camp, now, None)
+
+
+def _hter(shown: str, post_edit: str | None) -> float | None:
+    """HTER of a post-edit against the shown output (None without one)."""
+    if post_edit is None:
+        return None
+    from metrics.hter import hter  # imported here: sign-in does not need it
+
+    return hter(shown, post_edit)
 
 
 def span_judgment_fields(
@@ -143,6 +149,19 @@ def span_judgment_fields(
         raise InvalidJudgment(str(refused)) from None
 
 
+def slider_fields(mode: CampaignMode, da_score: float | None) -> dict[str, Any]:
+    """The DA / SQM score's log field: ``da_score`` in the slider's units (0–100; SQM a
+    point 0–6), stored 0–100 (annotation.da_judgments); {} outside those modes, where a
+    score is refused."""
+    if not mode.asks_slider:
+        if da_score is not None:
+            raise InvalidJudgment("this campaign does not take a slider score")
+        return {}
+    from annotation.da_judgments import checked_score
+
+    return {"da_score": checked_score(mode, da_score)}
+
+
 UNTOUCHED = (
     "The post-edit box still holds the output unchanged. Edit it, or tick "
     "“No edit needed” if the output needs no correction."
@@ -158,6 +177,8 @@ def check_mode(
 ) -> None:
     if label is not None and label not in (0, 1):
         raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
+    if CampaignMode(mode).asks_slider and (label is not None or post_edit is not None):
+        raise InvalidJudgment("a DA / SQM campaign takes a slider score only")
     if mode == CampaignMode.BINARY and label is None:
         raise InvalidJudgment("a binary campaign needs a label")
     if mode == CampaignMode.BINARY and (post_edit is not None or no_edit_needed):

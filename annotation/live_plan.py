@@ -30,7 +30,7 @@ from estimators.live_designs import (
     plan_in_force,
 )
 from estimators.multiple import pairs
-from estimators.planning import PERFECT_METRIC, human_labels_needed
+from estimators.planning import PERFECT_METRIC, human_labels_needed, score_labels_needed
 
 #: The planner's inputs behind planned_labels (campaigns.meta, logged): the measurable
 #: difference (the difference in adequacy rates to detect) and the power to detect it.
@@ -50,13 +50,19 @@ DEFAULTS: dict[str, Any] = {
 
 
 def forecast_planned_labels(
-    n_systems: int, smallest_difference: float, alpha: float = 0.05, power: float = 0.8
+    n_systems: int,
+    smallest_difference: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    score_sd: float | None = None,
 ) -> int:
     """The planner's forecast of the labels per system a fixed-n paired test needs to find
     a difference of ``smallest_difference`` with probability ``power``, at level α/m (Holm's
     first step over the m pairs of ``n_systems``), human labels only and the largest
     variance binary labels can have (adequacy 0.5):
-    :func:`estimators.planning.human_labels_needed` (the Planner page's formula)."""
+    :func:`estimators.planning.human_labels_needed` (the Planner page's formula).
+    ``score_sd``: a graded score's standard deviation on the analysed 0–1 scale (ESA, DA):
+    the plan uses its variance instead (:func:`estimators.planning.score_labels_needed`)."""
     if not 0 < smallest_difference < 1:
         raise ValueError(
             f"the measurable difference must lie between 0 and 1 (a difference in adequacy "
@@ -65,6 +71,9 @@ def forecast_planned_labels(
     if not 0.5 <= power < 1:
         raise ValueError(f"the power must lie in [0.5, 1), not {power}")
     m = max(len(pairs(max(n_systems, 2))), 1)
+    if score_sd is not None:
+        need = score_labels_needed(smallest_difference, score_sd**2, 1 - alpha / m, power)
+        return max(need, 30)
     need = human_labels_needed(
         smallest_difference, 0, PERFECT_METRIC, 0.5, level=1 - alpha / m, power=power
     )

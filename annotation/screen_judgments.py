@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from annotation.judging import check_mode, span_judgment_fields, why_refused
+from annotation.judging import check_mode, slider_fields, span_judgment_fields, why_refused
 from annotation.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
 from db import annotations as log
@@ -20,7 +20,8 @@ from db.clock import utcnow
 @dataclass(frozen=True)
 class ScreenJudgment:
     """One output's judgment on a comparative screen: its held slot, its 0-based place on
-    the screen, and the judgment in the campaign's mode (a label, or spans and ESA score)."""
+    the screen, and the judgment in the campaign's mode (a label, spans and ESA score, or a
+    DA / SQM score in the slider's units)."""
 
     assignment_id: int
     claim_version: int
@@ -28,6 +29,7 @@ class ScreenJudgment:
     label: int | None = None
     spans: list[dict[str, Any]] | None = None
     esa_score: float | None = None
+    da_score: float | None = None
 
 
 class _ScreenLost(Exception):
@@ -149,6 +151,7 @@ def _save_on_screen(
     row = dbshow.slot_row(s, j.assignment_id)
     span_fields = span_judgment_fields(s, camp, row, j.label, j.spans, j.esa_score)
     label = span_fields.pop("label", j.label)
+    span_fields |= slider_fields(camp.mode, j.da_score)
     if row is None or not dbq.finish(s, j.assignment_id, annotator_id, j.claim_version, dbq.DONE):
         raise _ScreenLost(j.assignment_id)
     log.append(

@@ -25,8 +25,9 @@ def evaluate(
     label_kind: Annotated[
         str | None,
         typer.Option(
-            help="label (binary), one_minus_hter, score or esa (the ESA 0–100 score; "
-            "default: by campaign mode, esa in an ESA campaign)."
+            help="label (binary), one_minus_hter, score, esa (the ESA 0–100 score) or da "
+            "(the DA / SQM slider score; default: by campaign mode, esa in an ESA "
+            "campaign, da in a DA or SQM campaign)."
         ),
     ] = None,
     alpha: Annotated[
@@ -64,9 +65,7 @@ def evaluate(
     if zscores:
         data, kind, name = _zscored(data, kind)
     if data.documents is not None:
-        _evaluate_documents(data, kind, campaign, alpha, name)
-        if zscores:
-            _zscore_note()
+        _evaluate_documents(data, kind, campaign, alpha, name, zscores, engine)
         return
     chosen = _evaluate_controls(data, campaign, controls)
     learned = learned_control(data, kind) if data.scores else None
@@ -121,7 +120,8 @@ def _scale_note(kind: str) -> None:
 
     if display_scale(kind) != 1.0:
         typer.echo(
-            f"Note: the estimators read the ESA score ÷ {ESA_MAX:g} (range [0, 1], which the "
+            f"Note: the estimators read the {'DA / SQM' if kind == 'da' else 'ESA'} score "
+            f"÷ {ESA_MAX:g} (range [0, 1], which the "
             f"bounded intervals need); estimates, intervals and ε below are on the 0–{ESA_MAX:g}"
             " scale (× 100). The dashboard and the exports show the 0–1 scale."
         )
@@ -166,9 +166,20 @@ def _evaluate_controls(data, campaign: str, controls: str) -> list[str]:  # type
     return chosen
 
 
-def _evaluate_documents(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
+def _evaluate_documents(data, kind, campaign, alpha, name, zscores, engine) -> None:  # type: ignore[no-untyped-def]
     """Documents judged in order: the ratio estimate over completed documents per system and
-    pair (cluster-robust t interval, Holm over the pairs), as the dashboard's fixed-n column."""
+    pair (cluster-robust t interval, Holm over the pairs), as the dashboard's fixed-n column;
+    then the document scores' own section (DA / SQM; commands/evaluate_documents.py)."""
+    from commands.evaluate_documents import document_score_section
+
+    _document_rows(data, kind, campaign, alpha, name)
+    if zscores:
+        _zscore_note()
+    document_score_section(engine, data.campaign_id, alpha)
+
+
+def _document_rows(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The segment-level document-unit table (see :func:`_evaluate_documents`)."""
     from estimators.campaign import display_scale
     from estimators.clustered import MIN_DOCUMENTS
     from estimators.document_evaluation import document_evaluation

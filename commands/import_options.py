@@ -41,7 +41,8 @@ AppendOption = Annotated[bool, typer.Option(help="Add the rows to an existing ca
 ModeOption = Annotated[
     str | None,
     typer.Option(
-        help="binary, post_edit, both or spans (new campaigns; default binary). With "
+        help="binary, post_edit, both, spans, spans_post_edit, da (a 0–100 slider per "
+        "output) or sqm (SQM's seven points 0–6) (new campaigns; default binary). With "
         "--append it must be the campaign's mode."
     ),
 ]

@@ -66,6 +66,15 @@ PlanDocuments = Annotated[
         "as the labels they hold)."
     ),
 ]
+PlanScoreSd = Annotated[
+    float | None,
+    typer.Option(
+        help="With --smallest-difference, for a graded score (ESA, DA / SQM): its expected "
+        "standard deviation on the analysed 0–1 scale (0.2 = 20 points of 0–100; from a "
+        "pilot or a past campaign). The forecast then uses the score's variance instead of "
+        "the binary worst case p(1−p) = 0.25.",
+    ),
+]
 
 
 @app.command()
@@ -79,6 +88,7 @@ def plan(
     error_rate: PlanErrorRate = None,
     alpha: PlanAlpha = None,
     documents: PlanDocuments = None,
+    score_sd: PlanScoreSd = None,
     old_smallest: OldSmallest = None,
     old_epsilon: OldEpsilon = None,
     old_error_rate: OldErrorRate = None,
@@ -104,7 +114,8 @@ def plan(
     try:
         if smallest_difference is not None:
             level = values.get("alpha") or current_plan(engine, cid).alpha
-            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs, level)
+            values["planned_labels"] = _forecast(engine, cid, smallest_difference, docs, level,
+                                                 score_sd)  # fmt: skip
         elif documents is not None and docs is not None:
             values["planned_labels"] = docs.labels_in(documents)
         elif labels is not None:
@@ -141,18 +152,20 @@ def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
     return document_plan(read_campaign(engine, cid))
 
 
-def _forecast(engine, cid: int, smallest: float, docs, alpha: float = 0.05) -> int:  # type: ignore[no-untyped-def]
+def _forecast(engine, cid: int, smallest: float, docs, alpha: float = 0.05, score_sd=None) -> int:  # type: ignore[no-untyped-def]
     """The planner's labels per system for ``smallest`` (said aloud); in documents, the
     labels of the complete documents that give the same precision."""
     from annotation.live_plan import forecast_planned_labels
     from db.campaigns import list_campaigns
 
     n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)
-    labels = forecast_planned_labels(n_systems, smallest, alpha)
+    if score_sd is not None and not 0 < score_sd <= 0.5:
+        raise ValueError(f"--score-sd must lie in (0, 0.5] on the 0–1 scale, not {score_sd:g}")
+    labels = forecast_planned_labels(n_systems, smallest, alpha, score_sd=score_sd)
+    spread = "worst-case variance" if score_sd is None else f"score sd {score_sd:g}"
     basis = (
         f"detect a measurable difference of {smallest:g} with 80% power (fixed-n paired "
-        f"test, {n_systems} systems, Holm's first level α/m at α = {alpha:g}, worst-case "
-        "variance)"
+        f"test, {n_systems} systems, Holm's first level α/m at α = {alpha:g}, {spread})"
     )
     if docs is None:
         typer.echo(f"Planner: {labels:,} labels per system {basis}.")

@@ -54,8 +54,9 @@ def export_results_cmd(
     label_kind: Annotated[
         str | None,
         typer.Option(
-            help="label, one_minus_hter, score or esa (the ESA score ÷ 100); default: the "
-            "dashboard's (by campaign mode, esa in an ESA campaign)."
+            help="label, one_minus_hter, score, esa (the ESA score ÷ 100) or da (the DA / "
+            "SQM score ÷ 100); default: the dashboard's (by mode: esa in an ESA campaign, "
+            "da in a DA or SQM campaign)."
         ),
     ] = None,
 ) -> None:
@@ -103,17 +104,27 @@ def export_ranking_cmd(
             "cli.py statistics set); the exports' alpha column says which."
         ),
     ] = None,
+    label_kind: Annotated[
+        str | None,
+        typer.Option(help="Rank by: label, one_minus_hter, score, esa or da (default: the "
+                     "dashboard's, by campaign mode)."),
+    ] = None,
 ) -> None:
     """Export the ranking with significance clusters (the dashboard's ranking table)."""
     from annotation.exports import campaign_results
+    from estimators.campaign import LABEL_KINDS
     from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
 
     if out.suffix.lower() not in (".csv", ".tex"):
         fail(f"{out}: use a .csv or .tex file name.")
+    if label_kind is not None and label_kind not in LABEL_KINDS:
+        fail(f"Unknown label kind {label_kind!r}; use one of {', '.join(LABEL_KINDS)}.")
     engine = base.open_engine()
     signatures = metric_signatures(engine, campaign, metric) if metric else None
     with base.exporting():
-        report = campaign_results(engine, campaign, signatures=signatures, alpha=alpha)
+        report = campaign_results(
+            engine, campaign, label_kind=label_kind, signatures=signatures, alpha=alpha
+        )
     if report.monitor is None:
         fail("No anytime-valid verdicts yet (no labels with a recorded random order).")
     columns = _statistics(engine, campaign).export_columns()

@@ -79,6 +79,7 @@ _LOG_COLUMNS = (
     "seconds",
     "spans",
     "esa_score",
+    "da_score",
     "screen_position",
     "screen_size",
     "supersedes_id",

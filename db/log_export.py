@@ -53,6 +53,7 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
                     "current": later_id is None,
                     "spans": None if ann.spans is None else json.dumps(ann.spans),
                     "esa_score": ann.esa_score,
+                    "da_score": ann.da_score,
                     "screen_position": ann.screen_position,
                     "screen_size": ann.screen_size,
                 }

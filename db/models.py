@@ -259,6 +259,8 @@ class Annotation(Base):
     spans: Mapped[list[Any] | None] = mapped_column(JSON)
     #: ESA-style 0–100 overall score given with the spans (when the campaign asks for one).
     esa_score: Mapped[float | None] = mapped_column(Float)
+    #: DA / SQM slider score 0–100 (SQM point k as 100·k/6); not esa_score (migration 0015)
+    da_score: Mapped[float | None] = mapped_column(Float)
     #: Comparative screens: the output's 0-based place on the screen and how many outputs
     #: the screen showed (NULL: judged alone). Position bias is measured from these.
     screen_position: Mapped[int | None] = mapped_column(Integer)

@@ -86,6 +86,7 @@ def _current_rows(cid: int):  # type: ignore[no-untyped-def]
         Assignment.inclusion_prob,
         Assignment.kind.label("assignment_kind"),
         Annotation.esa_score,
+        Annotation.da_score,
         current_only=True,
     )
 
@@ -340,7 +341,7 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
     regular = []
     for row in rows:
         (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
-         position, incl, akind, esa) = row  # fmt: skip
+         position, incl, akind, esa, da) = row  # fmt: skip
         if kind not in JUDGMENT_KINDS or kind == SKIP:
             continue  # undo markers and skips
         if kind == ATTENTION or akind == SlotKind.ATTENTION:
@@ -359,6 +360,7 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
                 incl,
                 created,
                 esa,
+                da,
             )
         )
 
@@ -386,5 +388,6 @@ def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untype
         inclusion_prob=floats(cols[10]),
         created_at=np.array([_naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
         esa_score=floats(cols[12]),
+        da_score=floats(cols[13]),
     )
     return judged

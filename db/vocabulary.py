@@ -18,10 +18,17 @@ class CampaignMode(StrEnum):
     BOTH = "both"  # a label, and a post-edit when given
     SPANS = "spans"  # error spans (MQM / ESA); label and MQM score derived from them
     SPANS_POST_EDIT = "spans_post_edit"  # error spans, and a post-edit when given
+    DA = "da"  # a 0–100 direct-assessment slider score (da_score)
+    SQM = "sqm"  # the same slider with SQM's seven points 0–6 (stored as 100·k/6)
 
     @property
     def asks_post_edit(self) -> bool:
         return self in (CampaignMode.POST_EDIT, CampaignMode.BOTH, CampaignMode.SPANS_POST_EDIT)
+
+    @property
+    def asks_slider(self) -> bool:
+        """A slider score per output (DA or SQM), nothing else."""
+        return self in (CampaignMode.DA, CampaignMode.SQM)
 
     @property
     def asks_spans(self) -> bool:

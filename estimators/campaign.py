@@ -24,7 +24,9 @@ from estimators.active import Visits
 from estimators.live_designs import LivePlan
 
 __all__ = [
+    "DA_MAX",
     "ESA_MAX",
+    "HUNDRED_SCALE",
     "LABEL_KINDS",
     "CampaignData",
     "Judgments",
@@ -46,11 +48,15 @@ class LabelKind(StrEnum):
     ONE_MINUS_HTER = "one_minus_hter"  # post-edit quality, clipped to [0, 1]
     SCORE = "score"  # as imported, or the MQM score derived from error spans
     ESA = "esa"  # the ESA 0–100 overall score of an error-span judgment, analysed ÷ 100
+    DA = "da"  # the DA / SQM 0–100 slider score, analysed ÷ 100
 
 
 #: The top of the ESA scale (Kocmi et al. 2024, "Error Span Annotation", WMT24): the
 #: annotator's overall score is 0–100; the estimators read it as score / ESA_MAX ∈ [0, 1].
 ESA_MAX = 100.0
+#: The top of the DA slider (Graham et al. 2013/2017; WMT's DA and SQM, Freitag et al. 2021):
+#: read as score / DA_MAX ∈ [0, 1], like the ESA score.
+DA_MAX = 100.0
 
 #: Judgment kind → display name.
 LABEL_KINDS: dict[LabelKind, str] = {
@@ -58,6 +64,7 @@ LABEL_KINDS: dict[LabelKind, str] = {
     LabelKind.ONE_MINUS_HTER: "1 − HTER (post-edit quality, clipped to [0, 1])",
     LabelKind.SCORE: "human score (as imported; the MQM score in error-span campaigns)",
     LabelKind.ESA: "ESA score ÷ 100 (the annotator's 0–100 score on a 0–1 scale)",
+    LabelKind.DA: "DA / SQM score ÷ 100 (the 0–100 slider score on a 0–1 scale)",
 }
 
 #: Known range of one judgment of a kind, on the scale the estimators read (``values``).
@@ -67,21 +74,24 @@ _KIND_RANGES: dict[str, tuple[float, float]] = {
     LabelKind.LABEL: (0.0, 1.0),
     LabelKind.ONE_MINUS_HTER: (0.0, 1.0),
     LabelKind.ESA: (0.0, 1.0),
+    LabelKind.DA: (0.0, 1.0),
 }
+#: Kinds read off a 0–100 scale (÷ 100 for the estimators, × 100 to show).
+HUNDRED_SCALE = (LabelKind.ESA, LabelKind.DA)
 
 
 def kind_range(kind: str) -> tuple[float, float] | None:
     """Known (low, high) of one judgment of ``kind`` as :meth:`Judgments.values` gives it:
-    [0, 1] for binary labels, 1 − HTER (clipped) and the ESA score (÷ 100); ``None`` for
+    [0, 1] for binary labels, 1 − HTER (clipped) and the ESA and DA scores (÷ 100); ``None`` for
     imported scores, whose range is unknown."""
     return _KIND_RANGES.get(kind)
 
 
 def display_scale(kind: str) -> float:
-    """Factor from the analysed scale to the one the user reads: 100 for the ESA score (an
+    """Factor from the analysed scale to the one the user reads: 100 for ESA and DA (an
     estimate 0.734 is an ESA score of 73.4, an interval half-width 0.02 is 2 points), else
     1. Multiply estimates, bounds, standard errors and ε by it; not p-values."""
-    return ESA_MAX if kind == LabelKind.ESA else 1.0
+    return ESA_MAX if kind in HUNDRED_SCALE else 1.0
 
 
 def binarise(values: Any, threshold: float, higher_is_better: bool = True) -> np.ndarray:
@@ -124,6 +134,8 @@ class Judgments:
     created_at: np.ndarray  # datetime64[us] (UTC)
     #: float, the ESA 0–100 score as stored (NaN when absent); ``None`` = none at all
     esa_score: np.ndarray | None = None
+    #: float, the DA / SQM 0–100 slider score as stored (NaN when absent); ``None`` = none
+    da_score: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.annotation_id.size)
@@ -145,6 +157,10 @@ class Judgments:
             if self.esa_score is None:
                 return np.full(len(self), np.nan)
             return np.clip(np.asarray(self.esa_score, dtype=float) / ESA_MAX, 0.0, 1.0)
+        if kind == LabelKind.DA:
+            if self.da_score is None:
+                return np.full(len(self), np.nan)
+            return np.clip(np.asarray(self.da_score, dtype=float) / DA_MAX, 0.0, 1.0)
         raise ValueError(f"unknown judgment kind {kind!r}; use one of {sorted(LABEL_KINDS)}")
 
     def output_key(self, n_items: int) -> np.ndarray:
@@ -159,11 +175,13 @@ def available_label_kinds(judgments: Judgments) -> list[LabelKind]:
 
 def default_label_kind(mode: str, judgments: Judgments) -> LabelKind | None:
     """Post-edit campaigns default to 1 − HTER; an ESA campaign (error spans with the 0–100
-    score asked, so ESA scores are present) to the ESA score, the signal WMT ranks by; others
-    to the binary label; else scores."""
+    score asked, so ESA scores are present) to the ESA score, the signal WMT ranks by; a DA
+    or SQM campaign to its slider score; others to the binary label; else scores."""
     kinds = available_label_kinds(judgments)
     first = [LabelKind.ONE_MINUS_HTER, LabelKind.LABEL]
     preferred = first if mode == "post_edit" else [LabelKind.ESA, *first[::-1]]
+    if mode in ("da", "sqm"):
+        preferred = [LabelKind.DA]
     return next((k for k in [*preferred, LabelKind.SCORE] if k in kinds), None)
 
 

@@ -270,6 +270,7 @@ class LivePlan:
             "label": "the share of a system's outputs judged adequate",
             "one_minus_hter": "a system's mean post-edit quality (1 − HTER)",
             "esa": "a system's mean ESA score (÷ 100: 0.734 is 73.4 on the 0–100 scale)",
+            "da": "a system's mean DA / SQM score (÷ 100: 0.734 is 73.4 on the 0–100 scale)",
         }.get(label_kind, "a system's mean human score")
         if self.finite_pool:
             return (

@@ -41,6 +41,7 @@ __all__ = [
     "min_metric_accuracy",
     "posterior_variance",
     "power_factor",
+    "score_labels_needed",
 ]
 
 
@@ -233,3 +234,26 @@ def labels_still_needed_for(result: EstimateResult, power: float = 0.8) -> float
             result.diagnostics.get("var_metric", 0.0),
         )
     )
+
+
+def score_labels_needed(
+    target: float, variance: float, level: float = 0.95, power: float = 0.8
+) -> int:
+    """Labels per system for a graded score (ESA, DA / SQM ÷ 100; any kind with a variance)
+    to detect a difference ``target`` between two systems with probability ``power`` at a
+    two-sided level ``level``:
+
+        n = ⌈ 2 σ² (z_{1−a/2} + z_{power})² / δ² ⌉
+
+    the two-sample normal approximation (the same as the binary planner's
+    ε = (z + z_β)·sqrt(2·Var), statistics.md §1.5, with Var = σ²/n in place of the Beta
+    posterior's ≈ p(1−p)/n). ``variance`` is the score's per-judgment variance on the
+    analysed scale (a pilot's or a previous campaign's; at most 0.25 on [0, 1], Popoviciu's
+    bound, where this equals the binary worst case). A paired design whose differences
+    have variance below 2σ² needs fewer; this plan is then conservative."""
+    if not target > 0:
+        raise ValueError(f"the difference to detect must be positive, not {target}")
+    if not variance > 0:
+        raise ValueError(f"the score's variance must be positive, not {variance}")
+    z = critical_value(level) + float(stats.norm.ppf(power))
+    return max(math.ceil(2 * variance * z**2 / target**2), 1)

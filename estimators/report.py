@@ -168,9 +168,9 @@ def campaign_report(
     cols = Columns()
     if display_scale(kind) != 1.0:
         cols.notes.append(
-            "The ESA score is analysed and shown ÷ 100 (range [0, 1], which the bounded "
-            "intervals and the betting verdicts need): 0.734 is an ESA score of 73.4, a "
-            "difference of 0.05 is 5 points."
+            f"The {'DA / SQM' if kind == 'da' else 'ESA'} score is analysed and shown ÷ 100 "
+            "(range [0, 1], which the bounded intervals and the betting verdicts need): "
+            "0.734 is a score of 73.4, a difference of 0.05 is 5 points."
         )
     y_all = j.values(kind)
     first, labelled, y_grid = _first_labels(cols, data, kind, y_all)

@@ -46,6 +46,8 @@ from views.label_buttons import (
 )
 from views.tutorial_gate import tutorial_gate
 
+SLIDER_MODES = (CampaignMode.DA, CampaignMode.SQM)  # the keys s / u only: digits are the slider's
+
 
 def _deny() -> None:
     st.session_state.clear()
@@ -200,6 +202,11 @@ def item_panel() -> None:
     view: session.View = st.session_state["view"]
     _progress(view)
     _notices(view)
+    if view.campaign.mode.asks_slider:  # DA / SQM in document order: a finished document
+        from views.annotate_document_score import document_step
+
+        if document_step(view, ANNOTATOR, _guarded, _undo, keyboard):
+            return
 
     slot = view.slot
     if slot is None and view.task is not None:  # a task campaign: the code, or why none
@@ -229,7 +236,11 @@ def item_panel() -> None:
     _item_texts(slot, position)
 
     mode = view.campaign.mode
-    if mode.asks_post_edit:
+    if mode.asks_slider:  # DA / SQM: views/annotate_slider.py draws the slider
+        from views.annotate_slider import slider_item
+
+        slider_item(view, ANNOTATOR, _set_view, _seconds, _guarded)
+    elif mode.asks_post_edit:
         post_edit_form(slot, mode, _label, _done_editing)
     else:
         label_buttons(_label)
@@ -241,8 +252,8 @@ def item_panel() -> None:
     c4.button("Skip `s`", key="skip", on_click=_skip, width="stretch")
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
     side_by_side(slot)
-    keyboard(post_edit_key(slot) if mode.asks_post_edit else None,
-             POST_EDIT_KEYS if mode == CampaignMode.POST_EDIT else KEYS)  # fmt: skip
+    keys = POST_EDIT_KEYS if mode in (CampaignMode.POST_EDIT, *SLIDER_MODES) else KEYS
+    keyboard(post_edit_key(slot) if mode.asks_post_edit else None, keys)
 
 
 def _progress(view: session.View) -> None:
@@ -311,10 +322,13 @@ if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions an
     guidelines_panel(st.session_state["view"])
     item_panel()
     st.stop()
-st.caption(
-    f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. "
-    + keys_hint(st.session_state["view"].campaign.mode)
-)
+if st.session_state["view"].campaign.mode.asks_slider:  # DA / SQM: its anchors and keys
+    from views.annotate_slider import instructions as slider_instructions
+
+    page_hint = slider_instructions(st.session_state["view"])
+else:
+    page_hint = keys_hint(st.session_state["view"].campaign.mode)
+st.caption(f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. {page_hint}")
 button_colours()
 guidelines_panel(st.session_state["view"])
 item_panel()

@@ -44,6 +44,10 @@ def instructions(view: session.View) -> str:
         from views.annotate_compare_spans import INSTRUCTIONS as SPAN_INSTRUCTIONS
 
         return SPAN_INSTRUCTIONS
+    if view.campaign.mode.asks_slider:
+        from views.annotate_compare_da import instructions as da_instructions
+
+        return da_instructions(view)
     return INSTRUCTIONS
 
 
@@ -100,6 +104,13 @@ def compare_page(
 
         span_screen(view, annotator, shown, work, set_view, seconds, skip, undo, guarded)
         keyboard(None, SPAN_KEYS)
+        return
+    if view.campaign.mode.asks_slider:  # DA / SQM: a slider per output on the screen
+        from views.annotate_compare_da import KEYS as DA_KEYS
+        from views.annotate_compare_da import da_screen
+
+        da_screen(view, annotator, shown, set_view, seconds, skip, undo, guarded)
+        keyboard(None, DA_KEYS)
         return
     hint = st.session_state.pop("cmp_hint", None)
     if hint:

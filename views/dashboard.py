@@ -22,6 +22,7 @@ from formats.writers import MIME
 from metrics.imported import describe
 from views.common import campaign_data, chosen_campaign, download, engine, require_admin
 from views.dashboard_controls import draw_controls
+from views.dashboard_document_scores import draw_document_scores
 from views.dashboard_estimates import draw_estimates
 from views.dashboard_pairs import draw_pairs
 from views.dashboard_plan import draw_plan
@@ -170,6 +171,7 @@ def live_part() -> None:
     draw_sampling(report, cid)
     draw_quality(report, fp, cid, data.mode, db_url)
     draw_position_bias(cid, fp, alpha)  # comparative screens only
+    draw_document_scores(cid, data.mode, alpha)  # DA / SQM in document order only
     if zscores:
         st.caption(f"Per-annotator z-scores of the {LABEL_KINDS[kind]}: estimates are system "
                    "means of z; intervals treat z as fixed (approximate).")  # fmt: skip

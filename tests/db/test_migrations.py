@@ -9,7 +9,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, inspect
 
-from db import admin_models  # noqa: F401  (registers its tables on Base.metadata)
+from db import (
+    admin_models,  # noqa: F401  (registers its tables on Base.metadata)
+    document_models,  # noqa: F401  (registers document_scores)
+)
 from db.migrate import (
     DatabaseNotMigrated,
     _config,

@@ -1,7 +1,7 @@
 """ai_spans: error spans a quality-estimation model marked in outputs (ESA^AI prefill)
 
-Revision ID: 0016_ai_spans
-Revises: 0014
+Revision ID: 0016
+Revises: 0015
 Create Date: 2026-11-28 03:10:00
 
 One row per span (or one row with NULL start/end/severity for an output the model called
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0016_ai_spans"
-down_revision: str | None = "0014"  # 0014_attention_check_output_index
+revision: str = "0016"
+down_revision: str | None = "0015"  # 0015_da_scores
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,42 @@
+"""The dashboard's document-score section (DA / SQM judged in document order): the system
+mean of the 0–100 document scores, documents as the unit, with its own live verdicts
+(annotation.document_scores.document_report). Drawn only when document scores exist."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotation.document_scores import document_report
+from views.common import engine
+
+
+def draw_document_scores(cid: int, mode: str, alpha: float | None) -> None:
+    if mode not in ("da", "sqm"):
+        return
+    report = document_report(engine(), cid, alpha)
+    if report is None:
+        return
+    st.subheader("Document scores")
+    st.caption(
+        "One 0–100 score per system's whole document, given after its last segment. "
+        "Estimand: a system's mean document score over the campaign's documents; the "
+        "document is the unit (one score each, the first given), so these are separate from "
+        "the segment scores above."
+    )
+    rows = []
+    for name in report.systems:
+        r = report.estimates.get((name, "human"))
+        if r is not None and r.available:
+            rows.append({"system": name, "documents": r.n_human, "mean": r.estimate * 100,
+                         "low": r.low * 100, "high": r.high * 100})  # fmt: skip
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="doc_scores_systems")
+    if report.monitor is None:
+        st.caption("No anytime-valid verdicts on document scores yet.")
+        return
+    pairs = [
+        {"pair": f"{p.a} − {p.b}", "difference": p.result.estimate * 100,
+         "p (Holm)": p.p_holm, "verdict": str(p.outcome)}
+        for p in report.monitor.pairs
+    ]  # fmt: skip
+    st.dataframe(pd.DataFrame(pairs), hide_index=True, key="doc_scores_pairs")
