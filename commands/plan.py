@@ -69,7 +69,7 @@ PlanDocuments = Annotated[
 PlanScoreSd = Annotated[
     float | None,
     typer.Option(
-        help="With --smallest-difference, for a graded score (ESA, DA / SQM): its expected "
+        help="With --measurable-difference, for a graded score (ESA, DA / SQM): its expected "
         "standard deviation on the analysed 0–1 scale (0.2 = 20 points of 0–100; from a "
         "pilot or a past campaign). The forecast then uses the score's variance instead of "
         "the binary worst case p(1−p) = 0.25.",
@@ -104,7 +104,7 @@ def plan(
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
     if sum(v is not None for v in (labels, smallest_difference, documents)) > 1:
-        fail("Give one of --labels, --documents or --smallest-difference, not several.")
+        fail("Give one of --labels, --documents or --measurable-difference, not several.")
     docs = _document_plan(engine, cid)  # None: segments are the unit
     if documents is not None and docs is None:
         fail(f"{campaign!r} does not judge documents in order: plan in --labels.")
