@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{ratios[-1]:.3f}, unsettled {res['unsettled']}, ideal fixed-n "
               f"{ideal_ratio(y.T, args.eps):.3f}, false claims {bad} [{time.time() - t0:.0f} s]",
               flush=True)  # fmt: skip
-    r_ = np.array(ratios)
+    r_ = np.array(ratios) if ratios else np.array([math.nan])
     se = r_.std(ddof=1) / math.sqrt(r_.size) if r_.size > 1 else math.nan
     print(f"racing ÷ uniform: mean {r_.mean():.3f} (SE {se:.3f}), range {r_.min():.3f}–"
           f"{r_.max():.3f}; campaigns with a false claim {wrong}/{args.orders}")  # fmt: skip
