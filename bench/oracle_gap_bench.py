@@ -110,6 +110,8 @@ def variant_log_k(x01, pool01, n, tuning, t_star, variant):  # type: ignore[no-u
     if variant in ("app", "no floor", "Bonferroni"):
         log_k = betting.wor_log_capital(x01, np.asarray(0.5), tuning, t_star, n)
         return np.where(out, np.inf, log_k)
+    if variant == "mix pool":
+        return np.where(out, np.inf, _mix_pool(x01, m))
     if variant.startswith("mix"):
         return np.where(out, np.inf, _mixture(x01, m, variant, tuning, t_star))
     mu_prev, s2_prev = _plugins(x01)
@@ -125,6 +127,12 @@ def variant_log_k(x01, pool01, n, tuning, t_star, variant):  # type: ignore[no-u
         shrink = (t - 1.0) / (t - 1.0 + w)
     if variant == "no hedge":
         log_k = _kelly(x01, m, 0.9, mu_prev, s2_prev)
+    elif variant == "ramp":  # candidate: one Kelly part whose cap grows ½ → 0.9 with t
+        cap = np.clip(0.5 + 0.4 * (t - 30.0) / 70.0, 0.5, 0.9)
+        log_k = np.logaddexp(
+            betting._plan_log_capital(x01, m, tuning, t_star) + math.log(0.25),
+            _kelly(x01, m, cap, mu_prev, s2_prev) + math.log(0.75),
+        )
     else:
         parts = []
         for weight, bet in betting.PARTS:
@@ -135,6 +143,36 @@ def variant_log_k(x01, pool01, n, tuning, t_star, variant):  # type: ignore[no-u
             parts.append(part + math.log(weight))
         log_k = np.logaddexp.reduce(np.stack(parts), axis=0)
     return np.where(out, np.inf, log_k)
+
+
+#: the pool's growth-optimal bets of every pair, both signs, on the [0, 1] scale ("mix
+#: pool": a Bayes mixture whose prior is the campaign's own spread of effects)
+POOL_BETS: list[float] = []
+
+
+def _pool_bets(y: np.ndarray) -> list[float]:
+    from scipy import optimize
+
+    out = []
+    for a, b in pairs(y.shape[1]):
+        d = y[:, a] - y[:, b]
+        lam = optimize.minimize_scalar(lambda v, d=d: -np.mean(np.log1p(v * d)),
+                                       bounds=(-0.999, 0.999), method="bounded").x  # fmt: skip
+        out += [2.0 * lam, -2.0 * lam]
+    return out
+
+
+def _mix_pool(x01, m):  # type: ignore[no-untyped-def]
+    """Semi-oracle: a uniform mixture over the campaign's own λ* (both signs), each clipped
+    to ±0.999/m_i — knows the spread of effects in the campaign, not which pair has which."""
+    dev = x01 - m
+    acc = None
+    w = math.log(1.0 / len(POOL_BETS))
+    for lam in POOL_BETS:
+        lam_i = np.clip(lam, -0.999 / (1.0 - m), 0.999 / m)
+        part = np.cumsum(np.log1p(lam_i * dev), axis=-1) + w
+        acc = part if acc is None else np.logaddexp(acc, part)
+    return acc
 
 
 def _mixture(x01, m, variant, tuning, t_star):  # type: ignore[no-untyped-def]
@@ -212,6 +250,7 @@ def study(pool: Pool, r_orders: int, seed: int, variants: tuple[str, ...]) -> di
     orders = np.stack([rng.permutation(n) for _ in range(r_orders)])
     n80 = np.array([n80_bonferroni(y[:, a] - y[:, b], orders, ALPHA / m) for a, b in plist])
     n80_free = np.array([_n80_free(y[:, a] - y[:, b], orders, ALPHA / m) for a, b in plist])
+    POOL_BETS[:] = _pool_bets(y)
     runs = [(v, v, 30, False) for v in variants]
     for c in COMMON:
         runs += [(c[0], c[0], c[2], c[3]), (c[1], "oracle", c[2], c[3])]
@@ -258,18 +297,49 @@ def _print(s: dict) -> None:
               f"{p80 / base[1]:>8.3f} {gm:>13.2f} {gp:>6.2f}")  # fmt: skip
 
 
+def nulls(pool: Pool, runs: int, seed: int) -> None:
+    """The app's family-wise error at true nulls on ``pool`` (ranking_route_bench's
+    construction: k independent permutations of the labels of the pool's system with the
+    largest label variance, every Δ exactly 0; Holm and e-BH read after every label up to
+    the census)."""
+    from ranking_route_bench import CHUNK as RCHUNK
+    from ranking_route_bench import ever_ebh, first_holm, pair_evalues, pair_pvalues
+
+    rng = np.random.default_rng(seed)
+    y = pool.y
+    base = y[:, int(np.argmax(y.var(axis=0)))]
+    n, k = y.shape
+    m = len(pairs(k))
+    t_star = min(forecast_planned_labels(k, SMALLEST_DIFFERENCE, ALPHA), n)
+    holm_hits = ebh_hits = 0
+    for c in range(0, runs, RCHUNK):
+        r = min(RCHUNK, runs - c)
+        yo = base[np.argsort(rng.random((r, k, n)), axis=2)].transpose(0, 2, 1)
+        p = pair_pvalues(yo, tuning=ALPHA / m, t_star=t_star, known=True)
+        holm_hits += int(np.isfinite(first_holm(p)).any(axis=1).sum())
+        ebh_hits += int(ever_ebh(pair_evalues(yo, tuning=ALPHA / m, t_star=t_star)).sum())
+    se = math.sqrt(ALPHA * (1 - ALPHA) / runs)
+    print(f"nulls {pool.name}: {runs} campaigns, {k} systems: Holm FWER {holm_hits / runs:.4f}, "
+          f"e-BH {ebh_hits / runs:.4f} (MC-SE at α {se:.4f})", flush=True)  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="20 orders")
     ap.add_argument("--orders", type=int, default=100)
     ap.add_argument("--pools", default="all")
     ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--nulls", type=int, default=0, help="only the null campaigns (count)")
     args = ap.parse_args(argv)
     r = 20 if args.quick else args.orders
     t0 = time.time()
     pools = [*load_wmt(False), *load_chaganty(False), *load_newstest()]
     if args.pools != "all":
         pools = [p for p in pools if p.name in args.pools.split(",")]
+    if args.nulls:
+        for pool in pools:
+            nulls(pool, args.nulls, 900 + sum(map(ord, pool.name)))
+        return 0
     variants = tuple(args.variants.split(","))
     print(f"α = {ALPHA}, Holm, plan d = {SMALLEST_DIFFERENCE}; {r} orders per pool; ratios = "
           "labels to a verdict ÷ fixed-n n80 at α/m (median / 80th pct over pairs); ÷oracle "
