@@ -158,9 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clusters", type=int, default=0)
     ap.add_argument("--eps", type=float, default=EPS)
     ap.add_argument("--check", action="store_true", help="compare with report() (small)")
+    ap.add_argument("--shipped", action="store_true", help="the shipped pools instead")
     args = ap.parse_args(argv)
     if args.check:
         return check()
+    if args.shipped:
+        return shipped(args.orders, args.eps)
     p = rates(args.k, args.clusters)
     t_star = min(forecast_planned_labels(args.k, args.eps, ALPHA), args.n)
     print(f"{args.k} systems, {args.n} items, rates {p.min():.3f}–{p.max():.3f} "
@@ -184,6 +187,30 @@ def main(argv: list[str] | None = None) -> int:
           f"{r_.max():.3f}; campaigns with a false claim {wrong}/{args.orders}")  # fmt: skip
     null_n = args.null_n or args.n
     nulls(args.k, null_n, args.nulls, args.eps, min(t_star, null_n))
+    return 0
+
+
+def shipped(orders: int, eps: float) -> int:
+    """Racing ÷ uniform on every shipped pool with this harness (reads after every item),
+    beside the ideal fixed-n racing of bench/racing_bench.py (knows Δ and σ, no anytime
+    cost): the issue's "racing ≤ 1.05× the ideal racing"."""
+    from labels_to_significance import load_chaganty, load_wmt
+    from pools import load_newstest
+
+    for pool in [*load_wmt(False), *load_chaganty(False), *load_newstest()]:
+        y = pool.y
+        n, k = y.shape
+        t_star = min(forecast_planned_labels(k, eps, ALPHA), n)
+        ideal = ideal_ratio(y.T, eps)
+        rs = [race(y, np.random.default_rng(r).permutation(n), eps, t_star) for r in range(orders)]
+        ratio = np.array([r["racing"] / r["uniform"] for r in rs])
+        se = ratio.std(ddof=1) / math.sqrt(ratio.size) if ratio.size > 1 else math.nan
+        left = sum(r["unsettled"] for r in rs)
+        bad = sum(false_claims(y, r, eps) > 0 for r in rs)
+        print(f"{pool.name:20s} k={k:>2d} N={n:>4d}: racing ÷ uniform {ratio.mean():.3f} "
+              f"(SE {se:.3f}, {ratio.min():.3f}–{ratio.max():.3f}), ideal {ideal:.3f}, "
+              f"÷ ideal {ratio.mean() / ideal:.3f}; unsettled pairs {left}, orders with a "
+              f"false claim {bad}/{orders}", flush=True)  # fmt: skip
     return 0
 
 
