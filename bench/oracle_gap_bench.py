@@ -98,10 +98,13 @@ def _plugins(x01: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def variant_log_k(x01, pool01, n, tuning, t_star, variant):  # type: ignore[no-untyped-def]
     """log K_t(Δ = 0) of the app's capital with one handicap turned off (module doc)."""
     m, out, t = _wor_null(x01, n)
-    if variant.startswith("w "):  # candidate weights of the app's three parts
+    if variant.startswith(("w ", "caps ")):  # candidate weights / caps of the three parts
         w = [float(v) for v in variant.split()[1:]]
         old = betting.PARTS
-        betting.PARTS = tuple((a, p[1]) for a, p in zip(w, old, strict=True) if a > 0)
+        betting.PARTS = (
+            tuple((a, p[1]) for a, p in zip(w, old, strict=True) if a > 0)
+            if variant.startswith("w ") else ((0.25, "plan"), (0.375, w[0]), (0.375, w[1]))
+        )  # fmt: skip
         try:
             log_k = betting.wor_log_capital(x01, np.asarray(0.5), tuning, t_star, n)
         finally:
