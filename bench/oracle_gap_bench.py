@@ -56,6 +56,7 @@ from ranking_route_bench import (  # noqa: E402
     TOL,
     n80_bonferroni,
     oracle_pvalues,
+    pair_pvalues,
 )
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
@@ -263,6 +264,9 @@ def study(pool: Pool, r_orders: int, seed: int, variants: tuple[str, ...]) -> di
         for c in range(0, r_orders, CHUNK):
             o = orders[c : c + CHUNK]
             p = pvalues(y[o], y, variant, ALPHA / m, t_star, floor)
+            if label == "app" and c == 0:  # the app row is the route bench's app
+                ref = pair_pvalues(y[o], tuning=ALPHA / m, t_star=t_star, known=True)
+                assert np.allclose(p, ref, rtol=1e-9, atol=1e-12), "app row ≠ route bench"
             firsts.append(first_verdict(p, bonf))
         med = np.median(np.concatenate(firsts), axis=0)
         ref = n80_free if floor == 1 else n80
