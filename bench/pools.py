@@ -134,3 +134,22 @@ def select_pairs(pool: Pool, min_gap: float, max_pairs: int) -> list[tuple[int, 
     cand.sort(key=lambda p: abs(mu[p[0]] - mu[p[1]]))
     keep = np.unique(np.linspace(0, len(cand) - 1, max_pairs).round().astype(int))
     return [cand[k] for k in keep]
+
+
+NEWSTEST = DATA / "newstest2020-ende-mqm-scores" / "newstest2020_ende_mqm_scores.csv"
+#: The MQM penalty's range in the newstest2020 scores: human_score ∈ [−25, 0].
+MQM_FLOOR = -25.0
+
+
+def load_newstest(use_bertscore: bool = False) -> list[Pool]:
+    """WMT20 newstest2020 en-de expert MQM (10 systems incl. 3 human translations × 1,418
+    segments; scores only, no text, so no metric columns): the binary label (mean penalty
+    < 5) and the continuous score mapped to [0, 1] as 1 + human_score/25 (its known
+    range), the scale the app's label_range (0, 1) reads."""
+    df = pd.read_csv(NEWSTEST)
+    systems = sorted(df["system"].unique())
+    cont = (wide(df, systems, "human_score") - MQM_FLOOR) / -MQM_FLOOR
+    return [
+        Pool("newstest20 binary", systems, wide(df, systems, "human_label_binary"), {}),
+        Pool("newstest20 MQM", systems, np.clip(cont, 0.0, 1.0), {}),
+    ]

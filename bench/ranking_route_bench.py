@@ -2,7 +2,8 @@
 plan a user could make, the dashboard read after every label. A benchmark, not a test.
 
 For each shipped data set (WMT21 TED en-de, 13 systems, 78 pairs, binary labels; Chaganty
-CNN/DM, 4 systems, 6 pairs, binary and 1 − HTER) and R random item orders: the paired queue
+CNN/DM, 4 systems, 6 pairs, binary and 1 − HTER; newstest2020 en-de MQM, 10 systems,
+45 pairs, binary and 1 + MQM/25) and R random item orders: the paired queue
 labels every system's output of one item after another (the test-set estimand: the
 recorded judgments, taken without replacement). After every item, each pair's anytime
 p-value (the default betting design, Des Raj increments of D = y_A − y_B) is read and Holm
@@ -52,6 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa: E402
+from pools import load_newstest  # noqa: E402
 from scipy import optimize, stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
@@ -254,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     r_orders, runs = (20, 100) if args.quick else (args.orders, args.nulls)
     t0 = time.time()
-    pools = [p for p in load_wmt(False) + load_chaganty(False)]
+    pools = [*load_wmt(False), *load_chaganty(False), *load_newstest()]
     print(f"data loaded in {time.time() - t0:.0f} s; α = {ALPHA}, plan: smallest difference "
           f"{SMALLEST_DIFFERENCE} (the planner's t*, tuned to min(t*, pool))")  # fmt: skip
     print(f"\nLabels to a verdict per pair / fixed-n n80 at α/m (median over {r_orders} orders; "

@@ -29,6 +29,7 @@ imported from the tree the file sits in).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa: E402
+from pools import load_newstest  # noqa: E402
 from ranking_route_bench import ALPHA, SMALLEST_DIFFERENCE, pair_pvalues  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
@@ -94,7 +96,7 @@ def screen(pool: Pool, r_orders: int, seed: int) -> dict:
             cand = rej[:, j] & ((sign != truth[j]) | (truth[j] == 0))
             for r, tt in zip(*np.nonzero(cand), strict=True):
                 reads.setdefault((c + int(r), int(tt) + 1), []).append(j)
-    wrong, orders_wrong = 0, set()
+    wrong, orders_wrong, covered = 0, set(), 0
     for (r, n_read), js in sorted(reads.items()):
         rep = report_at(y, orders[r], n_read, t_star, True)
         for j in js:
@@ -104,8 +106,13 @@ def screen(pool: Pool, r_orders: int, seed: int) -> dict:
                 if shown != truth[j]:
                     wrong += 1
                     orders_wrong.add(r)
+                    lo, hi = st.result.ci
+                    covered += int(lo - 1e-12 <= delta[j] <= hi + 1e-12)
+    share = len(orders_wrong) / r_orders
     return {"pool": pool.name, "k": k, "N": n, "orders": r_orders, "screened": len(reads),
-            "wrong_reads": wrong, "orders_with_wrong": len(orders_wrong)}  # fmt: skip
+            "wrong_reads": wrong, "orders_with_wrong": len(orders_wrong), "share": share,
+            "se": math.sqrt(max(share * (1 - share), 1e-12) / r_orders),
+            "covered": covered, "wrong_orders": sorted(orders_wrong)}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,15 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     r_orders = 20 if args.quick else args.orders
     t0 = time.time()
-    pools = [minimal_pool(), *load_chaganty(False), *load_wmt(False)]
+    pools = [minimal_pool(), *load_chaganty(False), *load_wmt(False), *load_newstest()]
     if args.pools != "all":
         pools = [p for p in pools if p.name in args.pools.split(",")]
     print(f"{'pool':20s} {'k':>3s} {'N':>4s} {'orders':>6s} {'screened reads':>14s} "
-          f"{'wrong-signed reads':>18s} {'orders with one':>15s}")  # fmt: skip
+          f"{'wrong-signed reads':>18s} {'orders with one':>15s} {'share (SE)':>14s} "
+          f"{'shown interval holds Δ':>22s}")  # fmt: skip
     for i, pool in enumerate(pools):
         r = screen(pool, r_orders, seed=300 + i)
         print(f"{r['pool']:20s} {r['k']:>3d} {r['N']:>4d} {r['orders']:>6d} "
-              f"{r['screened']:>14d} {r['wrong_reads']:>18d} {r['orders_with_wrong']:>15d}",
+              f"{r['screened']:>14d} {r['wrong_reads']:>18d} {r['orders_with_wrong']:>15d} "
+              f"{r['share']:>7.3f} ({r['se']:.3f}) {r['covered']:>22d}  orders {r['wrong_orders']}",
               flush=True)  # fmt: skip
     print(f"\ntotal {time.time() - t0:.0f} s")
     return 0
