@@ -48,6 +48,10 @@ class MonitorCache:
     _store: dict[Any, tuple[bytes, Any]] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
+    #: stream → its carried betting state (:mod:`estimators.monitor_carry`)
+    carried: dict[Any, Any] = field(default_factory=dict)
+    #: streams whose carried state was built from their first label (none to extend)
+    rebuilt: int = 0
 
     def get(self, stream: Any, key: bytes) -> Any | None:
         entry = self._store.get(stream)
