@@ -81,12 +81,6 @@ def kelly_bet(mu_prev: np.ndarray, s2_prev: np.ndarray, m: np.ndarray, cap: floa
         return np.clip(gap / (s2_prev + gap * gap), -cap / (1.0 - m), cap / m)
 
 
-def _bets(x01: np.ndarray, alpha: float, t_star: float | None) -> np.ndarray:
-    """λ̇_i from x_1..x_{i−1} (predictable), shape (..., T)."""
-    _, s2_prev, t, _ = running_moments(x01)
-    return plan_bet(s2_prev, t, alpha, t_star)
-
-
 def _kelly_log_capital(
     x01: np.ndarray, m: np.ndarray, cap: float = C_TRUNC, moments=None, start=None
 ) -> np.ndarray:  # type: ignore[no-untyped-def]
