@@ -323,17 +323,19 @@ def betting_cs(
     )
 
 
-def _path_interval(run, m, thr, x01, step, burn_in):  # type: ignore[no-untyped-def]
+def _path_interval(run, m, thr, x01, step, burn_in, t0=0, centre=None):  # type: ignore[no-untyped-def]
     """The path's intervals on [0, 1]: the grid points whose running log K stays below
     thr, each endpoint placed by :func:`_crossing` (the running mean ± one grid step when
-    no point survives); (0, 1) before the burn-in. Also (first, last, any) surviving point."""
+    no point survives); (0, 1) before the burn-in. Also (first, last, any) surviving point.
+    ``t0``, ``centre``: the columns of ``run`` are labels t0 + 1, … with running means
+    ``centre`` (a carried stream's new labels)."""
     alive = run < thr
     any_alive = alive.any(axis=0)
     first = np.argmax(alive, axis=0)
     last = alive.shape[0] - 1 - np.argmax(alive[::-1], axis=0)
 
-    t = np.arange(1, x01.size + 1)
-    centre = np.cumsum(x01) / t
+    t = np.arange(t0 + 1, t0 + run.shape[1] + 1)
+    centre = np.cumsum(x01) / t if centre is None else centre
     low01 = np.where(
         any_alive, _crossing(run, m, thr, first, first - 1), np.maximum(centre - step, 0.0)
     )

@@ -37,16 +37,24 @@ class Capital:
 
     def extended(self, x01: np.ndarray) -> Capital:
         """The capital after the further labels ``x01`` (shape (n,), [0, 1] scale)."""
-        if x01.size == 0:
-            return self
+        return self.extend(x01)[0]
+
+    def extend(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
+        """(the capital after ``x01``, log K after each of them (G, n) — −∞ before the
+        burn-in — and its running maximum (G, n))."""
         alpha, t_star, pool_size, burn_in = self.tuning
+        if x01.size == 0:
+            return self, np.zeros((self.th.shape[0], 0)), np.zeros((self.th.shape[0], 0))
         log_k, state = betting.wor_log_capital_from(
             x01[None, :], self.th, alpha, t_star, pool_size, self.state
         )
         t = np.arange(self.t + 1, self.t + x01.size + 1)
-        masked = np.where(t[None, :] < burn_in, -np.inf, log_k).max(axis=-1)
-        run = masked if self.run is None else np.maximum(self.run, masked)
-        return replace(self, t=self.t + x01.size, state=state, last=log_k[:, -1], run=run)
+        masked = np.where(t[None, :] < burn_in, -np.inf, log_k)
+        run = np.maximum.accumulate(masked, axis=-1)
+        if self.run is not None:
+            run = np.maximum(run, self.run[:, None])
+        new = replace(self, t=self.t + x01.size, state=state, last=log_k[:, -1], run=run[:, -1])
+        return new, masked, run
 
     def current(self) -> np.ndarray:
         """log K_t itself, −∞ before the burn-in (the non-running sets, e-BH)."""
@@ -57,7 +65,9 @@ class Capital:
 @dataclass(frozen=True)
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
-    scale), the grid's capital, the null's (p-value, e-value) and the refined cells'."""
+    scale), the grid's capital, the null's (p-value, e-value) and the refined cells', and
+    the path of intervals drawn so far (``path``: running mean, lower, upper on [0, 1];
+    the last entry before its refinement, as :func:`estimators.betting._path_interval`)."""
 
     x01: np.ndarray
     grid: Capital
@@ -66,6 +76,7 @@ class CarriedBetting:
     thr: float
     running: bool
     refine: int
+    path: tuple[np.ndarray, np.ndarray, np.ndarray]
 
     @classmethod
     def start(
@@ -76,19 +87,32 @@ class CarriedBetting:
         ((alpha_tuning, t_star, pool_size, burn_in)) and the null mean ``theta0_01``."""
         m = np.linspace(0.0, 1.0, grid)[1:-1]
         null = None if theta0_01 is None else Capital(np.array([[theta0_01]]), tuning)
+        empty = np.zeros(0)
         return cls(
-            np.zeros(0), Capital(m[:, None], tuning), null, None, math.log(1.0 / alpha),
-            running, refine,
+            empty, Capital(m[:, None], tuning), null, None, math.log(1.0 / alpha),
+            running, refine, (empty, empty, empty),
         )  # fmt: skip
 
     def extended(self, x01: np.ndarray) -> CarriedBetting:
         """The analysis after the further labels ``x01``; the refined cells follow the
         interval's end points (rebuilt over the whole stream when an end point moves to
         another grid cell: at most once per cell and side while the running sets shrink)."""
-        grid = self.grid.extended(x01)
+        if x01.size == 0:
+            return self
+        grid, cur, run = self.grid.extend(x01)
         null = None if self.null is None else self.null.extended(x01)
         whole = np.concatenate([self.x01, x01])
-        out = replace(self, x01=whole, grid=grid, null=null)
+        t = np.arange(self.grid.t + 1, grid.t + 1)
+        centre = np.cumsum(whole)[self.x01.size :] / t
+        step = 1.0 / (self._m.size + 1)
+        c, lo, hi, _ = betting._path_interval(
+            run if self.running else cur, self._m, self.thr, None, step, grid.tuning[3],
+            t0=self.grid.t, centre=centre,
+        )  # fmt: skip
+        path = tuple(
+            np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
+        )
+        out = replace(self, x01=whole, grid=grid, null=null, path=path)
         if grid.t < grid.tuning[3]:
             return replace(out, cells=None)
         key = self._cell_ends(out._levels(grid))
@@ -96,7 +120,6 @@ class CarriedBetting:
             return replace(out, cells=(key, self.cells[1].extended(x01)))
         m = self._m
         f, g = key
-        step = 1.0 / (m.size + 1)
         pts = np.concatenate([
             np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
             np.linspace(m[g], min(m[g] + step, 1 - 1e-9), self.refine),
@@ -116,23 +139,19 @@ class CarriedBetting:
             return 0, alive.size - 1
         return int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
 
+    def path01(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(running mean, lower, upper) on [0, 1] along the whole stream, the last interval
+        refined: what :func:`estimators.betting.betting_cs` returns (÷ its span)."""
+        centre, low, high = (a.copy() for a in self.path)
+        if self.grid.t >= self.grid.tuning[3]:
+            alive = bool((self._levels(self.grid) < self.thr).any())
+            low[-1], high[-1] = self._refined(float(low[-1]), float(high[-1]), alive)
+        return centre, low, high
+
     def interval01(self) -> tuple[float, float, float]:
-        """(centre, lower, upper) of the last interval on [0, 1], as
-        :func:`estimators.betting.betting_cs` reports its last entry."""
-        m, thr, t = self._m, self.thr, self.grid.t
-        step = 1.0 / (m.size + 1)
-        centre = float(np.cumsum(self.x01)[-1] / t)
-        run = self._levels(self.grid)[:, None]
-        alive = run[:, 0] < thr
-        if t < self.grid.tuning[3]:
-            return centre, 0.0, 1.0
-        if alive.any():
-            f, g = self._cell_ends(run[:, 0])
-            low = float(betting._crossing(run, m, thr, np.array([f]), np.array([f - 1]))[0])
-            high = float(betting._crossing(run, m, thr, np.array([g]), np.array([g + 1]))[0])
-        else:
-            low, high = max(centre - step, 0.0), min(centre + step, 1.0)
-        return (centre, *self._refined(low, high, bool(alive.any())))
+        """(centre, lower, upper) of the last interval on [0, 1]."""
+        centre, low, high = self.path01()
+        return float(centre[-1]), float(low[-1]), float(high[-1])
 
     def _refined(self, low: float, high: float, alive_last: bool) -> tuple[float, float]:
         """The refinement of :func:`estimators.betting._refine_last` on the carried cells."""

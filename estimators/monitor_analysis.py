@@ -47,8 +47,8 @@ class MonitorAnalysis:
         t* and the finite-pool N come from the size of the fixed pool and the plan, never
         from the labels seen so far: the path up to t then depends on the first t labels
         only, so a later read extends it. ``stream`` (a name in the campaign's cache): the
-        betting design's last entries from the state carried between reads
-        (:mod:`estimators.monitor_carry`) — the sequence and p-value are then one entry long.
+        betting design's paths from the state carried between reads
+        (:mod:`estimators.monitor_carry`) — the p-value path is then its last entry only.
         """
         t_star = self._t_star(pool)
         pool_size = pool.size if self.finite_pool and self.visits is None else None
@@ -141,7 +141,6 @@ class MonitorAnalysis:
         lo, hi = self._estimand_range(pair)
         n, t = float(pool.size), np.arange(1, np.shape(y)[-1] + 1, dtype=float)
         s = np.cumsum(np.asarray(y, dtype=float), axis=-1)
-        t, s = t[t.size - cs.lower.shape[-1] :], s[..., s.shape[-1] - cs.lower.shape[-1] :]
         k_lo, k_hi = (s + (n - t) * lo) / n, (s + (n - t) * hi) / n
         low, high = np.maximum(cs.lower, k_lo), np.minimum(cs.upper, k_hi)
         empty = low > high

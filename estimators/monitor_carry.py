@@ -37,10 +37,10 @@ class MonitorCarry:
     """Carried betting paths of :class:`estimators.monitor.CampaignMonitor`."""
 
     def _carried_paths(self, y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream):  # type: ignore[no-untyped-def]
-        """(increments, the last interval as a one-entry sequence, the last p-value as a
-        one-entry path or None) of the betting design, as
-        :meth:`estimators.monitor_analysis.MonitorAnalysis._bounded_paths` gives them at
-        their last entry; leaves the e-value K_t(θ0) in ``self._last_e`` likewise."""
+        """(increments, confidence sequence, the last p-value as a one-entry path or None)
+        of the betting design, as
+        :meth:`estimators.monitor_analysis.MonitorAnalysis._bounded_paths` gives them (the
+        p-value at its last entry); leaves the e-value K_t(θ0) in ``self._last_e`` likewise."""
         lo, hi = self._estimand_range(pair)
         inc = seq.cv_increments(y, None, label_range=(lo, hi))
         blo, bhi = float(inc.bounds[0]), float(inc.bounds[1])
@@ -51,11 +51,10 @@ class MonitorCarry:
         th0 = None if theta0 is None else (float(theta0) - blo) / span
         key = digest(alpha_cs, tuning, th0, not ebh, blo, bhi)
         state = self._carried_state(stream, key, x01, alpha_cs, tuning, th0, not ebh)
-        centre, low, high = state.interval01()
-        sigma = np.sqrt(csq._running_mean_var(inc.z)[1][-1:])
+        centre, low, high = state.path01()
         cs = csq.ConfidenceSequence(
-            center=np.array([centre * span + blo]), lower=np.array([low * span + blo]),
-            upper=np.array([high * span + blo]), sigma=sigma, alpha=alpha_cs,
+            center=centre * span + blo, lower=low * span + blo, upper=high * span + blo,
+            sigma=np.sqrt(csq._running_mean_var(inc.z)[1]), alpha=alpha_cs,
             t_star=float(t_star), method="betting",
         )  # fmt: skip
         p = None

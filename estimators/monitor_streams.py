@@ -80,7 +80,6 @@ class MonitorStreams:
             known=known, stream=None if self.cache is None else ("pair", a, b),
         )  # fmt: skip
         e_last = math.inf if p_last == 0.0 else self._last_e
-        cs = None if self._carries else cs  # carried: the last entry only
         row = (res, p_last, sigma, t_star, e_last, self._coverage(pool), known, pool.size, cs, key)
         if self.cache is not None:
             self.cache.put(("pair", a, b), key, row)

@@ -52,9 +52,14 @@ def _replay(k, n, seed, *, paired=True, continuous=False, racing=False, undo=(),
         idx = np.asarray(idx, dtype=int)
         args = ([None] * k, items[idx], sys_[idx], y[sys_[idx], items[idx]],
                 idx.astype(float), np.ones(idx.size))  # fmt: skip
-        fresh = CampaignMonitor(*args, **common).report()
-        carried = CampaignMonitor(*args, cache=cache, **common).report()
+        full_mon, carried_mon = CampaignMonitor(*args, **common), CampaignMonitor(
+            *args, cache=cache, **common
+        )
+        fresh, carried = full_mon.report(), carried_mon.report()
         _same(carried, fresh)
+        for a in range(k):  # the width chart's paths too
+            for b in range(a + 1, k):
+                _same(carried_mon.pair_sequence(a, b), full_mon.pair_sequence(a, b))
         return fresh
 
     for t in range(items.size):
