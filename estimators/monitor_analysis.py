@@ -52,7 +52,7 @@ class MonitorAnalysis:
         """
         t_star = self._t_star(pool)
         pool_size = pool.size if self.finite_pool and self.visits is None else None
-        m = max(len(pairs(self.k)), 1)
+        m = max(self.k * (self.k - 1) // 2, 1)  # the pairs Holm adjusts over
         paths = self._clt_paths if not self.design.bounded else self._bounded_paths
         if stream is not None and self._carries:
             inc, cs, p = self._carried_paths(

@@ -18,7 +18,7 @@ import numpy as np
 
 from estimators import verdicts
 from estimators.monitor_cache import digest
-from estimators.multiple import holm, pairs
+from estimators.multiple import holm
 from estimators.result import MIN_LABELS_FOR_VERDICT
 from estimators.verdicts import ErrorRate
 
@@ -34,6 +34,7 @@ class MonitorStreams:
         self._settings_key = digest(
             self.alpha, str(self.design), self.mode, self.t_star, self.finite_pool,
             str(self._error_rate()), self.label_range, self.pair_controls, self.k,
+            self.margin, self.higher_is_better, tuple(self.names),
             self.present, *[m if m is not None else "none" for m in self.metrics],
         )  # fmt: skip
         self._fps = [digest(*st[:3]) for st in streams]
@@ -105,10 +106,17 @@ class MonitorStreams:
         for i, (ab, row) in enumerate(zip(plist, rows, strict=True)):
             res, p = row[0], row[1]
             sign = self._sign(res, p, bool(reject[i]), (ab, row, streams), level)
-            status = self._pair_status(
-                ab, res, p, float(adj[i]), sign, float(read_at[i]), (row[2], row[3], row[7]),
-                row[5], a_pair, row[4],
-            )  # fmt: skip
+            # the status (verdict, forecasts) is a function of the row and of where Holm or
+            # e-BH places the pair: reused while both are unchanged
+            key = (row[9], float(adj[i]), sign, float(read_at[i]))
+            status = None if self.cache is None else self.cache.get(("status", *ab), key)
+            if status is None:
+                status = self._pair_status(
+                    ab, res, p, float(adj[i]), sign, float(read_at[i]),
+                    (row[2], row[3], row[7]), row[5], a_pair, row[4],
+                )  # fmt: skip
+                if self.cache is not None:
+                    self.cache.put(("status", *ab), key, status)
             out.append(status)
         return out
 
@@ -123,7 +131,7 @@ class MonitorStreams:
         known = row[6]
         bonf = verdicts.intersect(res.diagnostics.get("interval", res.ci), known)
         sign = verdicts.side(bonf)
-        if sign or p == 0.0 or not level > self.alpha / max(len(pairs(self.k)), 1):
+        if sign or p == 0.0 or not level > self.alpha / max(self.k * (self.k - 1) // 2, 1):
             return sign
         key = digest(row[9], level)
         ci = None if self.cache is None else self.cache.get(("read", a, b), key)

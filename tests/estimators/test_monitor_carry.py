@@ -157,3 +157,19 @@ def test_the_carried_state_matches_the_whole_path_label_by_label():
                 z[:t], 0.0, bounds=(-1, 1), alpha_tuning=0.01, t_star=50, pool_size=pool
             )
             assert state.p_value() == pytest.approx(p[-1], abs=1e-12)
+
+
+def test_settings_the_verdicts_read_are_part_of_the_key():
+    rng = np.random.default_rng(9)
+    k, n = 3, 40
+    y = (rng.random((k, n)) < np.array([[0.3], [0.6], [0.9]])).astype(float)
+    items, sys_ = np.repeat(np.arange(n), k), np.tile(np.arange(k), n)
+    args = ([None] * k, items, sys_, y[sys_, items], np.arange(k * n, dtype=float),
+            np.ones(k * n))  # fmt: skip
+    cache = MonitorCache()
+    base = dict(present=np.ones((k, n), bool), design="betting", finite_pool=True)
+    CampaignMonitor(*args, cache=cache, **base).report()
+    for kw in (dict(equivalence_margin=0.4), dict(names=["x", "y", "z"]),
+               dict(higher_is_better=False), dict(error_rate="ebh")):  # fmt: skip
+        got = CampaignMonitor(*args, cache=cache, **base, **kw).report()
+        _same(got, CampaignMonitor(*args, **base, **kw).report())
