@@ -15,7 +15,7 @@ campaigns and compares every read to 1e-12.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -77,10 +77,18 @@ class MonitorCarry:
             )
             store[stream] = _Entry(key, start.extended(x01), None)
         elif base.x01.size < x01.size:
-            store[stream] = _Entry(key, base.extended(x01[base.x01.size :]), base)
+            state = base.extended(x01[base.x01.size :])
+            store[stream] = _Entry(key, state, _view_of(base, state))
         elif base is not entry.state:
             store[stream] = _Entry(key, base, None)  # a label undone: one read back
         return store[stream].state
+
+
+def _view_of(base: CarriedBetting, state: CarriedBetting) -> CarriedBetting:
+    """``base`` with its label and path arrays as views into ``state``'s (which begin with
+    them): the state one read back costs no copy of the stream."""
+    n = base.x01.size
+    return replace(base, x01=state.x01[:n], path=tuple(a[:n] for a in state.path))
 
 
 def _prefix(head: np.ndarray, whole: np.ndarray) -> bool:
