@@ -65,13 +65,14 @@ class Capital:
 @dataclass(frozen=True)
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
-    scale), the grid's capital, the null's (p-value, e-value) and the refined cells', and
-    the path of intervals drawn so far (``path``: running mean, lower, upper on [0, 1];
-    the last entry before its refinement, as :func:`estimators.betting._path_interval`)."""
+    scale), the capital of the grid's ``size`` means followed by the null θ0 (p-value,
+    e-value; one computation for both), the refined cells' capital, and the path of
+    intervals drawn so far (``path``: running mean, lower, upper on [0, 1]; the last entry
+    before its refinement, as :func:`estimators.betting._path_interval`)."""
 
     x01: np.ndarray
     grid: Capital
-    null: Capital | None
+    size: int
     cells: tuple[tuple[int, int], Capital] | None
     thr: float
     running: bool
@@ -86,10 +87,10 @@ class CarriedBetting:
         """An empty stream for the sequence at ``alpha`` with bets tuned by ``tuning``
         ((alpha_tuning, t_star, pool_size, burn_in)) and the null mean ``theta0_01``."""
         m = np.linspace(0.0, 1.0, grid)[1:-1]
-        null = None if theta0_01 is None else Capital(np.array([[theta0_01]]), tuning)
+        th = m if theta0_01 is None else np.append(m, theta0_01)
         empty = np.zeros(0)
         return cls(
-            empty, Capital(m[:, None], tuning), null, None, math.log(1.0 / alpha),
+            empty, Capital(th[:, None], tuning), m.size, None, math.log(1.0 / alpha),
             running, refine, (empty, empty, empty),
         )  # fmt: skip
 
@@ -100,22 +101,22 @@ class CarriedBetting:
         if x01.size == 0:
             return self
         grid, cur, run = self.grid.extend(x01)
-        null = None if self.null is None else self.null.extended(x01)
         whole = np.concatenate([self.x01, x01])
         t = np.arange(self.grid.t + 1, grid.t + 1)
         centre = np.cumsum(whole)[self.x01.size :] / t
         step = 1.0 / (self._m.size + 1)
+        levels = (run if self.running else cur)[: self.size]
         c, lo, hi, _ = betting._path_interval(
-            run if self.running else cur, self._m, self.thr, None, step, grid.tuning[3],
+            levels, self._m, self.thr, None, step, grid.tuning[3],
             t0=self.grid.t, centre=centre,
         )  # fmt: skip
         path = tuple(
             np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
         )
-        out = replace(self, x01=whole, grid=grid, null=null, path=path)
+        out = replace(self, x01=whole, grid=grid, path=path)
         if grid.t < grid.tuning[3]:
             return replace(out, cells=None)
-        key = self._cell_ends(out._levels(grid))
+        key = self._cell_ends(out._levels(grid)[: self.size])
         if self.cells is not None and self.cells[0] == key:
             return replace(out, cells=(key, self.cells[1].extended(x01)))
         m = self._m
@@ -128,7 +129,7 @@ class CarriedBetting:
 
     @property
     def _m(self) -> np.ndarray:
-        return self.grid.th[:, 0]
+        return self.grid.th[: self.size, 0]
 
     def _levels(self, cap: Capital) -> np.ndarray:
         return cap.run if self.running else cap.current()
@@ -144,7 +145,7 @@ class CarriedBetting:
         refined: what :func:`estimators.betting.betting_cs` returns (÷ its span)."""
         centre, low, high = (a.copy() for a in self.path)
         if self.grid.t >= self.grid.tuning[3]:
-            alive = bool((self._levels(self.grid) < self.thr).any())
+            alive = bool((self._levels(self.grid)[: self.size] < self.thr).any())
             low[-1], high[-1] = self._refined(float(low[-1]), float(high[-1]), alive)
         return centre, low, high
 
@@ -171,10 +172,10 @@ class CarriedBetting:
 
     def p_value(self) -> float:
         """min(1, min_{burn_in ≤ s ≤ t} 1/K_s(θ0)) (:func:`estimators.betting.betting_pvalue`)."""
-        p = np.minimum(1.0, np.exp(-np.maximum(self.null.run, 0.0)))
+        p = np.minimum(1.0, np.exp(-np.maximum(self.grid.run[self.size :], 0.0)))
         return float(p[0])
 
     def e_value(self) -> float:
         """K_t(θ0) (:func:`estimators.betting.betting_evalue`)."""
-        return float(np.exp(self.null.last[0]))
+        return float(np.exp(self.grid.last[self.size]))
 
