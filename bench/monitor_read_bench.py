@@ -11,10 +11,15 @@ random order, the app's default live plan: betting design, test-set estimand, Ho
   the middle (many systems within a point or two of each other, as in the WMT25 human
   rankings), thin at the ends — labelled up to 1,000 items.
 
-Timings: "full" = ``CampaignMonitor(...).report()`` on all labels; "carried" = the same
-report with the cache warmed by the read before the last label; "cold" = the first read
-with an empty cache (what the dashboard pays once per server process and campaign). The
-reports are checked equal (every pair's p-value and interval).
+Timings: "full" = ``CampaignMonitor(...).report()`` on all labels without a cache (the
+reference, every pair's whole path); "after one label" = the same report with the cache
+warmed by the read before the last label (the carried states extended by one label,
+estimators.monitor_carry); "undo" = the read after that label is withdrawn again (the
+states roll back one read), "redo" = given again; "cold" = the first read with an empty
+cache (what the dashboard pays once per server process and campaign). Each is printed with
+its ratio to "full" measured in the same run. The reports are checked equal (every pair's
+p-value and interval, after the label and after the undo), and "carried" says no stream
+had to be analysed from its first label again.
 
     .venv/bin/python bench/monitor_read_bench.py            # 15 × 1,875
     .venv/bin/python bench/monitor_read_bench.py --wmt60    # also 60 × 2,000 (slow: the
@@ -60,28 +65,35 @@ def monitor(y, items, sys_, t: int, cache=None) -> CampaignMonitor:  # type: ign
     )  # fmt: skip
 
 
+def timed(fn):  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
 def run(name: str, k: int, n: int, n_labelled: int, rates: np.ndarray) -> None:
     y, items, sys_ = campaign(k, n, n_labelled, rates, seed=k)
     t_all = items.size
     cache = MonitorCache()
-    t0 = time.perf_counter()
-    monitor(y, items, sys_, t_all - 1, cache).report()
-    cold = time.perf_counter() - t0
-    misses = cache.misses
-    t0 = time.perf_counter()
-    carried = monitor(y, items, sys_, t_all, cache).report()
-    warm = time.perf_counter() - t0
-    touched = cache.misses - misses  # recomputed on the second read
-    t0 = time.perf_counter()
-    full = monitor(y, items, sys_, t_all).report()
-    whole = time.perf_counter() - t0
+    _, cold = timed(lambda: monitor(y, items, sys_, t_all - 1, cache).report())
+    built = cache.rebuilt
+    carried, warm = timed(lambda: monitor(y, items, sys_, t_all, cache).report())
+    extended = cache.rebuilt == built  # the new label extended the carried states
+    undone, undo = timed(lambda: monitor(y, items, sys_, t_all - 1, cache).report())
+    _, redo = timed(lambda: monitor(y, items, sys_, t_all, cache).report())
+    rolled = cache.rebuilt == built  # the undo rolled back, the redo extended again
+    full, whole = timed(lambda: monitor(y, items, sys_, t_all).report())
+    before = monitor(y, items, sys_, t_all - 1).report()
     same = all(
         a.p_value == b.p_value and a.result.ci == b.result.ci
-        for a, b in zip(carried.pairs, full.pairs, strict=True)
+        for x, z in ((carried, full), (undone, before))
+        for a, b in zip(x.pairs, z.pairs, strict=True)
     )
-    print(f"{name:28s} pairs {len(full.pairs):>5d}  full {whole:8.2f} s  carried {warm:7.2f} s "
-          f"(ratio {warm / whole:.3f}; {touched} streams recomputed)  cold {cold:8.2f} s  "
-          f"equal {same}", flush=True)  # fmt: skip
+    print(f"{name:28s} pairs {len(full.pairs):>5d}  full {whole:7.2f} s | after one label "
+          f"{warm:6.3f} s (ratio {warm / whole:.4f})  undo {undo:6.3f} s (ratio "
+          f"{undo / whole:.4f})  redo {redo:6.3f} s | cold {cold:7.2f} s (ratio "
+          f"{cold / whole:.2f}) | equal {same}, carried {extended and rolled}",
+          flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,33 +39,61 @@ CS_GRID = 61
 REFINE = 17
 
 
-def _bets(x01: np.ndarray, alpha: float, t_star: float | None) -> np.ndarray:
-    """λ̇_i from x_1..x_{i−1} (predictable), shape (..., T)."""
-    t_len = x01.shape[-1]
-    t = np.arange(1, t_len + 1, dtype=float)
-    mu_hat = (0.5 + np.cumsum(x01, axis=-1)) / (t + 1.0)
-    sig2 = (0.25 + np.cumsum((x01 - mu_hat) ** 2, axis=-1)) / (t + 1.0)
-    sig2_prev = np.concatenate([np.full((*x01.shape[:-1], 1), 0.25), sig2[..., :-1]], axis=-1)
+def running_moments(x01: np.ndarray, start=None):  # type: ignore[no-untyped-def]
+    """The predictable plug-in mean and variance before each label: (μ̂_{i−1}, σ̂²_{i−1}, i)
+    along the last axis, μ̂_t = (1/2 + Σ_{i≤t} x_i)/(t + 1), σ̂²_t = (1/4 + Σ_{i≤t}(x_i −
+    μ̂_i)²)/(t + 1) (module docstring), and the end state (t, Σx, Σ(x − μ̂)², μ̂_t, σ̂²_t).
+    ``start``: the end state of the labels before ``x01`` (None: no labels yet), so a stream
+    extended in pieces gets the very numbers of the whole (sums are accumulated in order)."""
+    t0, s0, q0, mu0, v0 = (0, None, None, 0.5, 0.25) if start is None else start
+    t = np.arange(t0 + 1, t0 + x01.shape[-1] + 1, dtype=float)
+    sx = _cum(x01, s0)
+    mu = (0.5 + sx) / (t + 1.0)
+    q = _cum((x01 - mu) ** 2, q0)
+    s2 = (0.25 + q) / (t + 1.0)
+    lead = (*x01.shape[:-1], 1)
+    mu_prev = np.concatenate([np.broadcast_to(mu0, lead), mu[..., :-1]], axis=-1)
+    s2_prev = np.concatenate([np.broadcast_to(v0, lead), s2[..., :-1]], axis=-1)
+    end = (t0 + x01.shape[-1], sx[..., -1:], q[..., -1:], mu[..., -1:], s2[..., -1:])
+    return mu_prev, s2_prev, t, end
+
+
+def _cum(a: np.ndarray, start) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Running sum along the last axis continuing from ``start`` (None: from 0), in order."""
+    if start is None:
+        return np.cumsum(a, axis=-1)
+    lead = np.broadcast_to(start, (*a.shape[:-1], 1))
+    return np.cumsum(np.concatenate([lead, a], axis=-1), axis=-1)[..., 1:]
+
+
+def plan_bet(s2_prev: np.ndarray, t: np.ndarray, alpha: float, t_star: float | None):  # type: ignore[no-untyped-def]
+    """λ̇_i = sqrt(2 log(2/α) / (σ̂²_{i−1} · t*)) (t* None: i·log(1 + i)): the plan-sized
+    bet, a function of the past only (predictable)."""
     denom = t * np.log1p(t) if t_star is None else np.full_like(t, float(t_star))
-    return np.sqrt(2.0 * math.log(2.0 / alpha) / (sig2_prev * denom))
+    return np.sqrt(2.0 * math.log(2.0 / alpha) / (s2_prev * denom))
 
 
-def _kelly_log_capital(x01: np.ndarray, m: np.ndarray, cap: float = C_TRUNC) -> np.ndarray:
+def kelly_bet(mu_prev: np.ndarray, s2_prev: np.ndarray, m: np.ndarray, cap: float):  # type: ignore[no-untyped-def]
+    """The aGRAPA bet (μ̂_{i−1} − m)/(σ̂²_{i−1} + (μ̂_{i−1} − m)²), clipped to
+    [−c/(1 − m), c/m]: a function of the past only (predictable)."""
+    gap = mu_prev - m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.clip(gap / (s2_prev + gap * gap), -cap / (1.0 - m), cap / m)
+
+
+def _kelly_log_capital(
+    x01: np.ndarray, m: np.ndarray, cap: float = C_TRUNC, moments=None, start=None
+) -> np.ndarray:  # type: ignore[no-untyped-def]
     """log of the aGRAPA capital (Waudby-Smith & Ramdas 2024, §5.1, approximate growth-rate
     adaptive to the particular alternative): one signed predictable bet
     λ_i = (μ̂_{i−1} − m)/(σ̂²_{i−1} + (μ̂_{i−1} − m)²), clipped to [−c/(1 − m), c/m] with
     c = ``cap`` < 1, so every factor 1 + λ_i(x_i − m) ≥ 1 − c > 0. It bets more the further
-    the running mean is from m: the Kelly bet for the observed effect, whatever the plan."""
-    t = np.arange(1, x01.shape[-1] + 1, dtype=float)
-    mu = (0.5 + np.cumsum(x01, axis=-1)) / (t + 1.0)
-    s2 = (0.25 + np.cumsum((x01 - mu) ** 2, axis=-1)) / (t + 1.0)
-    first = np.full((*x01.shape[:-1], 1), 0.5)
-    mu_prev = np.concatenate([first, mu[..., :-1]], axis=-1)
-    s2_prev = np.concatenate([np.full_like(first, 0.25), s2[..., :-1]], axis=-1)
-    gap = mu_prev - m
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.clip(gap / (s2_prev + gap * gap), -cap / (1.0 - m), cap / m)
-    return np.cumsum(np.log1p(lam * (x01 - m)), axis=-1)
+    the running mean is from m: the Kelly bet for the observed effect, whatever the plan.
+    ``moments`` (:func:`running_moments`) and ``start`` (the log capital before ``x01``)
+    continue a carried stream."""
+    mu_prev, s2_prev, _, _ = running_moments(x01) if moments is None else moments
+    lam = kelly_bet(mu_prev, s2_prev, m, cap)
+    return _cum(np.log1p(lam * (x01 - m)), start)
 
 
 #: The capital's parts: (weight, bet) — the plan-sized hedged bets, and the Kelly bet with a
@@ -91,29 +119,46 @@ def log_capital(
     fixed-n n80 at α/m (binary pairs and WMT21 unchanged within noise); the plan part
     keeps close pairs in big pools decided near the plan (synthetic 1,875-item pool,
     Δ = 0.10 at α/91: 647 labels, 686 without it, 625 with the plan at weight ½)."""
-    x01 = np.asarray(x01, dtype=float)
-    m = np.asarray(m, dtype=float)
-    out = None
-    for weight, bet in PARTS:
-        part = (
-            _plan_log_capital(x01, m, alpha, t_star)
-            if bet == "plan" else _kelly_log_capital(x01, m, float(bet))
-        ) + math.log(weight)  # fmt: skip
+    return _log_capital_parts(np.asarray(x01, dtype=float), np.asarray(m, dtype=float),
+                              alpha, t_star)[0]
+
+
+def _log_capital_parts(x01, m, alpha, t_star, moments=None, starts=None):  # type: ignore[no-untyped-def]
+    """(log K_t(m) of :func:`log_capital`, each part's running log sums at the end):
+    ``moments`` and ``starts`` (the parts' sums before ``x01``) continue a carried stream."""
+    moments = running_moments(x01) if moments is None else moments
+    starts = [None] * len(PARTS) if starts is None else starts
+    out, ends = None, []
+    for (weight, bet), start in zip(PARTS, starts, strict=True):
+        if bet == "plan":
+            log_p, log_m = _plan_halves(x01, m, alpha, t_star, moments, start)
+            ends.append((log_p[..., -1:], log_m[..., -1:]))
+            part = np.logaddexp(log_p, log_m) - math.log(2.0)
+        else:
+            part = _kelly_log_capital(x01, m, float(bet), moments, start)
+            ends.append(part[..., -1:])
+        part = part + math.log(weight)
         out = part if out is None else np.logaddexp(out, part)
-    return out
+    return out, ends
+
+
+def _plan_halves(x01, m, alpha, t_star, moments, start):  # type: ignore[no-untyped-def]
+    """log K⁺_t and log K⁻_t of the plan-sized hedged capital (module docstring)."""
+    _, s2_prev, t, _ = moments
+    lam = plan_bet(s2_prev, t, alpha, t_star)
+    with np.errstate(divide="ignore"):
+        lam_p = np.minimum(lam, C_TRUNC / m)
+        lam_m = np.minimum(lam, C_TRUNC / (1.0 - m))
+    dev = x01 - m
+    start = (None, None) if start is None else start
+    return _cum(np.log1p(lam_p * dev), start[0]), _cum(np.log1p(-lam_m * dev), start[1])
 
 
 def _plan_log_capital(
     x01: np.ndarray, m: np.ndarray, alpha: float, t_star: float | None
 ) -> np.ndarray:
     """log of the hedged capital with bets sized for the plan (module docstring)."""
-    lam = _bets(x01, alpha, t_star)
-    with np.errstate(divide="ignore"):
-        lam_p = np.minimum(lam, C_TRUNC / m)
-        lam_m = np.minimum(lam, C_TRUNC / (1.0 - m))
-    dev = x01 - m
-    log_p = np.cumsum(np.log1p(lam_p * dev), axis=-1)
-    log_m = np.cumsum(np.log1p(-lam_m * dev), axis=-1)
+    log_p, log_m = _plan_halves(x01, m, alpha, t_star, running_moments(x01), None)
     return np.logaddexp(log_p, log_m) - math.log(2.0)
 
 
@@ -135,15 +180,34 @@ def wor_log_capital(
     Des Raj increments shrink label i by (N − i + 1)/N). When m_i(θ) leaves [0, 1] the
     labelled part alone rules θ out and the capital is +∞ from then on.
     """
+    return wor_log_capital_from(x01, th, alpha, t_star, pool_size)[0]
+
+
+def wor_log_capital_from(x01, th, alpha, t_star, pool_size, state=None):  # type: ignore[no-untyped-def]
+    """(log K_t of :func:`wor_log_capital` along ``x01``, the end state): ``state``, the end
+    state after the labels before ``x01`` (None: none yet), continues a carried stream with
+    the very numbers of the whole — the bets (:func:`plan_bet`, :func:`kelly_bet`) are
+    functions of the past only, so they are the same however the stream is cut."""
+    mom0, starts, out0 = (None, None, None) if state is None else state
+    moments = running_moments(x01, mom0)
     if pool_size is None:
-        return log_capital(x01, np.clip(th, 1e-12, 1 - 1e-12), alpha, t_star)
-    t = np.arange(1, x01.shape[-1] + 1, dtype=float)
-    zero = np.zeros((*x01.shape[:-1], 1))
-    s_prev = np.concatenate([zero, np.cumsum(x01, axis=-1)[..., :-1]], axis=-1)
+        log_k, ends = _log_capital_parts(
+            x01, np.clip(th, 1e-12, 1 - 1e-12), alpha, t_star, moments, starts
+        )
+        return log_k, (moments[3], ends, None)
+    t = moments[2]
+    s0 = None if mom0 is None else mom0[1]
+    lead = np.broadcast_to(0.0 if s0 is None else s0, (*x01.shape[:-1], 1))
+    s_prev = np.concatenate([lead, _cum(x01, s0)[..., :-1]], axis=-1)
     m = (float(pool_size) * th - s_prev) / (float(pool_size) - t + 1.0)
-    out = np.maximum.accumulate((m < -WOR_TOL) | (m > 1 + WOR_TOL), axis=-1)
-    log_k = log_capital(x01, np.clip(m, 1e-12, 1 - 1e-12), alpha, t_star)
-    return np.where(out, np.inf, log_k)
+    bad = (m < -WOR_TOL) | (m > 1 + WOR_TOL)
+    if out0 is not None:
+        bad = bad | out0
+    out = np.maximum.accumulate(bad, axis=-1)
+    log_k, ends = _log_capital_parts(
+        x01, np.clip(m, 1e-12, 1 - 1e-12), alpha, t_star, moments, starts
+    )
+    return np.where(out, np.inf, log_k), (moments[3], ends, out[..., -1:])
 
 
 def _unit(z, theta0, bounds):  # type: ignore[no-untyped-def]
@@ -259,17 +323,19 @@ def betting_cs(
     )
 
 
-def _path_interval(run, m, thr, x01, step, burn_in):  # type: ignore[no-untyped-def]
+def _path_interval(run, m, thr, x01, step, burn_in, t0=0, centre=None):  # type: ignore[no-untyped-def]
     """The path's intervals on [0, 1]: the grid points whose running log K stays below
     thr, each endpoint placed by :func:`_crossing` (the running mean ± one grid step when
-    no point survives); (0, 1) before the burn-in. Also (first, last, any) surviving point."""
+    no point survives); (0, 1) before the burn-in. Also (first, last, any) surviving point.
+    ``t0``, ``centre``: the columns of ``run`` are labels t0 + 1, … with running means
+    ``centre`` (a carried stream's new labels)."""
     alive = run < thr
     any_alive = alive.any(axis=0)
     first = np.argmax(alive, axis=0)
     last = alive.shape[0] - 1 - np.argmax(alive[::-1], axis=0)
 
-    t = np.arange(1, x01.size + 1)
-    centre = np.cumsum(x01) / t
+    t = np.arange(t0 + 1, t0 + run.shape[1] + 1)
+    centre = np.cumsum(x01) / t if centre is None else centre
     low01 = np.where(
         any_alive, _crossing(run, m, thr, first, first - 1), np.maximum(centre - step, 0.0)
     )

@@ -49,7 +49,8 @@ from estimators import confidence_sequences as csq
 from estimators.doc_monitor import document_report
 from estimators.live_designs import LiveDesign
 from estimators.monitor_analysis import KNOWN_TOL, MonitorAnalysis
-from estimators.monitor_cache import MonitorCache, digest
+from estimators.monitor_cache import MonitorCache
+from estimators.monitor_carry import MonitorCarry
 from estimators.monitor_forecast import MonitorForecast
 from estimators.monitor_pools import MonitorData
 from estimators.monitor_status import (
@@ -59,12 +60,15 @@ from estimators.monitor_status import (
     SystemStatus,
     Verdict,
 )
-from estimators.multiple import bonferroni_alpha, holm, pairs, rank_sets
+from estimators.monitor_streams import MonitorStreams
+from estimators.multiple import bonferroni_alpha, pairs, rank_sets
 from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 from estimators.verdicts import ErrorRate, Outcome
 
 
-class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
+class CampaignMonitor(
+    MonitorData, MonitorAnalysis, MonitorCarry, MonitorStreams, MonitorForecast
+):
     """Anytime-valid monitor of one campaign (statistics.md §4–§5).
 
     Parameters
@@ -194,24 +198,12 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             streams.append((items, y, pos))
             if repeats:
                 notes.append(f"{self.names[s]}: {repeats} repeat label(s) of an output ignored")
-            pool = self._system_pool(s)
+        self._read_keys(streams)
+        for s in range(self.k):
+            res, pool = self._system_row(s, streams[s], a_sys, method)
             cover = self._coverage(pool)
             sys_cover.append(cover)
             notes.extend(self._coverage_notes(self.names[s], cover))
-            g = None if pool.controls is None else pool.controls.values[items]
-            n_labels, kind = None, f"{method}+cv"
-            known = self._known(((items, y),), pool)
-            if self.visits is not None:
-                y, g, pool, n_labels = self._weighted((s,), pool)
-                kind = f"{method}+active"
-            key = self._cache_key("system", y, g, pool, known, a_sys, kind)
-            res = None if self.cache is None else self.cache.get(("system", s), key)
-            if res is None:
-                res = self._result(
-                    y, g, pool, a_sys, pair=False, method=kind, n_labels=n_labels, known=known
-                )[0]
-                if self.cache is not None:
-                    self.cache.put(("system", s), key, res)
             sys_results.append(res)
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
@@ -235,19 +227,6 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             plan_note=fit_notes[0] if fit_notes else None,
         )  # fmt: skip
 
-    def _cache_key(self, what, y, g, pool, known, level, kind) -> bytes:  # type: ignore[no-untyped-def]
-        """Everything a stream's analysis depends on (:mod:`estimators.monitor_cache`)."""
-        if self.cache is None:
-            return b""
-        ctrl = pool.controls
-        return digest(
-            what, self.alpha, str(self.design), self.mode, self.t_star, self.finite_pool,
-            str(self._error_rate()), self.label_range, self.pair_controls, self.k, level, kind,
-            known, np.asarray(y, dtype=float),
-            None if g is None else np.asarray(g, dtype=float), pool.mask,
-            None if ctrl is None else ctrl.values, None if ctrl is None else ctrl.mean,
-        )  # fmt: skip
-
     def _plan_fit_notes(self) -> list[str]:
         """Say so when the plan's labels per system exceed the pool (the sequences are then
         tuned to the pool: the plan as given cannot be followed)."""
@@ -262,80 +241,6 @@ class CampaignMonitor(MonitorData, MonitorAnalysis, MonitorForecast):
             "so pairs closer than the planned difference may stay undecided until every item "
             "is labelled (see the Planner for the smallest difference this pool settles)."
         ]
-
-    def _pair_statuses(self, plist, streams, a_pair: float, notes: list[str]):  # type: ignore[no-untyped-def]
-        """Analyse every pair, settle them together (Holm or e-BH), and word the verdicts."""
-        results, pvals, evals, inputs, cover, kept = [], [], [], [], [], []
-        for a, b in plist:
-            d, g, pool = self._pair_stream(streams[a], streams[b], a, b)
-            known = self._known((streams[a][:2], streams[b][:2]), pool)
-            n_labels, kind = None, f"{self.design}+cv paired"
-            if self.visits is not None:
-                d, g, pool, n_labels = self._weighted((a, b), pool)
-                kind = f"{self.design}+active paired"
-            key = self._cache_key("pair", d, g, pool, known, a_pair, kind)
-            hit = None if self.cache is None else self.cache.get(("pair", a, b), key)
-            if hit is None:
-                self._last_e = 1.0
-                res, p_last, sigma, t_star, cs = self._result(
-                    d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
-                    known=known,
-                )  # fmt: skip
-                if self.cache is not None:
-                    self.cache.put(
-                        ("pair", a, b), key, (res, p_last, sigma, t_star, cs, self._last_e)
-                    )
-            else:
-                res, p_last, sigma, t_star, cs, self._last_e = hit
-            if cs is not None:
-                self._pair_cs[(a, b)] = cs
-            e_last = math.inf if p_last == 0.0 else self._last_e
-            results.append(res)
-            pvals.append(p_last)
-            evals.append(e_last)
-            inputs.append((sigma, t_star, pool.size))
-            cover.append(self._coverage(pool))
-            kept.append((d, g, pool, known, (a, b), key))
-        if self.error_rate == ErrorRate.FDR and self._error_rate() != ErrorRate.FDR:
-            notes.append(
-                f"e-BH needs the betting design's e-values; the {self.design} design reads "
-                "its verdicts with Holm (family-wise error rate)."
-            )
-        reject, read_at = verdicts.settle(
-            np.asarray(pvals), np.asarray(evals), self.alpha, self._error_rate()
-        )
-        adj = holm(np.asarray(pvals), self.alpha).adjusted if plist else np.array([])
-        level = verdicts.read_level(reject, self.alpha, self._error_rate())
-        out = []
-        for i in range(len(plist)):
-            sign = self._sign(results[i], pvals[i], bool(reject[i]), kept[i], level)
-            status = self._pair_status(
-                plist[i], results[i], pvals[i], float(adj[i]), sign,
-                float(read_at[i]), inputs[i], cover[i], a_pair, evals[i],
-            )  # fmt: skip
-            out.append(status)
-        return out
-
-    def _sign(self, res, p: float, rejected: bool, stream, level: float) -> int:  # type: ignore[no-untyped-def]
-        """The side a rejected pair is read on (0: none, or not rejected): its interval at
-        the level it is rejected at (:func:`estimators.verdicts.side`). The Bonferroni
-        interval is wider, so when it already lies on one side that is the side; otherwise
-        the pair's interval at the read level is computed."""
-        if not rejected or not (res.n_human >= MIN_LABELS_FOR_VERDICT or p == 0.0):
-            return 0
-        known = stream[3]
-        bonf = verdicts.intersect(res.diagnostics.get("interval", res.ci), known)
-        sign = verdicts.side(bonf)
-        if sign or p == 0.0 or not level > self.alpha / max(len(pairs(self.k)), 1):
-            return sign
-        if self.cache is None:
-            return verdicts.side(self._read_interval(stream[:4], level))
-        ab, key = stream[4], digest(stream[5], level)
-        ci = self.cache.get(("read", *ab), key)
-        if ci is None:
-            ci = self._read_interval(stream[:4], level)
-            self.cache.put(("read", *ab), key, ci)
-        return verdicts.side(ci)
 
     def _pair_status(
         self, ab, res, p, p_holm, sign, read_at, inputs, cover, a_pair, e_value

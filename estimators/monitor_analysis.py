@@ -36,7 +36,8 @@ class MonitorAnalysis:
     sequence, p-value and shown result under the live design in force."""
 
     def _analyse(
-        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None, level=None
+        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None, level=None,
+        stream=None,
     ):  # type: ignore[no-untyped-def]
         """Increments, CS at ``alpha_cs``, and the anytime p-value vs ``theta0``, both tuned
         at ``alpha_cs`` (:meth:`_tuning`); the betting design also leaves its e-value K_t(θ0)
@@ -45,13 +46,20 @@ class MonitorAnalysis:
 
         t* and the finite-pool N come from the size of the fixed pool and the plan, never
         from the labels seen so far: the path up to t then depends on the first t labels
-        only, so a later read extends it.
+        only, so a later read extends it. ``stream`` (a name in the campaign's cache): the
+        betting design's paths from the state carried between reads
+        (:mod:`estimators.monitor_carry`) — the p-value path is then its last entry only.
         """
         t_star = self._t_star(pool)
         pool_size = pool.size if self.finite_pool and self.visits is None else None
-        m = max(len(pairs(self.k)), 1)
+        m = max(self.k * (self.k - 1) // 2, 1)  # the pairs Holm adjusts over
         paths = self._clt_paths if not self.design.bounded else self._bounded_paths
-        inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m, level)
+        if stream is not None and self._carries:
+            inc, cs, p = self._carried_paths(
+                y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream
+            )
+        else:
+            inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m, level)
         return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
 
     def _clt_paths(self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m, level):  # type: ignore[no-untyped-def]
@@ -138,6 +146,14 @@ class MonitorAnalysis:
         empty = low > high
         return replace(cs, lower=np.where(empty, k_lo, low), upper=np.where(empty, k_hi, high))
 
+    @property
+    def _carries(self) -> bool:
+        """The betting design's paths are carried between reads (a campaign cache, uniform
+        draws): :mod:`estimators.monitor_carry`."""
+        return (
+            self.cache is not None and self.design == LiveDesign.BETTING and self.visits is None
+        )
+
     def _tuning(self, alpha_cs: float) -> float:
         """The level the p-values and sequences are tuned for: the level at which the
         verdict is first read (α/m for a pair, α/k for a system). The group-sequential
@@ -217,7 +233,7 @@ class MonitorAnalysis:
 
     def _result(
         self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None, n_labels=None,
-        known=None,
+        known=None, stream=None,
     ):  # type: ignore[no-untyped-def]
         n = int(y.shape[-1]) if n_labels is None else int(n_labels)
         ctrl = pool.controls
@@ -234,7 +250,9 @@ class MonitorAnalysis:
                 valid_for_verdict=False,
             )
             return res, 1.0, float("nan"), self._t_star(pool), None
-        inc, cs, p, t_star = self._analyse(y, g, pool, alpha_cs, pair=pair, theta0=theta0)
+        inc, cs, p, t_star = self._analyse(
+            y, g, pool, alpha_cs, pair=pair, theta0=theta0, stream=stream
+        )
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
         ci = verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)

@@ -12,8 +12,11 @@ inputs and the reused result is the one the full recomputation gives, bit for bi
 Nothing is ever stale: a label that changes a pair's stream changes its key. One entry per
 stream is kept (the last), so the memory is that of one report.
 
-The rest of a read — Holm or e-BH over all pairs, the sides, forecasts and rank sets — is
-recomputed every time: it depends on every pair, and costs O(m log m) plus the forecasts.
+Besides the analyses: the betting design's states carried label by label (``carried``,
+:mod:`estimators.monitor_carry`), so a touched stream is extended rather than analysed
+again, and each pair's status (verdict, forecasts), reused while its row and its place in
+Holm / e-BH are unchanged (:mod:`estimators.monitor_streams`). Holm or e-BH over all pairs
+and the rank sets are recomputed at every read (O(m log m)).
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ class MonitorCache:
     _store: dict[Any, tuple[bytes, Any]] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
+    #: stream → its carried betting state (:mod:`estimators.monitor_carry`)
+    carried: dict[Any, Any] = field(default_factory=dict)
+    #: streams whose carried state was built from their first label (none to extend)
+    rebuilt: int = 0
 
     def get(self, stream: Any, key: bytes) -> Any | None:
         entry = self._store.get(stream)

@@ -24,7 +24,7 @@ from views.common import campaign_data, chosen_campaign, download, engine, requi
 from views.dashboard_controls import draw_controls
 from views.dashboard_document_scores import draw_document_scores
 from views.dashboard_estimates import draw_estimates
-from views.dashboard_pairs import draw_pairs
+from views.dashboard_pairs import WIDTH_PAIRS, draw_pairs
 from views.dashboard_plan import draw_plan
 from views.dashboard_quality import draw_quality
 from views.dashboard_sampling import draw_sampling
@@ -36,11 +36,13 @@ st.title("Dashboard")
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def monitor_cache(db: str, cid: int) -> MonitorCache:
-    """The live monitor's analyses of one campaign, carried between reads by this server
-    process (estimators/monitor_cache.py). Its entries are keyed by a digest of each
-    pair's labels, pool and settings, so they never go stale: a new or changed label
-    changes the key of the streams it touches, and only those are recomputed."""
+def monitor_cache(db: str, cid: int, kind: str | None, zscores: bool) -> MonitorCache:
+    """The live monitor's analyses of one campaign and judgment kind, carried between reads
+    by this server process (estimators/monitor_cache.py, monitor_carry.py). Entries are
+    keyed by digests of each stream's settings and labels, so they never go stale: a read
+    after a new label extends the states of the streams it touches (a label undone rolls
+    them back) and reuses the rest. One per kind, so switching the judgment shown does not
+    replace the other kind's states."""
     return MonitorCache()
 
 
@@ -57,9 +59,13 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     """(campaign report, seconds it took), cached per fingerprint ``key`` and settings."""
     started = time.perf_counter()
     data, kind = analysed(campaign_data(db, cid, key), kind, zscores)
+    k = len(data.systems)
     report = campaign_report(
         data, label_kind=kind, signatures=list(signatures), alpha=alpha,
-        monitor_cache=monitor_cache(db, cid),
+        monitor_cache=monitor_cache(db, cid, kind, zscores),
+        # the width chart is drawn up to WIDTH_PAIRS pairs: beyond, one point per pair
+        # instead of 60 (a 60-system campaign would carry 106,000 rows nobody sees)
+        width_points=60 if k * (k - 1) // 2 <= WIDTH_PAIRS else 0,
     )
     return report, time.perf_counter() - started
 
