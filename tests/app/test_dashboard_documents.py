@@ -77,6 +77,6 @@ def test_planner_plans_documents_and_fits_the_pool_in_documents(app_engine) -> N
     assert at.number_input(key="fit-pool-docs").value == 60
     docs = document_plan(read_campaign(app_engine, cid))
     planned = docs.documents_for(forecast_planned_labels(2, 0.10, 0.05))
-    assert metrics["Planned documents per system for ε"] == f"{planned:,}"
+    assert metrics["Planned documents per system for it"] == f"{planned:,}"
     text = "\n".join(str(c.value) for c in at.caption) + "\n".join(str(w.value) for w in at.warning)
     assert "Documents are the sampling unit: with all 60 documents judged" in text, text
