@@ -84,26 +84,43 @@ def test_deep_link_without_session_shows_sign_in(server: Server, page, path: str
     assert entries == ROUTED, (path, entries)
 
 
+def _fresh_tabs(page):  # type: ignore[no-untyped-def]
+    """One new browser context (a new Streamlit session) per path, in the page's browser."""
+    browser = page.context.browser
+    for path in PATHS:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        tab = context.new_page()
+        tab.set_default_timeout(30_000)
+        try:
+            yield path, tab
+        finally:
+            context.close()
+
+
+# The two tests below visit every path on one server, each in a new session: the first
+# visit to a fresh server (where Streamlit's own views/ mode used to take over) is covered
+# path by path by the sign-in test above; these check what an invite link and a bad token
+# get on each path.
 @pytest.mark.browser
-@pytest.mark.parametrize("path", PATHS)
-def test_invite_link_opens_annotate_on_any_path(server: Server, page, path: str) -> None:  # type: ignore[no-untyped-def]
+def test_invite_link_opens_annotate_on_any_path(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     token = _seed(server)
-    page.goto(f"{server.url}/{path}?token={token}")
-    page.locator(".tandem-output").first.wait_for()
-    # the public title, never the campaign's internal name (issue 31)
-    assert page.locator("h1").first.inner_text().strip() == DEFAULT
-    _assert_no_admin_content(page, path)
-    assert _sidebar_entries(page) == set(), path  # an annotator sees no navigation at all
-    if path == "dashboard":
-        page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
+    for path, tab in _fresh_tabs(page):
+        tab.goto(f"{server.url}/{path}?token={token}")
+        tab.locator(".tandem-output").first.wait_for()
+        # the public title, never the campaign's internal name (issue 31)
+        assert tab.locator("h1").first.inner_text().strip() == DEFAULT, path
+        _assert_no_admin_content(tab, path)
+        assert _sidebar_entries(tab) == set(), path  # an annotator sees no navigation at all
+        if path == "dashboard":
+            tab.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("path", PATHS)
-def test_invalid_token_is_refused_on_any_path(server: Server, page, path: str) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_token_is_refused_on_any_path(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     _seed(server)
-    page.goto(f"{server.url}/{path}?token=not-a-real-token")
-    page.get_by_text("This invite link is not valid").wait_for()
-    _assert_no_admin_content(page, path)
-    assert page.locator(".tandem-output").count() == 0, path
-    assert _sidebar_entries(page) == set(), path
+    for path, tab in _fresh_tabs(page):
+        tab.goto(f"{server.url}/{path}?token=not-a-real-token")
+        tab.get_by_text("This invite link is not valid").wait_for()
+        _assert_no_admin_content(tab, path)
+        assert tab.locator(".tandem-output").count() == 0, path
+        assert _sidebar_entries(tab) == set(), path
