@@ -19,6 +19,7 @@ import numpy as np
 
 from annotation.racing import settled_pairs, systems_in_play
 from estimators.monitor import CampaignMonitor
+from estimators.monitor_cache import MonitorCache
 from estimators.monitor_status import MonitorReport
 
 
@@ -57,6 +58,10 @@ def replay(
     settle = settle or settled_pairs
     present = np.isfinite(y)
     in_play = set(names)
+    # One cache for every read of this replay: labels only arrive, so each read extends the
+    # streams' carried betting states instead of recomputing their paths
+    # (estimators.monitor_cache; equal to the full recomputation, tests/estimators).
+    monitor.setdefault("cache", MonitorCache())
     out = Replay()
     item_l: list[np.ndarray] = []
     sys_l: list[np.ndarray] = []
