@@ -169,7 +169,13 @@ def live_part() -> None:
     decided = sum(p.decided for p in report.monitor.pairs) if report.monitor else 0
     cols[3].metric("Decided pairs", f"{decided} / {len(report.pair_rows())}")
     st.caption(f"Computed in {seconds:.2f} s; last checked {time.strftime('%H:%M:%S')}.")
+    if zscores:  # the report ran on z as the "score" kind: name it as what it is
+        z_name = f"the per-annotator z-scores of the {LABEL_KINDS[kind]}"
+        st.caption(f"Judgment analysed: {z_name}. Estimates are system means of z; intervals "
+                   "treat z as fixed (approximate).")  # fmt: skip
     for note in report.notes:
+        if zscores:
+            note = note.replace(LABEL_KINDS[LabelKind.SCORE], z_name)
         st.caption(f"Note: {note}")
     draw_plan(report, campaign_data(db_url, cid, fp))
     draw_estimates(report)
@@ -178,10 +184,7 @@ def live_part() -> None:
     draw_quality(report, fp, cid, data.mode, db_url)
     draw_position_bias(cid, fp, alpha)  # comparative screens only
     draw_document_scores(cid, data.mode, alpha)  # DA / SQM in document order only
-    if zscores:
-        st.caption(f"Per-annotator z-scores of the {LABEL_KINDS[kind]}: estimates are system "
-                   "means of z; intervals treat z as fixed (approximate).")  # fmt: skip
-    else:  # the controls panel reads the raw judgments
+    if not zscores:  # the controls panel reads the raw judgments
         draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha, db_url)
 
     st.subheader("Download results")

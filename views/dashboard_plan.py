@@ -24,8 +24,12 @@ def draw_plan(report, data) -> None:  # type: ignore[no-untyped-def]
                 help="t*: the confidence sequences are tightest here (set it on the "
                 "Statistics page before the first label)")  # fmt: skip
     c[1].metric("Labels so far per system", so_far)
-    c[2].metric("Design", str(plan.design), help=DESIGN_TEXT[plan.design])
-    st.caption(f"Design in force: {DESIGN_TEXT[plan.design]}.")
+    # the design in force can differ from the plan's (a judgment kind with no known range,
+    # z-scores, active sampling fall back to asympcs: the report's notes say why)
+    design = mon.design if mon is not None else plan.design
+    c[2].metric("Design", str(design), help=DESIGN_TEXT[design])
+    shown = "" if design == plan.design else f" (the plan's is {plan.design}; see the note above)"
+    st.caption(f"Design in force: {DESIGN_TEXT[design]}{shown}.")
     for ch in plan.late:
         st.warning(
             f"The plan's **{ch.key}** was changed from {literal(ch.old_value)} to "

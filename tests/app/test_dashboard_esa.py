@@ -21,7 +21,12 @@ def test_esa_campaign_dashboard_defaults_to_the_esa_score_and_offers_zscores(app
     assert table["Human only"].iloc[0].startswith("0.705 [")  # sys0: mean ESA 70.5 ÷ 100
     at.toggle(key="dash-z").set_value(True).run()
     assert not at.exception, at.exception
-    assert "Per-annotator z-scores of the ESA score" in _captions(at)
+    assert "the per-annotator z-scores of the ESA score" in _captions(at)
+    # z has no known range: the design in force is asympcs, and the page says so, not
+    # the plan's betting design nor "human score (as imported …)"
+    assert "as imported" not in _captions(at)
+    assert "(the plan's is betting; see the note above)" in _captions(at)
+    assert [m.value for m in at.metric if m.label == "Design"] == ["asympcs"]
     assert not at.dataframe[0].value["Human only"].iloc[0].startswith("0.705")
     picker.set_value("label").run()
     assert not at.exception, at.exception
