@@ -4,7 +4,7 @@ and reference per item, one output text per (item, system)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,11 +180,21 @@ _ROW_TEXT = (
 
 
 def validate_rows(
-    filename: str, rows: Sequence[Row], names: Mapping[str, str] | None = None
+    filename: str, rows: Iterable[Row], names: Mapping[str, str] | None = None
 ) -> None:
     """Apply a campaign file's row checks to rows built elsewhere (an MQM TSV's): NUL
     bytes, empty ids and outputs, length limits and conflicting texts. Raises
     :class:`CampaignFileError` naming each row; returns when every row passes."""
+    for _ in checked_rows(filename, rows, names):
+        pass
+
+
+def checked_rows(
+    filename: str, rows: Iterable[Row], names: Mapping[str, str] | None = None
+) -> Iterator[Row]:
+    """:func:`validate_rows` as the rows pass (an import writes them meanwhile, in bounded
+    memory): each row is handed on while none has broken a rule; after that the rest are
+    only checked, and the end raises :class:`CampaignFileError` with every problem."""
     problems: list[Problem] = []
     rules = RowRules(names)
     name = rules.names
@@ -214,5 +224,7 @@ def validate_rows(
                 add(row.number, row.line, key, f"{key} contains a NUL byte (\\x00)",
                     "Remove NUL characters.")  # fmt: skip
         rules.check(row, add)
+        if not problems:
+            yield row
     if problems:
         raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
