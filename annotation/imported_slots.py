@@ -28,32 +28,58 @@ class ImportedJudgment:
 def record_imported(
     s: Any, campaign_id: int, seed: int, judgments: Sequence[ImportedJudgment]
 ) -> list[int]:
-    """Finished ("done") slots for imported judgments, after the campaign's last position;
-    their ids in the order of ``judgments``.
+    """Finished ("done") slots for imported judgments (:func:`record_imported_columns`);
+    their ids in the order of ``judgments``."""
+    return record_imported_columns(
+        s,
+        campaign_id,
+        seed,
+        [j.item for j in judgments],
+        [j.output_id for j in judgments],
+        [j.annotator_id for j in judgments],
+        [j.inclusion_prob for j in judgments],
+    )
+
+
+def record_imported_columns(
+    s: Any,
+    campaign_id: int,
+    seed: int,
+    items: Sequence[str],
+    output_ids: Sequence[int],
+    annotator_ids: Sequence[int],
+    inclusion_probs: Sequence[float],
+) -> list[int]:
+    """Finished ("done") slots for imported judgments given as columns (judgment k: its
+    item's id in the file, output, annotator, inclusion probability), after the campaign's
+    last position; their ids in judgment order.
 
     Arrival order: the paired draw of ``draw_units`` seeded with the campaign's seed, a
     random permutation of the labelled items with all judgments of one item consecutive, in
     a random order, so an imported census reads like a queue run to its end.
     """
-    if not judgments:
+    if not items:
         return []
     by_item: dict[Any, list[tuple[int, Any]]] = {}
-    for k, j in enumerate(judgments):
-        by_item.setdefault(j.item, []).append((k, j.item))
+    for k, item in enumerate(items):
+        by_item.setdefault(item, []).append((k, item))
     order = [k for unit in draw_units(by_item, True, np.random.default_rng(seed)) for k, _ in unit]
+    del by_item
     start = next_assignment_position(s, campaign_id)
-    rows = [
+    rows = (  # a generator: the insert takes a chunk at a time
         {
             "campaign_id": campaign_id,
-            "output_id": judgments[k].output_id,
-            "annotator_id": judgments[k].annotator_id,
+            "output_id": output_ids[k],
+            "annotator_id": annotator_ids[k],
             "position": position,
-            "inclusion_prob": judgments[k].inclusion_prob,
+            "inclusion_prob": inclusion_probs[k],
             "state": dbq.DONE,
             "kind": dbq.REGULAR,
         }
         for position, k in enumerate(order, start=start)
-    ]
+    )
     ids = dbbuild.insert_slots(s, rows)
-    by_input = dict(zip(order, ids, strict=True))
-    return [by_input[k] for k in range(len(judgments))]
+    by_input = [0] * len(items)
+    for k, slot in zip(order, ids, strict=True):
+        by_input[k] = slot
+    return by_input

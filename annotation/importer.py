@@ -1,4 +1,5 @@
-"""Import a campaign file into the database: validate everything, then write in one transaction.
+"""Import a campaign file into the database: validate and write it chunk by chunk, in one
+transaction (a problem anywhere writes nothing).
 
 Used by the admin page and by ``python cli.py import``. Judgments already in the file
 (``human_label``, ``human_score``, ``post_edit``) become annotations by their ``annotator``
@@ -12,34 +13,29 @@ the report says which it is.
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from annotation.import_reports import ImportReport
-from annotation.imported_slots import ImportedJudgment, record_imported
-from annotation.scores_file import scores_from_campaign
-from annotation.scores_import import refuse_archived, write_scores
+from annotation.import_reports import ImportReport, MetricCoverage
+from annotation.import_writer import IMPORT_ANNOTATOR, CampaignWriter
+from annotation.scores_file import ColumnScores, ScoresFile, campaign_score_columns
+from annotation.scores_import import check_signatures, coverage, refuse_archived
 from db import Engine
 from db import campaigns as repo
 from db import scores as score_store
 from db.engine import session_scope
-from formats.campaign_file import CLI_WORDING, Wording, parse_campaign_file
-from formats.problems import (
-    DEFAULT_MAX_MB,
-    MAX_PROBLEMS,
-    CampaignFileError,
-    Problem,
-    check_campaign_name,
-)
+from formats.campaign_file import CHUNK_ROWS, CLI_WORDING, Wording, stream_campaign_file
+from formats.problems import DEFAULT_MAX_MB, CampaignFileError, Problem, check_campaign_name
 from formats.readers import source_bytes
-from formats.rows import CampaignFile, validate_rows
+from formats.rows import CampaignFile, Row, validate_rows
 from formats.scores_file import MetricSpec, metric_specs
 from metrics.base import Progress
 
-IMPORT_ANNOTATOR = "imported"
+__all__ = ["IMPORT_ANNOTATOR", "import_campaign", "import_parsed", "import_rows"]
 
 
 def import_campaign(
@@ -56,6 +52,7 @@ def import_campaign(
     max_mb: float = DEFAULT_MAX_MB,
     progress: Progress | None = None,
     wording: Wording | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> ImportReport:
     """Validate ``source`` completely, then write it as one transaction.
 
@@ -65,34 +62,77 @@ def import_campaign(
     written) for any problem in the file, for a campaign name that exists when ``append`` is
     false, and for appended rows that clash with the campaign's existing items. ``wording``
     names the Import page's controls in hints instead of the command line's.
+
+    The file is validated and written chunk by chunk (``chunk_rows`` rows) inside one
+    transaction, in memory bounded by a small multiple of the file: a problem anywhere
+    rolls back everything, so the database is exactly as before.
     """
     started = time.perf_counter()
     data, filename = source_bytes(source, filename, max_mb)
     check_campaign_name(campaign, filename)
     tick = progress or (lambda done, total: None)
-    parsed = parse_campaign_file(data, filename, column_map, max_mb, ignore=ignore, wording=wording)
-    imported = (
-        scores_from_campaign(parsed, data, metrics, wording=wording)
-        if metrics or metric_specs(parsed.columns, metrics)
-        else None
+    stream = stream_campaign_file(
+        data, filename, column_map, max_mb, ignore=ignore, wording=wording, chunk_rows=chunk_rows
     )
-    tick(1, 4)
-
+    scores = None
+    if metrics or metric_specs(stream.columns, metrics):
+        scores = campaign_score_columns(stream, data, metrics, wording=wording)
+    total = max(data.count(b"\n"), 1)  # the progress bar's end: lines, ≥ rows
     with session_scope(engine) as s:
         camp = _target_campaign(s, campaign, filename, append, settings, wording or CLI_WORDING)
-        report = _write(s, camp.id, camp.queue_seed or 0, parsed, tick)
-        coverage = (
-            write_scores(s, camp.id, imported, repo.existing_output_keys(s, camp.id))
-            if imported is not None
-            else []
-        )
+        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename)
+        report, coverage = _write_chunks(s, writer, stream.chunks, scores, tick, total)
     return ImportReport(
         campaign=campaign,
         campaign_id=camp.id,
-        rows=len(parsed.rows),
+        rows=stream.n_rows,
         seconds=time.perf_counter() - started,
         metrics=coverage,
         **report,
+    )
+
+
+def _write_chunks(
+    s: Any,
+    writer: CampaignWriter,
+    chunks: Iterable[list[Row]],
+    scores: tuple[ScoresFile, list[MetricSpec]] | None,
+    tick: Progress,
+    total: int,
+) -> tuple[dict[str, Any], list[MetricCoverage]]:
+    """Write each validated chunk as it comes, in the caller's transaction: a problem in a
+    later chunk raises (from ``chunks``, ``writer`` or the score columns) and the caller
+    rolls the earlier chunks back. Nothing more is written once a problem is found."""
+    columns = None if scores is None else ColumnScores(writer.filename, scores[1])
+    signatures = None if scores is None else check_signatures(s, writer.campaign_id, scores[0])
+    done = 0
+    for rows in chunks:
+        entries = [] if columns is None else columns.check(rows)
+        if columns is None or not columns.problems:
+            output_ids = writer.add(rows)
+            if entries and output_ids:
+                _insert_column_scores(s, scores[0], rows, output_ids, entries)  # type: ignore[index]
+        done += len(rows)
+        tick(min(done, total), total)
+    if columns is not None:
+        columns.raise_problems()
+    report = writer.finish()
+    tick(total, total)
+    if scores is None or signatures is None or columns is None:
+        return report, []
+    return report, coverage(scores[0], *signatures, columns.counts, writer.n_outputs)
+
+
+def _insert_column_scores(
+    s: Any, scores: ScoresFile, rows: list[Row], output_ids: list[int], entries: list[Any]
+) -> None:
+    oid = {row.number: o for row, o in zip(rows, output_ids, strict=True)}
+    score_store.insert_scores_in(
+        s,
+        [
+            score_store.ScoreRow(oid[e.row], e.metric, scores.signature(e.metric), e.value)
+            for e in entries
+        ],
     )
 
 
@@ -120,204 +160,6 @@ def _target_campaign(
     score_store.lock_campaign(s, existing.id)
     refuse_archived(s, existing.id, filename)
     return existing
-
-
-def _write(
-    s: Any, campaign_id: int, seed: int, parsed: CampaignFile, tick: Progress
-) -> dict[str, Any]:
-    items = repo.existing_items(s, campaign_id)
-    systems = repo.existing_systems(s, campaign_id)
-    outputs = repo.existing_output_keys(s, campaign_id)
-    new_items, new_systems = _new_rows(campaign_id, parsed, items, outputs, systems)
-
-    names = list(new_systems)
-    ids = repo.insert_systems(
-        s,
-        [{"campaign_id": campaign_id, "name": n, "is_human": new_systems[n]} for n in names],
-    )
-    systems.update(zip(names, ids, strict=True))
-    ext_ids = list(new_items)
-    ids = repo.insert_items(s, [new_items[e] for e in ext_ids])
-    item_ids = {ext: v[0] for ext, v in items.items()} | dict(zip(ext_ids, ids, strict=True))
-    tick(2, 4)
-    outputs_added = _insert_outputs(s, parsed, outputs, item_ids, systems)
-    tick(3, 4)
-
-    judged = [r for r in parsed.rows if r.has_judgment]
-    n_annotators = 0
-    if judged:
-        annotators = repo.ensure_annotators(
-            s, campaign_id, {r.annotator or IMPORT_ANNOTATOR for r in judged}
-        )
-        n_annotators = len(annotators)
-        _write_judgments(s, campaign_id, seed, judged, outputs, systems, annotators)
-    tick(4, 4)
-
-    n_outputs_total = len(outputs)
-    n_judged_outputs = len({(r.item_id, r.system) for r in judged})
-    return {
-        "items_added": len(new_items),
-        "systems_added": len(new_systems),
-        "outputs_added": outputs_added,
-        "judgments_added": len(judged),
-        "annotators": n_annotators,
-        "census": bool(judged) and n_judged_outputs == n_outputs_total,
-    }
-
-
-def _new_rows(
-    campaign_id: int,
-    parsed: CampaignFile,
-    items: dict[str, Any],
-    outputs: dict[tuple[str, str], int],
-    systems: dict[str, int],
-) -> tuple[dict[str, dict[str, Any]], dict[str, bool]]:
-    """The items (external id → row) and systems (name → is human) the rows add; raises
-    :class:`CampaignFileError` for rows that clash with the campaign's existing ones."""
-    filename = parsed.filename
-    problems: list[Problem] = []
-    new_items: dict[str, dict[str, Any]] = {}
-    new_systems: dict[str, bool] = {}
-    for row in parsed.rows:
-        if row.item_id in items:
-            _, src, ref = items[row.item_id]
-            if (src, ref) != (row.source, row.reference):
-                problems.append(
-                    Problem(
-                        filename,
-                        f"item '{row.item_id}' is already in the campaign with a different "
-                        "source or reference",
-                        "Use the campaign's text for this item, or a new item id.",
-                        row=row.number,
-                        column="source" if src != row.source else "reference",
-                    )
-                )
-        elif row.item_id not in new_items:
-            new_items[row.item_id] = {
-                "campaign_id": campaign_id,
-                "external_id": row.item_id,
-                "source": row.source,
-                "reference": row.reference,
-                "doc_id": row.doc_id,
-                "meta": {},
-            }
-        if (row.item_id, row.system) in outputs:
-            problems.append(
-                Problem(
-                    filename,
-                    f"('{row.item_id}', '{row.system}') is already in the campaign",
-                    "Remove the row: appending adds new outputs only.",
-                    row=row.number,
-                    column="system",
-                )
-            )
-        if row.system not in systems:
-            new_systems[row.system] = new_systems.get(row.system, False) or row.is_human
-    if problems:
-        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) > MAX_PROBLEMS)
-    return new_items, new_systems
-
-
-def _insert_outputs(
-    s: Any,
-    parsed: CampaignFile,
-    outputs: dict[tuple[str, str], int],
-    item_ids: dict[str, int],
-    systems: dict[str, int],
-) -> int:
-    """Insert one output per new (item, system) pair (``outputs`` gains their ids); the
-    number inserted."""
-    output_keys: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
-
-    def output_rows() -> Iterator[dict[str, Any]]:
-        # a generator: the insert takes them a chunk at a time (bounded memory)
-        for row in parsed.rows:
-            key = (row.item_id, row.system)
-            if key in outputs or key in seen:  # later rows of a pair are further judgments
-                continue
-            seen.add(key)
-            output_keys.append(key)
-            yield {
-                "item_id": item_ids[row.item_id],
-                "system_id": systems[row.system],
-                "text": row.output,
-                "meta": _json_safe(row.extras),
-            }
-
-    ids = repo.insert_outputs(s, output_rows())
-    outputs.update(zip(output_keys, ids, strict=True))
-    return len(output_keys)
-
-
-def _write_judgments(
-    s: Any,
-    campaign_id: int,
-    seed: int,
-    judged: list[Any],
-    outputs: dict[tuple[str, str], int],
-    systems: dict[str, int],
-    annotators: dict[str, int],
-) -> None:
-    per_system_total: dict[str, int] = {}
-    for _, sysname in outputs:
-        per_system_total[sysname] = per_system_total.get(sysname, 0) + 1
-    per_system_judged: dict[str, set[str]] = {}
-    for r in judged:
-        per_system_judged.setdefault(r.system, set()).add(r.item_id)
-    # The arrival order (positions) is the queue's design (annotation.imported_slots).
-    assignment_ids = record_imported(
-        s,
-        campaign_id,
-        seed,
-        [
-            ImportedJudgment(
-                item=r.item_id,
-                output_id=outputs[(r.item_id, r.system)],
-                annotator_id=annotators[r.annotator or IMPORT_ANNOTATOR],
-                inclusion_prob=len(per_system_judged[r.system]) / per_system_total[r.system],
-            )
-            for r in judged
-        ],
-    )
-    edited = [r for r in judged if r.post_edit is not None]
-    hters: dict[int, float] = {}
-    if edited:
-        from metrics.hter import hter_many  # sacrebleu is only needed for post-edits
-
-        values = hter_many([r.output for r in edited], [r.post_edit for r in edited])
-        hters = {id(r): v for r, v in zip(edited, values, strict=True)}
-    # Annotations are written in file order (so exports reproduce it); the random arrival
-    # order lives in the assignments' positions.
-    by_file_row = sorted(zip(judged, assignment_ids, strict=True), key=lambda t: t[0].number)
-    annotation_rows = []
-    for r, assignment_id in by_file_row:
-        annotation_rows.append(
-            {
-                "output_id": outputs[(r.item_id, r.system)],
-                "annotator_id": annotators[r.annotator or IMPORT_ANNOTATOR],
-                "assignment_id": assignment_id,
-                "kind": "label",
-                "label": r.human_label,
-                "score": r.human_score,
-                "post_edit": r.post_edit,
-                "hter": hters.get(id(r)),
-                "spans": r.spans,
-            }
-        )
-    repo.insert_judgments(s, annotation_rows)
-
-
-def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
-    """Metadata values as JSON can store them (NaN → None, numpy scalars → Python)."""
-    out: dict[str, Any] = {}
-    for k, v in values.items():
-        if isinstance(v, float) and v != v:
-            v = None
-        elif hasattr(v, "item") and not isinstance(v, list | dict | str):
-            v = v.item()
-        out[k] = v
-    return out
 
 
 def _check_append_mode(
@@ -368,24 +210,49 @@ def import_parsed(
     settings: Mapping[str, Any] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> ImportReport:
-    """Write rows parsed elsewhere (e.g. annotation.mqm_tsv's) as a new campaign, in one
-    transaction; ``settings`` are the campaign's columns (``meta`` included).
+    """Write rows parsed elsewhere as a new campaign, in one transaction; ``settings`` are
+    the campaign's columns (``meta`` included).
 
     The rows pass the campaign-file rules first (:func:`validate_rows`: limits, NUL bytes,
     one text per output; ``names`` are the file's column names for messages), so every
     import path refuses the same rows with the same :class:`CampaignFileError`."""
-    started = time.perf_counter()
     check_campaign_name(campaign, parsed.filename)
     validate_rows(parsed.filename, parsed.rows, names)
+    return import_rows(
+        engine, parsed.filename, parsed.rows, len(parsed.rows), campaign, settings=settings
+    )
+
+
+def import_rows(
+    engine: Engine,
+    filename: str,
+    rows: Iterable[Row],
+    n_rows: int,
+    campaign: str,
+    *,
+    settings: Mapping[str, Any] | None = None,
+) -> ImportReport:
+    """Write rows validated already (:func:`validate_rows`, e.g. by annotation.mqm_tsv's
+    parser) as a new campaign, a chunk at a time (``rows`` may be a generator: bounded
+    memory), in one transaction."""
+    started = time.perf_counter()
+    check_campaign_name(campaign, filename)
     with session_scope(engine) as s:
         if repo.get_campaign(s, campaign) is not None:
-            raise _name_taken(parsed.filename, campaign, "Choose a new campaign name.")
-        camp = _create_campaign(s, campaign, parsed.filename, settings)
-        report = _write(s, camp.id, camp.queue_seed or 0, parsed, lambda done, total: None)
+            raise _name_taken(filename, campaign, "Choose a new campaign name.")
+        camp = _create_campaign(s, campaign, filename, settings)
+        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename)
+        report, _ = _write_chunks(s, writer, _chunked(rows), None, lambda done, total: None, 1)
     return ImportReport(
         campaign=campaign,
         campaign_id=camp.id,
-        rows=len(parsed.rows),
+        rows=n_rows,
         seconds=time.perf_counter() - started,
         **report,
     )
+
+
+def _chunked(rows: Iterable[Row]) -> Iterator[list[Row]]:
+    it = iter(rows)
+    while chunk := list(itertools.islice(it, CHUNK_ROWS)):
+        yield chunk

@@ -29,13 +29,13 @@ column ``tandem_formula_guard``, and a ``'`` before text cells that start with =
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from annotation.import_reports import ImportReport
-from annotation.importer import import_parsed
+from annotation.importer import import_rows
 from annotation.span_judgments import META_KEY
 from annotation.spans import MAX_SPANS, SpanConfig, SpanError, Weights, derive, parse_spans
 from db import Engine
@@ -43,7 +43,8 @@ from db import annotations as log
 from db.engine import session_scope
 from db.vocabulary import CampaignMode
 from formats import mqm_tsv as layout
-from formats.mqm_tsv import COLUMNS, MqmFile, SpanRules, segment_row
+from formats.mqm_tsv import MqmFile, SpanRules, segment_row
+from formats.mqm_tsv_writer import write_mqm_tsv
 from formats.problems import (
     DEFAULT_MAX_MB,
     CampaignFileError,
@@ -51,7 +52,8 @@ from formats.problems import (
     check_campaign_name,
     check_size,
 )
-from formats.rows import MQM_NAMES, CampaignFile
+from formats.readers import drop_as_read
+from formats.rows import MQM_NAMES, Row, checked_rows
 
 
 def _span_problem(raw: dict[str, Any], target: str, source: str) -> str | None:
@@ -66,9 +68,11 @@ def _span_problem(raw: dict[str, Any], target: str, source: str) -> str | None:
 SPAN_RULES = SpanRules(problem=_span_problem, max_spans=MAX_SPANS)
 
 
-def parse_mqm_tsv(data: bytes, filename: str, *, strict: bool = False) -> MqmFile:
+def parse_mqm_tsv(
+    data: bytes, filename: str, *, strict: bool = False, check_rows: bool = True
+) -> MqmFile:
     """Read and validate a whole MQM TSV under the span rules (formats.mqm_tsv)."""
-    return layout.parse_mqm_tsv(data, filename, SPAN_RULES, strict=strict)
+    return layout.parse_mqm_tsv(data, filename, SPAN_RULES, strict=strict, check_rows=check_rows)
 
 
 def import_mqm_tsv(
@@ -95,37 +99,44 @@ def import_mqm_tsv(
         raise ValueError("filename is needed for messages about raw bytes")
     check_size(len(source), filename, max_mb)
     check_campaign_name(campaign, filename)
-    parsed = parse_mqm_tsv(source, filename, strict=strict)
-    try:
-        config = SpanConfig(
-            categories=tuple(parsed.categories) or SpanConfig().categories,
-            weights=Weights.from_mapping(weights),
-        )
-        rows = []
-        for seg in parsed.segments:
-            spans = parse_spans(seg.spans, seg.target, seg.source, categories=None)
-            label, score = derive(spans, config.weights)
-            rows.append(segment_row(seg, label, score, [s.to_json() for s in spans]))
-    except SpanError as exc:  # checked by the parser already; never a traceback
-        raise CampaignFileError(
-            [Problem(filename, str(exc), "Fix the file's error rows or the weights.")]
-        ) from None
-    report = import_parsed(
+    # the campaign-file rules are applied as the rows are written (bounded memory)
+    parsed = parse_mqm_tsv(source, filename, strict=strict, check_rows=False)
+    config = SpanConfig(
+        categories=tuple(parsed.categories) or SpanConfig().categories,
+        weights=Weights.from_mapping(weights),
+    )
+    n_rows, notes = len(parsed.segments), parsed.notes()
+    report = import_rows(
         engine,
-        CampaignFile(filename, list(COLUMNS), ["wmt_doc_id"], rows),
+        filename,
+        checked_rows(filename, _judged_rows(parsed.segments, config, filename), MQM_NAMES),
+        n_rows,
         campaign,
         settings={
             "mode": CampaignMode.SPANS.value,
             "target_lang": target_lang,
             "meta": {"source_file": filename, META_KEY: config.to_meta()},
         },
-        names=MQM_NAMES,
     )
-    return replace(report, notes=parsed.notes()).with_seconds(time.perf_counter() - started)
+    return replace(report, notes=notes).with_seconds(time.perf_counter() - started)
+
+
+def _judged_rows(segments: list[Any], config: SpanConfig, filename: str) -> Iterator[Row]:
+    """Each segment as a judged row, made as the import writes it (each segment is dropped
+    once it is a row: bounded memory)."""
+    try:
+        for seg in drop_as_read(segments):
+            spans = parse_spans(seg.span_dicts(), seg.target, seg.source, categories=None)
+            label, score = derive(spans, config.weights)
+            yield segment_row(seg, label, score, [s.to_json() for s in spans])
+    except SpanError as exc:  # checked by the parser already; never a traceback
+        raise CampaignFileError(
+            [Problem(filename, str(exc), "Fix the file's error rows or the weights.")]
+        ) from None
 
 
 def export_mqm_tsv(engine: Engine, campaign_id: int) -> bytes:
     """The campaign's current span judgments in the MQM TSV layout (module docstring)."""
     with session_scope(engine) as s:
         judgments = log.current_span_judgments(s, campaign_id)
-    return layout.write_mqm_tsv(judgments)
+    return write_mqm_tsv(judgments)

@@ -57,23 +57,39 @@ class ScoresFile:
     entries: list[ScoreEntry] = field(default_factory=list)
     #: metrics whose direction the file did not state (higher is better assumed)
     defaulted_direction: list[str] = field(default_factory=list)
+    #: without entries (a file checked in a first pass): metric → [first row, rows]
+    per_metric: dict[str, list[int]] = field(default_factory=dict)
+    n_rows: int = 0
 
     def signature(self, metric: str) -> str:
         return str(self.metrics[metric])
 
     def counts(self) -> dict[str, int]:
+        if not self.entries:
+            return {m: self.per_metric.get(m, [0, 0])[1] for m in self.metrics}
         out = dict.fromkeys(self.metrics, 0)
         for e in self.entries:
             out[e.metric] += 1
         return out
 
+    def first_rows(self) -> dict[str, int]:
+        """Each metric's first row in the file."""
+        first = {m: v[0] for m, v in self.per_metric.items()}
+        for e in self.entries:
+            first.setdefault(e.metric, e.row)
+        return first
 
-def parse_scores_file(data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB) -> ScoresFile:
+
+def parse_scores_file(
+    data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB, *, keep: bool = True
+) -> ScoresFile:
     """Read and validate a whole scores file (:func:`formats.scores_file.read_scores_file`);
-    raise :class:`CampaignFileError` listing every problem (file, row, column, what to do)."""
-    read = read_scores_file(data, filename, RULES, max_mb)
+    raise :class:`CampaignFileError` listing every problem (file, row, column, what to do).
+    ``keep=False``: a first pass in bounded memory, without entries (an import reads them
+    again, chunk by chunk: formats.score_rows) and without the duplicate-output check."""
+    read = read_scores_file(data, filename, RULES, max_mb, keep=keep)
     sha = content_hash(data)
-    names = list(dict.fromkeys(e.metric for e in read.entries))
+    names = list(dict.fromkeys(e.metric for e in read.entries)) or list(read.per_metric)
     return ScoresFile(
         filename=filename,
         sha256=sha,
@@ -89,6 +105,8 @@ def parse_scores_file(data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB
         },
         entries=read.entries,
         defaulted_direction=[m for m in names if m not in read.direction],
+        per_metric=read.per_metric,
+        n_rows=read.n_rows,
     )
 
 
@@ -138,6 +156,20 @@ def scores_from_campaign(
     ``wording`` names the controls in hints (the command line's by default, or the Import
     page's). Raises :class:`CampaignFileError` listing problems.
     """
+    scores, usable = campaign_score_columns(parsed, data, specs, wording=wording)
+    columns = ColumnScores(parsed.filename, usable)
+    scores.entries = columns.check(parsed.rows)
+    columns.raise_problems()
+    return scores
+
+
+def campaign_score_columns(
+    parsed: Any, data: bytes, specs: Sequence[MetricSpec], *, wording: Wording | None = None
+) -> tuple[ScoresFile, list[MetricSpec]]:
+    """The metrics of a campaign file's score columns (``parsed``: its filename, columns and
+    extra columns; no rows needed) and the specs of the usable columns; the scores
+    themselves come chunk by chunk from :class:`ColumnScores`. Raises
+    :class:`CampaignFileError` listing problems."""
     wording = wording or CLI_WORDING
     filename = parsed.filename
     problems: list[Problem] = _unmatched_settings(filename, parsed.columns, specs)
@@ -150,17 +182,16 @@ def scores_from_campaign(
             problems.append(problem)
     if problems:
         raise CampaignFileError(problems)
-    entries = _column_entries(parsed, usable)
     sha = content_hash(data)
-    return ScoresFile(
+    scores = ScoresFile(
         filename=filename,
         sha256=sha,
         metrics={
             s.name: ImportedSignature.make(s.name, s.version, s.higher_is_better, filename, sha)
             for s in usable
         },
-        entries=entries,
     )
+    return scores, usable
 
 
 def _spec_problem(
@@ -191,52 +222,60 @@ def _spec_problem(
     return Problem(filename, message, fix, column=spec.column)
 
 
-def _column_entries(parsed: CampaignFile, usable: Sequence[MetricSpec]) -> list[ScoreEntry]:
-    """The scores in the ``usable`` columns, one per output and metric (a further judgment
-    row of an output must repeat its score). Raises :class:`CampaignFileError`."""
-    filename = parsed.filename
-    problems: list[Problem] = []
-    entries: list[ScoreEntry] = []
-    first: dict[tuple[str, str, str], tuple[float, int]] = {}
-    for row in parsed.rows:
-        for spec in usable:
-            value = parse_score(row.extras.get(spec.column))
-            if value is None:
-                continue
-            if isinstance(value, str):
-                problems.append(
-                    Problem(
-                        filename,
-                        f"{spec.column} is {value!r}, not a finite number",
-                        "Use a number, or leave the cell empty for an output without a score.",
-                        row=row.number,
-                        line=row.line,
-                        column=spec.column,
-                    )
-                )
-                if len(problems) >= MAX_PROBLEMS:
-                    raise CampaignFileError(problems, truncated=True)
-                continue
-            key = (row.item_id, row.system, spec.name)
-            if key in first:  # a further judgment row of the same output
-                if first[key][0] != value:
-                    problems.append(
-                        Problem(
-                            filename,
-                            f"{spec.column} is {value!r} here but "
-                            f"{first[key][0]!r} in row {first[key][1]} of the same output",
-                            "An output has one score per metric: repeat the same value.",
-                            row=row.number,
-                            line=row.line,
-                            column=spec.column,
-                        )
-                    )
-                continue
-            first[key] = (value, row.number)
-            entries.append(ScoreEntry(row.number, row.item_id, row.system, spec.name, value))
-    if problems:
-        raise CampaignFileError(problems, truncated=len(problems) >= MAX_PROBLEMS)
-    return entries
+class ColumnScores:
+    """The scores in a campaign file's usable score columns, one per output and metric,
+    chunk by chunk; problems are collected (:meth:`raise_problems`). A further judgment row
+    of an output must repeat its score: only a row with an annotator can have one
+    (formats.rows.RowRules), so only those rows' scores are remembered."""
+
+    def __init__(self, filename: str, usable: Sequence[MetricSpec]) -> None:
+        self.filename, self.usable = filename, list(usable)
+        self.problems: list[Problem] = []
+        self.first: dict[tuple[str, str, str], tuple[float, int]] = {}
+        self.counts = dict.fromkeys((s.name for s in usable), 0)
+
+    def check(self, rows: Sequence[Any]) -> list[ScoreEntry]:
+        """The entries of ``rows`` (all of them, even after a problem)."""
+        entries: list[ScoreEntry] = []
+        for row in rows:
+            for spec in self.usable:
+                entry = self._entry(row, spec)
+                if entry is not None:
+                    entries.append(entry)
+                    self.counts[spec.name] += 1
+        return entries
+
+    def _entry(self, row: Any, spec: MetricSpec) -> ScoreEntry | None:
+        value = parse_score(row.extras.get(spec.column))
+        if value is None:
+            return None
+        if isinstance(value, str):
+            fix = "Use a number, or leave the cell empty for an output without a score."
+            self._problem(row, spec, f"{spec.column} is {value!r}, not a finite number", fix)
+            return None
+        key = (row.item_id, row.system, spec.name)
+        first = self.first.get(key)
+        if first is not None:  # a further judgment row of the same output
+            if first[0] != value:
+                self._problem(
+                    row, spec, f"{spec.column} is {value!r} here but {first[0]!r} in row "
+                    f"{first[1]} of the same output",
+                    "An output has one score per metric: repeat the same value.",
+                )  # fmt: skip
+            return None
+        if row.annotator:
+            self.first[key] = (value, row.number)
+        return ScoreEntry(row.number, row.item_id, row.system, spec.name, value)
+
+    def _problem(self, row: Any, spec: MetricSpec, message: str, fix: str) -> None:
+        self.problems.append(Problem(self.filename, message, fix, row=row.number,
+                                     line=row.line, column=spec.column))  # fmt: skip
+        if len(self.problems) >= MAX_PROBLEMS:
+            raise CampaignFileError(self.problems, truncated=True)
+
+    def raise_problems(self) -> None:
+        if self.problems:
+            raise CampaignFileError(self.problems, truncated=len(self.problems) >= MAX_PROBLEMS)
 
 
 # ------------------------------------------------------------------ export

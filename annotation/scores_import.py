@@ -5,7 +5,7 @@ campaign's outputs; report the imported metrics a campaign has."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from db.engine import session_scope
 from db.lifecycle import CampaignArchived, ensure_active
 from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
 from formats.readers import source_bytes
+from formats.score_rows import CHUNK_ROWS, OutputKeys, entry_chunks
 from formats.scores_file import ScoreEntry
 from metrics.imported import parse_signature
 
@@ -29,6 +30,7 @@ def import_scores(
     *,
     filename: str | None = None,
     max_mb: float = DEFAULT_MAX_MB,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> ScoresImportReport:
     """Add a scores file's metrics to an existing campaign, all or nothing.
 
@@ -36,10 +38,12 @@ def import_scores(
     (:func:`annotation.scores_file.parse_scores_file`), an unknown campaign, item, system
     or output, and a metric the campaign already has from another file (one signature per
     metric name) or with the other direction. Importing the same file again adds nothing.
+    Bounded memory: the file is checked in a first pass, then matched and written chunk by
+    chunk (``chunk_rows`` rows) in one transaction.
     """
     started = time.perf_counter()
     data, filename = source_bytes(source, filename, max_mb)
-    scores = parse_scores_file(data, filename, max_mb)
+    scores = parse_scores_file(data, filename, max_mb, keep=False)  # first pass: the checks
     with session_scope(engine) as s:
         camp = repo.get_campaign(s, campaign)
         if camp is None:
@@ -54,18 +58,65 @@ def import_scores(
             )
         score_store.lock_campaign(s, camp.id)
         refuse_archived(s, camp.id, filename)
-        coverage = write_scores(s, camp.id, scores, repo.existing_output_keys(s, camp.id))
+        existing, by_name = check_signatures(s, camp.id, scores)
+        _write_file_scores(s, camp.id, scores, entry_chunks(data, filename, max_mb, chunk_rows))
+        n_outputs = score_store.count_outputs_in(s, camp.id)
         cid = camp.id
     return ScoresImportReport(
         campaign=campaign,
         campaign_id=cid,
         filename=filename,
         sha256=scores.sha256,
-        rows=len(scores.entries),
-        metrics=coverage,
+        rows=scores.n_rows,
+        metrics=coverage(scores, existing, by_name, scores.counts(), n_outputs),
         seconds=time.perf_counter() - started,
         assumed_direction=scores.defaulted_direction,
     )
+
+
+def _write_file_scores(
+    s: Any, campaign_id: int, scores: ScoresFile, chunks: Iterable[list[ScoreEntry]]
+) -> None:
+    """The second pass: match each chunk with the campaign's outputs (one query a chunk)
+    and store it; unmatched rows and repeated outputs raise at the end (the caller's
+    transaction then rolls every chunk back). Nothing more is written after a problem."""
+    systems = set(repo.existing_systems(s, campaign_id))
+    keys, problems = OutputKeys(), []
+    for chunk in chunks:
+        outputs = score_store.output_ids_of(s, campaign_id, {e.item_id for e in chunk})
+        items = {i for i, _ in outputs}
+        rows: list[score_store.ScoreRow] = []
+        for e in chunk:
+            oid = outputs.get((e.item_id, e.system))
+            if oid is None:
+                problems.append(_unmatched(scores.filename, e, items, systems))
+                continue
+            keys.add(e.row, oid, e.metric)
+            rows.append(score_store.ScoreRow(oid, e.metric, scores.signature(e.metric), e.value))
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        if not problems:
+            score_store.insert_scores_in(s, rows)
+    problems += _duplicates(s, scores.filename, keys, MAX_PROBLEMS - len(problems))
+    if problems:
+        problems.sort(key=lambda p: p.row or 0)
+        raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
+
+
+def _duplicates(s: Any, filename: str, keys: OutputKeys, limit: int) -> list[Problem]:
+    found = keys.duplicates(max(limit, 0))
+    names = score_store.output_names(s, {oid for _, _, oid, _ in found})
+    return [
+        Problem(
+            filename,
+            f"duplicate (item_id, system, metric) = ('{names[oid][0]}', '{names[oid][1]}', "
+            f"'{metric}'); row {prev} has it already",
+            "Keep one score per output and metric.",
+            row=row,
+            column="metric",
+        )
+        for row, prev, oid, metric in found
+    ]
 
 
 def write_scores(
@@ -75,11 +126,10 @@ def write_scores(
 
     Every problem is collected first; nothing is written unless there is none.
     """
-    existing = score_store.imported_signatures(s, campaign_id)  # sig → (name, n)
-    by_name: dict[str, str] = {name: sig for sig, (name, _) in existing.items()}
-    problems = _signature_conflicts(scores, by_name)
+    existing, by_name = check_signatures(s, campaign_id, scores)
     items = {i for i, _ in outputs}
     systems = {sy for _, sy in outputs}
+    problems: list[Problem] = []
     rows: list[score_store.ScoreRow] = []
     for e in scores.entries:
         if len(problems) >= MAX_PROBLEMS:
@@ -92,7 +142,30 @@ def write_scores(
     if problems:
         raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)
     score_store.insert_scores_in(s, rows)
-    counts = scores.counts()
+    return coverage(scores, existing, by_name, scores.counts(), len(outputs))
+
+
+def check_signatures(
+    s: Any, campaign_id: int, scores: ScoresFile
+) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+    """The campaign's imported signatures (signature → (name, n)) and their names (name →
+    signature); raises :class:`CampaignFileError` for a metric of ``scores`` that clashes."""
+    existing = score_store.imported_signatures(s, campaign_id)
+    by_name: dict[str, str] = {name: sig for sig, (name, _) in existing.items()}
+    problems = _signature_conflicts(scores, by_name)
+    if problems:
+        raise CampaignFileError(problems)
+    return existing, by_name
+
+
+def coverage(
+    scores: ScoresFile,
+    existing: dict[str, tuple[str, int]],
+    by_name: dict[str, str],
+    counts: dict[str, int],
+    n_outputs: int,
+) -> list[MetricCoverage]:
+    """Per metric of ``scores`` (``counts`` scores in the file): what the campaign has now."""
     return [
         MetricCoverage(
             name=name,
@@ -101,7 +174,7 @@ def write_scores(
             n_added=0 if by_name.get(name) == str(sig) else counts[name],
             n_scored=existing.get(str(sig), (name, 0))[1]
             + (0 if by_name.get(name) == str(sig) else counts[name]),
-            n_outputs=len(outputs),
+            n_outputs=n_outputs,
             already=by_name.get(name) == str(sig),
         )
         for name, sig in scores.metrics.items()
@@ -112,9 +185,7 @@ def _signature_conflicts(scores: ScoresFile, by_name: dict[str, str]) -> list[Pr
     """A metric the campaign has already from another file, or with the other direction
     (``by_name``: the campaign's imported metric name → its signature)."""
     problems: list[Problem] = []
-    first_row: dict[str, int] = {}
-    for e in scores.entries:
-        first_row.setdefault(e.metric, e.row)
+    first_row = scores.first_rows()
     for name, new in scores.metrics.items():
         old = by_name.get(name)
         if old is None or old == str(new):

@@ -8,6 +8,10 @@ the same modules and reads the file's bytes but imports nothing: the ratio print
 ≤ 5).
 
     .venv/bin/python bench/import_memory_bench.py [--rows 1000000] [--paths campaign,mqm,scores]
+        [--database sqlite|postgresql]
+
+With ``--database postgresql`` each run gets a fresh database on the local server
+(127.0.0.1:5432, trust auth), dropped afterwards.
 
 Paths: ``campaign`` (a CSV, one row per item × system: item_id, source, reference, system,
 output, a metric column), ``mqm`` (WMT MQM TSV, one error row per segment), ``scores``
@@ -46,8 +50,10 @@ def _mqm_tsv(path: Path, rows: int) -> None:
         f.write("system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n")
         for n in range(rows):
             j, k = divmod(n, SYSTEMS)
-            f.write(f"sys{k}\tdoc{j // 10}\t{j // 10}\t{j}\trater1\tthe source sentence {j}\t"
-                    f"output <v>{n}</v> of system {k}\tAccuracy/Mistranslation\tMinor\n")
+            f.write(
+                f"sys{k}\tdoc{j // 10}\t{j // 10}\t{j}\trater1\tthe source sentence {j}\t"
+                f"output <v>{n}</v> of system {k}\tAccuracy/Mistranslation\tMinor\n"
+            )
 
 
 def _scores_csv(path: Path, rows: int) -> None:
@@ -84,7 +90,7 @@ from annotation.scores_import import import_scores
 from annotation.calibration import import_calibration
 from formats import calibration_file
 path, kind, db = Path({path!r}), {kind!r}, {db!r}
-engine = make_engine("sqlite:///" + db)
+engine = make_engine(db if "://" in db else "sqlite:///" + db)
 upgrade(engine)
 if kind == "setup":  # the campaign a scores file is for, in its own process
     import_campaign(engine, path, "c", max_mb=10_000)
@@ -104,7 +110,34 @@ print(json.dumps({{"start_kb": start, "peak_kb": peak}}))
 """
 
 
-def _child(kind: str, path: Path, db: Path) -> dict[str, int]:
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def _pg_copy(source: str | None) -> str:
+    """A fresh PostgreSQL database (a copy of ``source`` when given); its URL."""
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    name = f"tandem_memb_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    template = f' TEMPLATE "{source.rsplit("/", 1)[1]}"' if source else ""
+    with admin.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"{template}'))
+    admin.dispose()
+    return PG_ADMIN.rsplit("/", 1)[0] + "/" + name
+
+
+def _pg_drop(url: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _child(kind: str, path: Path, db: Path | str) -> dict[str, int]:
     code = CHILD.format(root=str(ROOT), path=str(path), kind=kind, db=str(db))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if out.returncode:
@@ -116,7 +149,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--paths", default="campaign,mqm,scores,calibration")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args()
+    pg = args.database == "postgresql"
     makers = {"campaign": _campaign_csv, "mqm": _mqm_tsv, "scores": _scores_csv,
               "calibration": _calibration}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,18 +160,30 @@ def main() -> None:
             ext = {"mqm": "tsv", "calibration": "json"}.get(kind, "csv")
             path = d / f"{kind}.{ext}"
             makers[kind](path, args.rows)
-            base_db, run_db = d / f"{kind}-base.db", d / f"{kind}.db"
+            base_db: Path | str = d / f"{kind}-base.db"
+            run_db: Path | str = _pg_copy(None) if pg else d / f"{kind}.db"
+            if pg and kind != "scores":  # the baseline loads the same database driver
+                base_db = _pg_copy(None)
             if kind == "scores":  # the campaign the scores are for, made beforehand
                 campaign = d / "for_scores.csv"
                 _campaign_csv(campaign, args.rows, metric=False)
                 _child("setup", campaign, run_db)
-                shutil.copy(run_db, base_db)
+                if pg:
+                    base_db = _pg_copy(str(run_db))
+                else:
+                    shutil.copy(run_db, base_db)
             size = path.stat().st_size
-            base = _child("baseline", path, base_db)
-            run = _child(kind, path, run_db)
+            try:
+                base = _child("baseline", path, base_db)
+                run = _child(kind, path, run_db)
+            finally:
+                for url in (base_db, run_db) if pg else ():
+                    if isinstance(url, str):
+                        _pg_drop(url)
             own = max(run["peak_kb"] - base["peak_kb"], 0) * 1024
             print(
-                f"{kind:12s} {args.rows:>9,} rows, file {size / 1e6:7.1f} MB: peak RSS "
+                f"{args.database:10s} {kind:12s} {args.rows:>9,} rows, file {size / 1e6:7.1f} MB: "
+                f"peak RSS "
                 f"{run['peak_kb'] / 1024:7.0f} MB, baseline {base['peak_kb'] / 1024:5.0f} MB, "
                 f"import's own {own / 1e6:7.0f} MB = {own / size:5.1f}× the file",
                 flush=True,

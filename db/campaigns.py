@@ -138,6 +138,41 @@ def insert_judgments(session: Session, rows: Iterable[dict[str, Any]]) -> list[i
     return insert_returning_ids(session, Annotation, rows)
 
 
+def output_ids_by_pair(session: Session, item_ids: Iterable[int]) -> dict[int, int]:
+    """(item id << 32 | system id) → output id, for the outputs of ``item_ids``."""
+    rows = session.execute(
+        select(Output.item_id, Output.system_id, Output.id).where(
+            Output.item_id.in_(list(item_ids))
+        )
+    )
+    return {item << 32 | system: oid for item, system, oid in rows}
+
+
+def mark_human_systems(session: Session, system_ids: Iterable[int]) -> None:
+    """Mark systems as human (an import learns it from any of a system's rows)."""
+    ids = list(system_ids)
+    if ids:
+        session.execute(update(System).where(System.id.in_(ids)).values(is_human=True))
+
+
+_SET_ASSIGNMENT = (
+    update(Annotation.__table__)
+    .where(Annotation.__table__.c.id == bindparam("aid"))
+    .values(assignment_id=bindparam("sid"))
+)
+
+
+def set_assignment_ids(
+    session: Session, annotation_ids: Iterable[int], assignment_ids: Iterable[int]
+) -> None:
+    """Point imported annotations at their slots, in chunks (executemany): an import writes
+    its annotations chunk by chunk, before the slots' order (the whole file's) is known."""
+    pairs = zip(annotation_ids, assignment_ids, strict=True)
+    conn = session.connection()
+    while chunk := [{"aid": a, "sid": s} for a, s in itertools.islice(pairs, INSERT_CHUNK)]:
+        conn.execute(_SET_ASSIGNMENT, chunk)
+
+
 def ensure_annotators(
     session: Session, campaign_id: int, names: Iterable[str], role: str = "import"
 ) -> dict[str, int]:

@@ -188,14 +188,48 @@ def lock_campaign(s: Session, campaign_id: int) -> bool:
 
 def count_outputs(engine: Engine, campaign_id: int) -> int:
     """How many outputs a campaign has."""
+    with session_scope(engine) as s:
+        return count_outputs_in(s, campaign_id)
+
+
+def count_outputs_in(s: Session, campaign_id: int) -> int:
+    """:func:`count_outputs` in the caller's transaction."""
     q = (
         select(func.count())
         .select_from(Output)
         .join(Item, Item.id == Output.item_id)
         .where(Item.campaign_id == campaign_id)
     )
-    with session_scope(engine) as s:
-        return int(s.scalar(q) or 0)
+    return int(s.scalar(q) or 0)
+
+
+def output_ids_of(s: Session, campaign_id: int, items: Iterable[str]) -> dict[tuple[str, str], int]:
+    """(item external id, system name) → output id, for the outputs of ``items`` only (an
+    import matches its rows a chunk at a time instead of loading every output)."""
+    wanted = list(items)
+    if not wanted:
+        return {}
+    rows = s.execute(
+        select(Item.external_id, System.name, Output.id)
+        .join(Output, Output.item_id == Item.id)
+        .join(System, System.id == Output.system_id)
+        .where(Item.campaign_id == campaign_id, Item.external_id.in_(wanted))
+    )
+    return {(ext, name): oid for ext, name, oid in rows}
+
+
+def output_names(s: Session, output_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """Output id → (item external id, system name)."""
+    ids = list(output_ids)
+    if not ids:
+        return {}
+    rows = s.execute(
+        select(Output.id, Item.external_id, System.name)
+        .join(Item, Item.id == Output.item_id)
+        .join(System, System.id == Output.system_id)
+        .where(Output.id.in_(ids))
+    )
+    return {oid: (ext, name) for oid, ext, name in rows}
 
 
 def imported_score_rows(engine: Engine, campaign_id: int) -> list[tuple[str, str, str, str, float]]:

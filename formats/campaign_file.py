@@ -8,15 +8,19 @@ before anything is written; every problem names the file, the row, the column, a
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from formats import cells
 from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
-from formats.readers import read_records
+from formats.readers import drop_as_read, read_records, stream_records
 from formats.rows import OPTIONAL, REQUIRED, CampaignFile, Row, RowRules
+from formats.wording import CLI_WORDING, WEB_WORDING, Wording
+
+__all__ = ["CLI_WORDING", "WEB_WORDING", "Wording"]  # re-exported: importers name them here
 
 
 def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
@@ -119,33 +123,6 @@ def parse_campaign_file(
 
 
 @dataclass(frozen=True)
-class Wording:
-    """How hints name the controls: the command line's flags or the Import page's boxes."""
-
-    mapping: str  # "--map {target}={source}"
-    map_hint: str  # how to map a column of yours to {target}
-    ignore_hint: str  # how to leave out the file's column {target}
-    metric: str  # "--metric {name}={column}"
-
-    def map(self, target: str, source: str) -> str:
-        return self.mapping.format(target=target, source=source)
-
-
-CLI_WORDING = Wording(
-    mapping="--map {target}={source}",
-    map_hint="map a column of yours to it with --map {target}=YOUR_COLUMN",
-    ignore_hint="leave the file's '{target}' column out with --ignore {target}",
-    metric="--metric {name}={column}",
-)
-WEB_WORDING = Wording(
-    mapping="mapping '{target}' ← '{source}'",
-    map_hint="choose a column of yours for '{target}' under 'Map columns'",
-    ignore_hint="tick '{target}' under 'Ignore columns of the file'",
-    metric="metric '{name}' ← column '{column}'",
-)
-
-
-@dataclass(frozen=True)
 class TypedColumn:
     """An optional column whose cells must parse; ``parse`` gives back the raw text when a
     cell does not, and the row then gets the problem "<column> is <text><expected>"."""
@@ -209,7 +186,7 @@ def _column_problems(
 
 
 def _header_problems(
-    filename: str, header: list[str], columns: list[str], n_records: int, wording: Wording
+    filename: str, header: list[str], columns: list[str], has_rows: bool, wording: Wording
 ) -> list[Problem]:
     """Missing required columns, then no data rows, then NUL bytes in column names (the
     first kind found is reported alone)."""
@@ -221,7 +198,7 @@ def _header_problems(
     ]  # fmt: skip
     if missing:
         return missing
-    if not n_records:
+    if not has_rows:
         return [Problem(filename, "has a header but no data rows", "Add at least one row.")]
     return [
         Problem(filename, f"the column name {h!r} contains a NUL byte",
@@ -265,14 +242,50 @@ def _row(number: int, line: int | None, rec: dict[str, Any], extra_columns: list
     )
 
 
-def _validate(
+#: Rows per validated chunk of a streamed import (each is written before the next is read).
+CHUNK_ROWS = 5_000
+
+
+@dataclass
+class CampaignStream:
+    """A campaign file being validated as it is read: ``chunks`` yields lists of valid rows
+    while no problem has been found; once one is, the rest is only checked, and the end of
+    the file raises :class:`CampaignFileError` with every problem (the caller, writing each
+    chunk inside one transaction, then rolls it all back). ``n_rows``: set at the end."""
+
+    filename: str
+    columns: list[str]
+    extra_columns: list[str]
+    chunks: Iterator[list[Row]]
+    n_rows: int = 0
+
+
+def stream_campaign_file(
+    data: bytes,
+    filename: str,
+    column_map: Mapping[str, str] | None = None,
+    max_mb: float = DEFAULT_MAX_MB,
+    *,
+    ignore: Iterable[str] = (),
+    wording: Wording | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> CampaignStream:
+    """Check the header now (raising :class:`CampaignFileError`) and validate the rows as
+    the returned stream's chunks are consumed, in bounded memory."""
+    header, records = stream_records(data, filename, max_mb)
+    return _stream(filename, header, records, column_map, ignore, wording or CLI_WORDING,
+                   chunk_rows)  # fmt: skip
+
+
+def _stream(
     filename: str,
     header: list[str],
-    records: list[tuple[int | None, dict[str, Any]]],
+    records: Iterator[tuple[int | None, dict[str, Any]]],
     column_map: Mapping[str, str] | None,
-    ignore: Iterable[str] = (),
-    wording: Wording = CLI_WORDING,
-) -> CampaignFile:
+    ignore: Iterable[str],
+    wording: Wording,
+    chunk_rows: int,
+) -> CampaignStream:
     ignored, column_map = set(ignore), dict(column_map or {})
     problems = _column_problems(filename, header, column_map, ignored, wording)
     if problems:
@@ -281,29 +294,62 @@ def _validate(
         header = [h for h in header if h not in ignored]
     rename = {source: target for target, source in column_map.items()}
     columns = [rename.get(h, h) for h in header]
-    problems = _header_problems(filename, header, columns, len(records), wording)
+    first = next(records, None)  # "no data rows" is reported before a NUL in a name
+    problems = _header_problems(filename, header, columns, first is not None, wording)
     if problems:
         raise CampaignFileError(problems)
     extra_columns = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
+    stream = CampaignStream(filename, columns, extra_columns, iter(()))
+    rows = itertools.chain([first], records) if first is not None else records
+    stream.chunks = _chunks(stream, rows, rename, ignored, chunk_rows)
+    return stream
+
+
+def _chunks(
+    stream: CampaignStream,
+    records: Iterator[tuple[int | None, dict[str, Any]]],
+    rename: dict[str, str],
+    ignored: set[str],
+    chunk_rows: int,
+) -> Iterator[list[Row]]:
+    filename, problems = stream.filename, []
 
     def add(row: int, line: int | None, column: str | None, message: str, fix: str) -> None:
         problems.append(Problem(filename, message, fix, row=row, line=line, column=column))
 
-    rows, rules = [], RowRules()
-    for number in range(1, len(records) + 1):
+    rules, chunk, number = RowRules(), [], 0
+    for line, raw in records:
         if len(problems) >= MAX_PROBLEMS:
             raise CampaignFileError(problems, truncated=True)
-        # each record is dropped once it is a Row: the records and the rows of a big file
-        # were both alive at the end (the list keeps its length for the caller's count)
-        line, raw = records[number - 1]
-        records[number - 1] = None  # type: ignore[call-overload]
+        number += 1
         rec = {rename.get(k, k): v for k, v in raw.items() if k not in ignored}
-        row = _row(number, line if line != number + 1 else None, rec, extra_columns, add)
+        row = _row(number, line if line != number + 1 else None, rec, stream.extra_columns, add)
         rules.check(row, add)  # "line" only where it adds something to "row"
-        rows.append(row)
+        if not problems:  # after the first problem rows are only checked, never handed out
+            chunk.append(row)
+            if len(chunk) >= chunk_rows:
+                yield chunk
+                chunk = []
+    stream.n_rows = number
     if problems:
         raise CampaignFileError(problems, truncated=len(problems) >= MAX_PROBLEMS)
-    return CampaignFile(filename=filename, columns=columns, extra_columns=extra_columns, rows=rows)
+    if chunk:
+        yield chunk
+
+
+def _validate(
+    filename: str,
+    header: list[str],
+    records: list[tuple[int | None, dict[str, Any]]],
+    column_map: Mapping[str, str] | None,
+    ignore: Iterable[str] = (),
+    wording: Wording = CLI_WORDING,
+) -> CampaignFile:
+    """The whole file's rows (each record is dropped once it is a Row)."""
+    stream = _stream(filename, header, drop_as_read(records), column_map, ignore, wording,
+                     CHUNK_ROWS)  # fmt: skip
+    rows = [row for chunk in stream.chunks for row in chunk]
+    return CampaignFile(filename, stream.columns, stream.extra_columns, rows)
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from formats.problems import MAX_PROBLEMS, CampaignFileError, Problem, decode_utf8
 from formats.rows import MQM_NAMES, Row, validate_rows
-from formats.spreadsheet import GUARD_COLUMN, cell_text, is_guarded, restore
+from formats.spreadsheet import is_guarded, restore
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 OPEN, CLOSE = "<v>", "</v>"
@@ -33,9 +33,28 @@ NO_ERROR = "no-error"
 NEUTRAL = "neutral"
 
 
-@dataclass
+#: The fields of a span as :attr:`Segment.spans` keeps it.
+SPAN_KEYS = ("start", "end", "severity", "category", "side")
+_SPAN_INDEX = {k: i for i, k in enumerate(SPAN_KEYS)}
+
+
+class Span(tuple):  # type: ignore[type-arg]
+    """A raw span read like its JSON object (``span["side"]``, ``dict(span)``), stored as
+    a tuple: a dict per span was most of a big file's memory."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        return tuple.__getitem__(self, _SPAN_INDEX[key] if isinstance(key, str) else key)
+
+    def keys(self) -> tuple[str, ...]:
+        return SPAN_KEYS
+
+
+@dataclass(slots=True)  # slots: no __dict__ per segment (a million of them)
 class Segment:
-    """One rater's judgment of one (system, segment): clean texts and its spans (JSON)."""
+    """One rater's judgment of one (system, segment): clean texts and its spans (each a
+    :class:`Span`; :meth:`span_dicts` gives them as JSON objects)."""
 
     row: int  # first data row (1-based) of the segment in the file
     system: str
@@ -45,7 +64,10 @@ class Segment:
     rater: str
     source: str
     target: str
-    spans: list[dict[str, Any]] = field(default_factory=list)
+    spans: tuple[Span, ...] = ()  # a tuple: a list per segment was 40 bytes more
+
+    def span_dicts(self) -> list[dict[str, Any]]:
+        return [dict(span) for span in self.spans]
 
 
 @dataclass
@@ -183,6 +205,10 @@ class _Parser:
         self.segments: dict[tuple[str, str, str], Segment] = {}
         self.categories: dict[str, None] = {}
         self.neutral = 0
+        self.strings: dict[str, str] = {}  # one object per repeated text (ids, sources)
+
+    def same(self, text: str) -> str:
+        return self.strings.setdefault(text, text)
 
     def bad(self, n: int, message: str, fix: str, column: str | None = None) -> None:
         self.problems.append(Problem(self.filename, message, fix, row=n, line=n + 1, column=column))
@@ -233,20 +259,13 @@ class _Parser:
             if not rec[column].strip():
                 fix = "Every row needs system, seg_id and rater."
                 self.bad(number, f"'{column}' is empty", fix, column)
-        key = (rec["system"].strip(), rec["seg_id"].strip(), rec["rater"].strip())
-        seg = self.segments.setdefault(
-            key,
-            Segment(
-                number,
-                key[0],
-                rec["doc"].strip(),
-                rec["doc_id"].strip(),
-                key[1],
-                key[2],
-                source,
-                target,
-            ),
-        )
+        key = tuple(self.same(rec[c].strip()) for c in ("system", "seg_id", "rater"))
+        seg = self.segments.get(key)  # type: ignore[arg-type]
+        if seg is None:
+            same = self.same
+            doc, doc_id = same(rec["doc"].strip()), same(rec["doc_id"].strip())
+            seg = Segment(number, key[0], doc, doc_id, key[1], key[2], same(source), target)
+            self.segments[key] = seg  # type: ignore[index]
         if (seg.source, seg.target) != (source, target):
             col = "target" if seg.target != target else "source"
             self.bad(
@@ -285,19 +304,23 @@ class _Parser:
                     f"most {max_spans} spans",
                     "Merge repeated errors of that segment, or remove rows.",
                 )
-            seg.spans.append(raw)
+                seg.spans += (Span(raw.values()),)  # once: past the limit, reported once
             return
         self.categories.setdefault(category.partition("/")[0].strip(), None)
-        seg.spans.append(raw)
+        seg.spans += (Span(self.same(v) if isinstance(v, str) else v for v in raw.values()),)
 
 
-def parse_mqm_tsv(data: bytes, filename: str, rules: SpanRules, *, strict: bool = False) -> MqmFile:
+def parse_mqm_tsv(
+    data: bytes, filename: str, rules: SpanRules, *, strict: bool = False, check_rows: bool = True
+) -> MqmFile:
     """Read and validate a whole MQM TSV; CampaignFileError lists every problem.
 
     A row whose ``<v>`` mark is malformed (never closed, repeated, in both texts) is kept
     as an error of its severity without a position and listed in ``repaired``; with
     ``strict`` it is a problem instead. The rows then pass the campaign-file rules
-    (formats.campaign_file.validate_rows): limits, NUL bytes, one text per output."""
+    (formats.campaign_file.validate_rows): limits, NUL bytes, one text per output; with
+    ``check_rows`` false the caller applies them (an import does, as it writes the rows:
+    formats.rows.checked_rows)."""
     _check_utf8(data, filename)
     lines = _lines(data)
     header, guarded = _header([next(lines, "")], filename)
@@ -313,7 +336,9 @@ def parse_mqm_tsv(data: bytes, filename: str, rules: SpanRules, *, strict: bool 
     if not parser.segments:
         raise CampaignFileError([Problem(filename, "has no data rows", "Add the error rows.")])
     segments = list(parser.segments.values())
-    validate_rows(filename, [segment_row(seg) for seg in segments], MQM_NAMES)
+    parser.segments.clear()
+    if check_rows:
+        validate_rows(filename, (segment_row(seg) for seg in segments), MQM_NAMES)
     return MqmFile(filename, segments, list(parser.categories), parser.neutral, parser.repaired)
 
 
@@ -342,71 +367,3 @@ def segment_row(
 def is_human_system(name: str) -> bool:
     """WMT names human translations rated as systems ``ref-A``, ``refB``, ``Human-…``."""
     return name.casefold().startswith(("ref", "human"))
-
-
-def _capital(severity: str) -> str:
-    return severity[:1].upper() + severity[1:]
-
-
-_BREAKS = ("\t", "\r", "\n")
-_STRIPPED = {
-    "system": "system",
-    "doc": "doc",
-    "doc_id": "doc_id",
-    "seg_id": "item id",
-    "rater": "annotator",
-}
-
-
-def _unexportable(name: str, value: str) -> str:
-    if any(c in value for c in _BREAKS):
-        return f"the {name} {value!r} holds a tab or a line break"
-    if name in ("source", "output") and _MARK_RE.search(value):
-        return f"the {name} holds a {OPEN} or {CLOSE} mark"
-    if name in _STRIPPED.values() and value != value.strip():
-        return f"the {name} {value!r} starts or ends with white space (the layout drops it)"
-    return ""
-
-
-def _check_exportable(j: Any) -> None:
-    """Refuse (ValueError) a judgment the MQM TSV layout cannot carry exactly: it has no
-    quoting, so no cell may hold a tab or a line break; texts may not hold ``<v>`` marks;
-    names are read back without surrounding white space."""
-    cells = [(_STRIPPED[c], getattr(j, c) or "") for c in _STRIPPED]
-    cells += [("source", j.source), ("output", j.target)]
-    cells += [("category", sp["category"]) for sp in j.spans]
-    for name, value in cells:
-        why = _unexportable(name, value)
-        if why:
-            raise ValueError(
-                f"item {j.seg_id!r}, system {j.system!r}, annotator {j.rater!r}: {why}, which "
-                "the MQM TSV layout cannot carry; export the campaign as CSV or JSONL instead"
-            )
-
-
-def write_mqm_tsv(judgments: Iterable[Any]) -> bytes:
-    """Span judgments (objects with ``system``, ``doc``, ``doc_id``, ``seg_id``, ``rater``,
-    ``source``, ``target`` and ``spans``) in the MQM TSV layout, formula guard included.
-    Raises ValueError for a judgment the layout cannot carry exactly."""
-    out = io.StringIO()
-    out.write("\t".join([*COLUMNS, GUARD_COLUMN]) + "\n")
-    for j in judgments:
-        _check_exportable(j)
-        for source, target, category, severity in _error_rows(j):
-            cells = [j.system, j.doc, j.doc_id, j.seg_id, j.rater, source, target]
-            cells += [category, severity]
-            out.write("\t".join(cell_text(c) for c in cells) + "\t\n")
-    return out.getvalue().encode("utf-8")
-
-
-def _error_rows(j: Any) -> list[tuple[str, str, str, str]]:
-    """(source, target, category, severity) per span, marked; one No-error row for none."""
-    rows = [(j.source, j.target, "No-error", "No-error")] if not j.spans else []
-    for sp in j.spans:
-        source, target = j.source, j.target
-        if sp["side"] == "target":
-            target = mark(target, sp["start"], sp["end"])
-        else:
-            source = mark(source, sp["start"], sp["end"])
-        rows.append((source, target, sp["category"], _capital(sp["severity"])))
-    return rows

@@ -8,7 +8,7 @@ import codecs
 import csv
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,21 @@ def _check_utf8(data: bytes, filename: str) -> None:
         raise
 
 
-def _read_delimited(data: bytes, filename: str, delimiter: str):  # type: ignore[no-untyped-def]
+def _csv_error(exc: csv.Error, filename: str, delimiter: str, line: int) -> CampaignFileError:
+    return CampaignFileError(
+        [
+            Problem(
+                filename,
+                f"is not valid {'TSV' if delimiter == chr(9) else 'CSV'} near line {line}: {exc}",
+                "Check the quoting around that line.",
+            )
+        ]
+    )
+
+
+def _delimited_stream(data: bytes, filename: str, delimiter: str):  # type: ignore[no-untyped-def]
+    """The header, and a generator of (line, record): rows are read as they are consumed,
+    so an import holds one chunk of them at a time (bounded memory)."""
     # A cell can be as long as the file (whose size is limited already); csv's default
     # 128 KiB field limit would reject a legitimately long output. The limit is global and
     # only ever raised here, so concurrent imports cannot lower it under each other.
@@ -92,17 +106,24 @@ def _read_delimited(data: bytes, filename: str, delimiter: str):  # type: ignore
     reader = csv.reader(stream, delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
-        if header is None:
-            return [], []
-        header = [h.strip() for h in header]
-        guarded = is_guarded(header)  # only a file Tandem wrote gets its formula guard undone
-        width = len(header) - guarded  # without the guard's mark column
-        if guarded:
-            header = [restore(h) for h in header]
-        _no_duplicate_columns(header[:width], filename)
-        records = []
-        prev_end = reader.line_num
-        previous: list[str] = []
+    except csv.Error as exc:
+        raise _csv_error(exc, filename, delimiter, reader.line_num) from None
+    if header is None:
+        return [], iter(())
+    header = [h.strip() for h in header]
+    guarded = is_guarded(header)  # only a file Tandem wrote gets its formula guard undone
+    width = len(header) - guarded  # without the guard's mark column
+    if guarded:
+        header = [restore(h) for h in header]
+    _no_duplicate_columns(header[:width], filename)
+    return header[:width], _delimited_rows(reader, header, width, guarded, filename, delimiter)
+
+
+def _delimited_rows(reader, header, width, guarded, filename, delimiter):  # type: ignore[no-untyped-def]
+    n_records = 0
+    prev_end = reader.line_num
+    previous: list[str] = []
+    try:
         for values in reader:
             start = prev_end + 1
             prev_end = reader.line_num
@@ -116,7 +137,7 @@ def _read_delimited(data: bytes, filename: str, delimiter: str):  # type: ignore
                             f"has {len(values)} fields but the header has {len(header)}",
                             "Check quoting: fields containing the delimiter, quotes or line "
                             "breaks must be enclosed in double quotes.",
-                            row=len(records) + 1,
+                            row=n_records + 1,
                             line=start,
                         )
                     ]
@@ -128,19 +149,10 @@ def _read_delimited(data: bytes, filename: str, delimiter: str):  # type: ignore
             if previous:  # (the same length: checked above)
                 values = [p if v == p else v for v, p in zip(values, previous, strict=True)]
             previous = values
-            records.append((start, dict(zip(header[:width], values[:width], strict=True))))
+            n_records += 1
+            yield start, dict(zip(header[:width], values[:width], strict=True))
     except csv.Error as exc:
-        raise CampaignFileError(
-            [
-                Problem(
-                    filename,
-                    f"is not valid {'TSV' if delimiter == chr(9) else 'CSV'} near line "
-                    f"{reader.line_num}: {exc}",
-                    "Check the quoting around that line.",
-                )
-            ]
-        ) from None
-    return header[:width], records
+        raise _csv_error(exc, filename, delimiter, reader.line_num) from None
 
 
 class _DuplicateKeys(ValueError):
@@ -252,6 +264,17 @@ def read_records(
     data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB
 ) -> tuple[list[str], list[tuple[int | None, dict[str, Any]]]]:
     """Header and raw records (physical line, dict) of a campaign file's bytes."""
+    header, records = stream_records(data, filename, max_mb)
+    return header, list(records)
+
+
+def stream_records(
+    data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB
+) -> tuple[list[str], Iterator[tuple[int | None, dict[str, Any]]]]:
+    """Header and raw records (physical line, dict) of a campaign file's bytes; CSV and TSV
+    records are read as the iterator is consumed (JSONL and Parquet are read whole: a JSONL
+    file's header is the union of every line's keys). Problems of a later row are raised
+    when the iterator reaches it."""
     kind = file_type(filename)
     if kind is None:
         raise CampaignFileError(
@@ -271,9 +294,11 @@ def read_records(
             "Choose the file that holds the data, or export it again.",
         )
     if kind == "parquet":
-        return _read_parquet(data, filename, max_mb)
+        header, records = _read_parquet(data, filename, max_mb)
+        return header, drop_as_read(records)
     if kind == "jsonl":
-        return _read_jsonl(_decode(data, filename), filename)
+        header, records = _read_jsonl(_decode(data, filename), filename)
+        return header, drop_as_read(records)
     _check_utf8(data, filename)
     first_line = data.split(b"\n", 1)[0].decode("utf-8-sig")
     if kind == "csv" and ";" in first_line and "," not in first_line:
@@ -283,7 +308,15 @@ def read_records(
             "Save it with commas as separators (spreadsheets in many languages use ';' for "
             "'CSV'; choose 'CSV UTF-8 (comma delimited)'), or with tabs as a .tsv file.",
         )
-    return _read_delimited(data, filename, "," if kind == "csv" else "\t")
+    return _delimited_stream(data, filename, "," if kind == "csv" else "\t")
+
+
+def drop_as_read(records: list[Any]) -> Iterator[Any]:
+    """The records of a list, each dropped from it once handed out (the list keeps its
+    length for a caller's count; the records and the rows made of them were both alive)."""
+    for k in range(len(records)):
+        record, records[k] = records[k], None
+        yield record
 
 
 def read_path(path: Path, filename: str, max_mb: float) -> bytes:

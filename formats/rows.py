@@ -4,7 +4,7 @@ and reference per item, one output text per (item, system)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,8 +80,23 @@ class RowRules:
 
     def __init__(self, names: Mapping[str, str] | None = None) -> None:
         self.names = dict(CAMPAIGN_NAMES | dict(names or {}))
-        self.first_item: dict[str, Row] = {}
-        self.first_pair: dict[tuple[str, str], Row] = {}
+        # Compact state per key, never the rows (a million Row objects were most of an
+        # import's memory): item id → its ordinal, first row, that row's system ordinal
+        # and the 64-bit hashes of its source, reference and doc_id, packed in one int (a
+        # tuple of six was 200 bytes more); (item, system) packed in one int → first row,
+        # its annotator's ordinal and its output's hash packed in one int. A hash collision
+        # would hide a conflicting text: about 1 in 10^13 for a million items.
+        self.first_item: dict[str, int] = {}
+        self.first_pair: dict[int, int] = {}
+        self._systems: dict[str, int] = {}
+        self._annotators: dict[str | None, int] = {None: 0}
+
+    def _ordinal(self, table: dict[Any, int], key: Any) -> int:
+        return table.setdefault(key, len(table))
+
+    @staticmethod
+    def _name(table: dict[Any, int], ordinal: int) -> Any:
+        return next(k for k, v in table.items() if v == ordinal)  # only for a message
 
     def check(self, row: Row, add: Any) -> None:
         """Call ``add(row, line, column, message, fix)`` for each rule ``row`` breaks."""
@@ -97,34 +112,48 @@ class RowRules:
                     f"Shorten it to at most {limit} characters (keep long text in another "
                     "column: any extra column is kept as metadata).",
                 )
-        if row.item_id:
-            first = self.first_item.setdefault(row.item_id, row)
-            for col in ("source", "reference", "doc_id") if first is not row else ():
-                if getattr(first, col) != getattr(row, col):
-                    add(
-                        n,
-                        line,
-                        name[col],
-                        f"{name['item']} '{row.item_id}' has a different {name[col]} here "
-                        f"than in row {first.number}"
-                        + (f" (system '{first.system}')" if first.system != row.system else ""),
-                        f"Every row of one item must repeat the same {name[col]}; "
-                        f"fix the text or give the rows different {name['ids']}.",
-                    )
-        if row.item_id and row.system:
-            self._check_pair(row, add)
+        if not row.item_id:
+            return
+        system = self._ordinal(self._systems, row.system)
+        texts = [hash(t) & _HASH64 for t in (row.source, row.reference, row.doc_id)]
+        packed = self.first_item.get(row.item_id)
+        if packed is None:
+            packed = len(self.first_item) | n << 32 | system << 64
+            packed |= texts[0] << 96 | texts[1] << 160 | texts[2] << 224
+            self.first_item[row.item_id] = packed
+        first = [packed >> shift & _LOW for shift in (0, 32, 64)]
+        for k, col in enumerate(("source", "reference", "doc_id")):
+            if packed >> (96 + 64 * k) & _HASH64 != texts[k]:
+                first_system = self._name(self._systems, first[2])
+                add(
+                    n,
+                    line,
+                    name[col],
+                    f"{name['item']} '{row.item_id}' has a different {name[col]} here "
+                    f"than in row {first[1]}"
+                    + (f" (system '{first_system}')" if first_system != row.system else ""),
+                    f"Every row of one item must repeat the same {name[col]}; "
+                    f"fix the text or give the rows different {name['ids']}.",
+                )
+        if row.system:
+            self._check_pair(row, first[0] << 32 | system, add)
 
-    def _check_pair(self, row: Row, add: Any) -> None:
+    def _check_pair(self, row: Row, key: int, add: Any) -> None:
         name = self.names
-        pair = self.first_pair.setdefault((row.item_id, row.system), row)
-        if pair is row:
+        annotator = self._ordinal(self._annotators, row.annotator or None)
+        output = hash(row.output) & _HASH_MASK
+        packed = self.first_pair.get(key)
+        if packed is None:
+            self.first_pair[key] = output << 64 | annotator << 32 | row.number
             return
-        others = bool(pair.annotator and row.annotator and pair.annotator != row.annotator)
-        if others and pair.output == row.output:
+        first_number, first_annotator = packed & _LOW, packed >> 32 & _LOW
+        others = bool(first_annotator and annotator and first_annotator != annotator)
+        if others and packed >> 64 == output:
             return
+        pair_annotator = self._name(self._annotators, first_annotator)
         differs = (
             f", with a different {name['output']} (by {name['annotator']} "
-            f"'{row.annotator}' here, '{pair.annotator}' there)"
+            f"'{row.annotator}' here, '{pair_annotator}' there)"
             if others
             else ""
         )
@@ -133,11 +162,16 @@ class RowRules:
             row.line,
             name["output"] if others else name["system"],
             f"duplicate ({name['item_id']}, {name['system']}) = ('{row.item_id}', "
-            f"'{row.system}'); row {pair.number} has it already{differs}",
+            f"'{row.system}'); row {first_number} has it already{differs}",
             f"Keep one row per {name['item_id']} and {name['system']} (several rows are "
             f"allowed only for judgments by different {name['annotator']}s of the same "
             f"{name['output']}, which must hold the same text).",
         )
+
+
+_LOW = (1 << 32) - 1
+_HASH64 = (1 << 64) - 1
+_HASH_MASK = (1 << 48) - 1  # an output's hash kept to 48 bits (one small int per pair)
 
 
 _ROW_TEXT = (
@@ -153,11 +187,21 @@ _ROW_TEXT = (
 
 
 def validate_rows(
-    filename: str, rows: Sequence[Row], names: Mapping[str, str] | None = None
+    filename: str, rows: Iterable[Row], names: Mapping[str, str] | None = None
 ) -> None:
     """Apply a campaign file's row checks to rows built elsewhere (an MQM TSV's): NUL
     bytes, empty ids and outputs, length limits and conflicting texts. Raises
     :class:`CampaignFileError` naming each row; returns when every row passes."""
+    for _ in checked_rows(filename, rows, names):
+        pass
+
+
+def checked_rows(
+    filename: str, rows: Iterable[Row], names: Mapping[str, str] | None = None
+) -> Iterator[Row]:
+    """:func:`validate_rows` as the rows pass (an import writes them meanwhile, in bounded
+    memory): each row is handed on while none has broken a rule; after that the rest are
+    only checked, and the end raises :class:`CampaignFileError` with every problem."""
     problems: list[Problem] = []
     rules = RowRules(names)
     name = rules.names
@@ -187,5 +231,7 @@ def validate_rows(
                 add(row.number, row.line, key, f"{key} contains a NUL byte (\\x00)",
                     "Remove NUL characters.")  # fmt: skip
         rules.check(row, add)
+        if not problems:
+            yield row
     if problems:
         raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=len(problems) >= MAX_PROBLEMS)

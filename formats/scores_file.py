@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from formats.problems import DEFAULT_MAX_MB, MAX_LENGTH, MAX_PROBLEMS, CampaignFileError, Problem
-from formats.readers import read_records
+from formats.readers import stream_records
 
 SCORE_COLUMNS = ("item_id", "system", "metric", "score")
 OPTIONAL_SCORE_COLUMNS = ("higher_is_better", "version")
@@ -95,28 +95,39 @@ class ScoreRows:
     direction: dict[str, tuple[bool, int]]
     #: metric → (version, first row stating it)
     version: dict[str, tuple[str, int]]
+    n_rows: int = 0
+    #: metric → (its first row, its number of rows), in the order of first appearance
+    per_metric: dict[str, list[int]] = field(default_factory=dict)
 
 
 def read_scores_file(
-    data: bytes, filename: str, rules: MetricRules, max_mb: float = DEFAULT_MAX_MB
+    data: bytes,
+    filename: str,
+    rules: MetricRules,
+    max_mb: float = DEFAULT_MAX_MB,
+    *,
+    keep: bool = True,
 ) -> ScoreRows:
-    """Read and validate a whole scores file; raise :class:`CampaignFileError` listing
-    every problem (file, row, column, what to do)."""
-    header, records = read_records(data, filename, max_mb)
+    """Read and validate a whole scores file as a stream; raise :class:`CampaignFileError`
+    listing every problem (file, row, column, what to do). ``keep=False``: no entries are
+    kept and duplicate outputs are left to the caller (an import finds them by output id,
+    in bounded memory: formats.score_rows); ``n_rows`` and ``per_metric`` are counted."""
+    header, records = stream_records(data, filename, max_mb)
     _check_header(header, filename)
-    if not records:
-        raise CampaignFileError(
-            [Problem(filename, "has a header but no data rows", "Add at least one score row.")]
-        )
-    reader = _ScoresReader(filename, header, rules)
+    reader = _ScoresReader(filename, header, rules, keep)
+    number = 0
     for number, (_, rec) in enumerate(records, start=1):
         if len(reader.problems) >= MAX_PROBLEMS:
             raise CampaignFileError(reader.problems, truncated=True)
         reader.row(number, rec)
+    if not number:
+        raise CampaignFileError(
+            [Problem(filename, "has a header but no data rows", "Add at least one score row.")]
+        )
     problems = reader.problems
     if problems:
         raise CampaignFileError(problems, truncated=len(problems) >= MAX_PROBLEMS)
-    return ScoreRows(reader.entries, reader.direction, reader.version)
+    return ScoreRows(reader.entries, reader.direction, reader.version, number, reader.per_metric)
 
 
 def _check_header(header: Sequence[str], filename: str) -> None:
@@ -155,8 +166,11 @@ def _check_header(header: Sequence[str], filename: str) -> None:
 class _ScoresReader:
     """The state of one pass over a scores file's rows (see :func:`read_scores_file`)."""
 
-    def __init__(self, filename: str, header: Sequence[str], rules: MetricRules) -> None:
-        self.filename, self.header, self.rules = filename, header, rules
+    def __init__(
+        self, filename: str, header: Sequence[str], rules: MetricRules, keep: bool
+    ) -> None:
+        self.filename, self.header, self.rules, self.keep = filename, header, rules, keep
+        self.per_metric: dict[str, list[int]] = {}
         self.problems: list[Problem] = []
         self.entries: list[ScoreEntry] = []
         self.first_row: dict[tuple[str, str, str], int] = {}
@@ -178,7 +192,9 @@ class _ScoresReader:
             self.check_direction(number, metric, cells["higher_is_better"])
         if "version" in self.header and metric:
             self.check_version(number, metric, _text(cells["version"]).strip())
-        if item_id and system and metric:
+        if metric and isinstance(score, float):
+            self.per_metric.setdefault(metric, [number, 0])[1] += 1
+        if item_id and system and metric and self.keep:
             key = (item_id, system, metric)
             first_n = self.first_row.setdefault(key, number)
             if first_n != number:
@@ -361,18 +377,8 @@ def suggest_metric_columns(
     """Columns that look like metric scores: ``metric:*`` ones, and columns whose name
     says score/metric/prob/qe (not a Tandem column) with numbers in the preview rows."""
     taken = set(taken)
-    hints = (
-        "score",
-        "metric",
-        "comet",
-        "bleurt",
-        "metricx",
-        "qe",
-        "prob",
-        "logprob",
-        "judge",
-        "rating",
-    )
+    hints = ("score", "metric", "comet", "bleurt", "metricx", "qe", "prob", "logprob",
+             "judge", "rating")  # fmt: skip
     out = []
     for col in header:
         if col in taken:
@@ -384,10 +390,7 @@ def suggest_metric_columns(
         if not any(h in low for h in hints):
             continue
         values = [parse_score(r.get(col)) for r in preview]
-        if (
-            values
-            and all(isinstance(v, float) or v is None for v in values)
-            and any(isinstance(v, float) for v in values)
-        ):
+        numbers = [isinstance(v, float) for v in values]
+        if any(numbers) and all(n or v is None for n, v in zip(numbers, values, strict=True)):
             out.append(col)
     return out

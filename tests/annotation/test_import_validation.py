@@ -169,12 +169,12 @@ def test_bad_map_syntax() -> None:
 
 def test_failure_midway_through_writing_rolls_back(engine: Engine, monkeypatch) -> None:
     """A database error after some rows were written leaves nothing behind."""
-    import annotation.importer as importer
+    from annotation.import_writer import CampaignWriter
 
     def explode(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(importer, "_write_judgments", explode)
+    monkeypatch.setattr(CampaignWriter, "_judgments", explode)
     before = table_counts(engine)
     with pytest.raises(RuntimeError, match="disk full"):
         import_campaign(engine, GOOD.encode(), "c", filename="camp.csv")
