@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from formats.cells import raw_text
 from formats.problems import DEFAULT_MAX_MB, MAX_LENGTH, MAX_PROBLEMS, CampaignFileError, Problem
 from formats.readers import read_records
 
@@ -49,12 +50,6 @@ class AiSpanRow:
     model: str | None
 
 
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
 def _whole(value: Any) -> int | str | None:
     """A cell as a whole number; None when empty; the raw text when it is not one."""
     if isinstance(value, bool):
@@ -63,7 +58,7 @@ def _whole(value: Any) -> int | str | None:
         return value
     if isinstance(value, float):
         return int(value) if value.is_integer() else str(value)
-    text = _text(value).strip()
+    text = raw_text(value).strip()
     if not text:
         return None
     if text.isascii() and text.lstrip("+-").isdigit() and len(text) < 12:
@@ -81,7 +76,8 @@ class _Reader:
         self.problems.append(Problem(self.filename, message, fix, row=row, column=column))
 
     def row(self, n: int, rec: Mapping[str, Any]) -> None:
-        cells = {c: _text(rec.get(c)).strip() for c in ("item_id", "system", "category", "model")}
+        keys = ("item_id", "system", "category", "model")
+        cells = {c: raw_text(rec.get(c)).strip() for c in keys}
         for column in ("item_id", "system"):
             if not cells[column]:
                 self.bad(n, column, f"'{column}' is empty", "Every row names its output.")
@@ -93,7 +89,7 @@ class _Reader:
             if len(cells[column]) > MAX_TEXT:
                 self.bad(n, column, f"is longer than {MAX_TEXT} characters", "Shorten it.")
         start, end = _whole(rec.get("start")), _whole(rec.get("end"))
-        severity = _text(rec.get("severity")).strip().casefold() or None
+        severity = raw_text(rec.get("severity")).strip().casefold() or None
         span = self.span(n, start, end, severity)
         confidence = self.confidence(n, rec.get("confidence"))
         if span is None:
@@ -150,7 +146,7 @@ class _Reader:
         if isinstance(value, int | float) and not isinstance(value, bool):
             number = float(value)
         else:
-            text = _text(value).strip()
+            text = raw_text(value).strip()
             if not text:
                 return None
             try:

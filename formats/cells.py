@@ -10,6 +10,13 @@ import math
 from typing import Any
 
 
+def raw_text(value: Any) -> str:
+    """A cell as read: "" when empty (None or NaN), else its text, unconverted."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
 def text(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from formats.cells import raw_text
 from formats.problems import DEFAULT_MAX_MB
 from formats.readers import stream_records
-from formats.scores_file import ScoreEntry, _text, parse_score
+from formats.scores_file import ScoreEntry, parse_score
 
 CHUNK_ROWS = 5_000
 
@@ -25,7 +26,7 @@ def entry_chunks(
     for number, (_, rec) in enumerate(records, start=1):
         score = parse_score(rec.get("score"))
         assert isinstance(score, float), "the file was validated first"
-        names = (_text(rec.get(c)).strip() for c in ("item_id", "system", "metric"))
+        names = (raw_text(rec.get(c)).strip() for c in ("item_id", "system", "metric"))
         chunk.append(ScoreEntry(number, *names, score))
         if len(chunk) >= chunk_rows:
             yield chunk

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from formats.cells import raw_text
 from formats.problems import DEFAULT_MAX_MB, MAX_LENGTH, MAX_PROBLEMS, CampaignFileError, Problem
 from formats.readers import stream_records
 
@@ -51,12 +52,6 @@ class ScoreEntry:
     value: float
 
 
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
 def parse_score(value: Any) -> float | str | None:
     """A finite float; None for an empty cell; the original text when it is not a number."""
     if isinstance(value, bool):
@@ -65,7 +60,7 @@ def parse_score(value: Any) -> float | str | None:
         if isinstance(value, float) and math.isnan(value):
             return "NaN"
         return float(value) if math.isfinite(value) else str(value)
-    text = _text(value).strip()
+    text = raw_text(value).strip()
     if not text:
         return None
     try:
@@ -183,15 +178,15 @@ class _ScoresReader:
 
     def row(self, number: int, rec: Mapping[str, Any]) -> None:
         cells = self.cells(number, rec)
-        item_id = _text(cells["item_id"]).strip()
-        system = _text(cells["system"]).strip()
-        metric = _text(cells["metric"]).strip()
+        item_id = raw_text(cells["item_id"]).strip()
+        system = raw_text(cells["system"]).strip()
+        metric = raw_text(cells["metric"]).strip()
         self.names(number, item_id, system, metric)
         score = self.score(number, cells["score"])
         if "higher_is_better" in self.header:
             self.check_direction(number, metric, cells["higher_is_better"])
         if "version" in self.header and metric:
-            self.check_version(number, metric, _text(cells["version"]).strip())
+            self.check_version(number, metric, raw_text(cells["version"]).strip())
         if metric and isinstance(score, float):
             self.per_metric.setdefault(metric, [number, 0])[1] += 1
         if item_id and system and metric and self.keep:
