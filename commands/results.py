@@ -10,6 +10,14 @@ import typer
 from commands import base
 from commands.base import CampaignName, app, fail, metric_signatures
 
+ReadAlpha = Annotated[
+    float | None,
+    typer.Option(
+        help="Error rate α to read the verdicts at (default: the campaign's, set with "
+        "cli.py statistics set); the exports' alpha column says which."
+    ),
+]
+
 
 @app.command("export-annotations")
 def export_annotations_cmd(
@@ -44,13 +52,7 @@ def export_results_cmd(
             "or a signature (repeatable; default: the dashboard's default)."
         ),
     ] = None,
-    alpha: Annotated[
-        float | None,
-        typer.Option(
-            help="Error rate α to read the verdicts at (default: the campaign's, set with "
-            "cli.py statistics set); the exports' alpha column says which."
-        ),
-    ] = None,
+    alpha: ReadAlpha = None,
     label_kind: Annotated[
         str | None,
         typer.Option(
@@ -97,13 +99,7 @@ def export_ranking_cmd(
         list[str] | None,
         typer.Option(help="Metric used as control (as in export-results; repeatable)."),
     ] = None,
-    alpha: Annotated[
-        float | None,
-        typer.Option(
-            help="Error rate α to read the verdicts at (default: the campaign's, set with "
-            "cli.py statistics set); the exports' alpha column says which."
-        ),
-    ] = None,
+    alpha: ReadAlpha = None,
     label_kind: Annotated[
         str | None,
         typer.Option(help="Rank by: label, one_minus_hter, score, esa or da (default: the "
