@@ -89,7 +89,7 @@ def set_score(page, k: int, keys: list[str], value: int) -> None:  # type: ignor
     # The box beside the slider mirrors it, so a rerun may redraw the slider between two
     # arrow keys and drop one: step to the value as a user watching the number would.
     value_js = "(k) => Number(document.querySelectorAll('input[type=range]')[k].value)"
-    for _ in range(10):
+    for _ in range(40):  # under load many of the keys above can be dropped, not only one
         page.wait_for_selector(IDLE)
         page.wait_for_timeout(300)
         now = page.evaluate(value_js, k)

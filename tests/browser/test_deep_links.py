@@ -25,6 +25,7 @@ ROUTED = {
     "Campaigns",
     "Import",
     "Annotators",
+    "Statistics",
     "Dashboard",
     "Calibration",
     "Planner",

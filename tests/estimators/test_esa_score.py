@@ -68,7 +68,7 @@ def test_esa_kind_reads_the_score_divided_by_100_with_its_known_range() -> None:
     assert display_scale(LabelKind.LABEL) == 1.0
     # an ESA campaign (spans, score asked) defaults to the ESA score; without it, the label
     assert default_label_kind("spans", j) == LabelKind.ESA
-    without = Judgments(*(getattr(j, f) for f in list(j.__dataclass_fields__)[:-1]))
+    without = Judgments(**{f: getattr(j, f) for f in j.__dataclass_fields__ if f != "esa_score"})
     assert default_label_kind("spans", without) == LabelKind.LABEL
     assert np.isnan(without.values(LabelKind.ESA)).all()
     # post-edit campaigns keep 1 − HTER first
