@@ -24,7 +24,7 @@ def test_holm_equals_statsmodels(seed: int) -> None:
 
 
 def test_holm_batches_equal_statsmodels_row_by_row() -> None:
-    p = np.random.default_rng(7).uniform(0, 0.2, (50, 10))
+    p = np.random.default_rng(7).uniform(0, 0.2, (12, 10))  # statsmodels: ~40 ms a row
     ours = holm(p).adjusted
     for row, adjusted in zip(p, ours, strict=True):
         np.testing.assert_allclose(adjusted, multipletests(row, method="holm")[1], atol=1e-15)
