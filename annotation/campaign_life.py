@@ -10,12 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from annotation.exports import (
-    campaign_results,
-    export_annotations,
-    export_campaign,
-    results_csv,
-)
+from annotation.exports import export_annotations, export_campaign
+from annotation.result_exports import campaign_results, results_csv
 from db import Engine
 from formats.writers import MIME, to_csv
 

@@ -63,12 +63,7 @@ def export_results_cmd(
     ] = None,
 ) -> None:
     """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
-    from annotation.exports import (
-        campaign_results,
-        pairs_csv,
-        results_csv,
-        results_latex,
-    )
+    from annotation.result_exports import campaign_results, pairs_csv, results_csv, results_latex
     from estimators.campaign import LABEL_KINDS
 
     if out.suffix.lower() not in (".csv", ".tex"):
@@ -107,7 +102,7 @@ def export_ranking_cmd(
     ] = None,
 ) -> None:
     """Export the ranking with significance clusters (the dashboard's ranking table)."""
-    from annotation.exports import campaign_results
+    from annotation.result_exports import campaign_results
     from estimators.campaign import LABEL_KINDS
     from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
 

@@ -10,8 +10,8 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from annotation import queue_admin, queue_build
-from annotation.exports import pairs_csv
 from annotation.live_plan import current_plan, set_plan
+from annotation.result_exports import pairs_csv
 from db.reads import read_campaign
 from estimators.report import campaign_report
 from tests.annotation.test_queue import make_campaign

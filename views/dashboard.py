@@ -12,7 +12,8 @@ import time
 
 import streamlit as st
 
-from annotation.exports import export_annotations, pairs_csv, results_csv, results_latex
+from annotation.exports import export_annotations
+from annotation.result_exports import pairs_csv, results_csv, results_latex
 from db.reads import fingerprint
 from estimators.campaign import LABEL_KINDS, LabelKind, available_label_kinds, default_label_kind
 from estimators.monitor_cache import MonitorCache
