@@ -63,19 +63,9 @@ def export_results_cmd(
     ] = None,
 ) -> None:
     """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
-    from annotation.result_exports import campaign_results, pairs_csv, results_csv, results_latex
-    from estimators.campaign import LABEL_KINDS
+    from annotation.result_exports import pairs_csv, results_csv, results_latex
 
-    if out.suffix.lower() not in (".csv", ".tex"):
-        fail(f"{out}: use a .csv or .tex file name.")
-    if label_kind is not None and label_kind not in LABEL_KINDS:
-        fail(f"Unknown label kind {label_kind!r}; use one of {', '.join(LABEL_KINDS)}.")
-    engine = base.open_engine()
-    signatures = metric_signatures(engine, campaign, metric) if metric else None
-    with base.exporting():
-        report = campaign_results(
-            engine, campaign, label_kind=label_kind, signatures=signatures, alpha=alpha
-        )
+    engine, report = _report(campaign, out, metric, alpha, label_kind)
     settings = _statistics(engine, campaign)
     tex = out.suffix.lower() == ".tex"
     table = results_latex(report, settings=settings).encode() if tex else None
@@ -102,20 +92,9 @@ def export_ranking_cmd(
     ] = None,
 ) -> None:
     """Export the ranking with significance clusters (the dashboard's ranking table)."""
-    from annotation.result_exports import campaign_results
-    from estimators.campaign import LABEL_KINDS
     from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
 
-    if out.suffix.lower() not in (".csv", ".tex"):
-        fail(f"{out}: use a .csv or .tex file name.")
-    if label_kind is not None and label_kind not in LABEL_KINDS:
-        fail(f"Unknown label kind {label_kind!r}; use one of {', '.join(LABEL_KINDS)}.")
-    engine = base.open_engine()
-    signatures = metric_signatures(engine, campaign, metric) if metric else None
-    with base.exporting():
-        report = campaign_results(
-            engine, campaign, label_kind=label_kind, signatures=signatures, alpha=alpha
-        )
+    engine, report = _report(campaign, out, metric, alpha, label_kind)
     if report.monitor is None:
         fail("No anytime-valid verdicts yet (no labels with a recorded random order).")
     columns = _statistics(engine, campaign).export_columns()
@@ -129,3 +108,22 @@ def _statistics(engine, campaign: str):  # type: ignore[no-untyped-def]
     from annotation.statistics_settings import read_statistics
 
     return read_statistics(engine, base.campaign_id_of(engine, campaign))
+
+
+def _report(campaign: str, out: Path, metric, alpha, label_kind):  # type: ignore[no-untyped-def]
+    """(engine, report) for an export to ``out`` (.csv or .tex), checked as both exports
+    check it: the file type, the label kind, the metrics named."""
+    from annotation.result_exports import campaign_results
+    from estimators.campaign import LABEL_KINDS
+
+    if out.suffix.lower() not in (".csv", ".tex"):
+        fail(f"{out}: use a .csv or .tex file name.")
+    if label_kind is not None and label_kind not in LABEL_KINDS:
+        fail(f"Unknown label kind {label_kind!r}; use one of {', '.join(LABEL_KINDS)}.")
+    engine = base.open_engine()
+    signatures = metric_signatures(engine, campaign, metric) if metric else None
+    with base.exporting():
+        report = campaign_results(
+            engine, campaign, label_kind=label_kind, signatures=signatures, alpha=alpha
+        )
+    return engine, report
