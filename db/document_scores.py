@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, insert, select
+from sqlalchemy import Engine, and_, func, insert, select
 from sqlalchemy.orm import Session
 
 from db.annotations import LABEL, campaign_log
 from db.document_models import DocumentScore
+from db.engine import session_scope
 from db.models import Annotation, Annotator, Campaign, Item, Output, System
 
 
@@ -143,3 +144,15 @@ def campaign_documents(s: Session, campaign_id: int) -> list[str]:
         .order_by(func.min(Item.id))
     )
     return [d for d, _ in s.execute(q).all()]
+
+
+def stamp(engine: Engine, campaign_id: int) -> tuple[int, int]:
+    """(count, last id) of the campaign's document scores: a new one changes it, so it
+    keys the dashboard's cached document-score report (one small query per refresh)."""
+    with session_scope(engine) as s:
+        row = s.execute(
+            select(func.count(DocumentScore.id), func.coalesce(func.max(DocumentScore.id), 0))
+            .join(System, System.id == DocumentScore.system_id)
+            .where(System.campaign_id == campaign_id)
+        ).one()
+    return int(row[0]), int(row[1])

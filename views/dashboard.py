@@ -184,7 +184,7 @@ def live_part() -> None:
     draw_sampling(report, cid)
     draw_quality(report, fp, cid, data.mode, db_url)
     draw_position_bias(cid, fp, alpha)  # comparative screens only
-    draw_document_scores(cid, data.mode, alpha)  # DA / SQM in document order only
+    draw_document_scores(cid, data.mode, alpha, fp)  # DA / SQM in document order only
     if not zscores:  # the controls panel reads the raw judgments
         draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha, db_url)
 

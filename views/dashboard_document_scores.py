@@ -8,13 +8,22 @@ import pandas as pd
 import streamlit as st
 
 from annotation.document_scores import document_report
+from db.document_scores import stamp
 from views.common import engine
 
 
-def draw_document_scores(cid: int, mode: str, alpha: float | None) -> None:
+@st.cache_data(max_entries=8, show_spinner=False)
+def _document_report(db: str, cid: int, key: tuple[int, ...], alpha: float | None):  # type: ignore[no-untyped-def]
+    """The document-score report, recomputed only when the campaign's fingerprint or its
+    document scores changed (``key``), not on every refresh of the dashboard."""
+    return document_report(engine(), cid, alpha)
+
+
+def draw_document_scores(cid: int, mode: str, alpha: float | None, key: tuple[int, ...]) -> None:
     if mode not in ("da", "sqm"):
         return
-    report = document_report(engine(), cid, alpha)
+    key = (*key, *stamp(engine(), cid))
+    report = _document_report(str(engine().url), cid, key, alpha)
     if report is None:
         return
     st.subheader("Document scores")
