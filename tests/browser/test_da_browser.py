@@ -41,8 +41,14 @@ def _seed(server: Server, mode: str = "da") -> str:
 
 
 #: The page shows a slider whose score is not set yet (a new item or screen drawn).
-UNSET = ("document.querySelector('.tandem-da-value') && "
-         "document.querySelector('.tandem-da-value').textContent === 'not set'")  # fmt: skip
+UNSET = "document.querySelector('.tandem-da-value')?.textContent === 'not set'"
+
+
+def shows(page, text: str, index: int = 0) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the index-th slider reads `text`; null-safe, since after a reload the slider
+    is drawn a moment after the rest of the page (a bare querySelector would throw, not wait)."""
+    page.wait_for_function(
+        f"document.querySelectorAll('.tandem-da-value')[{index}]?.textContent === {text!r}")
 
 
 def scores(server: Server) -> list[float | None]:
@@ -83,13 +89,13 @@ def test_da_slider_keys_reload_mouse(server: Server, page) -> None:  # type: ign
     value = page.locator(".tandem-da-value")
     value.wait_for()
     assert output_text(page) == first  # the same item, its unsaved score back
-    page.wait_for_function("document.querySelector('.tandem-da-value').textContent === '79'")
+    shows(page, "79")
     page.keyboard.press("Enter")
     assert wait_rows(page, server, 1) == [79.0]
 
     page.wait_for_function(f"document.querySelector('.tandem-output') && "
                            f"document.querySelector('.tandem-output').innerText !== {first!r}")
-    page.wait_for_function("document.querySelector('.tandem-da-value').textContent === 'not set'")
+    shows(page, "not set")
     box = page.locator(".tandem-da-input").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.25, box["y"] + box["height"] / 2)
     got = int(page.locator(".tandem-da-value").inner_text())
@@ -142,7 +148,7 @@ def test_da_comparative_screen(server: Server, page) -> None:  # type: ignore[no
 
     page.reload()
     page.locator(".tandem-da-value").nth(2).wait_for()
-    page.wait_for_function("document.querySelectorAll('.tandem-da-value')[1].textContent === '70'")
+    shows(page, "70", 1)
     assert shown_values(page) == ["80", "70", "not set"]  # the draft came back
     box = page.locator(".tandem-da-input").nth(2).bounding_box()  # the third with the mouse
     page.mouse.click(box["x"] + box["width"] * 0.1, box["y"] + box["height"] / 2)
@@ -203,7 +209,7 @@ def test_da_document_score_after_the_last_segment(server: Server, page) -> None:
     page.keyboard.press("Shift+ArrowRight")
     page.reload()
     page.get_by_text("The whole document", exact=True).wait_for()
-    page.wait_for_function("document.querySelector('.tandem-da-value').textContent === '80'")
+    shows(page, "80")
     page.screenshot(path=screenshot_path(DOCUMENT), full_page=True)
     page.keyboard.press("Enter")
     for _ in range(200):
