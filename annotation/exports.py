@@ -33,7 +33,7 @@ from db.campaigns import campaign_rows
 from db.engine import read_scope
 from db.log_export import annotation_log
 from db.reads import campaign_id
-from db.tasks import annotation_tasks
+from db.task_facts import annotation_tasks
 from formats.readers import FILE_TYPES
 from formats.rows import REQUIRED
 from formats.writers import to_csv, to_delimited, to_jsonl, to_parquet
