@@ -145,11 +145,14 @@ def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSett
 @dataclass(frozen=True)
 class ScreenOutput:
     """One output on the screen. ``assignment_id`` None: shown beside an attention check
-    only (not the annotator's to judge; its answer is not stored)."""
+    only (not the annotator's to judge; its answer is not stored). ``output_id``: the
+    output whose text is shown (None for an attention check's or a decoy's text: nothing
+    imported about the output, such as ESA^AI spans, belongs to it)."""
 
     text: str
     assignment_id: int | None
     claim_version: int = 0
+    output_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,15 @@ def screen(engine: Engine, annotator_id: int, view: session.View) -> Screen | No
     return Screen(
         source=first.source,
         reference=view.slot.reference,
-        outputs=tuple(ScreenOutput(r.text, r.assignment_id, r.claim_version) for r in shown),
+        outputs=tuple(
+            ScreenOutput(
+                r.text,
+                r.assignment_id,
+                r.claim_version,
+                r.output_id if r.kind == SlotKind.REGULAR else None,
+            )
+            for r in shown
+        ),
     )
 
 
