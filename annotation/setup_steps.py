@@ -28,8 +28,8 @@ class Stage:
         if self.labels:
             out["setup"] = (
                 f"{self.labels:,} labels exist: the sampling unit (document order), "
-                "comparative screens, span settings and the live plan are locked (a change "
-                "now would mix two designs in one sample)"
+                "comparative screens, span settings and the live plan (Statistics page) are "
+                "locked (a change now would mix two designs in one sample)"
             )
         elif self.built:
             out["setup"] = (

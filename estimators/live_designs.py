@@ -225,6 +225,10 @@ DEFAULT_MARGIN = 0.05
 ERROR_RATES = ("holm", "ebh")
 #: Estimand values (db.vocabulary.Estimand): the campaign's own items, or μ over annotators.
 TEST_SET, SUPERPOPULATION = "test_set", "superpopulation"
+ESTIMAND_TEXT = {
+    TEST_SET: "this campaign's own items (test set, as WMT reports)",
+    SUPERPOPULATION: "the average annotator (super-population)",
+}
 
 
 @dataclass(frozen=True)

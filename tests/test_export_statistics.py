@@ -41,7 +41,8 @@ def test_every_export_carries_the_settings(engine: Engine, monkeypatch, tmp_path
         assert out.exit_code == 0, out.output
     want = {"alpha": "0.01", "error_rate": "holm", "equivalence_margin": "0.02",
             "racing": "on", "planned_labels": str(stats.planned_labels),
-            "measurable_difference": "0.3", "power": "0.9"}  # fmt: skip
+            "measurable_difference": "0.3", "power": "0.9", "design": "betting",
+            "estimand": "test_set"}  # fmt: skip
     for name in ("r.csv", "p.csv", "k.csv"):
         rows = _rows(f[name])
         assert rows and all({k: r[k] for k in EXPORT_COLUMNS} == want for r in rows), name

@@ -21,8 +21,15 @@ from annotation.exports import export_annotations
 from db.engine import session_scope
 from db.models import Annotation, Output
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
-from tests.browser.test_compare_esa_browser import IDLE, SYSTEMS, WIDGET, frame_of, mark, seed
-from tests.browser.test_compare_esa_browser import set_score
+from tests.browser.test_compare_esa_browser import (
+    IDLE,
+    SYSTEMS,
+    WIDGET,
+    frame_of,
+    mark,
+    seed,
+    set_score,
+)
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare-esa-ai.png"
 NAME = "cESA demo"
