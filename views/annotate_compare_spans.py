@@ -271,37 +271,19 @@ def _shared_buttons(
     """Severity, category, delete and clear for the current output (the page's keys click
     them), above the cards; with AI spans (ESA^AI), accept them too."""
     st.caption("For the current output:")
-    cols = st.columns(len(SEVERITY_KEYS) + 2 + ai)
+    buttons = [
+        (f"{sev.value.capitalize()} `{key}`", f"cmp_sev_{sev.value}",
+         lambda a, v=sev.value: a.set_field("severity", v))
+        for key, sev in SEVERITY_KEYS.items()
+    ]  # fmt: skip
     if ai:
-        cols[-3].button(
-            "Accept AI spans `a`",
-            key="cmp_accept_ai",
-            width="stretch",
-            on_click=on,
-            args=(None, lambda a: a.accept_ai()),
-        )
-    for col, (key, severity) in zip(cols, SEVERITY_KEYS.items(), strict=False):
-        col.button(
-            f"{severity.value.capitalize()} `{key}`",
-            key=f"cmp_sev_{severity.value}",
-            on_click=on,
-            args=(None, lambda a, v=severity.value: a.set_field("severity", v)),
-            width="stretch",
-        )
-    cols[-2].button(
-        "Delete selected `Del`",
-        key="cmp_span_delete",
-        width="stretch",
-        on_click=on,
-        args=(None, lambda a: a.delete()),
-    )
-    cols[-1].button(
-        "Clear selection `Esc`",
-        key="cmp_span_clear",
-        width="stretch",
-        on_click=on,
-        args=(None, lambda a: a.clear()),
-    )
+        buttons.append(("Accept AI spans `a`", "cmp_accept_ai", lambda a: a.accept_ai()))
+    buttons += [
+        ("Delete selected `Del`", "cmp_span_delete", lambda a: a.delete()),
+        ("Clear selection `Esc`", "cmp_span_clear", lambda a: a.clear()),
+    ]
+    for col, (label, key, act) in zip(st.columns(len(buttons)), buttons, strict=True):
+        col.button(label, key=key, width="stretch", on_click=on, args=(None, act))
     cat_cols = st.columns(min(len(config.categories), 6))
     for n, category in enumerate(config.categories):
         label = f"{literal(category)} `{n + 1}`" if n < 9 else literal(category)
