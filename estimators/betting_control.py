@@ -53,11 +53,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from estimators import betting
+from estimators import confidence_sequences as csq
 
 #: The controlled part's share of the capital (the label capital keeps 1 − w).
 WEIGHT = 0.5
-#: The controlled Kelly parts' caps C (each with half the controlled part).
-CAPS = (0.5, 0.9)
+#: The controlled part when mixed with the label capital: the aGRAPA bet with a cautious
+#: and a bold cap C, half each (as :data:`estimators.betting.PARTS` weighs them).
+KELLY = ((0.5, 0.5), (0.5, 0.9))
 #: Pseudo-labels at c = 0 in the ridge slope: c_i = S_xg/(S_gg + RIDGE) on standardised g.
 RIDGE = 10.0
 #: Standardised controls are clipped to ±WINSOR (a fixed function of the pool's scores is
@@ -146,47 +148,73 @@ def controlled_increments(x01, g, ctrl: ControlPool, pool_size, start=None):  # 
     return z, h_plus, h_minus, (coef_end, sg[..., -1:])
 
 
-def controlled_log_capital_from(x01, g, m, ctrl, pool_size, state=None):  # type: ignore[no-untyped-def]
-    """(log of the controlled part, ½ K^kelly(½) + ½ K^kelly(0.9) on the Z's, along the
-    stream, end state) against the null means ``m`` (m_i(θ), clipped to (0, 1); broadcasting
-    against x01). ``state`` continues a carried stream with the very numbers of the whole."""
+def controlled_log_capital_from(x01, g, m, ctrl, pool_size, tuning, state=None, parts=KELLY):  # type: ignore[no-untyped-def]
+    """(log of the controlled capital along the stream, end state) against the null means
+    ``m`` (m_i(θ) clipped to (0, 1), broadcasting against x01): the weighted ``parts``
+    ((weight, bet) as :data:`estimators.betting.PARTS`: "plan" the hedged plan-sized bets,
+    a number C the aGRAPA bet with that cap) on the Z's, every bet capped by the Z's
+    predictable range (module docstring). ``tuning`` (α, t*) sizes the plan bets;
+    ``state`` continues a carried stream with the very numbers of the whole."""
     inc_start, mom0, parts0 = (None, None, None) if state is None else state
     z, h_plus, h_minus, inc_end = controlled_increments(x01, g, ctrl, pool_size, inc_start)
     moments = betting.running_moments(z, mom0)
-    mu_prev, s2_prev = moments[0], moments[1]
-    gap = mu_prev - m
+    mu_prev, s2_prev, t = moments[0], moments[1], moments[2]
     dev = z - m
+    lo_room, hi_room = m + h_plus, 1.0 - m - h_minus  # |Z − m| on each side, at most
     out, ends = None, []
-    parts0 = [None] * len(CAPS) if parts0 is None else parts0
-    for cap, start in zip(CAPS, parts0, strict=True):
+    parts0 = [None] * len(parts) if parts0 is None else parts0
+    for (weight, bet), start in zip(parts, parts0, strict=True):
         with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.clip(gap / (s2_prev + gap * gap), -cap / (1.0 - m - h_minus),
-                          cap / (m + h_plus))  # fmt: skip
-        part = _cum(np.log1p(lam * dev), start)
-        ends.append(part[..., -1:])
-        part = part - math.log(len(CAPS))
+            if bet == "plan":
+                lam = betting.plan_bet(s2_prev, t, *tuning)
+                st = (None, None) if start is None else start
+                log_p = _cum(np.log1p(np.minimum(lam, betting.C_TRUNC / lo_room) * dev), st[0])
+                log_m = _cum(np.log1p(-np.minimum(lam, betting.C_TRUNC / hi_room) * dev), st[1])
+                ends.append((log_p[..., -1:], log_m[..., -1:]))
+                part = np.logaddexp(log_p, log_m) - math.log(2.0)
+            else:
+                gap = mu_prev - m
+                lam = np.clip(gap / (s2_prev + gap * gap), -bet / hi_room, bet / lo_room)
+                part = _cum(np.log1p(lam * dev), start)
+                ends.append(part[..., -1:])
+        part = part + math.log(weight)
         out = part if out is None else np.logaddexp(out, part)
     return out, (inc_end, moments[3], ends)
 
 
 def log_capital_from(x01, g, th, alpha, t_star, pool_size, ctrl, state=None, weight=WEIGHT):  # type: ignore[no-untyped-def]
     """(log K_t(θ) of the campaign's capital with a control, end state): (1 − w) × the label
-    capital (:func:`estimators.betting.wor_log_capital_from`, +∞ once the labels rule θ
-    out) + w × the controlled capital (:func:`controlled_log_capital_from`). ``x01`` labels
-    on [0, 1] (..., T); ``g`` their items' standardised controls (same shape); ``th`` the
-    null pool mean(s) on [0, 1] (scalar or (G, 1)); ``state`` continues a carried stream."""
+    capital (:func:`estimators.betting.wor_log_capital_from`) + w × the controlled capital
+    (:func:`controlled_log_capital_from` with the Kelly parts :data:`KELLY`); w = 1: the
+    controlled capital alone, with the label capital's parts (:data:`estimators.betting.PARTS`)
+    on the Z's. +∞ once the labels alone rule θ out. ``x01`` labels on [0, 1] (..., T);
+    ``g`` their items' standardised controls (same shape); ``th`` the null pool mean(s) on
+    [0, 1] (scalar or (G, 1)); ``state`` continues a carried stream."""
     base0, ctrl0, t0, s0 = (None, None, 0, None) if state is None else state
-    log_base, base_end = betting.wor_log_capital_from(x01, th, alpha, t_star, pool_size, base0)
     sx = _cum(x01, s0)
     if pool_size is None:
         m = np.broadcast_to(np.asarray(th, dtype=float), np.broadcast_shapes(
             np.shape(th), x01.shape))  # fmt: skip
+        bad = np.zeros(m.shape, dtype=bool)
     else:
         t = np.arange(t0 + 1, t0 + x01.shape[-1] + 1, dtype=float)
         s_prev = _prev(sx, 0.0 if s0 is None else s0)
         m = (float(pool_size) * th - s_prev) / (float(pool_size) - t + 1.0)
+        bad = (m < -betting.WOR_TOL) | (m > 1 + betting.WOR_TOL)
     m = np.clip(m, 1e-12, 1 - 1e-12)
-    log_ctrl, ctrl_end = controlled_log_capital_from(x01, g, m, ctrl, pool_size, ctrl0)
+    tuning = (alpha, t_star)
+    if weight >= 1.0:
+        out0 = None if base0 is None else base0
+        if out0 is not None:
+            bad = bad | out0
+        out = np.maximum.accumulate(bad, axis=-1)
+        log_k, ctrl_end = controlled_log_capital_from(
+            x01, g, m, ctrl, pool_size, tuning, ctrl0, betting.PARTS
+        )
+        end = (out[..., -1:], ctrl_end, t0 + x01.shape[-1], sx[..., -1:])
+        return np.where(out, np.inf, log_k), end
+    log_base, base_end = betting.wor_log_capital_from(x01, th, alpha, t_star, pool_size, base0)
+    log_ctrl, ctrl_end = controlled_log_capital_from(x01, g, m, ctrl, pool_size, tuning, ctrl0)
     log_k = np.logaddexp(log_base + math.log1p(-weight), log_ctrl + math.log(weight))
     end = (base_end, ctrl_end, t0 + x01.shape[-1], sx[..., -1:])
     return log_k, end
@@ -206,3 +234,76 @@ def pvalue_path(z, g_items, g_pool, theta0, *, bounds, alpha_tuning, t_star, poo
     t = np.arange(1, log_k.shape[-1] + 1)
     log_k = np.where(t < burn_in, -np.inf, log_k)
     return np.minimum.accumulate(np.minimum(1.0, np.exp(-np.maximum(log_k, 0.0))), axis=-1)
+
+
+def _running(x01, g, m_grid, ctrl, args):  # type: ignore[no-untyped-def]
+    """(G, T) max_{burn_in ≤ s ≤ t} log K_s(m[g]) (−∞ before the burn-in), or log K_t itself
+    when not ``running`` (as :func:`estimators.betting._running_log_capital`)."""
+    tune, t_star, burn_in, running, pool_size = args
+    log_k, _ = log_capital_from(
+        x01[None, :], g[None, :], m_grid[:, None], tune, t_star, pool_size, ctrl
+    )
+    t = np.arange(1, x01.size + 1)
+    log_k = np.where(t[None, :] < burn_in, -np.inf, log_k)
+    return np.maximum.accumulate(log_k, axis=-1) if running else log_k
+
+
+def controlled_cs(z, g_items, g_pool, alpha, *, bounds, t_star, burn_in, pool_size,
+                  alpha_tuning=None, running=True, grid=betting.CS_GRID,
+                  refine=betting.REFINE):  # type: ignore[no-untyped-def]  # fmt: skip
+    """The confidence sequence of one stream ``z`` (T,) with its items' controls ``g_items``
+    and the pool's ``g_pool`` (raw scores): {θ : max_{s≤t} K_s(θ) < 1/α} of the capital
+    with a control (:func:`log_capital_from`), read off a grid of θ exactly as
+    :func:`estimators.betting.betting_cs` reads the label capital's (the last interval
+    refined inside its end cells and widened by one fine step; the path drawn by linear
+    interpolation)."""
+    tune = alpha if alpha_tuning is None else alpha_tuning
+    z = np.asarray(z, dtype=float)
+    lo, hi = float(bounds[0]), float(bounds[1])
+    span = hi - lo
+    x01 = np.clip((z - lo) / span, 0.0, 1.0)
+    ctrl = ControlPool.of(g_pool)
+    g = ctrl.scaled(g_items)
+    m = np.linspace(0.0, 1.0, grid)[1:-1]
+    step = 1.0 / (grid - 1)
+    thr = math.log(1.0 / alpha)
+    args = (tune, t_star, burn_in, running, pool_size)
+    run = _running(x01, g, m, ctrl, args)
+    centre, low01, high01, alive = betting._path_interval(run, m, thr, x01, step, burn_in)
+    if z.size >= burn_in:
+        _refine_last(low01, high01, (x01, g, ctrl), m, alive, thr, refine, args)
+    _, var, _ = csq._running_mean_var(z)
+    return csq.ConfidenceSequence(
+        center=centre * span + lo, lower=low01 * span + lo, upper=high01 * span + lo,
+        sigma=np.sqrt(var), alpha=alpha,
+        t_star=float(t_star) if t_star is not None else float("nan"), method="betting_cv",
+    )  # fmt: skip
+
+
+def _refine_last(low01, high01, data, m, alive, thr, refine, args) -> None:  # type: ignore[no-untyped-def]
+    """The last interval refined in place (:func:`estimators.betting._refine_last`)."""
+    x01, g, ctrl = data
+    first, last, any_alive = alive
+    f, h = (first[-1], last[-1]) if any_alive[-1] else (0, m.size - 1)
+    step = 1.0 / (m.size + 1)
+    cell_lo = np.linspace(max(m[f] - step, 1e-9), m[f], refine)
+    cell_hi = np.linspace(m[h], min(m[h] + step, 1 - 1e-9), refine)
+    fine = step / (refine - 1)
+    ok_lo = _running(x01, g, cell_lo, ctrl, args)[:, -1] < thr
+    ok_hi = _running(x01, g, cell_hi, ctrl, args)[:, -1] < thr
+    if bool(any_alive[-1]) or ok_lo.any():
+        low01[-1] = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
+        high01[-1] = (
+            min(cell_hi[len(ok_hi) - 1 - np.argmax(ok_hi[::-1])] + fine, 1.0)
+            if ok_hi.any() else m[h] + fine
+        )  # fmt: skip
+
+
+def evalue(z, g_items, g_pool, theta0, *, bounds, alpha_tuning, t_star, pool_size):  # type: ignore[no-untyped-def]
+    """The e-process path K_t(θ0) of the capital with a control (e-BH reads its last entry)."""
+    x01, th = betting._unit(z, theta0, bounds)
+    ctrl = ControlPool.of(g_pool)
+    log_k, _ = log_capital_from(
+        x01, ctrl.scaled(g_items), th, alpha_tuning, t_star, pool_size, ctrl
+    )
+    return np.exp(log_k)
