@@ -56,7 +56,7 @@ class MonitorAnalysis:
         paths = self._clt_paths if not self.design.bounded else self._bounded_paths
         if stream is not None and self._carries:
             inc, cs, p = self._carried_paths(
-                y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream
+                y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream, g
             )
         else:
             inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m, level)
@@ -179,7 +179,7 @@ class MonitorAnalysis:
         """The betting design's paths are carried between reads (a campaign cache, uniform
         draws): :mod:`estimators.monitor_carry`."""
         return (
-            self.cache is not None and self.design == LiveDesign.BETTING and self.visits is None
+            self.cache is not None and self.design.bets and self.visits is None
         )
 
     def _tuning(self, alpha_cs: float) -> float:
