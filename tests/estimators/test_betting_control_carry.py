@@ -94,3 +94,25 @@ def test_without_metric_scores_it_is_the_betting_design():
     reps = [CampaignMonitor(*args, design=d, **kw).report() for d in ("betting", "betting_cv")]
     for a, b in zip(reps[0].pairs, reps[1].pairs, strict=True):
         assert (a.p_value, a.result.ci, a.e_value) == (b.p_value, b.result.ci, b.e_value)
+
+
+def test_the_report_names_the_control_the_live_verdicts_use():
+    """The dashboard's and CLI's "controls used" of the live column: none under the default
+    betting design, the first metric under betting_cv."""
+    from dataclasses import replace
+
+    from estimators.campaign import CampaignData
+    from estimators.live_designs import LiveDesign
+    from estimators.report import campaign_report
+    from tests.test_report import SIG, fake_campaign
+
+    data, _ = fake_campaign()
+    rep = campaign_report(data, signatures=[SIG])
+    assert rep.monitor.design == "betting"
+    assert rep.method_metrics["anytime"] == "none (the betting design uses no metric control)"
+    plan = replace(data.live_plan, design=LiveDesign.BETTING_CV)
+    cv = CampaignData(**{**data.__dict__, "live_plan": plan})
+    rep = campaign_report(cv, signatures=[SIG])
+    assert rep.monitor.design == "betting_cv"
+    assert rep.method_metrics["anytime"].endswith("(first metric; half the betting capital)")
+    assert rep.monitor.pairs[0].result.method.startswith("betting_cv")
