@@ -53,7 +53,9 @@ alone (w = 1, the label capital's parts on the Z's) cost 5.5 % labels on Chagant
 with chrF and 1.2 % on newstest2020 MQM with a ρ = 0.3 control; w = ½ keeps the label
 capital's growth there (≤ 0.5 % at p80 with a useless control) and takes most of the gain
 where the control counts (binary labels, ρ = 0.7, 100 orders: 0.82 – 0.91× the labels in
-sums; w = ¼: 0.86 – 0.93×). Sources: Waudby-Smith & Ramdas (2024) betting; Waudby-Smith & Ramdas (2020) the
+sums; w = ¼: 0.86 – 0.93×).
+
+Sources: Waudby-Smith & Ramdas (2024) betting; Waudby-Smith & Ramdas (2020) the
 without-replacement null; Chaganty et al. (2018), Angelopoulos et al. (2023, PPI++) and
 Zrnic & Candès (2024) the control-variate / prediction-powered increment.
 """

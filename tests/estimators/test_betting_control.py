@@ -39,13 +39,13 @@ EXACT_POOLS = {
 @pytest.mark.parametrize("name", list(EXACT_POOLS))
 def test_the_capital_at_the_pool_mean_has_mean_one_over_every_order(name):
     """Exact: over all 7! orders of a 7-item pool, E[K_t(θ*)] = 1 at every t (θ* the pool
-    mean, without replacement) — the martingale property itself, for the mixture and for the
-    controlled part alone (weight 1 − 1e-12). A coefficient fitted with the current label, a
-    bet or cap that looks at g_i, or ḡ of the whole pool instead of the remaining items makes
-    it ≠ 1 (the report shows each planted bug failing here)."""
+    mean, without replacement) — the martingale property itself, for the mixture, for the
+    controlled Kelly part alone (weight 1 − 1e-12) and for every part on Z (weight 1). A
+    coefficient fitted with the current label, a bet or cap that looks at g_i, or ḡ of the
+    whole pool instead of the remaining items makes it ≠ 1 (docs/statistics-notes.md §14)."""
     pool, g = EXACT_POOLS[name]
     orders = np.array(list(itertools.permutations(range(pool.size))))
-    for weight in (bc.WEIGHT, 1.0 - 1e-12):
+    for weight in (bc.WEIGHT, 1.0 - 1e-12, 1.0):  # w = 1: the plan and Kelly parts on Z
         k = np.exp(_log_k(pool, g, orders, pool.mean(), pool.size, weight))
         np.testing.assert_allclose(k.mean(axis=0), 1.0, rtol=0, atol=1e-9)
     # and the control does move the capital (the test is not vacuous)
