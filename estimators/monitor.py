@@ -209,6 +209,7 @@ class CampaignMonitor(
             sys_results.append(res)
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
+        notes.extend(self._disjoint_pair_notes())
         pair_status = self._pair_statuses(plist, streams, a_pair, notes)
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
