@@ -107,27 +107,28 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
 
 
 def _tally(s: Session, campaign_id: int) -> dict[int, dict[str, Any]]:
-    """Per annotator id, their counts over the campaign's log (:func:`_no_work`'s keys)."""
+    """Per annotator id, their counts over the campaign's log (:func:`_no_work`'s keys).
+
+    The answers to attention checks are read apart (:func:`_attention_answers`): decoding
+    every row's spans (JSON) cost the 60-system dashboard 0.3 s per refresh."""
     rows = s.execute(
         campaign_log(
             campaign_id,
             Annotation.annotator_id,
             Annotation.kind,
-            Annotation.label,
-            Annotation.post_edit,
             Annotation.seconds,
             SUPERSEDING.id,
             AttentionCheck.expected_label,
-            AttentionCheck.degraded_text,
             Annotation.created_at,
-            Annotation.spans,
-            AttentionCheck.operations,
-            AttentionCheck.severity,
+            Annotation.id,
         )
     )
     acc: dict[int, dict[str, Any]] = {}
-    for aid, kind, label, post_edit, secs, superseded, expected, shown, created, *att in rows:
-        a = acc.setdefault(aid, _no_work())
+    answered: list[tuple[int, int]] = []
+    for aid, kind, secs, superseded, expected, created, row_id in rows:
+        a = acc.get(aid)
+        if a is None:  # not setdefault: a fresh dict per row was 10 % of the time
+            a = acc[aid] = _no_work()
         if kind == UNDO:
             a["undos"] += 1
             continue
@@ -143,14 +144,39 @@ def _tally(s: Session, campaign_id: int) -> dict[int, dict[str, Any]]:
             a["skips"] += 1
         elif kind == ATTENTION and expected is not None:
             a["att"] += 1
-            spans, operations, severity = att
-            passed = None
-            if spans is not None:  # a span-mode answer: checked at span level
-                passed = span_attention_passed(spans, operations or [], severity)
-            if passed is None:
-                passed = attention_passed(label, post_edit, expected, shown or "")
-            a["passed"] += passed
+            answered.append((aid, row_id))
+    if answered:
+        passed = _attention_answers(s, campaign_id)
+        for aid, row_id in answered:
+            acc[aid]["passed"] += passed[row_id]
     return acc
+
+
+def _attention_answers(s: Session, campaign_id: int) -> dict[int, bool]:
+    """Per current answer to an attention check (annotation id), whether it passed."""
+    rows = s.execute(
+        campaign_log(
+            campaign_id,
+            Annotation.id,
+            Annotation.label,
+            Annotation.post_edit,
+            AttentionCheck.expected_label,
+            AttentionCheck.degraded_text,
+            Annotation.spans,
+            AttentionCheck.operations,
+            AttentionCheck.severity,
+            current_only=True,
+        ).where(Annotation.kind == ATTENTION, AttentionCheck.expected_label.is_not(None))
+    )
+    out: dict[int, bool] = {}
+    for row_id, label, post_edit, expected, shown, spans, operations, severity in rows:
+        passed = None
+        if spans is not None:  # a span-mode answer: checked at span level
+            passed = span_attention_passed(spans, operations or [], severity)
+        if passed is None:
+            passed = attention_passed(label, post_edit, expected, shown or "")
+        out[row_id] = passed
+    return out
 
 
 def _claimed_now(s: Session, campaign_id: int) -> dict[int, int]:

@@ -4,6 +4,7 @@ cached campaign read. No SQL, no formulas."""
 from __future__ import annotations
 
 import re
+import threading
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -22,6 +23,7 @@ from db.reads import campaign_id
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
     from db.annotator_stats import AnnotatorWork
+    from db.campaign_delta import DeltaState
     from db.campaigns import CampaignSummary
     from estimators.campaign import CampaignData
 
@@ -157,13 +159,33 @@ def chosen_campaign(key: str = "campaign") -> tuple[str, int] | None:
     return None if name is None else (name, ids[name])
 
 
+class _LastRead:
+    """The last read of one campaign in this server process (db.campaign_delta), so a new
+    label costs a delta read, not a full one; the lock keeps two sessions from reading
+    over each other's state."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.state: DeltaState | None = None
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _last_read(db: str, cid: int) -> _LastRead:
+    return _LastRead()
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
     """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
-    (the database URL) keeps two databases served by one process apart."""
-    from db.reads import read_campaign
+    (the database URL) keeps two databases served by one process apart. Read as a delta
+    of this process's last read (:func:`db.campaign_delta.read_delta`: only the rows added
+    since, when the database proves nothing else changed; the same data as a full read)."""
+    from db.campaign_delta import read_delta
 
-    return read_campaign(engine(), cid)
+    last = _last_read(db, cid)
+    with last.lock:
+        last.state = read_delta(engine(), cid, last.state)
+        return last.state.data
 
 
 def current_campaign_data(cid: int) -> CampaignData:
