@@ -3,6 +3,7 @@ cached campaign read. No SQL, no formulas."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from typing import TYPE_CHECKING
@@ -179,9 +180,13 @@ def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
     """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
     (the database URL) keeps two databases served by one process apart. Read as a delta
     of this process's last read (:func:`db.campaign_delta.read_delta`: only the rows added
-    since, when the database proves nothing else changed; the same data as a full read)."""
+    since, when the database proves nothing else changed; the same data as a full read).
+    ``TANDEM_DELTA_READS=0`` turns that off (the bench's baseline)."""
     from db.campaign_delta import read_delta
+    from db.reads import read_campaign
 
+    if os.environ.get("TANDEM_DELTA_READS", "1") == "0":  # off: a full read per new key
+        return read_campaign(engine(), cid)
     last = _last_read(db, cid)
     with last.lock:
         last.state = read_delta(engine(), cid, last.state)
