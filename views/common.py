@@ -160,6 +160,13 @@ def chosen_campaign(key: str = "campaign") -> tuple[str, int] | None:
     return None if name is None else (name, ids[name])
 
 
+def incremental() -> bool:
+    """Whether reads carry work over from the previous read (the delta campaign read, the
+    report's carried parts); ``TANDEM_INCREMENTAL=0``: everything afresh per new
+    fingerprint, the baseline bench/dashboard_wmt60_bench.py compares with."""
+    return os.environ.get("TANDEM_INCREMENTAL", "1") != "0"
+
+
 class _LastRead:
     """The last read of one campaign in this server process (db.campaign_delta), so a new
     label costs a delta read, not a full one; the lock keeps two sessions from reading
@@ -181,11 +188,11 @@ def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
     (the database URL) keeps two databases served by one process apart. Read as a delta
     of this process's last read (:func:`db.campaign_delta.read_delta`: only the rows added
     since, when the database proves nothing else changed; the same data as a full read).
-    ``TANDEM_DELTA_READS=0`` turns that off (the bench's baseline)."""
+    ``TANDEM_INCREMENTAL=0`` turns that off (:func:`incremental`)."""
     from db.campaign_delta import read_delta
     from db.reads import read_campaign
 
-    if os.environ.get("TANDEM_DELTA_READS", "1") == "0":  # off: a full read per new key
+    if not incremental():
         return read_campaign(engine(), cid)
     last = _last_read(db, cid)
     with last.lock:

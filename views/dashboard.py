@@ -22,7 +22,14 @@ from estimators.report_cache import ReportCache
 from estimators.zscores import zscored_campaign
 from formats.writers import MIME
 from metrics.imported import describe
-from views.common import campaign_data, chosen_campaign, download, engine, require_admin
+from views.common import (
+    campaign_data,
+    chosen_campaign,
+    download,
+    engine,
+    incremental,
+    require_admin,
+)
 from views.dashboard_controls import draw_controls
 from views.dashboard_document_scores import draw_document_scores
 from views.dashboard_estimates import draw_estimates
@@ -72,7 +79,8 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     k = len(data.systems)
     report = campaign_report(
         data, label_kind=kind, signatures=list(signatures), alpha=alpha,
-        monitor_cache=monitor_cache(db, cid, kind, zscores), report_cache=report_cache(db, cid),
+        monitor_cache=monitor_cache(db, cid, kind, zscores),
+        report_cache=report_cache(db, cid) if incremental() else None,
         # the width chart is drawn up to WIDTH_PAIRS pairs: beyond, one point per pair
         # instead of 60 (a 60-system campaign would carry 106,000 rows nobody sees)
         width_points=60 if k * (k - 1) // 2 <= WIDTH_PAIRS else 0,
