@@ -85,3 +85,22 @@ def test_the_cache_forgets_its_oldest_entries_beyond_its_size() -> None:
     assert len(cache) <= 10
     assert cache.get("part", bytes([24]), lambda: -1) == 576  # the newest stay
     assert cache.get("part", bytes([0]), lambda: -1) == -1  # the oldest went
+
+
+def test_cached_controls_panel_equals_the_fresh_one_read_after_read() -> None:
+    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+
+    data, _ = fake_campaign(n_items=120, labelled=60, repeats=4)
+    cache = ReportCache()
+    n = len(data.judgments)
+    learned = None
+    for m in (40, 41, 120, 119, n):
+        step = first(data, m)
+        learned = learned_control(step, "label", previous=learned)
+        same(control_efficiency(step, "label", learned, cache=cache),
+             control_efficiency(step, "label", learned), f"efficiency {m}")  # fmt: skip
+        for controls in ([SIG], [LEARNED], []):
+            fresh = evaluate(step, "label", controls, learned=learned)
+            carried = evaluate(step, "label", controls, learned=learned, cache=cache)
+            same(carried, fresh, f"evaluate {m} {controls}")
+    assert cache.hits > 0
