@@ -186,11 +186,14 @@ def _log_query(cid: int) -> Any:
 
 def _ann_digests(s: Session, cid: int, top: int) -> tuple[Any, ...]:
     """The annotation log's digest: what a judgment reads of a row that could change in
-    place — its slot, the slot's position (a queue rebuild renumbers them), π and kind."""
+    place — its slot, the slot's position (a queue rebuild renumbers them), π and kind —
+    and, though rows are append-only, its output and label (a campaign deleted and another
+    imported under reused ids)."""
     attention = case((Assignment.kind == SlotKind.ATTENTION, 1), else_=0)
     return _digests(
         s, _log_query(cid), top, Annotation.id, Annotation.assignment_id,
         Assignment.position, Assignment.inclusion_prob, attention, Annotation.supersedes_id,
+        Annotation.output_id, Annotation.label,
     )  # fmt: skip
 
 

@@ -281,9 +281,12 @@ def _system_results(  # type: ignore[no-untyped-def]
 
 
 def _pair_result(
-    method: str, ya, yb, g: np.ndarray | None, a: int, b: int, both: np.ndarray,
-    ok: np.ndarray, ddof: int, level: float, bounds,
+    method: str, y_grid: np.ndarray, labelled: np.ndarray, g: np.ndarray | None, a: int,
+    b: int, ok: np.ndarray, ddof: int, level: float, bounds,
 ) -> EstimateResult:
+    """Pair (a, b) by ``method`` on the items both systems have labelled."""
+    both = labelled[a] & labelled[b]
+    ya, yb = y_grid[a, both], y_grid[b, both]
     if method == "human":
         return human.paired_difference(ya, yb, level, bounds)
     assert g is not None
@@ -308,9 +311,8 @@ def _pair_rows(
     for method in ["human"] + (["ppi"] if g is not None else []):
         batch = []
         for a, b in pairs(len(data.systems)):
-            both = labelled[a] & labelled[b]
-            compute = partial(_pair_result, method, y_grid[a, both], y_grid[b, both], g, a, b,
-                              both, ok, ddof, level, bounds)  # fmt: skip
+            compute = partial(_pair_result, method, y_grid, labelled, g, a, b, ok, ddof, level,
+                              bounds)  # fmt: skip
             key = partial(bytes, b"" if keys is None else method.encode() + keys[a] + keys[b])
             res = cached(cache, "evaluate_pair", key, compute)
             p = _p_value(res) if res.available else None

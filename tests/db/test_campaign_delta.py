@@ -131,6 +131,11 @@ def test_changes_a_delta_cannot_see_force_a_full_read(engine) -> None:
             Annotation.assignment_id.is_not(None)).order_by(Annotation.id).limit(1))  # fmt: skip
         s.execute(update(Assignment).where(Assignment.id == slot).values(position=10_000))
     c.check("full")
+    with session_scope(engine) as s:  # a label rewritten in place (never done by the app)
+        aid, label = s.execute(select(Annotation.id, Annotation.label).where(
+            Annotation.label.is_not(None)).order_by(Annotation.id).limit(1)).one()  # fmt: skip
+        s.execute(update(Annotation).where(Annotation.id == aid).values(label=1 - label))
+    c.check("full")
     with session_scope(engine) as s:  # a score rewritten in place
         sid = s.scalar(select(MetricScore.id).order_by(MetricScore.id).limit(1))
         s.execute(update(MetricScore).where(MetricScore.id == sid).values(value=1234.5))
