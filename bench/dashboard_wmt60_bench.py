@@ -8,14 +8,26 @@ system browser) and times:
 
 - cold draw: the first open of the dashboard after the server started (empty caches: the
   campaign read and the live monitor's first full computation, then drawing);
-- after one label: a label undone in the database (a new log event, so the report is read
-  again), then the page reloaded — the monitor cache of the server process carries over;
-- the empty-campaign dashboard as the floor, in the same run.
+- after one label: a new label written at the end of the queue order (:func:`add_one_label`),
+  then the page reloaded — the server process's last campaign read, report parts and
+  monitor cache carry over; three times, the median; then once a label undone (the newest
+  current one: an undo also makes the learned ŷ refit, as it must);
+- the empty-campaign dashboard drawn again after that as the floor (the first draw of any
+  page also pays the server's first imports: printed too).
 
-Prints each, with the ratio to the empty dashboard, and the "Computed in" figure the page
-shows; ``--screenshot PATH`` saves the drawn dashboard (docs/screenshots/dashboard-60-systems.png).
+Each with the ratio to the floor and the "Computed in" figure the page shows, first for a
+server reading afresh per label (``TANDEM_INCREMENTAL=0``: full campaign reads, no carried
+report parts; the baseline) then for the default (delta reads, db.campaign_delta; carried
+report parts, estimators/report_cache.py), in the same run; before that, the campaign read
+alone after one label in this process, full against delta. ``--screenshot PATH`` saves the
+drawn dashboard (docs/screenshots/dashboard-60-systems.png).
 
     .venv/bin/python bench/dashboard_wmt60_bench.py [--db /tmp/wmt60.db] [--screenshot PATH]
+        [--delta-only] [--metric]
+
+``--metric`` scores the campaign with a chrF-like metric first (a WMT campaign has metric
+scores: the dashboard then also computes the metric columns and their efficiency); give it
+its own ``--db``, the scores stay in the database.
 """
 
 from __future__ import annotations
@@ -26,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -35,10 +48,13 @@ import numpy as np  # noqa: E402
 
 PASSWORD = "bench-password"
 K, N, LABELLED = 60, 2000, 500
+REPEATS = 3  # labels undone one after another, each drawn
+METRIC_SIG = "chrf|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:bench"
 
 
-def build(db: Path) -> None:
-    """The campaign "wmt60" (and an "empty" one) imported into ``db`` unless already there."""
+def build(db: Path, metric: bool = False) -> None:
+    """The campaign "wmt60" (and an "empty" one) imported into ``db`` unless already there;
+    with ``metric``, chrF-like scores of its outputs (:func:`score_campaign`)."""
     from dashboard_bench import EMPTY_CSV
     from monitor_read_bench import wmt_like_rates
 
@@ -65,25 +81,111 @@ def build(db: Path) -> None:
         import_campaign(engine, path, "wmt60", settings={"target_lang": "de"})
     if not campaign_exists(engine, "empty"):
         import_campaign(engine, EMPTY_CSV, "empty", filename="empty.csv")
+    if metric:
+        score_campaign(engine)
     engine.dispose()
 
 
+def score_campaign(engine) -> None:  # type: ignore[no-untyped-def]
+    """chrF-like scores for every output of "wmt60" (the label's rate plus noise, ρ ≈ 0.5)
+    and a threshold, unless scored already: the metric columns and efficiency the
+    dashboard then computes too."""
+    from db.reads import campaign_id, read_campaign
+    from db.scores import ScoreRow, insert_scores, save_threshold
+
+    cid = campaign_id(engine, "wmt60")
+    data = read_campaign(engine, cid)
+    if data.metrics:
+        return
+    rng = np.random.default_rng(61)
+    truth = np.full(data.output_ids.shape, 0.5)
+    j = data.judgments
+    truth[j.system, j.item] = j.label
+    g = 50 + 20 * truth + rng.normal(0, 15, truth.shape)
+    ids = data.output_ids
+    insert_scores(engine, [ScoreRow(int(ids[s, i]), "chrf", METRIC_SIG, float(g[s, i]))
+                           for s in range(K) for i in range(N)])  # fmt: skip
+    save_threshold(engine, cid, METRIC_SIG, 60.0, True, "youden")
+
+
 def undo_one_label(db: Path) -> None:
-    """Append an undo of the newest label of "wmt60" (a real log event: a new read)."""
+    """Append an undo of the newest current label of "wmt60": a new log event that takes a
+    label back, so each call changes the judgments (and the monitor's streams)."""
     from db.annotations import append
     from db.engine import make_engine, session_scope
-    from db.log_export import annotation_log
     from db.models import Annotation
+    from db.reads import campaign_id, current_rows
+
+    engine = make_engine(f"sqlite:///{db}")
+    cid = campaign_id(engine, "wmt60")
+    newest = current_rows(cid).where(Annotation.kind == "label").order_by(Annotation.id.desc())
+    with session_scope(engine) as s:
+        aid, oid, annotator = s.execute(newest.limit(1)).one()[:3]
+        append(s, output_id=oid, annotator_id=annotator, kind="undo", supersedes_id=aid)
+    engine.dispose()
+
+
+def add_one_label(db: Path) -> None:
+    """A new label of "wmt60" at the end of the queue order: a done slot on the first
+    unlabelled output, π as the others', and its judgment (what an annotator's save
+    writes), so it extends the live monitor's prefix like a label in a running campaign."""
+    from sqlalchemy import func, select
+
+    from db.annotations import append
+    from db.engine import make_engine, session_scope
+    from db.models import Annotation, Annotator, Assignment, Item, Output
     from db.reads import campaign_id
 
     engine = make_engine(f"sqlite:///{db}")
     cid = campaign_id(engine, "wmt60")
-    last = [r for r in annotation_log(engine, cid) if r["kind"] == "label"][-1]
     with session_scope(engine) as s:
-        ann = s.get(Annotation, last["annotation_id"])
-        append(s, output_id=ann.output_id, annotator_id=ann.annotator_id, kind="undo",
-               supersedes_id=ann.id)  # fmt: skip
+        last = s.execute(
+            select(Assignment.position, Assignment.inclusion_prob, Assignment.annotator_id)
+            .where(Assignment.campaign_id == cid)
+            .order_by(Assignment.position.desc())
+            .limit(1)
+        ).one()
+        judged = select(Annotation.output_id)
+        oid = s.scalar(
+            select(func.min(Output.id))
+            .join(Item, Item.id == Output.item_id)
+            .where(Item.campaign_id == cid, Output.id.not_in(judged))
+        )
+        annotator = last.annotator_id or s.scalar(
+            select(Annotator.id).where(Annotator.campaign_id == cid).limit(1)
+        )
+        slot = Assignment(campaign_id=cid, output_id=oid, annotator_id=annotator,
+                          position=last.position + 1, inclusion_prob=last.inclusion_prob,
+                          state="done", kind="regular", slot=0)  # fmt: skip
+        s.add(slot)
+        s.flush()
+        append(s, output_id=oid, annotator_id=annotator, assignment_id=slot.id, kind="label",
+               label=int(oid % 3 != 0), seconds=5.0)  # fmt: skip
     engine.dispose()
+
+
+def campaign_reads(db: Path, repeats: int = 5) -> tuple[float, float]:
+    """Median seconds of the campaign read after one label, in this process: a full read
+    (db.reads.read_campaign) and a delta read (db.campaign_delta.read_delta)."""
+    from db.campaign_delta import read_delta
+    from db.engine import make_engine
+    from db.reads import campaign_id, read_campaign
+
+    engine = make_engine(f"sqlite:///{db}")
+    cid = campaign_id(engine, "wmt60")
+    state = read_delta(engine, cid)
+    full, delta = [], []
+    for _ in range(repeats):
+        undo_one_label(db)
+        t = time.perf_counter()
+        state = read_delta(engine, cid, state)
+        delta.append(time.perf_counter() - t)
+        assert state.how == "delta"
+        t = time.perf_counter()
+        read_campaign(engine, cid)
+        full.append(time.perf_counter() - t)
+    engine.dispose()
+    return float(np.median(full)), float(np.median(delta))
 
 
 def sign_in(page, url: str) -> None:  # type: ignore[no-untyped-def]
@@ -119,38 +221,77 @@ def screenshot(page, path: Path) -> None:  # type: ignore[no-untyped-def]
     page.screenshot(path=str(path), full_page=True)
 
 
-def main() -> None:
+def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
+    """One server over ``db`` with ``extra`` in its environment: the dashboard's draws."""
     from playwright.sync_api import sync_playwright
 
     from tests.browser.app_server import app_env, streamlit_app
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--db", type=Path, default=None, help="reuse/create this SQLite file")
-    ap.add_argument("--screenshot", type=Path, default=None)
-    args = ap.parse_args()
-    db = args.db or Path(tempfile.mkdtemp()) / "wmt60.db"
-    t = time.perf_counter()
-    build(db)
-    print(f"database {db} ready in {time.perf_counter() - t:.1f} s", flush=True)
-    env = app_env(f"sqlite:///{db}", PASSWORD)
+    env = {**app_env(f"sqlite:///{db}", PASSWORD), **extra}
     log = db.with_suffix(".log")
+    out: dict[str, Any] = {}
     with streamlit_app(env, log, fail=sys.exit) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         sign_in(page, url)
-        empty, _ = draw(page, url, "empty")
-        cold, cold_line = draw(page, url, "wmt60")
-        if args.screenshot:
-            screenshot(page, args.screenshot)
+        out["empty_first"], _ = draw(page, url, "empty")
+        out["cold"], out["cold_line"] = draw(page, url, "wmt60")
+        if shot:
+            screenshot(page, shot)
+            page.set_viewport_size({"width": 1400, "height": 1000})
+        out["empty"], _ = draw(page, url, "empty")  # the floor, warm
+        after = []
+        for _ in range(REPEATS):
+            add_one_label(db)
+            after.append(draw(page, url, "wmt60"))
         undo_one_label(db)
-        page.set_viewport_size({"width": 1400, "height": 1000})
-        after, after_line = draw(page, url, "wmt60")
+        out["undo"], out["undo_line"] = draw(page, url, "wmt60")
         browser.close()
-    print(f"empty campaign dashboard: {empty:.2f} s")
-    print(f"cold draw, 60 systems: {cold:.2f} s = {cold / empty:.1f} × empty ({cold_line})")
-    print(f"after one label (undone): {after:.2f} s = {after / empty:.1f} × empty "
-          f"({after_line})")  # fmt: skip
+    out["after"] = float(np.median([t for t, _ in after]))
+    out["after_all"] = [round(t, 2) for t, _ in after]
+    out["after_line"] = after[-1][1]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--db", type=Path, default=None, help="reuse/create this SQLite file")
+    ap.add_argument("--screenshot", type=Path, default=None)
+    ap.add_argument("--delta-only", action="store_true", help="skip the afresh baseline")
+    ap.add_argument(
+        "--metric", action="store_true", help="score the outputs with a chrF-like metric"
+    )
+    args = ap.parse_args()
+    db = args.db or Path(tempfile.mkdtemp()) / "wmt60.db"
+    t = time.perf_counter()
+    build(db, args.metric)
+    print(f"database {db} ready in {time.perf_counter() - t:.1f} s", flush=True)
+    full_read, delta_read = campaign_reads(db)
+    print(f"campaign read after one label: full {full_read:.3f} s, delta {delta_read:.3f} s "
+          f"= {full_read / delta_read:.1f}× faster", flush=True)  # fmt: skip
+    runs = {}
+    modes = [("incremental", {})]
+    if not args.delta_only:
+        modes.insert(0, ("afresh (baseline)", {"TANDEM_INCREMENTAL": "0"}))
+    for name, extra in modes:
+        runs[name] = r = serve(db, extra, args.screenshot if name == "incremental" else None)
+        print(f"[{name}] empty campaign dashboard: first {r['empty_first']:.2f} s, warm "
+              f"{r['empty']:.2f} s (the floor)")  # fmt: skip
+        print(f"[{name}] cold draw, 60 systems: {r['cold']:.2f} s = "
+              f"{r['cold'] / r['empty']:.1f} × floor ({r['cold_line']})")  # fmt: skip
+        print(f"[{name}] after one new label, median of {REPEATS}: {r['after']:.2f} s = "
+              f"{r['after'] / r['empty']:.1f} × floor {r['after_all']}")  # fmt: skip
+        print(f"    ({r['after_line']})")
+        print(f"[{name}] after one label undone: {r['undo']:.2f} s = "
+              f"{r['undo'] / r['empty']:.1f} × floor ({r['undo_line']})", flush=True)  # fmt: skip
+    if len(runs) == 2:
+        base, new = runs.values()
+        for what in ("after", "undo"):
+            above = [r[what] - r["empty"] for r in (base, new)]
+            print(f"{'new label' if what == 'after' else 'undo'}: {base[what]:.2f} s → "
+                  f"{new[what]:.2f} s ({base[what] / new[what]:.2f}× faster); above the floor "
+                  f"{above[0]:.2f} s → {above[1]:.2f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

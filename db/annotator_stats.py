@@ -107,50 +107,74 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
 
 
 def _tally(s: Session, campaign_id: int) -> dict[int, dict[str, Any]]:
-    """Per annotator id, their counts over the campaign's log (:func:`_no_work`'s keys)."""
+    """Per annotator id, their counts over the campaign's log (:func:`_no_work`'s keys).
+
+    Counted in SQL (grouped by annotator, kind, whether superseded); only the seconds of
+    current judgments come back row by row (the median needs them) and the answers to
+    attention checks (:func:`_attention_answers`). Reading and decoding every row of the
+    log cost the 60-system dashboard 0.35 s per refresh."""
+    current = SUPERSEDING.id.is_(None)
+    checked = AttentionCheck.expected_label.is_not(None)
+    groups = s.execute(
+        campaign_log(
+            campaign_id, Annotation.annotator_id, Annotation.kind, current, checked,
+            func.count(), func.max(Annotation.created_at),
+        ).group_by(Annotation.annotator_id, Annotation.kind, current, checked)
+    )  # fmt: skip
+    acc: dict[int, dict[str, Any]] = {}
+    for aid, kind, is_current, is_checked, n, last in groups:
+        a = acc.setdefault(aid, _no_work())
+        if kind == UNDO:  # every undo row (one per row it was joined to, as listed)
+            a["undos"] += n
+            continue
+        if not is_current:
+            continue
+        if last is not None and (a["last"] is None or last > a["last"]):
+            a["last"] = last
+        if kind == LABEL:
+            a["labels"] += n
+        elif kind == SKIP:
+            a["skips"] += n
+        elif kind == ATTENTION and is_checked:
+            a["att"] += n
+    seconds = s.execute(
+        campaign_log(campaign_id, Annotation.annotator_id, Annotation.seconds, current_only=True)
+        .where(Annotation.kind != UNDO, Annotation.seconds.is_not(None))
+        .order_by(Annotation.id)
+    )
+    for aid, secs in seconds:
+        acc[aid]["secs"].append(float(secs))
+    if any(a["att"] for a in acc.values()):
+        for aid, passed in _attention_answers(s, campaign_id):
+            acc[aid]["passed"] += passed
+    return acc
+
+
+def _attention_answers(s: Session, campaign_id: int) -> list[tuple[int, bool]]:
+    """(annotator id, whether it passed) per current answer to an attention check."""
     rows = s.execute(
         campaign_log(
             campaign_id,
             Annotation.annotator_id,
-            Annotation.kind,
             Annotation.label,
             Annotation.post_edit,
-            Annotation.seconds,
-            SUPERSEDING.id,
             AttentionCheck.expected_label,
             AttentionCheck.degraded_text,
-            Annotation.created_at,
             Annotation.spans,
             AttentionCheck.operations,
             AttentionCheck.severity,
-        )
+            current_only=True,
+        ).where(Annotation.kind == ATTENTION, AttentionCheck.expected_label.is_not(None))
     )
-    acc: dict[int, dict[str, Any]] = {}
-    for aid, kind, label, post_edit, secs, superseded, expected, shown, created, *att in rows:
-        a = acc.setdefault(aid, _no_work())
-        if kind == UNDO:
-            a["undos"] += 1
-            continue
-        if superseded is not None:
-            continue
-        if created is not None and (a["last"] is None or created > a["last"]):
-            a["last"] = created
-        if secs is not None:
-            a["secs"].append(float(secs))
-        if kind == LABEL:
-            a["labels"] += 1
-        elif kind == SKIP:
-            a["skips"] += 1
-        elif kind == ATTENTION and expected is not None:
-            a["att"] += 1
-            spans, operations, severity = att
-            passed = None
-            if spans is not None:  # a span-mode answer: checked at span level
-                passed = span_attention_passed(spans, operations or [], severity)
-            if passed is None:
-                passed = attention_passed(label, post_edit, expected, shown or "")
-            a["passed"] += passed
-    return acc
+    out = []
+    for aid, label, post_edit, expected, shown, spans, operations, severity in rows:
+        passed = None
+        if spans is not None:  # a span-mode answer: checked at span level
+            passed = span_attention_passed(spans, operations or [], severity)
+        if passed is None:
+            passed = attention_passed(label, post_edit, expected, shown or "")
+        out.append((aid, passed))
+    return out
 
 
 def _claimed_now(s: Session, campaign_id: int) -> dict[int, int]:

@@ -25,8 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
-from operator import itemgetter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from db import monitor_reads as monitor
-from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP, campaign_log
+from db.annotations import campaign_log
 from db.engine import session_scope
 from db.models import (
     Annotation,
@@ -50,7 +49,8 @@ from db.models import (
     Threshold,
 )
 from db.queue_settings import setting_changes
-from db.vocabulary import SlotKind, documents_in_order
+from db.read_parts import fill_grids, judgments, metric_infos, output_grid
+from db.vocabulary import documents_in_order
 from estimators.campaign import CampaignData, Judgments, MetricInfo, document_index
 from estimators.live_designs import META_PLAN_KEYS, PLAN_KEYS, plan_in_force
 
@@ -69,7 +69,7 @@ def campaign_id(engine: Engine, name: str) -> int | None:
         return s.scalar(select(Campaign.id).where(Campaign.name == name))
 
 
-def _current_rows(cid: int):  # type: ignore[no-untyped-def]
+def current_rows(cid: int):  # type: ignore[no-untyped-def]
     """Annotation rows of a campaign that no later row supersedes."""
     return campaign_log(
         cid,
@@ -142,49 +142,90 @@ def read_campaign(
     (a queue transaction reading inside itself).
     """
     with _scope(engine) as s:
-        name, mode, meta, plan_values, has_rounds, pending = _campaign_row(s, cid)
-        plan_changes = [
-            c for c in setting_changes(s, cid) if c.key in (*PLAN_KEYS, *META_PLAN_KEYS)
-        ]
-        sys_rows = s.execute(
-            select(System.id, System.name, System.is_human)
-            .where(System.campaign_id == cid)
-            .order_by(System.id)
-        ).all()
-        out_rows = s.execute(
-            select(Output.id, Output.system_id, Item.id, Item.external_id, Item.doc_id)
-            .join(Item, Item.id == Output.item_id)
-            .where(Item.campaign_id == cid)
-            .order_by(Item.id, Output.system_id)
-        ).all()
-        score_rows = _score_rows(s, cid, signatures)
-        thresholds = _thresholds(s, cid)
-        ann_rows = s.execute(_current_rows(cid)).all()
-        annotators = _annotators(s, cid)
-        provided = _provided_calibration(s, cid)
-        visit_rows = monitor.visit_rows(s, cid) if has_rounds else []
+        head = read_head(s, cid)
+        out_rows = s.execute(output_rows(cid)).all()
+        score_rows = score_rows_of(s, cid, signatures)
+        ann_rows = s.execute(current_rows(cid)).all()
+        visit_rows = monitor.visit_rows(s, cid) if head.has_rounds else []
 
-    item_ids, doc_ids, output_ids, out_pos = _output_grid(sys_rows, out_rows)
-    grids, metrics = _metric_grids(score_rows, thresholds, output_ids.shape, out_pos)
-    ann_index = {aid: i for i, (aid, _) in enumerate(annotators)}
-    judged = _judgments(ann_rows, out_pos, ann_index)
+    item_ids, doc_ids, output_ids, out_pos = output_grid(head.sys_rows, out_rows)
+    grids, names, counts = fill_grids(score_rows, output_ids.shape, out_pos, {}, {}, {})
+    metrics = metric_infos(grids, names, counts, head.thresholds)
+    ann_index = {aid: i for i, (aid, _) in enumerate(head.annotators)}
+    judged = judgments(ann_rows, out_pos, ann_index)
+    return assemble(head, (item_ids, doc_ids, output_ids, out_pos), grids, metrics, judged,
+                    visit_rows)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Head:
+    """The small parts of a campaign, read whole on every read (full or delta): its row,
+    plan changes, systems, thresholds, annotators and imported calibration sets."""
+
+    cid: int
+    name: str
+    mode: str
+    meta: dict[str, Any]
+    plan_values: dict[str, Any]
+    has_rounds: bool
+    pending: list[Any]
+    plan_changes: list[Any]
+    sys_rows: list[Any]
+    thresholds: dict[str, Threshold]
+    annotators: list[Any]
+    provided: list[dict[str, Any]]
+
+
+def read_head(s: Session, cid: int) -> Head:
+    """The campaign's :class:`Head` (six small queries)."""
+    name, mode, meta, plan_values, has_rounds, pending = _campaign_row(s, cid)
+    plan_changes = [c for c in setting_changes(s, cid) if c.key in (*PLAN_KEYS, *META_PLAN_KEYS)]
+    sys_rows = s.execute(
+        select(System.id, System.name, System.is_human)
+        .where(System.campaign_id == cid)
+        .order_by(System.id)
+    ).all()
+    return Head(
+        cid, name, mode, meta, plan_values, bool(has_rounds), list(pending), plan_changes,
+        sys_rows, _thresholds(s, cid), _annotators(s, cid), _provided_calibration(s, cid),
+    )  # fmt: skip
+
+
+def output_rows(cid: int):  # type: ignore[no-untyped-def]
+    """(output id, system id, item id, external id, doc id) of the campaign's outputs."""
+    return (
+        select(Output.id, Output.system_id, Item.id, Item.external_id, Item.doc_id)
+        .join(Item, Item.id == Output.item_id)
+        .where(Item.campaign_id == cid)
+        .order_by(Item.id, Output.system_id)
+    )
+
+
+def assemble(  # type: ignore[no-untyped-def]
+    head: Head, grid, scores: dict[str, np.ndarray], metrics: list[MetricInfo],
+    judged: Judgments, visit_rows: list[Any],
+) -> CampaignData:  # fmt: skip
+    """The :class:`CampaignData` of a read's parts (``grid``: what
+    :func:`db.read_parts.output_grid` returns)."""
+    item_ids, doc_ids, output_ids, out_pos = grid
+    sys_rows = head.sys_rows
     return CampaignData(
-        campaign_id=cid,
-        name=name,
-        mode=mode,
+        campaign_id=head.cid,
+        name=head.name,
+        mode=head.mode,
         systems=[nm for _, nm, _ in sys_rows],
         is_human=np.array([bool(h) for _, _, h in sys_rows], dtype=bool),
-        item_ids=item_ids,
+        item_ids=list(item_ids),
         output_ids=output_ids,
         metrics=metrics,
-        scores=grids,
+        scores=scores,
         judgments=judged,
-        annotators=[aname for _, aname in annotators],
-        provided_calibration=provided,
-        open_from=min((float(p) for p in pending if p is not None), default=math.inf),
-        live_plan=plan_in_force(plan_values, plan_changes),
+        annotators=[aname for _, aname in head.annotators],
+        provided_calibration=head.provided,
+        open_from=min((float(p) for p in head.pending if p is not None), default=math.inf),
+        live_plan=plan_in_force(head.plan_values, head.plan_changes),
         visits=monitor.visits(visit_rows, out_pos),
-        documents=document_index(doc_ids) if documents_in_order(meta) else None,
+        documents=document_index(doc_ids) if documents_in_order(head.meta) else None,
     )
 
 
@@ -225,12 +266,10 @@ def _annotators(s: Session, cid: int) -> list[Any]:
     ).all()
 
 
-def _score_rows(s: Session, cid: int, signatures: list[str] | None) -> list[Any]:
+def score_rows_of(s: Session, cid: int, signatures: list[str] | None) -> list[Any]:
     """(output id, signature, metric, value) of the campaign's stored scores."""
     score_q = (
-        select(
-            MetricScore.output_id, MetricScore.signature, MetricScore.metric, MetricScore.value
-        )
+        select(MetricScore.output_id, MetricScore.signature, MetricScore.metric, MetricScore.value)
         .join(Output, Output.id == MetricScore.output_id)
         .join(Item, Item.id == Output.item_id)
         .where(Item.campaign_id == cid)
@@ -261,65 +300,6 @@ def _provided_calibration(s: Session, cid: int) -> list[dict[str, Any]]:
     ]
 
 
-def _output_grid(sys_rows: list[Any], out_rows: list[Any]) -> tuple[Any, ...]:
-    """(item ids, doc ids, systems × items output ids with -1 for none, output id →
-    (row, column)); items in the order of ``out_rows``."""
-    sys_index = {sid: i for i, (sid, _, _) in enumerate(sys_rows)}
-    item_index: dict[int, int] = {}
-    item_ids: list[str] = []
-    doc_ids: list[str | None] = []
-    for _, _, iid, ext, doc in out_rows:
-        if iid not in item_index:
-            item_index[iid] = len(item_ids)
-            item_ids.append(ext)
-            doc_ids.append(doc)
-    k, n = len(sys_rows), len(item_ids)
-    output_ids = np.full((k, n), -1, dtype=np.int64)
-    out_pos: dict[int, tuple[int, int]] = {}
-    for oid, sid, iid, _, _ in out_rows:
-        r, c = sys_index[sid], item_index[iid]
-        output_ids[r, c] = oid
-        out_pos[oid] = (r, c)
-    return item_ids, doc_ids, output_ids, out_pos
-
-
-def _metric_grids(
-    score_rows: list[Any],
-    thresholds: dict[str, Any],
-    shape: tuple[int, ...],
-    out_pos: dict[int, tuple[int, int]],
-) -> tuple[dict[str, np.ndarray], list[MetricInfo]]:
-    """Per signature the systems × items grid of scores (NaN: none), and the metrics'
-    descriptions with their thresholds, by metric name then signature."""
-    k, n = shape
-    grids: dict[str, np.ndarray] = {}
-    names: dict[str, str] = {}
-    counts: dict[str, int] = {}
-    for oid, sig, metric, value in score_rows:
-        grid = grids.get(sig)
-        if grid is None:
-            grid = grids[sig] = np.full((k, n), np.nan)
-            names[sig], counts[sig] = metric, 0
-        if value is not None:
-            r, c = out_pos[oid]
-            grid[r, c] = value
-            counts[sig] += 1
-    metrics = []
-    for sig in sorted(grids, key=lambda x: (names[x], x)):
-        t = thresholds.get(sig)
-        metrics.append(
-            MetricInfo(
-                signature=sig,
-                metric=names[sig],
-                n_scores=counts[sig],
-                threshold=None if t is None else float(t.threshold),
-                higher_is_better=None if t is None else bool(t.higher_is_better),
-                threshold_method=None if t is None else t.method,
-            )
-        )
-    return grids, metrics
-
-
 @contextmanager
 def _scope(engine: Engine | Session) -> Iterator[Session]:
     if isinstance(engine, Session):
@@ -327,67 +307,3 @@ def _scope(engine: Engine | Session) -> Iterator[Session]:
     else:
         with session_scope(engine) as s:
             yield s
-
-
-def _naive_utc(t: datetime | None) -> datetime:
-    if t is None:
-        return datetime(1970, 1, 1)
-    return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo else t
-
-
-def _judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untyped-def]
-    """The regular current labels as :class:`Judgments` (no skips, undos or attention
-    answers: those never enter an estimate), sorted by arrival order."""
-    regular = []
-    for row in rows:
-        (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
-         position, incl, akind, esa, da) = row  # fmt: skip
-        if kind not in JUDGMENT_KINDS or kind == SKIP:
-            continue  # undo markers and skips
-        if kind == ATTENTION or akind == SlotKind.ATTENTION:
-            continue
-        regular.append(
-            (
-                position is None,
-                position if position is not None else 0,
-                aid_,
-                *out_pos[oid],
-                ann_index[annotator_id],
-                label,
-                score,
-                hter,
-                secs,
-                incl,
-                created,
-                esa,
-                da,
-            )
-        )
-
-    if not regular:
-        return Judgments.empty()
-    regular.sort(key=itemgetter(0, 1, 2))
-    cols = list(zip(*regular, strict=True))
-    no_pos = np.array(cols[0], dtype=bool)
-
-    def floats(values: tuple) -> np.ndarray:  # type: ignore[type-arg]
-        return np.array(values, dtype=float)  # None → nan
-
-    position = floats(cols[1])
-    position[no_pos] = np.nan
-    judged = Judgments(
-        annotation_id=np.array(cols[2], dtype=np.int64),
-        item=np.array(cols[4], dtype=np.int64),
-        system=np.array(cols[3], dtype=np.int64),
-        annotator=np.array(cols[5], dtype=np.int64),
-        label=floats(cols[6]),
-        score=floats(cols[7]),
-        hter=floats(cols[8]),
-        seconds=floats(cols[9]),
-        position=position,
-        inclusion_prob=floats(cols[10]),
-        created_at=np.array([_naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
-        esa_score=floats(cols[12]),
-        da_score=floats(cols[13]),
-    )
-    return judged

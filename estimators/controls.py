@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from scipy import stats
@@ -28,11 +29,12 @@ from estimators import control_variates as cv
 from estimators import human
 from estimators import learned as lr
 from estimators.campaign import CampaignData, LabelKind, kind_range
-from estimators.efficiency import correlation, finite_median
+from estimators.control_terms import NO_DE, pair_terms, system_terms
+from estimators.efficiency import finite_median
 from estimators.multiple import holm, pairs
+from estimators.report_cache import ReportCache, cached, digest
 from estimators.result import (
     MIN_LABELS_FOR_VERDICT,
-    MIN_LABELS_METRIC_ASSISTED,
     EstimateResult,
     Unavailable,
     reason_text,
@@ -134,37 +136,42 @@ class ControlEfficiency:
 
 
 def control_efficiency(
-    data: CampaignData, kind: str, learned: lr.LearnedGrid | None = None
+    data: CampaignData,
+    kind: str,
+    learned: lr.LearnedGrid | None = None,
+    cache: ReportCache | None = None,
 ) -> list[ControlEfficiency]:
-    """:class:`ControlEfficiency` of every stored metric and of ``learned`` (if given)."""
+    """:class:`ControlEfficiency` of every stored metric and of ``learned`` (if given).
+
+    ``cache`` keeps each system's and each pair's terms by a digest of the rows they read
+    (:mod:`estimators.report_cache`): after one label, one system and its pairs again."""
     y_grid, labelled = label_grid(data, kind)
     present = data.output_ids >= 0
     names = sorted(data.scores, key=lambda s: _display(data, s))
     if learned is not None:
         names.append(LEARNED)
     out = []
+    k = len(data.systems)
     for name in names:
         g = _grid(data, name, learned)
         ok = present & np.isfinite(g)
         ddof = lr.RESIDUAL_DDOF if name == LEARNED else 1
+        keys = [b""] * k
+        if cache is not None:
+            keys = [digest(ddof, y_grid[s], labelled[s], g[s], ok[s]) for s in range(k)]
         rhos, des, prhos, pdes = [], [], [], []
-        for s in range(len(data.systems)):
-            lab, unl = labelled[s] & ok[s], ok[s] & ~labelled[s]
-            rhos.append(correlation(y_grid[s, lab], g[s, lab]))
-            if lab.sum() >= MIN_LABELS_METRIC_ASSISTED and unl.sum() >= 3:
-                res = cv.ppi_mean(y_grid[s, lab], g[s, lab], g[s, unl], ddof=ddof)
-                des.append(res.diagnostics.get("de"))
-        for a, b in pairs(len(data.systems)):
-            both = labelled[a] & labelled[b] & ok[a] & ok[b]
-            rest = ok[a] & ok[b] & ~both
-            d = y_grid[a, both] - y_grid[b, both]
-            prhos.append(correlation(d, g[a, both] - g[b, both]))
-            if both.sum() >= MIN_LABELS_METRIC_ASSISTED and rest.sum() >= 3:
-                res = cv.ppi_paired_difference(
-                    y_grid[a, both], y_grid[b, both], g[a, both], g[b, both],
-                    g[a, rest], g[b, rest], ddof=ddof,
-                )  # fmt: skip
-                pdes.append(res.diagnostics.get("de"))
+        for s in range(k):
+            compute = partial(system_terms, y_grid[s], labelled[s], g[s], ok[s], ddof)
+            rho, de = cached(cache, "control_system", partial(bytes, keys[s]), compute)
+            rhos.append(rho)
+            if de is not NO_DE:
+                des.append(de)
+        for a, b in pairs(k):
+            compute = partial(pair_terms, y_grid, labelled, g, ok, ddof, a, b)
+            prho, pde = cached(cache, "control_pair", partial(bytes, keys[a] + keys[b]), compute)
+            prhos.append(prho)
+            if pde is not NO_DE:
+                pdes.append(pde)
         medians = [finite_median(v) for v in (rhos, prhos, des, pdes)]
         out.append(ControlEfficiency(name, _display(data, name), *medians))
     return out
@@ -236,36 +243,50 @@ def _usable_controls(
 def _system_rows(
     data: CampaignData, kind: str, y_grid: np.ndarray, labelled: np.ndarray,
     g: np.ndarray | None, ok: np.ndarray, ddof: int, level: float, notes: list[str],
+    cache: ReportCache | None = None, keys: list[bytes] | None = None,
 ) -> list[tuple[str, str, EstimateResult]]:
     """Human-only (and PPI++ when controls are chosen) per system with at least one label."""
-    bounds = label_bounds(kind)
     rows: list[tuple[str, str, EstimateResult]] = []
     unlabelled = [name for s, name in enumerate(data.systems) if not labelled[s].any()]
     if unlabelled:
         notes.append("No labels yet for " + ", ".join(unlabelled[:5])
                      + ("…" if len(unlabelled) > 5 else "") + ".")  # fmt: skip
     for s, name in enumerate(data.systems):
-        lab = labelled[s]
-        y = y_grid[s, lab]
-        if not y.size:
+        if not labelled[s].any():
             continue
-        rows.append((name, "human", human.binary_beta(float(y.sum()), y.size, level)
-                     if kind == LabelKind.LABEL else human.mean_t(y, level, bounds)))  # fmt: skip
-        if g is None:
-            continue
-        if (lab & ~ok[s]).any():
-            res = unavailable_result("ppi++", Unavailable.NO_METRIC, y.size, level=level)
-        else:
-            unl = ok[s] & ~lab
-            res = cv.ppi_mean(y, g[s, lab], g[s, unl], level=level, ddof=ddof, bounds=bounds)
-        rows.append((name, "ppi", res))
+        gs = None if g is None else g[s]
+        compute = partial(_system_results, kind, y_grid[s], labelled[s], gs, ok[s], ddof, level)
+        key = partial(bytes, b"" if keys is None else keys[s])
+        rows.extend((name, method, res) for method, res in cached(cache, "evaluate_system", key,
+                                                                   compute))  # fmt: skip
     return rows
 
 
+def _system_results(  # type: ignore[no-untyped-def]
+    kind: str, y_row, lab, g_row, ok_row, ddof: int, level: float
+) -> list[tuple[str, EstimateResult]]:
+    """One system's human-only result and, with controls, its PPI++ one."""
+    bounds = label_bounds(kind)
+    y = y_row[lab]
+    out = [("human", human.binary_beta(float(y.sum()), y.size, level)
+            if kind == LabelKind.LABEL else human.mean_t(y, level, bounds))]  # fmt: skip
+    if g_row is None:
+        return out
+    if (lab & ~ok_row).any():
+        res = unavailable_result("ppi++", Unavailable.NO_METRIC, y.size, level=level)
+    else:
+        unl = ok_row & ~lab
+        res = cv.ppi_mean(y, g_row[lab], g_row[unl], level=level, ddof=ddof, bounds=bounds)
+    return [*out, ("ppi", res)]
+
+
 def _pair_result(
-    method: str, ya, yb, g: np.ndarray | None, a: int, b: int, both: np.ndarray,
-    ok: np.ndarray, ddof: int, level: float, bounds,
+    method: str, y_grid: np.ndarray, labelled: np.ndarray, g: np.ndarray | None, a: int,
+    b: int, ok: np.ndarray, ddof: int, level: float, bounds,
 ) -> EstimateResult:
+    """Pair (a, b) by ``method`` on the items both systems have labelled."""
+    both = labelled[a] & labelled[b]
+    ya, yb = y_grid[a, both], y_grid[b, both]
     if method == "human":
         return human.paired_difference(ya, yb, level, bounds)
     assert g is not None
@@ -282,6 +303,7 @@ def _pair_result(
 def _pair_rows(
     data: CampaignData, kind: str, y_grid: np.ndarray, labelled: np.ndarray,
     g: np.ndarray | None, ok: np.ndarray, ddof: int, level: float, alpha: float,
+    cache: ReportCache | None = None, keys: list[bytes] | None = None,
 ) -> list[dict]:
     """Every pair, per method; Holm over the pairs of a method that have an interval."""
     bounds = label_bounds(kind)
@@ -289,9 +311,10 @@ def _pair_rows(
     for method in ["human"] + (["ppi"] if g is not None else []):
         batch = []
         for a, b in pairs(len(data.systems)):
-            both = labelled[a] & labelled[b]
-            res = _pair_result(method, y_grid[a, both], y_grid[b, both], g, a, b, both, ok,
-                               ddof, level, bounds)  # fmt: skip
+            compute = partial(_pair_result, method, y_grid, labelled, g, a, b, ok, ddof, level,
+                              bounds)  # fmt: skip
+            key = partial(bytes, b"" if keys is None else method.encode() + keys[a] + keys[b])
+            res = cached(cache, "evaluate_pair", key, compute)
             p = _p_value(res) if res.available else None
             batch.append({"a": data.systems[a], "b": data.systems[b], "method": method,
                           "result": res, "p": p})  # fmt: skip
@@ -319,13 +342,16 @@ def evaluate(
     learned: lr.LearnedGrid | None = None,
     alpha: float = 0.05,
     level: float = 0.95,
+    cache: ReportCache | None = None,
 ) -> Evaluation:
     """Human-only and PPI++ (with ``controls``: metric signatures and/or :data:`LEARNED`)
     for every system and pair; Holm over the pairs of each method that have an interval; a
     verdict needs ≥ 30 shared labels and a Holm-adjusted p ≤ ``alpha``. Intervals lie in
     the judgment's range (:func:`label_bounds`); below a method's minimum number of labels,
     or in a census for PPI++, the row carries the reason instead of a number. A learned
-    control that cannot be fitted is dropped with a note (:func:`learned_unavailable`)."""
+    control that cannot be fitted is dropped with a note (:func:`learned_unavailable`).
+    ``cache`` keeps each system's and pair's results by a digest of the rows they read
+    (:mod:`estimators.report_cache`); Holm runs over all pairs at every call."""
     notes: list[str] = []
     if data.documents is not None:  # documents judged in order: labels are not independent
         notes.append(
@@ -348,8 +374,13 @@ def evaluate(
     y_grid, labelled = label_grid(data, kind)
     present = data.output_ids >= 0
     ok = present if g is None else present & np.isfinite(g).all(axis=-1)
-    rows = _system_rows(data, kind, y_grid, labelled, g, ok, ddof, level, notes)
-    pair_rows = _pair_rows(data, kind, y_grid, labelled, g, ok, ddof, level, alpha)
+    keys = None
+    if cache is not None:
+        rows_g = [None if g is None else g[s] for s in range(len(data.systems))]
+        keys = [digest(str(kind), level, ddof, y_grid[s], labelled[s], rows_g[s], ok[s])
+                for s in range(len(data.systems))]  # fmt: skip
+    rows = _system_rows(data, kind, y_grid, labelled, g, ok, ddof, level, notes, cache, keys)
+    pair_rows = _pair_rows(data, kind, y_grid, labelled, g, ok, ddof, level, alpha, cache, keys)
     if len(data.systems) < 2:
         notes.append("Only one system: there are no pairs to compare.")
     if kind_range(kind) is None:

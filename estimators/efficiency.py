@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from estimators import control_variates as cv
 from estimators.campaign import CampaignData
 from estimators.multiple import pairs
+from estimators.report_cache import ReportCache, cached, digest
 from estimators.result import MIN_LABELS_METRIC_ASSISTED
 
 __all__ = ["MetricEfficiency", "correlation", "finite_median", "metric_efficiency"]
@@ -50,34 +52,43 @@ def finite_median(values: list[float | None]) -> float | None:
 
 
 def metric_efficiency(
-    data: CampaignData, y_grid: np.ndarray, labelled: np.ndarray
+    data: CampaignData,
+    y_grid: np.ndarray,
+    labelled: np.ndarray,
+    cache: ReportCache | None = None,
 ) -> list[MetricEfficiency]:
     """Measured and limiting data efficiency of every stored metric (statistics.md §2).
 
     ``y_grid`` (k, N): the judgment the estimators use per output; ``labelled`` where it is.
     Measured DE is :func:`estimators.control_variates.ppi_mean`'s ``de``; the limits are
     :func:`estimators.control_variates.theoretical_data_efficiency` at the median ρ.
+    ``cache`` keeps each system's terms and each pair's correlation by a digest of the rows
+    they read (:mod:`estimators.report_cache`): after one label, one system and its k − 1
+    pairs are computed again.
     """
     out = []
     k = len(data.systems)
     for info in data.metrics:
         grid = np.asarray(data.scores[info.signature], dtype=float)
+        keys = [b""] * k
+        if cache is not None:
+            keys = [digest(grid[s], y_grid[s], labelled[s], data.output_ids[s] >= 0)
+                    for s in range(k)]  # fmt: skip
         rhos, des, n_l, n_u = [], [], 0, 0
         for s in range(k):
-            present = (data.output_ids[s] >= 0) & np.isfinite(grid[s])
-            lab, unl = labelled[s] & present, present & ~labelled[s]
-            n_l += int(lab.sum())
-            n_u += int(unl.sum())
-            rhos.append(correlation(grid[s, lab], y_grid[s, lab]))
-            if lab.sum() >= MIN_LABELS_METRIC_ASSISTED and unl.sum() >= 2:
-                res = cv.ppi_mean(y_grid[s, lab], grid[s, lab], grid[s, unl])
-                des.append(res.diagnostics.get("de", math.nan))
+            rho, de, n_lab, n_unl = cached(
+                cache, "efficiency", partial(bytes, keys[s]),
+                partial(_system_terms, grid[s], y_grid[s], labelled[s], data.output_ids[s]),
+            )  # fmt: skip
+            n_l += n_lab
+            n_u += n_unl
+            rhos.append(rho)
+            if de is not None:
+                des.append(de)
         pair_rhos = []
         for a, b in pairs(k):
-            both = labelled[a] & labelled[b] & np.isfinite(grid[a]) & np.isfinite(grid[b])
-            pair_rhos.append(
-                correlation(grid[a, both] - grid[b, both], y_grid[a, both] - y_grid[b, both])
-            )
+            compute = partial(_pair_rho, grid, y_grid, labelled, a, b)
+            pair_rhos.append(cached(cache, "pair_rho", partial(bytes, keys[a] + keys[b]), compute))
         rho = finite_median(rhos)
         rho_p = finite_median(pair_rhos)
         out.append(
@@ -94,3 +105,25 @@ def metric_efficiency(
             )
         )
     return out
+
+
+def _system_terms(
+    g: np.ndarray, y: np.ndarray, labelled: np.ndarray, output_ids: np.ndarray
+) -> tuple[float | None, float | None, int, int]:
+    """One system's ρ (label vs metric), measured DE (None when PPI++ cannot run), numbers
+    of labelled and unlabelled scored outputs."""
+    present = (output_ids >= 0) & np.isfinite(g)
+    lab, unl = labelled & present, present & ~labelled
+    de = None
+    if lab.sum() >= MIN_LABELS_METRIC_ASSISTED and unl.sum() >= 2:
+        res = cv.ppi_mean(y[lab], g[lab], g[unl])
+        de = res.diagnostics.get("de", math.nan)
+    return correlation(g[lab], y[lab]), de, int(lab.sum()), int(unl.sum())
+
+
+def _pair_rho(
+    grid: np.ndarray, y_grid: np.ndarray, labelled: np.ndarray, a: int, b: int
+) -> float | None:
+    """ρ of the paired differences (metric vs label) over the items both systems have."""
+    both = labelled[a] & labelled[b] & np.isfinite(grid[a]) & np.isfinite(grid[b])
+    return correlation(grid[a, both] - grid[b, both], y_grid[a, both] - y_grid[b, both])

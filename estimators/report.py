@@ -42,6 +42,7 @@ from estimators.campaign import (
 from estimators.efficiency import MetricEfficiency, metric_efficiency
 from estimators.monitor_cache import MonitorCache
 from estimators.monitor_status import MonitorReport
+from estimators.report_cache import ReportCache
 from estimators.report_columns import (
     METHODS,
     Columns,
@@ -146,6 +147,7 @@ def campaign_report(
     level: float = 0.95,
     width_points: int = 60,
     monitor_cache: MonitorCache | None = None,
+    report_cache: ReportCache | None = None,
 ) -> CampaignReport:
     """Run every estimator on a campaign (see the module docstring).
 
@@ -153,7 +155,9 @@ def campaign_report(
     monitor all of them, the von Däniken columns the first that has a stored threshold).
     ``equivalence_margin`` (ε) and the error rate come from the plan in force
     (``data.live_plan``) unless ε is given here; α likewise. ``monitor_cache``: the live monitor's
-    analyses carried between reads of this campaign (:mod:`estimators.monitor_cache`).
+    analyses carried between reads of this campaign (:mod:`estimators.monitor_cache`);
+    ``report_cache`` the per-system estimates and efficiency terms likewise
+    (:mod:`estimators.report_cache`). Either gives the same report as none.
     """
     j = data.judgments
     kind = label_kind or default_label_kind(data.mode, j)
@@ -177,7 +181,8 @@ def campaign_report(
     grids = _score_grids(data, signatures)
     pool = _ppi_pools(cols, data, grids, signatures)
 
-    fixed_n_estimates(cols, data, kind, y_grid, labelled, pool, signatures, level)
+    fixed_n_estimates(cols, data, kind, y_grid, labelled, pool, signatures, level,
+                      report_cache)  # fmt: skip
     if data.visits is not None and data.visits.weighted:
         active_estimates(cols, data, kind, y_grid, grids, signatures, level)
     elif data.documents is not None:
@@ -200,7 +205,7 @@ def campaign_report(
         method_metrics=cols.method_metrics,
         monitor=monitor,
         widths=widths,
-        efficiency=metric_efficiency(data, y_grid, labelled),
+        efficiency=metric_efficiency(data, y_grid, labelled, report_cache),
         agreement=agreement(data, y_all, kind),
         notes=cols.notes,
     )

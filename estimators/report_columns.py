@@ -14,6 +14,7 @@ estimate over completed documents (cluster-robust interval).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from estimators import vondaniken as vd
 from estimators.campaign import CampaignData, LabelKind, MetricInfo, binarise
 from estimators.controls import label_bounds
 from estimators.document_evaluation import documents_result
+from estimators.report_cache import ReportCache, cached, digest
 from estimators.result import EstimateResult, Unavailable
 
 #: Estimate columns in display order: key → display name.
@@ -87,45 +89,28 @@ def fixed_n_estimates(
     pool: list[np.ndarray | None],
     signatures: list[str],
     level: float,
+    cache: ReportCache | None = None,
 ) -> None:
     """Per system: human only, von Däniken mixed, double sampling, PPI++, ρ/η provided.
 
     Every interval lies in the judgment's range (:func:`estimators.controls.label_bounds`)
     and contains its estimate; a method below its minimum number of labels (or with no
-    spread) gives an unavailable result, which the dashboard words in its cell."""
+    spread) gives an unavailable result, which the dashboard words in its cell. ``cache``
+    keeps each system's estimates by a digest of its inputs (:mod:`estimators.report_cache`):
+    after one label, only that system's are computed again."""
     binary = kind == LabelKind.LABEL
-    bounds = label_bounds(kind)
     thr_metric = _metric_columns(cols, data, signatures, binary)
     for s, name in enumerate(data.systems):
-        lab = labelled[s]
-        y = y_grid[s, lab]
-        n = int(lab.sum())
-        if n == 0:
+        if not labelled[s].any():
             continue
-        est = {"human": human.binary_beta(float(y.sum()), n, level) if binary
-               else human.mean_t(y, level, bounds)}  # fmt: skip
-        present = data.output_ids[s] >= 0
-        unl = present & ~lab
-        if thr_metric is not None:
-            g = np.asarray(data.scores[thr_metric.signature][s], dtype=float)
-            if np.isfinite(g[present]).all():
-                m_all = binarise(g, thr_metric.threshold, thr_metric.higher_is_better)
-                if binary:
-                    est["vd_mixed"] = vd.per_system_posterior(y, m_all[lab], m_all[unl], level)
-                est["vd_double"] = ds.per_system(
-                    y, m_all[lab].astype(float), m_all[present].astype(float), level,
-                    bounds=bounds,
-                )
-        g_pool = pool[s]
-        if g_pool is not None:
-            if int(unl.sum()) < 2:
-                cols.unavailable.setdefault("ppi", Unavailable.CENSUS)
-            else:
-                est["ppi"] = cv.ppi_mean(y, g_pool[lab], g_pool[unl], level=level, bounds=bounds)
-        if binary:
-            provided = _provided_estimate(cols, data, s, y, present, unl, level)
-            if provided is not None:
-                est["vd_provided"] = provided
+        args = (data, s, kind, y_grid, labelled, pool[s], thr_metric, level)
+        est, census, provided_name = cached(
+            cache, "fixed_n", partial(_system_key, *args), partial(_system_estimates, *args)
+        )
+        if census:
+            cols.unavailable.setdefault("ppi", Unavailable.CENSUS)
+        if provided_name is not None:
+            cols.method_metrics["vd_provided"] = provided_name
         cols.estimates.update({(name, m): r for m, r in est.items()})
     if data.provided_calibration and "vd_provided" not in cols.method_metrics:
         cols.unavailable["vd_provided"] = (
@@ -133,17 +118,68 @@ def fixed_n_estimates(
         )
 
 
+def _system_key(  # type: ignore[no-untyped-def]
+    data: CampaignData, s, kind, y_grid, labelled, g_pool, thr_metric, level
+) -> bytes:
+    """Everything :func:`_system_estimates` reads of system s, as a digest."""
+    thr = None if thr_metric is None else data.scores[thr_metric.signature][s]
+    cal = [(c, data.scores[c["signature"]][s] if c["signature"] in data.scores else None)
+           for c in data.provided_calibration]  # fmt: skip
+    return digest(
+        str(kind), level, y_grid[s], labelled[s], data.output_ids[s] >= 0, thr_metric, thr,
+        g_pool, *(x for pair in cal for x in pair),
+    )  # fmt: skip
+
+
+def _system_estimates(  # type: ignore[no-untyped-def]
+    data: CampaignData, s, kind, y_grid, labelled, g_pool, thr_metric, level
+) -> tuple[dict[str, EstimateResult], bool, str | None]:
+    """System s's estimates by method, whether its PPI++ is a census (no unlabelled
+    outputs) and the name of the provided calibration set its ρ/η column used."""
+    binary = kind == LabelKind.LABEL
+    bounds = label_bounds(kind)
+    lab = labelled[s]
+    y = y_grid[s, lab]
+    n = int(lab.sum())
+    est = {"human": human.binary_beta(float(y.sum()), n, level) if binary
+           else human.mean_t(y, level, bounds)}  # fmt: skip
+    present = data.output_ids[s] >= 0
+    unl = present & ~lab
+    if thr_metric is not None:
+        g = np.asarray(data.scores[thr_metric.signature][s], dtype=float)
+        if np.isfinite(g[present]).all():
+            m_all = binarise(g, thr_metric.threshold, thr_metric.higher_is_better)
+            if binary:
+                est["vd_mixed"] = vd.per_system_posterior(y, m_all[lab], m_all[unl], level)
+            est["vd_double"] = ds.per_system(
+                y, m_all[lab].astype(float), m_all[present].astype(float), level,
+                bounds=bounds,
+            )  # fmt: skip
+    census = False
+    if g_pool is not None:
+        if int(unl.sum()) < 2:
+            census = True
+        else:
+            est["ppi"] = cv.ppi_mean(y, g_pool[lab], g_pool[unl], level=level, bounds=bounds)
+    provided_name = None
+    if binary:
+        provided, provided_name = _provided_estimate(data, s, y, present, unl, level)
+        if provided is not None:
+            est["vd_provided"] = provided
+    return est, census, provided_name
+
+
 def _provided_estimate(
-    cols: Columns,
     data: CampaignData,
     s: int,
     y: np.ndarray,
     present: np.ndarray,
     unl: np.ndarray,
     level: float,
-) -> EstimateResult | None:
+) -> tuple[EstimateResult | None, str | None]:
     """von Däniken with the first imported calibration set whose metric scores system s:
-    a prior from elsewhere, so never valid for a verdict."""
+    a prior from elsewhere, so never valid for a verdict; and the set's name as the column
+    shows it."""
     for cal in data.provided_calibration:
         if cal["signature"] not in data.scores:
             continue
@@ -154,14 +190,12 @@ def _provided_estimate(
         ratings = vd.Ratings(float(y.sum()), y.size, float(m_u.sum()), m_u.size)
         metric = vd.MetricAccuracy(calibration=tuple(cal["counts"]))
         res = vd.mixed(ratings, metric, level, method="vondaniken_provided")
-        cols.method_metrics["vd_provided"] = (
-            f"{cal['name']} ({'≥' if cal['higher_is_better'] else '≤'} {cal['threshold']:.4g})"
-        )
+        name = f"{cal['name']} ({'≥' if cal['higher_is_better'] else '≤'} {cal['threshold']:.4g})"
         return res.with_(
             valid_for_verdict=False,
             diagnostics={**res.diagnostics, "calibration_set": cal["name"]},
-        )
-    return None
+        ), name
+    return None, None
 
 
 def active_estimates(

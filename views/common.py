@@ -3,7 +3,9 @@ cached campaign read. No SQL, no formulas."""
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -22,6 +24,7 @@ from db.reads import campaign_id
 
 if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
     from db.annotator_stats import AnnotatorWork
+    from db.campaign_delta import DeltaState
     from db.campaigns import CampaignSummary
     from estimators.campaign import CampaignData
 
@@ -157,13 +160,44 @@ def chosen_campaign(key: str = "campaign") -> tuple[str, int] | None:
     return None if name is None else (name, ids[name])
 
 
+def incremental() -> bool:
+    """Whether reads carry work over from the previous read (the delta campaign read, the
+    report's carried parts); ``TANDEM_INCREMENTAL=0``: everything afresh per new
+    fingerprint, the baseline bench/dashboard_wmt60_bench.py compares with."""
+    return os.environ.get("TANDEM_INCREMENTAL", "1") != "0"
+
+
+class _LastRead:
+    """The last read of one campaign in this server process (db.campaign_delta), so a new
+    label costs a delta read, not a full one; the lock keeps two sessions from reading
+    over each other's state."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.state: DeltaState | None = None
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _last_read(db: str, cid: int) -> _LastRead:
+    return _LastRead()
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
     """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
-    (the database URL) keeps two databases served by one process apart."""
+    (the database URL) keeps two databases served by one process apart. Read as a delta
+    of this process's last read (:func:`db.campaign_delta.read_delta`: only the rows added
+    since, when the database proves nothing else changed; the same data as a full read).
+    ``TANDEM_INCREMENTAL=0`` turns that off (:func:`incremental`)."""
+    from db.campaign_delta import read_delta
     from db.reads import read_campaign
 
-    return read_campaign(engine(), cid)
+    if not incremental():
+        return read_campaign(engine(), cid)
+    last = _last_read(db, cid)
+    with last.lock:
+        last.state = read_delta(engine(), cid, last.state)
+        return last.state.data
 
 
 def current_campaign_data(cid: int) -> CampaignData:

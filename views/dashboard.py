@@ -18,10 +18,18 @@ from db.reads import fingerprint
 from estimators.campaign import LABEL_KINDS, LabelKind, available_label_kinds, default_label_kind
 from estimators.monitor_cache import MonitorCache
 from estimators.report import campaign_report, default_signatures
+from estimators.report_cache import ReportCache
 from estimators.zscores import zscored_campaign
 from formats.writers import MIME
 from metrics.imported import describe
-from views.common import campaign_data, chosen_campaign, download, engine, require_admin
+from views.common import (
+    campaign_data,
+    chosen_campaign,
+    download,
+    engine,
+    incremental,
+    require_admin,
+)
 from views.dashboard_controls import draw_controls
 from views.dashboard_document_scores import draw_document_scores
 from views.dashboard_estimates import draw_estimates
@@ -47,6 +55,14 @@ def monitor_cache(db: str, cid: int, kind: str | None, zscores: bool) -> Monitor
     return MonitorCache()
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def report_cache(db: str, cid: int) -> ReportCache:
+    """The report's per-system estimates and efficiency terms of one campaign, carried
+    between reads by this server process (estimators/report_cache.py): keyed by digests of
+    their inputs, so a read after one label recomputes one system's and its pairs' only."""
+    return ReportCache()
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_campaign_report(  # type: ignore[no-untyped-def]
     db: str,
@@ -64,6 +80,7 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     report = campaign_report(
         data, label_kind=kind, signatures=list(signatures), alpha=alpha,
         monitor_cache=monitor_cache(db, cid, kind, zscores),
+        report_cache=report_cache(db, cid) if incremental() else None,
         # the width chart is drawn up to WIDTH_PAIRS pairs: beyond, one point per pair
         # instead of 60 (a 60-system campaign would carry 106,000 rows nobody sees)
         width_points=60 if k * (k - 1) // 2 <= WIDTH_PAIRS else 0,

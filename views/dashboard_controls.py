@@ -7,23 +7,35 @@ import pandas as pd
 import streamlit as st
 
 from estimators.result import reason_text
-from views.common import campaign_data, literal
+from views.common import campaign_data, incremental, literal
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _carried(db: str, cid: int, kind: str) -> dict:  # type: ignore[type-arg]
+    """What this server process carries between reads of a campaign's controls: the last
+    learned ŷ (``"learned"``, refitted only when the labels double or one it used is taken
+    back: estimators.learned.learned_grid) and the per-system and per-pair results
+    (``"parts"``, keyed by digests of their inputs: estimators.report_cache)."""
+    from estimators.report_cache import ReportCache
+
+    return {"learned": None, "parts": ReportCache()}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached_controls(  # type: ignore[no-untyped-def]
     db: str, cid: int, key: tuple[int, ...], kind: str, chosen: tuple[str, ...], alpha: float,
-    _previous=None,
 ):
-    """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``;
-    ``_previous`` (not hashed) is the last ŷ, reused until the labels double."""
+    """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``."""
     from estimators.controls import control_efficiency, evaluate, learned_control
 
     data = campaign_data(db, cid, key)
-    learned = learned_control(data, kind, previous=_previous)
+    carried = _carried(db, cid, kind) if incremental() else {"learned": None, "parts": None}
+    learned = learned_control(data, kind, previous=carried["learned"])
+    carried["learned"] = learned
+    parts = carried["parts"]
     # a learned control that cannot be fitted is dropped by evaluate, with the reason
-    return learned, control_efficiency(data, kind, learned), evaluate(
-        data, kind, list(chosen), learned=learned, alpha=alpha
+    return learned, control_efficiency(data, kind, learned, cache=parts), evaluate(
+        data, kind, list(chosen), learned=learned, alpha=alpha, cache=parts
     )
 
 
@@ -46,10 +58,7 @@ def draw_controls(  # type: ignore[no-untyped-def]
     options = [LEARNED, *sorted(data.scores, key=labels.get)]
     chosen = st.multiselect("Controls for the fixed-n comparison", options, default=[LEARNED],
                             format_func=labels.get, key="dash-controls")  # fmt: skip
-    state_key = f"learned-{data.campaign_id}-{kind}"
-    learned, eff, ev = cached_controls(db_url, data.campaign_id, fp, kind, tuple(chosen), alpha,
-                                       _previous=st.session_state.get(state_key))  # fmt: skip
-    st.session_state[state_key] = learned
+    learned, eff, ev = cached_controls(db_url, data.campaign_id, fp, kind, tuple(chosen), alpha)
     st.dataframe(
         pd.DataFrame([{"control": e.label, "ρ (judgment, control)": e.rho,
                        "ρ (pair differences)": e.rho_pairs, "DE systems": e.de,
