@@ -203,17 +203,27 @@ def _log_capital_parts(x01, m, alpha, t_star, moments=None, starts=None):  # typ
 
 def _log_sum_exp(logs, top: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
     """log Σ_j w_j exp(L_j) for the (w_j, L_j) in ``logs`` (a new array), overwriting the
-    L_j and ``top`` (M = max_j L_j, so no exp overflows)."""
+    L_j and ``top`` (M = max_j L_j, so no exp overflows; terms of equal weight are summed
+    before they are weighted)."""
     np.maximum(logs[0][1], logs[1][1], out=top)
     for _, log_k in logs[2:]:
         np.maximum(top, log_k, out=top)
-    total = None
+    sums: dict[float, np.ndarray] = {}
     with np.errstate(invalid="ignore"):
         for weight, log_k in logs:
             log_k -= top
             term = np.exp(log_k, out=log_k)
-            term *= weight
-            total = np.array(term) if total is None else np.add(total, term, out=total)
+            if weight in sums:
+                sums[weight] += term
+            else:
+                sums[weight] = term
+        total = None
+        for weight, term in sums.items():
+            if total is None:
+                total = np.multiply(term, weight)
+            else:
+                term *= weight
+                total += term
         np.log(total, out=total)
     total += top
     lo, hi = top.min(initial=0.0), top.max(initial=0.0)

@@ -13,6 +13,7 @@ handed back when the block ends, so nothing taken (nor a view of it) may be retu
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -27,9 +28,10 @@ HEADROOM = 1.125
 
 
 class Scratch(threading.local):
-    """A per-thread pool of flat float buffers (module docstring)."""
+    """A per-thread pool of flat byte buffers, kept sorted by size (module docstring)."""
 
     def __init__(self) -> None:
+        self.sizes: list[int] = []
         self.free: list[np.ndarray] = []
 
     @contextmanager
@@ -39,27 +41,28 @@ class Scratch(threading.local):
         taken: list[np.ndarray] = []
 
         def take(shape: tuple[int, ...], dtype=float) -> np.ndarray:  # type: ignore[no-untyped-def]
-            nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-            buf = self._pop(nbytes)
+            kind = np.dtype(dtype)
+            buf = self._pop(math.prod(shape) * kind.itemsize)
             taken.append(buf)
-            return buf[:nbytes].view(dtype).reshape(shape)
+            return np.ndarray(shape, kind, buffer=buf)
 
         try:
             yield take
         finally:
-            self.free.extend(taken)
-            if len(self.free) > KEEP:
-                self.free.sort(key=len)
-                del self.free[: len(self.free) - KEEP]
+            for buf in taken:
+                i = bisect.bisect_left(self.sizes, buf.size)
+                self.sizes.insert(i, buf.size)
+                self.free.insert(i, buf)
+            extra = len(self.free) - KEEP
+            if extra > 0:  # drop the smallest
+                del self.sizes[:extra], self.free[:extra]
 
     def _pop(self, nbytes: int) -> np.ndarray:
         """The smallest kept buffer of at least ``nbytes`` bytes, else a new one."""
-        best = None
-        for i, buf in enumerate(self.free):
-            if buf.size >= nbytes and (best is None or buf.size < self.free[best].size):
-                best = i
-        if best is not None:
-            return self.free.pop(best)
+        i = bisect.bisect_left(self.sizes, nbytes)
+        if i < len(self.free):
+            del self.sizes[i]
+            return self.free.pop(i)
         return np.empty(max(int(nbytes * HEADROOM), 64), dtype=np.uint8)
 
 

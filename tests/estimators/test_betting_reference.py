@@ -110,3 +110,19 @@ def test_log_capital_is_the_formula_for_scalar_and_grid_nulls():
     grid = betting.log_capital(x[None, :], NULLS[:, None], 0.05, None)
     want = np.stack([_reference(x, th, 0.05, None, None)[0] for th in NULLS])
     np.testing.assert_allclose(grid, want, rtol=1e-12, atol=1e-12)
+
+
+def test_results_share_no_scratch_memory():
+    """The temporaries come from a pool reused call after call (estimators.scratch): what a
+    call returns must stay as it was after the next calls."""
+    rng = np.random.default_rng(3)
+    x, other = rng.random((1, 120)), rng.random((1, 120))
+    log_k, state = betting.wor_log_capital_from(x, NULLS[:, None], 0.05, 200.0, 400)
+    kept = (log_k.copy(), [np.copy(e) for e in state[1][1:]], state[2].copy())
+    for _ in range(3):
+        betting.wor_log_capital_from(other, NULLS[:, None] / 2, 0.01, 100.0, 300)
+        betting.log_capital(other, NULLS[:, None], 0.05, None)
+    np.testing.assert_array_equal(log_k, kept[0])
+    for end, copy in zip(state[1][1:], kept[1], strict=True):
+        np.testing.assert_array_equal(end, copy)
+    np.testing.assert_array_equal(state[2], kept[2])
