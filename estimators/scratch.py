@@ -13,7 +13,6 @@ handed back when the block ends, so nothing taken (nor a view of it) may be retu
 
 from __future__ import annotations
 
-import bisect
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -28,10 +27,9 @@ HEADROOM = 1.125
 
 
 class Scratch(threading.local):
-    """A per-thread pool of flat byte buffers, kept sorted by size (module docstring)."""
+    """A per-thread pool of flat byte buffers (module docstring)."""
 
     def __init__(self) -> None:
-        self.sizes: list[int] = []
         self.free: list[np.ndarray] = []
 
     @contextmanager
@@ -41,7 +39,7 @@ class Scratch(threading.local):
         taken: list[np.ndarray] = []
 
         def take(shape: tuple[int, ...], dtype=float) -> np.ndarray:  # type: ignore[no-untyped-def]
-            kind = np.dtype(dtype)
+            kind = _FLOAT if dtype is float else np.dtype(dtype)
             buf = self._pop(math.prod(shape) * kind.itemsize)
             taken.append(buf)
             return np.ndarray(shape, kind, buffer=buf)
@@ -49,21 +47,22 @@ class Scratch(threading.local):
         try:
             yield take
         finally:
-            for buf in taken:
-                i = bisect.bisect_left(self.sizes, buf.size)
-                self.sizes.insert(i, buf.size)
-                self.free.insert(i, buf)
-            extra = len(self.free) - KEEP
-            if extra > 0:  # drop the smallest
-                del self.sizes[:extra], self.free[:extra]
+            self.free.extend(reversed(taken))
+            if len(self.free) > KEEP:  # keep the largest
+                self.free.sort(key=len)
+                del self.free[: len(self.free) - KEEP]
 
     def _pop(self, nbytes: int) -> np.ndarray:
-        """The smallest kept buffer of at least ``nbytes`` bytes, else a new one."""
-        i = bisect.bisect_left(self.sizes, nbytes)
-        if i < len(self.free):
-            del self.sizes[i]
-            return self.free.pop(i)
+        """The most recently returned buffer of at least ``nbytes`` bytes (the arrays of one
+        stream are mostly of one size), else a new one."""
+        free = self.free
+        for i in range(len(free) - 1, -1, -1):
+            if free[i].size >= nbytes:
+                return free.pop(i)
         return np.empty(max(int(nbytes * HEADROOM), 64), dtype=np.uint8)
+
+
+_FLOAT = np.dtype(float)
 
 
 #: The process's pool (one per thread).
