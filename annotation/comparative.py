@@ -84,7 +84,7 @@ def _logged(setting: ComparativeSetting) -> dict[str, Any]:
 
 def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | None = None) -> bool:
     """Switch comparative mode; returns whether anything changed; a queue nobody has started
-    on is re-spread (annotation.tasks.respread_checks), as checks are a share of screens.
+    on is re-spread (annotation.queue_respread.respread_checks), as checks are a share of screens.
     ValueError (nothing
     changed): an ``outputs`` outside 2..20, an unpaired campaign, a campaign with post-edits, or
     any label already given (screens and one-at-a-time judgments would be mixed)."""
@@ -98,7 +98,8 @@ def set_comparative(engine: Engine, campaign_id: int, on: bool, outputs: int | N
     new = ComparativeSetting(bool(on), None if outputs is None else int(outputs))
     changed = switch_setting(engine, campaign_id, KEY, new, setting_of, _logged, _check_allowed)
     if changed and _has_checks(engine, campaign_id):  # checks are a share of screens
-        from annotation.tasks import TaskError, respread_checks
+        from annotation.queue_respread import respread_checks
+        from annotation.tasks import TaskError
 
         with contextlib.suppress(TaskError):  # not built, or started: the queue stays
             respread_checks(engine, campaign_id)
@@ -144,11 +145,14 @@ def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSett
 @dataclass(frozen=True)
 class ScreenOutput:
     """One output on the screen. ``assignment_id`` None: shown beside an attention check
-    only (not the annotator's to judge; its answer is not stored)."""
+    only (not the annotator's to judge; its answer is not stored). ``output_id``: the
+    output whose text is shown (None for an attention check's or a decoy's text: nothing
+    imported about the output, such as ESA^AI spans, belongs to it)."""
 
     text: str
     assignment_id: int | None
     claim_version: int = 0
+    output_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,15 @@ def screen(engine: Engine, annotator_id: int, view: session.View) -> Screen | No
     return Screen(
         source=first.source,
         reference=view.slot.reference,
-        outputs=tuple(ScreenOutput(r.text, r.assignment_id, r.claim_version) for r in shown),
+        outputs=tuple(
+            ScreenOutput(
+                r.text,
+                r.assignment_id,
+                r.claim_version,
+                r.output_id if r.kind == SlotKind.REGULAR else None,
+            )
+            for r in shown
+        ),
     )
 
 

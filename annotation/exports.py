@@ -26,6 +26,7 @@ from typing import Any
 from accounts.study import participant_ids
 from annotation.ai_prefill import export_columns as ai_export_columns
 from annotation.queue_admin import annotator_overview
+from annotation.statistics_settings import EXPORT_COLUMNS, read_statistics
 from annotation.visibility import metric_visibility, shown_at
 from db import Engine
 from db.ai_spans import campaign_spans as campaign_ai_spans
@@ -33,7 +34,7 @@ from db.campaigns import campaign_rows
 from db.engine import read_scope
 from db.log_export import annotation_log
 from db.reads import campaign_id
-from db.tasks import annotation_tasks
+from db.task_facts import annotation_tasks
 from formats.readers import FILE_TYPES
 from formats.rows import REQUIRED
 from formats.writers import to_csv, to_delimited, to_jsonl, to_parquet
@@ -69,6 +70,8 @@ ANNOTATION_COLUMNS = [
     "participant_params",  # the platform's parameters at enrolment, JSON text
     "ai_spans",  # ESA^AI: the output's AI spans with their fate (kept/edited/deleted), JSON
     "span_origins",  # ESA^AI: per final span, ai / edited / new (JSON list)
+    # the campaign's statistics settings at export time, the same in every row (issue 29.4)
+    *EXPORT_COLUMNS,
 ]
 #: Parquet types of the annotation columns (a column empty in every row keeps its type).
 ANNOTATION_TYPES = {
@@ -79,6 +82,8 @@ ANNOTATION_TYPES = {
     **dict.fromkeys(("score", "hter", "seconds", "inclusion_prob", "esa_score", "da_score"),
                      "double"),
     **dict.fromkeys(("current", "metrics_shown"), "bool"),
+    **dict.fromkeys(("alpha", "equivalence_margin", "measurable_difference", "power"), "double"),
+    "planned_labels": "int64",
 }
 ANNOTATION_TYPES |= {c: "string" for c in ANNOTATION_COLUMNS if c not in ANNOTATION_TYPES}
 
@@ -152,7 +157,8 @@ def export_annotations(
     (ISO 8601), the assignment's position in the random queue order and inclusion
     probability, whether it was an attention check, what it supersedes, whether it is
     current, in span campaigns the error spans (JSON text) and the ESA score, and on a
-    comparative screen the output's place (0-based) and the screen's size.
+    comparative screen the output's place (0-based) and the screen's size; and in every
+    row the campaign's statistics settings (α, family, ε, racing, plan, design, estimand).
     """
     if fmt not in ANNOTATION_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(ANNOTATION_FORMATS)}")
@@ -162,6 +168,10 @@ def export_annotations(
     _add_task_ids(engine, cid, records)
     _add_participants(engine, cid, records)
     _add_ai_spans(engine, cid, records)
+    settings = {k: (None if v == "" else v)
+                for k, v in read_statistics(engine, cid).export_columns().items()}  # fmt: skip
+    for r in records:
+        r.update(settings)
     if fmt == "csv":
         return to_csv(ANNOTATION_COLUMNS, records)
     if fmt == "jsonl":

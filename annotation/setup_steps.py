@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from db import Engine
+from db import Engine, task_facts
 from db import queue_settings as dbset
 from db import tasks as dbt
 from db.annotators import list_annotators
@@ -28,8 +28,8 @@ class Stage:
         if self.labels:
             out["setup"] = (
                 f"{self.labels:,} labels exist: the sampling unit (document order), "
-                "comparative screens, span settings and the live plan are locked (a change "
-                "now would mix two designs in one sample)"
+                "comparative screens, span settings and the live plan (Statistics page) are "
+                "locked (a change now would mix two designs in one sample)"
             )
         elif self.built:
             out["setup"] = (
@@ -60,5 +60,5 @@ def stage(engine: Engine, campaign_id: int) -> Stage:
             tasks=len(dbt.list_tasks(s, campaign_id)),
             annotators=sum(1 for a in list_annotators(s, campaign_id) if a.role == "annotator"),
             labels=dbset.current_label_count(s, campaign_id),
-            started=dbt.queue_untouched(s, campaign_id),
+            started=task_facts.queue_untouched(s, campaign_id),
         )

@@ -1,15 +1,16 @@
 """A campaign's statistics settings in one place (issue 29.4): the error rate α, the family
 (family-wise under Holm, or the false discovery rate under e-BH), the equivalence margin ε,
-racing, and the plan (the measurable difference, the power, and the planned labels they
-imply). The Statistics page, ``cli.py statistics``, the dashboard's box and every results
-export read them here; :func:`set_statistics` writes them.
+racing, the live design and the estimand, and the plan (the measurable difference, the
+power, and the planned labels they imply). The Statistics page, ``cli.py statistics``, the
+dashboard's box and every results export read them here; :func:`set_statistics` writes them.
 
-Where they live: α, the family, ε and the planner's inputs in campaigns.meta and the
-planned labels in its column (:mod:`annotation.live_plan`), racing in meta
-(:mod:`annotation.racing`); every change goes to the setting log with the label count.
+Where they live: α, the family, ε and the planner's inputs in campaigns.meta; the planned
+labels, the design and the estimand in its columns (:mod:`annotation.live_plan`); racing in
+meta (:mod:`annotation.racing`); every change goes to the setting log with the label count.
 A change of α or the family after labels exist IS applied (the monitor reads every verdict
-again at the new level) and shown with :data:`LEVEL_WARNING`; the plan and ε stay as they
-were at the first label (:func:`estimators.live_designs.plan_in_force`).
+again at the new level) and shown with :data:`LEVEL_WARNING`; the plan (size, design,
+estimand) and ε stay as they were at the first label
+(:func:`estimators.live_designs.plan_in_force`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from db import campaigns as dbc
 from db import queue as dbq
 from db.campaigns import list_campaigns
 from db.lifecycle import CampaignLifeError, archived_reason
-from estimators.live_designs import LEVEL_KEYS, META_PLAN_KEYS, LateChange, plan_in_force
+from estimators.live_designs import (
+    DESIGN_TEXT,
+    ESTIMAND_TEXT,
+    LEVEL_KEYS,
+    META_PLAN_KEYS,
+    LateChange,
+    plan_in_force,
+)
 
 #: The families of errors the pair verdicts control, as users read them.
 FAMILIES = {
@@ -47,7 +55,7 @@ LEVEL_WARNING = (
 
 #: The setting log's keys of these settings.
 SETTING_KEYS = ("alpha", "error_rate", "equivalence_margin", "racing", "planned_labels",
-                "measurable_difference", "power")  # fmt: skip
+                "measurable_difference", "power", "live_design", "estimand")  # fmt: skip
 
 #: The dashboard's short form of :data:`LEVEL_WARNING`.
 LEVEL_WARNING_SHORT = (
@@ -73,6 +81,7 @@ class StatisticsSettings:
     measurable_difference: float | None
     power: float
     design: str
+    estimand: str = "test_set"
     level_changes: tuple[LateChange, ...] = ()
     late: tuple[LateChange, ...] = ()
 
@@ -88,6 +97,8 @@ class StatisticsSettings:
                 "" if self.measurable_difference is None else self.measurable_difference
             ),
             "power": self.power,
+            "design": self.design,
+            "estimand": self.estimand,
         }
 
     def lines(self) -> list[str]:
@@ -104,13 +115,15 @@ class StatisticsSettings:
             f"Equivalence margin ε: {self.equivalence_margin:g}",
             f"Racing: {'on' if self.racing else 'off'}",
             f"Measurable difference: {measured}",
-            f"Planned labels per system: {planned} (design {self.design})",
+            f"Planned labels per system: {planned}",
+            f"Live design: {self.design} — {DESIGN_TEXT.get(self.design, self.design)}",
+            f"Estimand: {ESTIMAND_TEXT.get(self.estimand, self.estimand)}",
         ]
 
 
 #: The settings columns every results export carries, in this order (docs/formats.md).
 EXPORT_COLUMNS = ("alpha", "error_rate", "equivalence_margin", "racing", "planned_labels",
-                  "measurable_difference", "power")  # fmt: skip
+                  "measurable_difference", "power", "design", "estimand")  # fmt: skip
 
 
 def read_at(monitor: Any, settings: StatisticsSettings | None) -> dict[str, Any]:
@@ -153,6 +166,7 @@ def read_statistics(engine: Engine, campaign_id: int) -> StatisticsSettings:
         measurable_difference=None if difference is None else float(difference),
         power=float(planner["power"] or live_plan.DEFAULT_POWER),
         design=str(plan.design),
+        estimand=str(plan.estimand),
         level_changes=level,
         late=plan.late + planner_late,
     )
@@ -182,6 +196,8 @@ def set_statistics(
     measurable_difference: float | None = None,
     power: float | None = None,
     planned_labels: int | None = None,
+    design: str | None = None,
+    estimand: str | None = None,
 ) -> StatisticsSettings:
     """Write the given settings (None: leave as is), each change logged with the label
     count. Every value is checked before anything is written: a bad one raises ValueError
@@ -193,7 +209,8 @@ def set_statistics(
     if planned_labels is not None and planned_labels < 0:
         raise ValueError(f"the planned labels must be 0 or more, not {planned_labels}")
     values = {"alpha": alpha, "error_rate": family, "equivalence_margin": equivalence_margin,
-              "measurable_difference": measurable_difference, "power": power}  # fmt: skip
+              "measurable_difference": measurable_difference, "power": power,
+              "live_design": design, "estimand": estimand}  # fmt: skip
     values = live_plan.check_values({k: v for k, v in values.items() if v is not None})
     reason = archived_reason(engine, campaign_id)
     if reason is not None:

@@ -15,7 +15,7 @@ from datetime import datetime
 from annotation.task_expiry import expire_in, log_change, task_of
 from annotation.task_work import expire_idle
 from annotation.tasks import TaskError, settings_of
-from db import Engine
+from db import Engine, task_facts
 from db import queue as dbq
 from db import queue_settings as dbset
 from db import tasks as dbt
@@ -43,7 +43,7 @@ def list_tasks(engine: Engine, campaign_id: int, now: datetime | None = None) ->
 def annotator_names(engine: Engine, campaign_id: int) -> list[str]:
     """The campaign's active invited annotators (who may be given a task), by name."""
     with read_scope(engine) as s:
-        return sorted(dbt.annotator_names(s, campaign_id))
+        return sorted(task_facts.annotator_names(s, campaign_id))
 
 
 @_retried
@@ -88,7 +88,7 @@ def reassign(engine: Engine, campaign_id: int, task_id: int, annotator: str) -> 
         task = task_of(s, campaign_id, task_id)
         if task.state not in (dbt.OPEN, dbt.ACTIVE, dbt.PAUSED):
             raise TaskError(f"task {task_id} is {task.state}: it cannot be reassigned")
-        names = dbt.annotator_names(s, campaign_id)
+        names = task_facts.annotator_names(s, campaign_id)
         if annotator not in names:
             raise TaskError(f"no active annotator named {annotator!r} in this campaign")
         new_id = names[annotator]
@@ -99,7 +99,7 @@ def reassign(engine: Engine, campaign_id: int, task_id: int, annotator: str) -> 
             raise TaskError(
                 f"{annotator} has task {busy.id} in progress: finish, expire or reassign it first"
             )
-        if dbt.shares_outputs(s, task_id, new_id):
+        if task_facts.shares_outputs(s, task_id, new_id):
             raise TaskError(
                 f"task {task_id} holds outputs {annotator} judged or has in another task: "
                 "one annotator judges an output once"

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from annotation.task_expiry import expire_in, requeue_unfinished
 from annotation.tasks import CODE_ALPHABET, CODE_LENGTH, TaskSettings, settings_of
 from db import queue_settings as dbset
+from db import task_facts
 from db import tasks as dbt
 from db.campaigns import campaign_meta
 
@@ -73,7 +74,7 @@ def outcome_of(results: list[bool], pass_share: float) -> str:
 
 def finish(s: Any, task: dbt.TaskRow, conf: TaskSettings, now: datetime) -> dbt.TaskRow:
     """Close a task whose slots are all finished: outcome, code, state done."""
-    outcome = outcome_of(dbt.attention_results(s, task.id), conf.pass_share)
+    outcome = outcome_of(task_facts.attention_results(s, task.id), conf.pass_share)
     code = conf.pass_code if outcome == "pass" else conf.fail_code
     code = code or generated_code()
     dbt.set_task(s, task.id, state=dbt.DONE, finished_at=now, outcome=outcome, completion_code=code)
@@ -143,11 +144,11 @@ def take_next(
         assigned = row.annotator_id == annotator_id
         if (only_assigned or reached) and not assigned:
             break  # candidates come assigned-first: no more of theirs
-        if dbt.shares_outputs(s, tid, annotator_id):
+        if task_facts.shares_outputs(s, tid, annotator_id):
             continue
         if (
             conf.per_item is not None
-            and dbt.most_annotators_per_item(s, tid, annotator_id) >= conf.per_item
+            and task_facts.most_annotators_per_item(s, tid, annotator_id) >= conf.per_item
         ):
             continue
         if dbt.take(s, tid, annotator_id, now):

@@ -46,8 +46,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from annotation.queue_build import per_screen as _per_screen
-from annotation.queue_build import rebuild_in_order
-from db import Engine
+from db import Engine, task_facts
 from db import queue as dbq
 from db import queue_settings as dbset
 from db import tasks as dbt
@@ -362,10 +361,10 @@ def cut(engine: Engine, campaign_id: int, size: int, now: datetime | None = None
     if size > MAX_TASK_SIZE:
         raise TaskError(f"a task of {size:,} items is too big (at most {MAX_TASK_SIZE:,})")
     with dbq.queue_transaction(engine) as s:
-        return _cut_in(s, campaign_id, size, now or utcnow())
+        return cut_within(s, campaign_id, size, now or utcnow())
 
 
-def _cut_in(s: Any, campaign_id: int, size: int, now: datetime) -> Cut:
+def cut_within(s: Any, campaign_id: int, size: int, now: datetime) -> Cut:
     camp = dbset.campaign_for_update(s, campaign_id)
     slots = dbt.uncut_slots(s, campaign_id)
     per_screen = _per_screen(camp.meta or {}, camp.paired)
@@ -390,41 +389,7 @@ def _cut_in(s: Any, campaign_id: int, size: int, now: datetime) -> Cut:
     return Cut(ids, [len(p) for p in plans], split, checks, screens)
 
 
-@dataclass(frozen=True)
-class Respread:
-    dropped_slots: int
-    attention_slots: int
-    cut: Cut | None
-
-
-def respread_checks(engine: Engine, campaign_id: int, now: datetime | None = None) -> Respread:
-    """Mend a queue built before checks were spread evenly (or after the attention rate or
-    comparative mode changed): before any annotator has claimed a slot or taken a task, drop
-    the tasks and the unanswered slots, build the queue again (annotation.queue_build:
-    fresh checks, spread evenly) and, when it had tasks, cut them again at the last size.
-    TaskError (nothing changed) once work has started. Logged like every setting."""
-    now = now or utcnow()
-    with dbq.queue_transaction(engine) as s:
-        camp = dbset.campaign_for_update(s, campaign_id)
-        started = dbt.queue_untouched(s, campaign_id)
-        if started is not None:
-            raise TaskError(
-                f"the queue cannot be re-spread: {started}; re-spreading moves slots that "
-                "annotators may be holding (start a new campaign, or expire and re-cut)"
-            )
-        size = settings_of(camp.meta or {}).size
-        had_tasks = dbt.delete_tasks(s, campaign_id) > 0
-        report = rebuild_in_order(s, campaign_id)
-        if report is None:
-            raise TaskError("the queue is not built yet: build it first (nothing to re-spread)")
-        dbset.log_setting_changes(s, campaign_id, {"queue.respread": (None, report.build)})
-        redone = _cut_in(s, campaign_id, size, now) if had_tasks and size else None
-        history = (camp.meta or {}).get("queue_history", [])
-        dropped = int(history[-1].get("replaced_unanswered", 0)) if history else 0
-        return Respread(dropped, report.attention_slots, redone)
-
-
 def check_counts(engine: Engine, campaign_id: int) -> dict[int, int]:
     """Task id → its attention checks (the pass rule of each task counts them)."""
     with read_scope(engine) as s:
-        return dbt.check_counts(s, campaign_id)
+        return task_facts.check_counts(s, campaign_id)

@@ -25,7 +25,8 @@ PlanSmallest = Annotated[
     ),
 ]
 PlanDesign = Annotated[
-    str | None, typer.Option(help="Live design: gsd_obf, asympcs, betting or eb_strict.")
+    str | None,
+    typer.Option(help="Live design: gsd_obf, asympcs, betting, betting_cv or eb_strict."),
 ]
 PlanEstimand = Annotated[
     str | None, typer.Option(help="test_set (the campaign's own items) or superpopulation.")

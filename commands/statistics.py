@@ -1,6 +1,7 @@
 """`cli.py statistics show|set`: a campaign's statistics settings in one command — the error
-rate α, the family (holm / ebh), the equivalence margin ε, racing and the plan (the
-measurable difference and power, or a label budget); the Statistics page's form."""
+rate α, the family (holm / ebh), the equivalence margin ε, racing, the live design, the
+estimand and the plan (the measurable difference and power, or a label budget); the
+Statistics page's form."""
 
 from __future__ import annotations
 
@@ -54,6 +55,16 @@ Difference = Annotated[
 Power = Annotated[
     float | None, typer.Option(help="The power to detect the measurable difference, [0.5, 1).")
 ]
+Design = Annotated[
+    str | None,
+    typer.Option(help="The live design (betting, asympcs, eb_strict, gsd_obf, …; `cli.py plan` "
+                 "lists them). Fix it before the first label."),
+]
+Estimand = Annotated[
+    str | None,
+    typer.Option(help="test_set (this campaign's own items, as WMT reports) or superpopulation "
+                 "(the average annotator). Fix it before the first label."),
+]
 Labels = Annotated[
     int | None,
     typer.Option("--plan-labels", help="A label budget per system instead (0: each pool)."),
@@ -79,6 +90,8 @@ def set_(
     plan_difference: Difference = None,
     power: Power = None,
     plan_labels: Labels = None,
+    design: Design = None,
+    estimand: Estimand = None,
 ) -> None:
     """Change any of them; every value is checked first (a bad one changes nothing)."""
     from annotation.statistics_settings import read_statistics, set_statistics
@@ -94,7 +107,7 @@ def set_(
         now = set_statistics(
             engine, cid, alpha=alpha, family=family, equivalence_margin=margin,
             racing_on=racing_on, measurable_difference=plan_difference, power=power,
-            planned_labels=plan_labels,
+            planned_labels=plan_labels, design=design, estimand=estimand,
         )  # fmt: skip
     except ValueError as exc:
         fail(f"{campaign}: nothing changed: {exc}")

@@ -67,11 +67,11 @@ def tasks_cut(
 def tasks_respread(campaign: CampaignName) -> None:
     """Re-build a queue nobody has started on with its attention checks spread evenly (and
     cut its tasks again at the last size): mends a queue built before checks were spread."""
-    from annotation import tasks
+    from annotation.queue_respread import respread_checks
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
-    done = _task_call(lambda: tasks.respread_checks(engine, cid))
+    done = _task_call(lambda: respread_checks(engine, cid))
     typer.echo(
         f"Re-spread: {done.dropped_slots:,} unanswered slot(s) replaced, "
         f"{done.attention_slots:,} attention check(s) spread evenly."

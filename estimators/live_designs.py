@@ -15,6 +15,9 @@ planned size t* (a planned number of labels per system, fixed before the first l
 - ``betting`` — hedged-capital betting confidence sequence for bounded increments
   (Waudby-Smith & Ramdas 2024; :mod:`estimators.betting`), bets sized for t* mixed with
   two Kelly bets for the observed effect; exact (not asymptotic) for bounded labels.
+- ``betting_cv`` — the betting design with the campaign's first imported metric as a
+  control in half the capital (:mod:`estimators.betting_control`; an option, not the
+  default: on the shipped pools it saved no labels, docs/statistics-notes.md §14).
 - ``eb_strict`` — predictable-plug-in empirical Bernstein (the earlier strict mode; exact,
   wider).
 
@@ -45,11 +48,17 @@ class LiveDesign(StrEnum):
     GSD_OBF = "gsd_obf"
     BETTING = "betting"
     EB_STRICT = "eb_strict"
+    BETTING_CV = "betting_cv"
 
     @property
     def bounded(self) -> bool:
         """Needs increments with known bounds (labels with a known range)."""
-        return self in (LiveDesign.BETTING, LiveDesign.EB_STRICT)
+        return self in (LiveDesign.BETTING, LiveDesign.EB_STRICT, LiveDesign.BETTING_CV)
+
+    @property
+    def bets(self) -> bool:
+        """A betting capital (e-values, e-BH): ``betting`` or ``betting_cv``."""
+        return self in (LiveDesign.BETTING, LiveDesign.BETTING_CV)
 
 
 #: The default. Single pairs tested alone at α = 0.05 with an oracle plan (the 20 real pairs
@@ -75,6 +84,8 @@ DESIGN_TEXT: dict[LiveDesign, str] = {
     LiveDesign.BETTING: "betting confidence sequence for bounded labels, bets sized for the "
     "planned size (exact, no large-sample approximation; no metric control)",
     LiveDesign.EB_STRICT: "empirical-Bernstein confidence sequence (exact, wider)",
+    LiveDesign.BETTING_CV: "betting confidence sequence for bounded labels with the first "
+    "imported metric as a control in half the capital (exact; no metric: as betting)",
 }
 
 
@@ -114,10 +125,10 @@ def design_paths(
             z, level=level, alpha=alpha, m=m, n_max=int(t_star), theta0=theta0,
             var_prior=var_prior,
         )  # fmt: skip
-    if design in (LiveDesign.BETTING, LiveDesign.EB_STRICT):
+    if design in (LiveDesign.BETTING, LiveDesign.EB_STRICT, LiveDesign.BETTING_CV):
         if bounds is None:
             raise ValueError(f"the {design} design needs increments with known bounds")
-        if design == LiveDesign.BETTING:
+        if design != LiveDesign.EB_STRICT:  # betting_cv without its control: the labels' bets
             return _betting_paths(z, level, alpha, theta0, t_star, bounds, running, pool_size)
         cs = csq.empirical_bernstein_cs(z, level, bounds=bounds)
         p = None
@@ -225,6 +236,10 @@ DEFAULT_MARGIN = 0.05
 ERROR_RATES = ("holm", "ebh")
 #: Estimand values (db.vocabulary.Estimand): the campaign's own items, or μ over annotators.
 TEST_SET, SUPERPOPULATION = "test_set", "superpopulation"
+ESTIMAND_TEXT = {
+    TEST_SET: "this campaign's own items (test set, as WMT reports)",
+    SUPERPOPULATION: "the average annotator (super-population)",
+}
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,9 @@ class CampaignMonitor(
     design: the live design (:class:`estimators.live_designs.LiveDesign`); overrides
         ``mode`` (default: ``asympcs`` for "asymptotic", ``eb_strict`` for "strict").
         ``betting`` and ``eb_strict`` need ``label_range``; ``betting`` runs without metric
-        controls (a control would widen the increments' known bounds).
+        controls (a control would widen the increments' known bounds); ``betting_cv`` adds
+        the first metric as a control in half the capital (:mod:`estimators.betting_control`;
+        docs/statistics-notes.md §14 for why it is not the default).
     t_star: planned number of labels per system (= items per pair in the paired design),
         fixed before the first label; each system and pair uses min(t*, its pool size) —
         the AsympCS tuning, the bets' sizing, the group-sequential maximum (default: the
@@ -209,6 +211,7 @@ class CampaignMonitor(
             sys_results.append(res)
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
+        notes.extend(self._disjoint_pair_notes())
         if self.cache is not None:  # a cold read: the pairs' rows on all cores first
             self.cache.warm(
                 [("pair", a, b) for a, b in plist],

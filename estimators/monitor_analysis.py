@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from estimators import active, betting, verdicts
+from estimators import active, betting, betting_control, verdicts
 from estimators import confidence_sequences as csq
 from estimators import sequential as seq
 from estimators.live_designs import LiveDesign, design_paths
@@ -56,7 +56,7 @@ class MonitorAnalysis:
         paths = self._clt_paths if not self.design.bounded else self._bounded_paths
         if stream is not None and self._carries:
             inc, cs, p = self._carried_paths(
-                y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream
+                y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream, g
             )
         else:
             inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m, level)
@@ -99,7 +99,11 @@ class MonitorAnalysis:
         span = hi - lo
         yr = (lo - hi, hi - lo) if pair else (lo, hi)
         wor = None  # the betting design bets on the labels themselves, without replacement
-        if self.design == LiveDesign.BETTING:
+        if self.design == LiveDesign.BETTING_CV and g is not None:
+            ebh = pair and self._error_rate() == ErrorRate.FDR
+            return self._controlled_paths(y, g, g_all, yr, alpha_cs, theta0, t_star,
+                                          pool_size, (level, not ebh))  # fmt: skip
+        if self.design.bets:
             inc, wor = seq.cv_increments(y, None, label_range=yr), pool_size
         elif g is None:
             inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
@@ -123,12 +127,36 @@ class MonitorAnalysis:
             self.design, inc.z, level=level or alpha_cs, alpha=self._tuning(alpha_cs), m=m,
             theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh, pool_size=wor,
         )  # fmt: skip
-        if theta0 is not None and self.design == LiveDesign.BETTING and level is None:
+        if theta0 is not None and self.design.bets and level is None:
             e = betting.betting_evalue(
                 inc.z, theta0, bounds=inc.bounds, alpha_tuning=alpha_cs, t_star=t_star,
                 pool_size=wor,
             )
             self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
+        return inc, cs, p
+
+    def _controlled_paths(self, y, g, g_all, yr, alpha_cs, theta0, t_star, pool_size, read):  # type: ignore[no-untyped-def]
+        """The ``betting_cv`` design with a control: the capital of
+        :mod:`estimators.betting_control` (half the label capital, half bets on the labels
+        less the predictable control term), the stream's first control column, its CS, the
+        p-value path and the e-value K_t(θ0) in ``self._last_e``. ``read``: (the level
+        of the CS or None, running capital)."""
+        level, running = read
+        inc = seq.cv_increments(y, None, label_range=yr)
+        gi, gp = np.asarray(g, dtype=float).reshape(len(y), -1)[:, 0], g_all[:, 0]
+        kw = dict(bounds=inc.bounds, t_star=t_star, pool_size=pool_size)
+        cs = betting_control.controlled_cs(
+            inc.z, gi, gp, level or alpha_cs, alpha_tuning=alpha_cs, burn_in=seq.BURN_IN,
+            running=running, **kw,
+        )  # fmt: skip
+        p = None
+        if theta0 is not None:
+            p = betting_control.pvalue_path(
+                inc.z, gi, gp, theta0, alpha_tuning=alpha_cs, burn_in=seq.BURN_IN, **kw
+            )
+            if level is None:
+                e = betting_control.evalue(inc.z, gi, gp, theta0, alpha_tuning=alpha_cs, **kw)
+                self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
         return inc, cs, p
 
     def _known_path(self, cs, y, pool: _Pool, pair: bool):  # type: ignore[no-untyped-def]
@@ -151,7 +179,7 @@ class MonitorAnalysis:
         """The betting design's paths are carried between reads (a campaign cache, uniform
         draws): :mod:`estimators.monitor_carry`."""
         return (
-            self.cache is not None and self.design == LiveDesign.BETTING and self.visits is None
+            self.cache is not None and self.design.bets and self.visits is None
         )
 
     def _tuning(self, alpha_cs: float) -> float:
@@ -192,7 +220,7 @@ class MonitorAnalysis:
 
     def _error_rate(self) -> ErrorRate:
         """e-BH needs the betting design's e-values; otherwise Holm is in force."""
-        if self.error_rate == ErrorRate.FDR and self.design == LiveDesign.BETTING:
+        if self.error_rate == ErrorRate.FDR and self.design.bets:
             return ErrorRate.FDR
         return ErrorRate.FWER
 

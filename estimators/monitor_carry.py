@@ -19,9 +19,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from estimators import betting_control as bc
 from estimators import confidence_sequences as csq
 from estimators import sequential as seq
 from estimators.betting_carry import CarriedBetting
+from estimators.betting_control_carry import CarriedControl
+from estimators.live_designs import LiveDesign
 from estimators.monitor_cache import digest
 from estimators.verdicts import ErrorRate
 
@@ -36,11 +39,13 @@ class _Entry:
 class MonitorCarry:
     """Carried betting paths of :class:`estimators.monitor.CampaignMonitor`."""
 
-    def _carried_paths(self, y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream):  # type: ignore[no-untyped-def]
+    def _carried_paths(self, y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream, g=None):  # type: ignore[no-untyped-def]
         """(increments, confidence sequence, the last p-value as a one-entry path or None)
         of the betting design, as
         :meth:`estimators.monitor_analysis.MonitorAnalysis._bounded_paths` gives them (the
-        p-value at its last entry); leaves the e-value K_t(θ0) in ``self._last_e`` likewise."""
+        p-value at its last entry); leaves the e-value K_t(θ0) in ``self._last_e`` likewise.
+        ``betting_cv`` with the stream's controls ``g``: the capital with a control
+        (:mod:`estimators.betting_control_carry`, the first control column)."""
         lo, hi = self._estimand_range(pair)
         inc = seq.cv_increments(y, None, label_range=(lo, hi))
         blo, bhi = float(inc.bounds[0]), float(inc.bounds[1])
@@ -49,13 +54,17 @@ class MonitorCarry:
         ebh = pair and self._error_rate() == ErrorRate.FDR
         tuning = (self._tuning(alpha_cs), t_star, pool_size, seq.BURN_IN)
         th0 = None if theta0 is None else (float(theta0) - blo) / span
-        key = digest(alpha_cs, tuning, th0, not ebh, blo, bhi)
-        state = self._carried_state(stream, key, x01, alpha_cs, tuning, th0, not ebh)
+        ctrl, gs = None, None
+        if self.design == LiveDesign.BETTING_CV and g is not None:
+            ctrl = bc.ControlPool.of(pool.controls.values[pool.mask][:, 0])
+            gs = ctrl.scaled(np.asarray(g, dtype=float).reshape(len(y), -1)[:, 0])
+        key = digest(alpha_cs, tuning, th0, not ebh, blo, bhi, str(ctrl))
+        state = self._carried_state(stream, key, (x01, gs, ctrl), alpha_cs, tuning, th0, not ebh)
         centre, low, high = state.path01()
         cs = csq.ConfidenceSequence(
             center=centre * span + blo, lower=low * span + blo, upper=high * span + blo,
             sigma=np.sqrt(csq._running_mean_var(inc.z)[1]), alpha=alpha_cs,
-            t_star=float(t_star), method="betting",
+            t_star=float(t_star), method="betting" if ctrl is None else "betting_cv",
         )  # fmt: skip
         p = None
         if theta0 is not None:
@@ -63,21 +72,30 @@ class MonitorCarry:
             self._last_e = state.e_value() if x01.size >= seq.BURN_IN else 1.0
         return inc, cs, p
 
-    def _carried_state(self, stream, key, x01, alpha_cs, tuning, th0, running):  # type: ignore[no-untyped-def]
-        """The stream's state after ``x01``: the carried one (or the one a read back)
-        extended when its labels are a prefix of ``x01``, else built from the first label."""
+    def _carried_state(self, stream, key, data, alpha_cs, tuning, th0, running):  # type: ignore[no-untyped-def]
+        """The stream's state after the labels ``x01`` (``data``: x01, their controls or
+        None, the pool's control or None): the carried one (or the one a read back)
+        extended when its labels (and controls) are a prefix of these, else built from the
+        first label."""
+        x01, gs, ctrl = data
         store = self.cache.carried
         entry = store.get(stream)
         cands = () if entry is None or entry.key != key else (entry.state, entry.prev)
-        base = next((c for c in cands if c is not None and _prefix(c.x01, x01)), None)
+        base = next((c for c in cands if c is not None and _prefix(c.x01, x01)
+                     and (gs is None or _prefix(c.g, gs))), None)  # fmt: skip
         if base is None:
             self.cache.rebuilt += 1
-            start = CarriedBetting.start(
-                alpha=alpha_cs, tuning=tuning, theta0_01=th0, running=running
-            )
-            store[stream] = _Entry(key, start.extended(x01), None)
+            kw = dict(alpha=alpha_cs, tuning=tuning, theta0_01=th0, running=running)
+            if gs is None:
+                store[stream] = _Entry(key, CarriedBetting.start(**kw).extended(x01), None)
+            else:
+                start = CarriedControl.begin(ctrl=ctrl, **kw)
+                store[stream] = _Entry(key, start.extended_with(x01, gs), None)
         elif base.x01.size < x01.size:
-            state = base.extended(x01[base.x01.size :])
+            n = base.x01.size
+            state = (
+                base.extended(x01[n:]) if gs is None else base.extended_with(x01[n:], gs[n:])
+            )
             store[stream] = _Entry(key, state, _view_of(base, state))
         elif base is not entry.state:
             store[stream] = _Entry(key, base, None)  # a label undone: one read back
@@ -88,7 +106,8 @@ def _view_of(base: CarriedBetting, state: CarriedBetting) -> CarriedBetting:
     """``base`` with its label and path arrays as views into ``state``'s (which begin with
     them): the state one read back costs no copy of the stream."""
     n = base.x01.size
-    return replace(base, x01=state.x01[:n], path=tuple(a[:n] for a in state.path))
+    view = replace(base, x01=state.x01[:n], path=tuple(a[:n] for a in state.path))
+    return replace(view, g=state.g[:n]) if isinstance(base, CarriedControl) else view
 
 
 def _prefix(head: np.ndarray, whole: np.ndarray) -> bool:

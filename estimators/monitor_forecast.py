@@ -80,7 +80,7 @@ class MonitorForecast:
             )
         lo, hi = self.label_range
         span = 2 * (hi - lo)  # the pair's increments lie in [lo − hi, hi − lo]
-        if self.design == LiveDesign.BETTING:
+        if self.design.bets:
             return lambda t, a: betting.betting_half_width(sigma, span, t, a, t_star, a_pair)
         return lambda t, a: betting.betting_half_width(sigma, span, t, a, None)
 

@@ -209,6 +209,21 @@ class MonitorData:
             no_metric = pool.size if has_metric else 0
         return PoolCoverage(pool=pool.size, no_output=self.n_items - pool.size, no_metric=no_metric)
 
+    def _disjoint_pair_notes(self) -> list[str]:
+        """Say so when two systems share no item: a pair is compared on the items both have
+        outputs for, so such a pair can never be decided (an unpaired two-sample comparison
+        is not built); without the note it would read "not yet" forever."""
+        have = self.present.astype(np.int64)
+        shared = have @ have.T
+        a, b = np.nonzero(np.triu(shared == 0, k=1))
+        if a.size == 0:
+            return []
+        first = f"{self.names[a[0]]} and {self.names[b[0]]}"
+        return [
+            f"{a.size} pair(s) of systems share no item (e.g. {first}): pairs are compared on "
+            "the items both systems have outputs for, so these cannot be decided."
+        ]
+
     def _coverage_notes(self, name: str, cover: PoolCoverage) -> list[str]:
         out = []
         if cover.no_output:

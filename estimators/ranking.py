@@ -93,7 +93,7 @@ def ranking_rows(
 COLUMNS = (
     "position", "cluster", "system", "estimate", "low", "high", "labels", "better_than",
     "worse_than", "alpha", "error_rate", "equivalence_margin", "racing", "planned_labels",
-    "measurable_difference", "power",
+    "measurable_difference", "power", "design", "estimand",
 )  # fmt: skip
 
 

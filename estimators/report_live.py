@@ -90,6 +90,9 @@ def _controls_used(
         if monitor.documents is not None
         else f"none (the {design} design uses no metric control)"
         if design == LiveDesign.BETTING
+        else (data.metric(signatures[0]).metric + " (first metric; half the betting capital)"
+              if signatures else "none (human only)")
+        if design == LiveDesign.BETTING_CV
         else " + ".join(data.metric(s).metric for s in signatures) or "none (human only)"
     )
 

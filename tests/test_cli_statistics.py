@@ -105,3 +105,16 @@ def test_archived_campaign_refused(engine: Engine, cli_app) -> None:  # type: ig
     assert queue_admin.setting_changes(engine, cid) == []
     shown = run(cli_app, "statistics", "show", "--campaign", "old")  # reading is fine
     assert shown.exit_code == 0 and "Error rate α: 0.05" in shown.output
+
+
+def test_design_and_estimand(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
+    cid = make_campaign(engine, 20, 3, name="de", paired=True)
+    out = run(cli_app, "statistics", "set", "--campaign", "de", "--design", "asympcs",
+              "--estimand", "superpopulation")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert "Live design: asympcs" in out.output and "the average annotator" in out.output
+    now = read_statistics(engine, cid)
+    assert (now.design, now.estimand) == ("asympcs", "superpopulation")
+    bad = run(cli_app, "statistics", "set", "--campaign", "de", "--design", "coin-flip")
+    assert bad.exit_code == 1 and "nothing changed" in bad.output
+    assert read_statistics(engine, cid).design == "asympcs"

@@ -1,6 +1,7 @@
-"""Every results export carries the campaign's statistics settings (issue 29.4): the results
+"""Every export carries the campaign's statistics settings (issue 29.4): the results
 CSV and LaTeX, the pairs CSV and the ranking CSV and LaTeX, written by the CLI on SQLite and
-PostgreSQL — a column (or a LaTeX comment and caption) per setting."""
+PostgreSQL — a column (or a LaTeX comment and caption) per setting; and the annotations
+export, in every row."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def test_every_export_carries_the_settings(engine: Engine, monkeypatch, tmp_path
         assert out.exit_code == 0, out.output
     want = {"alpha": "0.01", "error_rate": "holm", "equivalence_margin": "0.02",
             "racing": "on", "planned_labels": str(stats.planned_labels),
-            "measurable_difference": "0.3", "power": "0.9"}  # fmt: skip
+            "measurable_difference": "0.3", "power": "0.9", "design": "betting",
+            "estimand": "test_set"}  # fmt: skip
     for name in ("r.csv", "p.csv", "k.csv"):
         rows = _rows(f[name])
         assert rows and all({k: r[k] for k in EXPORT_COLUMNS} == want for r in rows), name
@@ -56,3 +58,27 @@ def test_every_export_carries_the_settings(engine: Engine, monkeypatch, tmp_path
     assert out.exit_code == 0, out.output
     row = _rows(f["p.csv"])[0]
     assert (row["alpha"], row["racing"], row["power"]) == ("0.1", "on", "0.9")
+
+
+def test_the_annotations_export_carries_them_too(engine: Engine) -> None:
+    """The judgments export (CSV, JSONL, Parquet) names the settings the campaign's verdicts
+    are read at in every row, typed in Parquet (α a double, the plan an integer)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from annotation.exports import export_annotations
+
+    cid = make_campaign(engine, 20, 2, name="ann", paired=True)
+    queue_build.build_queue(engine, cid, seed=3)
+    set_statistics(engine, cid, alpha=0.02, planned_labels=30, design="asympcs")
+    label_everything(engine, cid, 6)
+    rows = list(csv.DictReader(io.StringIO(export_annotations(engine, "ann", "csv").decode())))
+    assert len(rows) == 6
+    assert {(r["alpha"], r["planned_labels"], r["design"], r["measurable_difference"])
+            for r in rows} == {("0.02", "30", "asympcs", "")}  # fmt: skip
+    lines = export_annotations(engine, "ann", "jsonl").decode().splitlines()
+    assert {json.loads(x)["estimand"] for x in lines} == {"test_set"}
+    table = pq.read_table(io.BytesIO(export_annotations(engine, "ann", "parquet")))
+    assert str(table.schema.field("alpha").type) == "double"
+    assert table.column("planned_labels").to_pylist() == [30] * 6

@@ -48,7 +48,7 @@ def test_every_setting_written_and_logged(engine: Engine) -> None:
     cols = after.export_columns()
     assert cols == {"alpha": 0.01, "error_rate": "ebh", "equivalence_margin": 0.02,
                     "racing": "on", "planned_labels": planned, "measurable_difference": 0.1,
-                    "power": 0.9}  # fmt: skip
+                    "power": 0.9, "design": "betting", "estimand": "test_set"}  # fmt: skip
     # a label budget replaces the planner's difference
     budget = set_statistics(engine, cid, planned_labels=200)
     assert (budget.planned_labels, budget.measurable_difference) == (200, None)

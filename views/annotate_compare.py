@@ -99,11 +99,10 @@ def compare_page(
     save = guarded(partial(_save, annotator, shown, work, set_view, seconds))
     skip = guarded(partial(_skip, annotator, view, shown, set_view, seconds))
     if view.campaign.mode.asks_spans:  # cESA: error spans per output on the screen
-        from views.annotate_compare_spans import KEYS as SPAN_KEYS
-        from views.annotate_compare_spans import span_screen
+        from views.annotate_compare_spans import page_keys, span_screen
 
         span_screen(view, annotator, shown, work, set_view, seconds, skip, undo, guarded)
-        keyboard(None, SPAN_KEYS)
+        keyboard(None, page_keys(view.campaign.id))
         return
     if view.campaign.mode.asks_slider:  # DA / SQM: a slider per output on the screen
         from views.annotate_compare_da import KEYS as DA_KEYS

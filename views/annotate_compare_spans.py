@@ -24,7 +24,9 @@ import streamlit as st
 
 from annotation import comparative, session
 from annotation.spans import SpanConfig
+from db.vocabulary import SlotKind
 from views import annotate_spans as marking
+from views import span_ai
 from views import span_extras as extras
 from views.common import engine, literal
 from views.compare_screen import CSS, footer, source_html
@@ -62,6 +64,10 @@ SCORE_FIRST = (
     "Set the overall score (move the slider, or type it in the box) of output(s) {} before "
     "saving the screen."
 )
+AI_INSTRUCTIONS = (
+    " Violet outlines are an AI's error spans (dashed until checked): `a` accepts the current "
+    "output's unchecked ones (or the selected one); edit or delete them as your own."
+)
 OPEN_SELECTION = (
     "Output(s) {}: a selection is still open: give it a severity and a category, or clear it "
     "(Esc), before saving."
@@ -71,16 +77,18 @@ OPEN_SELECTION = (
 def slots_of(shown: comparative.Screen) -> list[session.Slot]:
     """The screen's outputs as the span page's slots. An output shown beside an attention
     check is no slot of the annotator's: a negative id (never an assignment's) keeps its
-    unsaved work apart, and nothing of it is saved. ``output_id`` is not read here."""
+    unsaved work apart, and nothing of it is saved. A text that is not its output's own (an
+    attention check, a decoy) is no regular slot, so it starts without AI spans (ESA^AI)."""
     return [
         session.Slot(
             o.assignment_id if o.assignment_id is not None else -(k + 1),
             o.claim_version,
-            0,
+            o.output_id or 0,
             o.text,
             shown.source,
             shown.reference,
             None,
+            kind=SlotKind.REGULAR if o.output_id is not None else SlotKind.ATTENTION,
         )
         for k, o in enumerate(shown.outputs)
     ]
@@ -187,10 +195,19 @@ def span_screen(
     hint = st.session_state.pop("cmp_hint", None)
     if hint:
         st.warning(literal(hint))
+    ai = span_ai.campaign_prefills(view.campaign.id)
+    if ai:
+        st.caption(AI_INSTRUCTIONS)
     _texts(shown, state["current"])
-    _shared_buttons(screen.config, screen.on)
+    _shared_buttons(screen.config, screen.on, ai)
     _cards(screen.slots, state, screen.config, screen.actions)
     footer("Save screen `Enter`", save, screen.skip, undo, state, len(screen.slots))
+
+
+def page_keys(campaign_id: int) -> dict[str, str]:
+    """The page's keys (views/keys.js clicks the button each names); ``a`` only where the
+    campaign has AI spans (a key whose button is not drawn would hold the key queue up)."""
+    return KEYS | ({"a": "cmp_accept_ai"} if span_ai.campaign_prefills(campaign_id) else {})
 
 
 def _listed(numbers: list[int]) -> str:
@@ -222,10 +239,13 @@ def _cards(
         work = item_work(slot)
         mark = " · current" if k == state["current"] else ""
         with st.container(key=f"cmp_scard_{k}"):
+            unchecked = sum(1 for sp in work["spans"] if sp.get("ai_state") == "unchecked")
+            ai = f" ({unchecked} AI span(s) not checked)" if unchecked else ""
             st.html(
                 f'<p style="font-weight:700;margin:0" class="tandem-cmp-title">'
                 f"Output {k + 1} of {size}{mark} — "
-                f'<span class="tandem-cmp-spans">{len(work["spans"])} error span(s)</span></p>'
+                f'<span class="tandem-cmp-spans">{len(work["spans"])} error span(s){ai}</span>'
+                "</p>"
             )
             marking.draw_widget(
                 slot,
@@ -244,34 +264,26 @@ def _cards(
 
 
 def _shared_buttons(
-    config: SpanConfig, on: Callable[[int | None, Callable[[SpanActions], None]], None]
+    config: SpanConfig,
+    on: Callable[[int | None, Callable[[SpanActions], None]], None],
+    ai: bool,
 ) -> None:
     """Severity, category, delete and clear for the current output (the page's keys click
-    them), above the cards."""
+    them), above the cards; with AI spans (ESA^AI), accept them too."""
     st.caption("For the current output:")
-    cols = st.columns(len(SEVERITY_KEYS) + 2)
-    for col, (key, severity) in zip(cols, SEVERITY_KEYS.items(), strict=False):
-        col.button(
-            f"{severity.value.capitalize()} `{key}`",
-            key=f"cmp_sev_{severity.value}",
-            on_click=on,
-            args=(None, lambda a, v=severity.value: a.set_field("severity", v)),
-            width="stretch",
-        )
-    cols[-2].button(
-        "Delete selected `Del`",
-        key="cmp_span_delete",
-        width="stretch",
-        on_click=on,
-        args=(None, lambda a: a.delete()),
-    )
-    cols[-1].button(
-        "Clear selection `Esc`",
-        key="cmp_span_clear",
-        width="stretch",
-        on_click=on,
-        args=(None, lambda a: a.clear()),
-    )
+    buttons = [
+        (f"{sev.value.capitalize()} `{key}`", f"cmp_sev_{sev.value}",
+         lambda a, v=sev.value: a.set_field("severity", v))
+        for key, sev in SEVERITY_KEYS.items()
+    ]  # fmt: skip
+    if ai:
+        buttons.append(("Accept AI spans `a`", "cmp_accept_ai", lambda a: a.accept_ai()))
+    buttons += [
+        ("Delete selected `Del`", "cmp_span_delete", lambda a: a.delete()),
+        ("Clear selection `Esc`", "cmp_span_clear", lambda a: a.clear()),
+    ]
+    for col, (label, key, act) in zip(st.columns(len(buttons)), buttons, strict=True):
+        col.button(label, key=key, width="stretch", on_click=on, args=(None, act))
     cat_cols = st.columns(min(len(config.categories), 6))
     for n, category in enumerate(config.categories):
         label = f"{literal(category)} `{n + 1}`" if n < 9 else literal(category)

@@ -1,9 +1,10 @@
 """Admin: a campaign's way to annotators, as five steps in the order of the work: set up
 (queue settings with the quality-control cost, sampling, document order, comparative
-screens, the live plan, guidelines, the public title), build the queue (and re-build it
-before anyone starts), tasks, invite (personal links, the study link), watch (each
-annotator's work and link). Each step says what is locked at it now (annotation.setup_steps);
-each section is drawn by its own module; this page puts them in order."""
+screens, guidelines, the public title; the live plan is on the Statistics page), build the
+queue (and re-build it before anyone starts), tasks, invite (personal links, the study
+link), watch (each annotator's work and link). Each step says what is locked at it now
+(annotation.setup_steps); each section is drawn by its own module; this page puts them in
+order."""
 
 import streamlit as st
 
@@ -14,7 +15,6 @@ from views.annotators_study import public_title_form, rebuild_button, study_link
 from views.common import admin_page, campaign_picker, engine, literal, may_write, permitted
 from views.comparative_form import comparative_form
 from views.guidelines_form import guidelines_form
-from views.live_plan_form import live_plan_panel
 from views.queue_panel import (
     build_queue_button,
     document_context_form,
@@ -69,7 +69,6 @@ statistics_pointer()  # racing, α, family, ε: the Statistics page
 document_context_form(campaign_id, RO)
 comparative_form(campaign_id, RO)  # several outputs of one source on one screen
 document_order_form(campaign_id, RO)
-live_plan_panel(campaign_id, summaries[name], RO)
 guidelines_form(campaign_id, RO)
 public_title_form(campaign_id, RO)  # what annotators see instead of the campaign's name
 

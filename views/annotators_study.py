@@ -99,9 +99,9 @@ def study_link_panel(campaign_id: int, ro: bool) -> None:
 
 
 def rebuild_button(campaign_id: int, ro: bool, stage) -> None:  # type: ignore[no-untyped-def]
-    """Re-build a built queue nobody has started on (annotation.tasks.respread_checks): the
-    current settings applied, attention checks spread evenly, tasks cut again."""
-    from annotation import tasks
+    """Re-build a built queue nobody has started on (annotation.queue_respread.respread_checks):
+    the current settings applied, attention checks spread evenly, tasks cut again."""
+    from annotation.queue_respread import respread_checks
 
     if not stage.built:
         return
@@ -111,7 +111,7 @@ def rebuild_button(campaign_id: int, ro: bool, stage) -> None:  # type: ignore[n
         "(checks spread evenly) and cuts the tasks again. Only before anyone has started.",
     ) and allowed(campaign_id):  # fmt: skip
         try:
-            done = tasks.respread_checks(engine(), campaign_id)
+            done = respread_checks(engine(), campaign_id)
         except ValueError as exc:
             st.error(f"Not re-built: {literal(exc)}.")
         else:

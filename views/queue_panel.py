@@ -142,11 +142,13 @@ def sampling_form(campaign_id: int, settings: dict, ro: bool) -> None:
 
 
 def statistics_pointer() -> None:
-    """Racing, the error rate α, the family, the equivalence margin and the plan's size are
-    set on the Statistics page (views/statistics_panel.py): one place, logged."""
+    """Racing, the error rate α, the family, the equivalence margin, the live design, the
+    estimand and the plan are set on the Statistics page (views/statistics_panel.py): one
+    place, logged."""
     st.caption(
-        "Racing, the error rate α and its family, the equivalence margin and the planned "
-        "labels are set on the **Statistics** page."
+        "Racing, the error rate α and its family, the equivalence margin, the live design, "
+        "the estimand and the planned labels are set on the **Statistics** page: fix the "
+        "plan, design and estimand there before the first label."
     )
 
 

@@ -1,5 +1,6 @@
 """Admin: a campaign's statistics settings on one page (issue 29.4) — the error rate α, the
-family (Holm or e-BH), the equivalence margin ε, racing and the plan. Written through
+family (Holm or e-BH), the equivalence margin ε, racing, the live design, the estimand and
+the plan. Written through
 annotation.statistics_settings (checked, logged with the label count); this page draws."""
 
 import pandas as pd
@@ -16,16 +17,19 @@ from annotation.statistics_settings import (
     set_statistics,
 )
 from db.campaigns import list_campaigns
+from estimators.live_designs import DESIGN_TEXT, ESTIMAND_TEXT, LiveDesign
 from views.common import admin_page, allowed, campaign_picker, engine, literal, may_write, permitted
 
 #: The page's widgets with fixed keys (cleared when the campaign changes).
 WIDGET_KEYS = ("stat-alpha", "stat-family", "stat-margin", "stat-racing", "stat-plan-by",
-               "stat-difference", "stat-power", "stat-labels")  # fmt: skip
+               "stat-difference", "stat-power", "stat-labels", "stat-design",
+               "stat-estimand")  # fmt: skip
 
 admin_page("Statistics")
 st.caption(
     "How the dashboard reads its verdicts: the error rate α and its family, the equivalence "
-    "margin, racing and the plan. Every change is logged with the number of labels at that "
+    "margin, racing, the live design, the estimand and the plan (fix the plan, design and "
+    "estimand before the first label). Every change is logged with the number of labels at that "
     "moment; the dashboard, `cli.py evaluate` and every export read these settings."
 )
 # archived ones too: their settings can be read (a save is refused, saying why)
@@ -81,6 +85,16 @@ def settings_form(now: StatisticsSettings) -> None:
             "Planned labels per system", min_value=0, step=10, key="stat-labels",
             value=int(now.planned_labels or 0), help="0 = each pool's size.",
         )  # fmt: skip
+        designs = [str(d) for d in LiveDesign]
+        design = right.selectbox(
+            "Live design", designs, index=designs.index(now.design), key="stat-design",
+            format_func=lambda d: f"{d} — {DESIGN_TEXT[LiveDesign(d)]}",
+        )  # fmt: skip
+        estimands = list(ESTIMAND_TEXT)
+        estimand = left.selectbox(
+            "Estimand", estimands, index=estimands.index(now.estimand), key="stat-estimand",
+            format_func=ESTIMAND_TEXT.get,
+        )  # fmt: skip
         racing_on = st.toggle(
             "Racing: stop drawing a system once all its pairs are settled", value=now.racing,
             key="stat-racing", help="Each newly drawn item is queued only for the systems "
@@ -89,6 +103,8 @@ def settings_form(now: StatisticsSettings) -> None:
         )  # fmt: skip
         if st.form_submit_button("Save statistics settings", disabled=RO) and allowed(cid):
             plan = _plan_values(now, plan_by, difference, power, int(labels))
+            chosen = {"design": design, "estimand": estimand}
+            plan |= {k: v for k, v in chosen.items() if v != getattr(now, k)}
             _save(alpha=alpha, family=family, equivalence_margin=margin, racing_on=racing_on,
                   **plan)  # fmt: skip
 

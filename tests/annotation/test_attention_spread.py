@@ -16,6 +16,7 @@ from sqlalchemy import Engine, func, select
 from accounts.invites import create_annotator
 from annotation import comparative, document_order, queue_build, tasks
 from annotation.importer import import_campaign
+from annotation.queue_respread import respread_checks
 from annotation.session import next_view
 from db.engine import session_scope
 from db.models import Assignment, Task
@@ -167,7 +168,7 @@ def test_respread_mends_a_queue_whose_checks_piled_up(engine: Engine) -> None:
     tasks.set_settings(engine, cid)  # nothing
     with session_scope(engine) as s:
         s.execute(Task.__table__.insert(), [{"campaign_id": cid, "ordinal": 1, "state": "open"}])
-    fixed = tasks.respread_checks(engine, cid)
+    fixed = respread_checks(engine, cid)
     assert fixed.attention_slots > 0
     tasks.cut(engine, cid, 30)
     _assert_shares(_tasks(engine, cid, None), 0.1)
@@ -176,7 +177,7 @@ def test_respread_mends_a_queue_whose_checks_piled_up(engine: Engine) -> None:
     ann = create_annotator(engine, cid, "ann").annotator_id
     next_view(engine, ann)  # claims a slot
     with pytest.raises(tasks.TaskError, match="claimed"):
-        tasks.respread_checks(engine, cid)
+        respread_checks(engine, cid)
 
 
 def test_switching_comparative_on_counts_checks_in_screens(engine: Engine) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from annotation import comparative, document_order, queue_admin, queue_build, tasks
 from annotation.importer import import_campaign
+from annotation.queue_respread import respread_checks
 from db.reads import campaign_id
 from tests.app.conftest import admin_page
 from tests.estimators.test_clustered_route import doc_csv
@@ -60,7 +61,7 @@ def test_comparative_refused_on_a_queue_built_unpaired(app_engine) -> None:  # t
     at.toggle(key="comparative_on").set_value(True)
     next(b for b in at.button if b.label == "Save comparative mode").click().run()
     assert "built unpaired" in " ".join(str(e.value) for e in at.error)
-    tasks.respread_checks(app_engine, cid)
+    respread_checks(app_engine, cid)
     assert comparative.set_comparative(app_engine, cid, True)
 
 

@@ -56,16 +56,17 @@ def test_exhausted_pool_concludes_and_floor_is_labelled(app_engine) -> None:
     assert (needed["more items to label (both systems)"] == "18 to reach the 30-label floor").all()
 
 
-def test_annotators_page_sets_the_plan_from_the_smallest_difference(app_engine) -> None:
+def test_statistics_page_sets_the_plan_from_the_measurable_difference(app_engine) -> None:
     seed_campaign(app_engine, "fresh", n_items=30, labelled=0, overlap=0, scores=False)
     cid = campaign_id(app_engine, "fresh")
-    at = admin_page("views/annotators.py", "fresh")
-    form_inputs = at.number_input
-    [smallest] = [n for n in form_inputs if n.label.startswith("…or the measurable difference")]
-    smallest.set_value(0.2)
-    [button] = [b for b in at.button if b.label == "Save plan"]
-    button.click().run()
+    at = admin_page("views/annotators.py", "fresh")  # no plan form here: a pointer
+    assert not [b for b in at.button if b.label == "Save plan"]
+    assert any("**Statistics** page" in c.value for c in at.caption)
+    at = admin_page("views/statistics_panel.py", "fresh")
+    at.radio(key="stat-plan-by").set_value("difference")
+    at.number_input(key="stat-difference").set_value(0.2)
+    next(b for b in at.button if b.label == "Save statistics settings").click().run()
     assert not at.exception
     plan = current_plan(app_engine, cid)
     assert plan.planned_labels is not None and plan.planned_labels > 100 and not plan.late
-    assert any("Plan saved" in str(s.value) for s in at.success)
+    assert any("Saved. In force" in str(s.value) for s in at.success)

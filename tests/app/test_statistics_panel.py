@@ -1,7 +1,7 @@
 """The Statistics page (issue 29.4), run as a Streamlit app on a real migrated SQLite: one
-form sets α, the family, ε, racing and the plan; a bad value, a viewer and an archived
-campaign are refused with nothing written; every change is logged with the label count;
-a change of α after labels shows the hazard."""
+form sets α, the family, ε, racing, the live design, the estimand and the plan; a bad value,
+a viewer and an archived campaign are refused with nothing written; every change is logged
+with the label count; a change of α after labels shows the hazard."""
 
 from __future__ import annotations
 
@@ -59,6 +59,36 @@ def test_sets_every_setting_and_logs_it(app_engine: Engine) -> None:
     assert logged["planned_labels"] == (planned, 0) and logged["racing"] == (True, 0)
     table = at.dataframe[0].value  # the page's "Changes": the log with the labels then
     assert sorted(table["setting"]) == sorted(logged) and set(table["labels then"]) == {0}
+
+
+def test_design_and_estimand_set_here_and_late_changes_not_applied(app_engine: Engine) -> None:
+    """The live design and the estimand are on this page too (the Annotators page only points
+    here): set before the first label they apply; set after labels exist they are logged
+    with the label count but not applied (a design chosen after seeing data could turn past
+    verdicts significant)."""
+    cid = make_campaign(app_engine, TEXTS, paired=True)
+    at = admin_page(PAGE, "demo")
+    assert at.selectbox(key="stat-design").value == "betting"
+    assert at.selectbox(key="stat-estimand").value == "test_set"
+    at.selectbox(key="stat-design").set_value("asympcs")
+    at.selectbox(key="stat-estimand").set_value("superpopulation")
+    save(at)
+    now = read_statistics(app_engine, cid)
+    assert (now.design, now.estimand, now.late) == ("asympcs", "superpopulation", ())
+    assert "Live design: asympcs" in at.success[0].value
+    assert now.export_columns()["design"] == "asympcs"
+    label(app_engine, cid, 3)
+    at = admin_page(PAGE, "demo")
+    at.selectbox(key="stat-design").set_value("betting")
+    save(at)
+    now = read_statistics(app_engine, cid)
+    assert now.design == "asympcs"  # recorded, not applied
+    assert [(c.key, c.new_value, c.labels_before) for c in now.late] == [
+        ("live_design", "betting", 3)
+    ]
+    logged = [(c.key, c.new_value, c.labels_before)
+              for c in queue_admin.setting_changes(app_engine, cid)]  # fmt: skip
+    assert ("live_design", "asympcs", 0) in logged and ("live_design", "betting", 3) in logged
 
 
 def test_bad_value_refused_in_words_and_nothing_written(app_engine: Engine) -> None:

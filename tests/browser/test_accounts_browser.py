@@ -74,7 +74,7 @@ def test_a_viewer_can_change_nothing(server: Server, page) -> None:  # type: ign
     assert page.get_by_role("button", name="Import").count() == 0
 
     _open(page, f"{server.url}/annotators", "Annotators")
-    for label in ("Save settings", "Save sampling", "Build / extend queue", "Save plan",
+    for label in ("Save settings", "Save sampling", "Build / extend queue",
                   "Save guidelines", "Create invite link", "Re-issue link", "Revoke"):  # fmt: skip
         assert _disabled(page, label), label
     page.screenshot(path=str(screenshot_path(VIEWER_SHOT)), full_page=True)

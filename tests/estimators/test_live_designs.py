@@ -28,6 +28,7 @@ from tests.estimators.test_real_null_pairs import null_pairs
 R, T = 500, 2000
 ALPHA = 0.05
 DESIGNS = [str(d) for d in LiveDesign]
+BOUNDED = {str(d) for d in LiveDesign if d.bounded}
 MC_SE = math.sqrt(ALPHA * (1 - ALPHA) / R)
 Z80 = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
 
@@ -35,7 +36,7 @@ Z80 = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
 def _increments(design: str, ya, yb, ga, gb, gbar_a, gbar_b, **kw):
     """The monitor's increments for ``design``: CV with the metric difference for the
     asymptotic designs, human-only bounded differences for the exact ones."""
-    if design in (LiveDesign.BETTING, LiveDesign.EB_STRICT):
+    if design in BOUNDED:
         return paired_cv_increments(ya, yb, None, None, label_range=(-1.0, 1.0), **kw)
     return paired_cv_increments(ya, yb, ga, gb, gbar_a, gbar_b, **kw)
 
@@ -145,7 +146,7 @@ def test_type_one_error_at_zero_difference(alternative):
     d, gd = (ya - yb) * sign, (ga - gb - (ma - mb)) * sign
     rates = {}
     for design in [*DESIGNS, "naive"]:
-        if design in (LiveDesign.BETTING, LiveDesign.EB_STRICT):
+        if design in BOUNDED:
             inc = cv_increments(d, None, label_range=(-1.0, 1.0))
         else:
             inc = cv_increments(d, gd, 0.0)
@@ -188,7 +189,7 @@ def test_real_null_pairs_rater_one_vs_rater_two():
     for d in null_pairs().values():
         order = np.argsort(rng.random((R, d.size)), axis=1)
         for design in rates:
-            if design in (LiveDesign.BETTING, LiveDesign.EB_STRICT):
+            if design in BOUNDED:
                 inc = cv_increments(d[order], None, label_range=(-1.0, 1.0))
             else:
                 inc = cv_increments(d[order], None)

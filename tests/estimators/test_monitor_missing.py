@@ -288,3 +288,34 @@ def test_the_report_says_which_systems_lose_their_fixed_n_ppi():
     note = next(n for n in rep.notes if n.startswith("Metric scores are incomplete for"))
     assert all(name in note for name in data.systems)
     assert rep.monitor is not None and rep.monitor.pairs
+
+
+def test_systems_with_no_shared_item_are_named_not_left_at_not_yet() -> None:
+    """Three systems, the third on its own items: its two pairs can never be decided (pairs
+    are compared on shared items), so the report says so once; the shared pair is decided."""
+    rng = np.random.default_rng(3)
+    n = 120
+    present = np.zeros((3, 2 * n), dtype=bool)
+    present[:2, :n] = True
+    present[2, n:] = True
+    rows = [(j, s) for j in rng.permutation(2 * n) for s in range(3) if present[s, j]]
+    item = np.array([r[0] for r in rows])
+    system = np.array([r[1] for r in rows])
+    label = np.where(system == 0, 1.0, (rng.random(item.size) < 0.3).astype(float))
+    rep = CampaignMonitor(
+        [None] * 3, item, system, label, np.arange(item.size, dtype=float),
+        np.ones(item.size), present=present, design="betting", finite_pool=True,
+    ).report()  # fmt: skip
+    disjoint = [note for note in rep.notes if "share no item" in note]
+    assert disjoint == [
+        "2 pair(s) of systems share no item (e.g. S0 and S2): pairs are compared on the items "
+        "both systems have outputs for, so these cannot be decided."
+    ]
+    verdicts = {(p.a, p.b): p.verdict for p in rep.pairs}
+    assert verdicts[("S0", "S1")] == "A better"
+    shared = CampaignMonitor(
+        [None] * 2, item[system < 2], system[system < 2], label[system < 2],
+        np.arange(int((system < 2).sum()), dtype=float), np.ones(int((system < 2).sum())),
+        present=present[:2], design="betting", finite_pool=True,
+    ).report()  # fmt: skip
+    assert not [note for note in shared.notes if "share no item" in note]

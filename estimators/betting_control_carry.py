@@ -1,0 +1,112 @@
+"""The capital with a metric control (:mod:`estimators.betting_control`), carried label by
+label between reads.
+
+statistics.md §10; docs/statistics-notes.md §14. As for the label capital
+(:mod:`estimators.betting_carry`): every bet, the control coefficient c_i, the mean of the
+controls not yet labelled ḡ_rem(i) and the null mean m_i(θ) are functions of labels 1..i − 1
+and of the pool's known controls, so the state after t labels — the label capital's state,
+the ridge sums, Σg, the Z's plug-in sums and each controlled part's log capital
+(:func:`estimators.betting_control.log_capital_from`) — is all a new label needs, and
+extending it gives the numbers of the whole stream (tests/estimators/test_betting_control.py
+compares every read of a replayed campaign with the full recomputation, to 1e-12). A stream
+is a pair of arrays: the labels on [0, 1] and their items' standardised controls.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from estimators import betting
+from estimators import betting_control as bc
+from estimators.betting_carry import Capital, CarriedBetting
+
+
+@dataclass(frozen=True)
+class ControlCapital(Capital):
+    """:class:`estimators.betting_carry.Capital` of the capital with a control: ``ctrl`` the
+    pool's control, ``gs`` the standardised controls of the stream's labels (at least up to
+    the labels the next extension adds)."""
+
+    ctrl: bc.ControlPool | None = None
+    gs: np.ndarray | None = None
+
+    def extend(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
+        """As :meth:`estimators.betting_carry.Capital.extend`, on the capital with a control."""
+        alpha, t_star, pool_size, burn_in = self.tuning
+        if x01.size == 0:
+            return self, np.zeros((self.th.shape[0], 0)), np.zeros((self.th.shape[0], 0))
+        g = self.gs[self.t : self.t + x01.size]
+        log_k, state = bc.log_capital_from(
+            x01[None, :], g[None, :], self.th, alpha, t_star, pool_size, self.ctrl, self.state
+        )
+        t = np.arange(self.t + 1, self.t + x01.size + 1)
+        masked = np.where(t[None, :] < burn_in, -np.inf, log_k)
+        run = np.maximum.accumulate(masked, axis=-1)
+        if self.run is not None:
+            run = np.maximum(run, self.run[:, None])
+        new = replace(self, t=self.t + x01.size, state=state, last=log_k[:, -1], run=run[:, -1])
+        return new, masked, run
+
+
+@dataclass(frozen=True)
+class CarriedControl(CarriedBetting):
+    """:class:`estimators.betting_carry.CarriedBetting` of the capital with a control: the
+    same reads (interval, refined cells, p-value, e-value) from :class:`ControlCapital`s;
+    ``g`` the standardised controls of the labels so far."""
+
+    g: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def extended(self, x01: np.ndarray) -> CarriedControl:
+        raise TypeError("a stream with a control is extended with its controls: extended_with")
+
+    @classmethod
+    def begin(
+        cls, *, alpha: float, tuning: tuple, theta0_01: float | None, running: bool,
+        ctrl: bc.ControlPool, grid: int = betting.CS_GRID, refine: int = betting.REFINE,
+    ) -> CarriedControl:  # fmt: skip
+        """An empty stream (:meth:`estimators.betting_carry.CarriedBetting.start`) whose
+        capital uses the pool's control ``ctrl``."""
+        m = np.linspace(0.0, 1.0, grid)[1:-1]
+        th = m if theta0_01 is None else np.append(m, theta0_01)
+        empty = np.zeros(0)
+        return cls(
+            empty, ControlCapital(th[:, None], tuning, ctrl=ctrl, gs=empty), m.size, None,
+            math.log(1.0 / alpha), running, refine, (empty, empty, empty), empty,
+        )  # fmt: skip
+
+    def extended_with(self, x01: np.ndarray, g: np.ndarray) -> CarriedControl:
+        """The analysis after the further labels ``x01`` with their controls ``g``
+        (:meth:`estimators.betting_carry.CarriedBetting.extended`, cells rebuilt over the
+        whole stream when an end point moves to another grid cell)."""
+        if x01.size == 0:
+            return self
+        gs = np.concatenate([self.g, g])
+        grid, cur, run = replace(self.grid, gs=gs).extend(x01)
+        whole = np.concatenate([self.x01, x01])
+        t = np.arange(self.grid.t + 1, grid.t + 1)
+        centre = np.cumsum(whole)[self.x01.size :] / t
+        step = 1.0 / (self._m.size + 1)
+        levels = (run if self.running else cur)[: self.size]
+        c, lo, hi, _ = betting._path_interval(
+            levels, self._m, self.thr, None, step, grid.tuning[3], t0=self.grid.t, centre=centre,
+        )  # fmt: skip
+        path = tuple(
+            np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
+        )
+        out = replace(self, x01=whole, grid=grid, path=path, g=gs)
+        if grid.t < grid.tuning[3]:
+            return replace(out, cells=None)
+        key = self._cell_ends(out._levels(grid)[: self.size])
+        if self.cells is not None and self.cells[0] == key:
+            return replace(out, cells=(key, replace(self.cells[1], gs=gs).extended(x01)))
+        m = self._m
+        f, h = key
+        pts = np.concatenate([
+            np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
+            np.linspace(m[h], min(m[h] + step, 1 - 1e-9), self.refine),
+        ])  # fmt: skip
+        cells = ControlCapital(pts[:, None], grid.tuning, ctrl=grid.ctrl, gs=gs).extended(whole)
+        return replace(out, cells=(key, cells))
