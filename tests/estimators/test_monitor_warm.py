@@ -1,7 +1,8 @@
 """A cold read analyses its pairs on several threads first (MonitorCache.warm): the report is
 the one the read's own thread gives alone and the one without a cache — every pair's p-value,
 interval, e-value and verdict — Holm and e-BH (whose e-values each thread hands back),
-betting and AsympCS designs; and the next read carries on from the threads' states."""
+betting (with and without a metric control) and AsympCS designs; and the next read carries
+on from the threads' states."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ def _monitor(t: int, cache, **kw) -> CampaignMonitor:  # type: ignore[no-untyped
     y = (rng.random((K, N)) < np.linspace(0.35, 0.8, K)[:, None]).astype(float)
     items = np.repeat(rng.permutation(N)[:LABELLED], K)
     sys_ = np.concatenate([rng.permutation(K) for _ in range(LABELLED)])
+    scores = y + 0.4 * rng.standard_normal((K, N))  # a metric correlated with the labels
+    metrics = list(scores) if kw.get("design") == "betting_cv" else [None] * K
     return CampaignMonitor(
-        [None] * K, items[:t], sys_[:t], y[sys_[:t], items[:t]], np.arange(t, dtype=float),
+        metrics, items[:t], sys_[:t], y[sys_[:t], items[:t]], np.arange(t, dtype=float),
         np.ones(t), present=np.ones((K, N), dtype=bool), cache=cache,
         **{"finite_pool": True, **kw},
     )  # fmt: skip
@@ -34,6 +37,7 @@ def _monitor(t: int, cache, **kw) -> CampaignMonitor:  # type: ignore[no-untyped
         dict(design="betting", error_rate="ebh"),
         dict(design="betting", finite_pool=False),
         dict(design="asympcs"),
+        dict(design="betting_cv"),
     ],
 )
 def test_a_cold_read_on_threads_is_the_read_on_one(kw):
