@@ -24,6 +24,9 @@ import numpy as np
 #: e.g. the next pair's, reuses it).
 KEEP = 32
 HEADROOM = 1.125
+#: Arrays smaller than this come from the C library's heap as usual (no page faults there;
+#: a stream extended by one label works on such arrays).
+SMALL = 32 * 1024
 
 
 class Scratch(threading.local):
@@ -40,7 +43,10 @@ class Scratch(threading.local):
 
         def take(shape: tuple[int, ...], dtype=float) -> np.ndarray:  # type: ignore[no-untyped-def]
             kind = _FLOAT if dtype is float else np.dtype(dtype)
-            buf = self._pop(math.prod(shape) * kind.itemsize)
+            nbytes = math.prod(shape) * kind.itemsize
+            if nbytes < SMALL:
+                return np.empty(shape, kind)
+            buf = self._pop(nbytes)
             taken.append(buf)
             return np.ndarray(shape, kind, buffer=buf)
 

@@ -10,7 +10,8 @@ K⁺ = Π (1 + min(λ̇_i, ½/m_i)(x_i − m_i)), K⁻ = Π (1 − min(λ̇_i, �
 pool of N, m_i(θ) = (Nθ − S_{i−1})/(N − i + 1), and +∞ from the first m_i outside [0, 1].
 
 Random streams (binary, three-valued, continuous, piled up at 0 or 1), null means from
-1e-12 to 1 − 1e-12, finite and infinite pools, whole and carried in pieces: equal to 1e-12.
+1e-12 to 1 − 1e-12, finite and infinite pools, whole and carried in pieces: equal to 1e-12;
+temporaries from the scratch pool (estimators.scratch) or not.
 """
 
 from __future__ import annotations
@@ -20,9 +21,17 @@ import math
 import numpy as np
 import pytest
 
-from estimators import betting
+from estimators import betting, scratch
 
 LOW, HIGH = 1e-12, 1 - 1e-12
+
+
+@pytest.fixture(autouse=True, params=["pooled", "small arrays fresh"])
+def _scratch_path(request, monkeypatch):  # type: ignore[no-untyped-def]
+    """Every test twice: with every temporary from the scratch pool (as at the monitor's
+    cold start) and with the small ones allocated as usual (as for one new label)."""
+    if request.param == "pooled":
+        monkeypatch.setattr(scratch, "SMALL", 0)
 
 
 def _reference(x, th, alpha, t_star, pool_size):  # type: ignore[no-untyped-def]
