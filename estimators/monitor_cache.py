@@ -57,7 +57,8 @@ class MonitorCache:
     Pass the same instance to every :class:`estimators.monitor.CampaignMonitor` built for
     the campaign; ``hits`` and ``misses`` count the reuses and the recomputations.
     ``threads``: how many a cold read analyses its pairs on (None: the usable cores, at
-    most :data:`MAX_THREADS`; 1: the read's own thread only)."""
+    most :data:`MAX_THREADS`, when at least half a core is idle by the load average — on
+    busy cores more threads only add contention —, else 1; 1: the read's thread only)."""
 
     _store: dict[Any, tuple[bytes, Any]] = field(default_factory=dict)
     hits: int = 0
@@ -91,7 +92,7 @@ class MonitorCache:
         :data:`MIN_PARALLEL` of them (a cold read); otherwise nothing: the read analyses
         what it needs itself."""
         todo = [s for s in streams if s not in self._store]
-        n = self.threads if self.threads is not None else min(MAX_THREADS, _cores())
+        n = self.threads if self.threads is not None else default_threads()
         if n < 2 or len(todo) < MIN_PARALLEL:
             return
         with ThreadPoolExecutor(n, thread_name_prefix="monitor-warm") as pool:
@@ -103,9 +104,14 @@ MAX_THREADS = 4
 MIN_PARALLEL = 32
 
 
-def _cores() -> int:
-    """The cores this process may run on."""
+def default_threads() -> int:
+    """The usable cores (at most :data:`MAX_THREADS`) when half a core is idle, else 1."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # no load average: assume idle
+        busy = 0.0
+    return min(MAX_THREADS, cores) if busy <= cores - 0.5 else 1

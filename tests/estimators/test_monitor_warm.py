@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from estimators import monitor_cache
 from estimators.monitor import CampaignMonitor
 from estimators.monitor_cache import MIN_PARALLEL, MonitorCache
 from tests.estimators.test_monitor_cache import _same
@@ -67,3 +68,13 @@ def test_a_warm_read_stays_on_its_thread():
     assert calls == []
     cache.warm([("pair", -1, s) for s in range(MIN_PARALLEL)], calls.append)
     assert sorted(calls) == [("pair", -1, s) for s in range(MIN_PARALLEL)]
+
+
+def test_threads_only_on_idle_cores(monkeypatch):
+    """By default a cold read spreads over the cores only when the load average leaves half
+    a core idle (on busy cores more threads only add contention)."""
+    monkeypatch.setattr(monitor_cache.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(monitor_cache.os, "getloadavg", lambda: (0.3, 0.2, 0.1))
+    assert monitor_cache.default_threads() == 2
+    monkeypatch.setattr(monitor_cache.os, "getloadavg", lambda: (1.8, 0.2, 0.1))
+    assert monitor_cache.default_threads() == 1
