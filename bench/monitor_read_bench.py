@@ -16,10 +16,13 @@ reference, every pair's whole path); "after one label" = the same report with th
 warmed by the read before the last label (the carried states extended by one label,
 estimators.monitor_carry); "undo" = the read after that label is withdrawn again (the
 states roll back one read), "redo" = given again; "cold" = the first read with an empty
-cache (what the dashboard pays once per server process and campaign). Each is printed with
-its ratio to "full" measured in the same run. The reports are checked equal (every pair's
-p-value and interval, after the label and after the undo), and "carried" says no stream
-had to be analysed from its first label again.
+cache (what the dashboard pays once per server process and campaign; its pairs spread over
+the cores when some are idle, MonitorCache.warm: the thread count it chose is printed), and
+the same on one thread and on every core whatever the load. Each is printed with its ratio
+to "full" measured in the same run, and the load average at the end (threads only help on
+idle cores). The reports are checked equal (every pair's p-value and interval: after the
+label, after the undo, and the three cold reads), and "carried" says no stream had to be
+analysed from its first label again.
 
     .venv/bin/python bench/monitor_read_bench.py            # 15 × 1,875
     .venv/bin/python bench/monitor_read_bench.py --wmt60    # also 60 × 2,000 (slow: the
@@ -29,6 +32,7 @@ had to be analysed from its first label again.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -40,7 +44,7 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from estimators.monitor import CampaignMonitor  # noqa: E402
-from estimators.monitor_cache import MonitorCache  # noqa: E402
+from estimators.monitor_cache import MAX_THREADS, MonitorCache, default_threads  # noqa: E402
 
 
 def campaign(k: int, n: int, n_labelled: int, rates: np.ndarray, seed: int):  # type: ignore[no-untyped-def]
@@ -74,8 +78,12 @@ def timed(fn):  # type: ignore[no-untyped-def]
 def run(name: str, k: int, n: int, n_labelled: int, rates: np.ndarray) -> None:
     y, items, sys_ = campaign(k, n, n_labelled, rates, seed=k)
     t_all = items.size
+    one, every = MonitorCache(threads=1), MonitorCache(threads=min(MAX_THREADS, os.cpu_count()))
+    alone, cold1 = timed(lambda: monitor(y, items, sys_, t_all - 1, one).report())
+    spread, cold_all = timed(lambda: monitor(y, items, sys_, t_all - 1, every).report())
+    policy = default_threads()
     cache = MonitorCache()
-    _, cold = timed(lambda: monitor(y, items, sys_, t_all - 1, cache).report())
+    first, cold = timed(lambda: monitor(y, items, sys_, t_all - 1, cache).report())
     built = cache.rebuilt
     carried, warm = timed(lambda: monitor(y, items, sys_, t_all, cache).report())
     extended = cache.rebuilt == built  # the new label extended the carried states
@@ -86,13 +94,16 @@ def run(name: str, k: int, n: int, n_labelled: int, rates: np.ndarray) -> None:
     before = monitor(y, items, sys_, t_all - 1).report()
     same = all(
         a.p_value == b.p_value and a.result.ci == b.result.ci
-        for x, z in ((carried, full), (undone, before))
+        for x, z in ((carried, full), (undone, before), (first, before), (alone, before),
+                     (spread, before))
         for a, b in zip(x.pairs, z.pairs, strict=True)
     )
     print(f"{name:28s} pairs {len(full.pairs):>5d}  full {whole:7.2f} s | after one label "
           f"{warm:6.3f} s (ratio {warm / whole:.4f})  undo {undo:6.3f} s (ratio "
           f"{undo / whole:.4f})  redo {redo:6.3f} s | cold {cold:7.2f} s (ratio "
-          f"{cold / whole:.2f}) | equal {same}, carried {extended and rolled}",
+          f"{cold / whole:.2f}, {policy} thread(s); one thread {cold1:.2f} s, "
+          f"{every.threads} threads {cold_all:.2f} s) | equal {same}, carried "
+          f"{extended and rolled} | load {' '.join(f'{x:.1f}' for x in os.getloadavg())}",
           flush=True)  # fmt: skip
 
 

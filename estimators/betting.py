@@ -19,7 +19,8 @@ confidence sequence is C_t = {m : max_{s≤t} K_s(m) < 1/α} (on a grid of m, wi
 grid step; its convex hull is reported). The paper reports the max of the two halves; their
 average, used here, is at least as large (tighter) and still a martingale. That hedged
 capital is one of three parts of the capital used (:func:`log_capital`, :data:`PARTS`);
-the other two are Kelly bets for the observed effect.
+the other two are Kelly bets for the observed effect (their arithmetic:
+:mod:`estimators.betting_capital`).
 """
 
 from __future__ import annotations
@@ -30,137 +31,21 @@ import numpy as np
 
 from estimators import confidence_sequences as csq
 from estimators import sequential as seq
+from estimators.betting_capital import C_TRUNC as C_TRUNC
+from estimators.betting_capital import PARTS as PARTS
+from estimators.betting_capital import _cum, _log_capital_parts, _shifted, running_moments
+from estimators.betting_capital import _kelly_log_capital as _kelly_log_capital
+from estimators.betting_capital import _plan_halves as _plan_halves
+from estimators.betting_capital import _plan_log_capital as _plan_log_capital
+from estimators.betting_capital import kelly_bet as kelly_bet
+from estimators.betting_capital import log_capital as log_capital
+from estimators.betting_capital import plan_bet as plan_bet
+from estimators.scratch import SCRATCH
 
-#: Cap on each bet as a share of the largest bet that keeps the capital positive.
-C_TRUNC = 0.5
 #: Grid points over the bounds for the confidence-sequence path, and points added inside
 #: each endpoint's grid cell for the last (reported) interval.
 CS_GRID = 61
 REFINE = 17
-
-
-def running_moments(x01: np.ndarray, start=None):  # type: ignore[no-untyped-def]
-    """The predictable plug-in mean and variance before each label: (μ̂_{i−1}, σ̂²_{i−1}, i)
-    along the last axis, μ̂_t = (1/2 + Σ_{i≤t} x_i)/(t + 1), σ̂²_t = (1/4 + Σ_{i≤t}(x_i −
-    μ̂_i)²)/(t + 1) (module docstring), and the end state (t, Σx, Σ(x − μ̂)², μ̂_t, σ̂²_t).
-    ``start``: the end state of the labels before ``x01`` (None: no labels yet), so a stream
-    extended in pieces gets the very numbers of the whole (sums are accumulated in order)."""
-    t0, s0, q0, mu0, v0 = (0, None, None, 0.5, 0.25) if start is None else start
-    t = np.arange(t0 + 1, t0 + x01.shape[-1] + 1, dtype=float)
-    sx = _cum(x01, s0)
-    mu = (0.5 + sx) / (t + 1.0)
-    q = _cum((x01 - mu) ** 2, q0)
-    s2 = (0.25 + q) / (t + 1.0)
-    lead = (*x01.shape[:-1], 1)
-    mu_prev = np.concatenate([np.broadcast_to(mu0, lead), mu[..., :-1]], axis=-1)
-    s2_prev = np.concatenate([np.broadcast_to(v0, lead), s2[..., :-1]], axis=-1)
-    end = (t0 + x01.shape[-1], sx[..., -1:], q[..., -1:], mu[..., -1:], s2[..., -1:])
-    return mu_prev, s2_prev, t, end
-
-
-def _cum(a: np.ndarray, start) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Running sum along the last axis continuing from ``start`` (None: from 0), in order."""
-    if start is None:
-        return np.cumsum(a, axis=-1)
-    lead = np.broadcast_to(start, (*a.shape[:-1], 1))
-    return np.cumsum(np.concatenate([lead, a], axis=-1), axis=-1)[..., 1:]
-
-
-def plan_bet(s2_prev: np.ndarray, t: np.ndarray, alpha: float, t_star: float | None):  # type: ignore[no-untyped-def]
-    """λ̇_i = sqrt(2 log(2/α) / (σ̂²_{i−1} · t*)) (t* None: i·log(1 + i)): the plan-sized
-    bet, a function of the past only (predictable)."""
-    denom = t * np.log1p(t) if t_star is None else np.full_like(t, float(t_star))
-    return np.sqrt(2.0 * math.log(2.0 / alpha) / (s2_prev * denom))
-
-
-def kelly_bet(mu_prev: np.ndarray, s2_prev: np.ndarray, m: np.ndarray, cap: float):  # type: ignore[no-untyped-def]
-    """The aGRAPA bet (μ̂_{i−1} − m)/(σ̂²_{i−1} + (μ̂_{i−1} − m)²), clipped to
-    [−c/(1 − m), c/m]: a function of the past only (predictable)."""
-    gap = mu_prev - m
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.clip(gap / (s2_prev + gap * gap), -cap / (1.0 - m), cap / m)
-
-
-def _kelly_log_capital(
-    x01: np.ndarray, m: np.ndarray, cap: float = C_TRUNC, moments=None, start=None
-) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """log of the aGRAPA capital (Waudby-Smith & Ramdas 2024, §5.1, approximate growth-rate
-    adaptive to the particular alternative): one signed predictable bet
-    λ_i = (μ̂_{i−1} − m)/(σ̂²_{i−1} + (μ̂_{i−1} − m)²), clipped to [−c/(1 − m), c/m] with
-    c = ``cap`` < 1, so every factor 1 + λ_i(x_i − m) ≥ 1 − c > 0. It bets more the further
-    the running mean is from m: the Kelly bet for the observed effect, whatever the plan.
-    ``moments`` (:func:`running_moments`) and ``start`` (the log capital before ``x01``)
-    continue a carried stream."""
-    mu_prev, s2_prev, _, _ = running_moments(x01) if moments is None else moments
-    lam = kelly_bet(mu_prev, s2_prev, m, cap)
-    return _cum(np.log1p(lam * (x01 - m)), start)
-
-
-#: The capital's parts: (weight, bet) — the plan-sized hedged bets, and the Kelly bet with a
-#: cautious and a bold cap c (the largest bet is c/m: c = ½ loses at most half the capital
-#: on one label; c = 0.9 lets the Kelly bet grow where the labels are continuous and spread
-#: little within their range, e.g. 1 − HTER differences, whose Kelly bet is ≈ 3× c = ½'s).
-PARTS = ((0.25, "plan"), (0.375, 0.5), (0.375, 0.9))
-
-
-def log_capital(
-    x01: np.ndarray, m: float | np.ndarray, alpha: float, t_star: float | None
-) -> np.ndarray:
-    """log K_t(m) along the stream(s) ``x01`` (..., T) for the null mean(s) ``m`` in (0, 1):
-    a scalar, or an array broadcasting against x01[..., :1] (e.g. (G, 1) for a grid).
-
-    K_t(m) = ¼ K^plan_t(m) + ⅜ K^kelly(½)_t(m) + ⅜ K^kelly(0.9)_t(m) (:data:`PARTS`): the
-    hedged capital with bets sized for the plan (module docstring) and the aGRAPA capital
-    (:func:`_kelly_log_capital`) with two caps. Each is a nonnegative martingale with
-    initial value 1 when the increments have mean m, so their weighted average is too
-    (Ville's inequality holds as before); it is within a factor 4 (plan) or 8/3 (Kelly) of
-    the best part. On the app's route (bench/ranking_route_bench.py, 200 orders) the bold
-    cap cut the labels to a verdict on the Chaganty 1 − HTER pairs from 1.17× to 0.99× the
-    fixed-n n80 at α/m (binary pairs and WMT21 unchanged within noise); the plan part
-    keeps close pairs in big pools decided near the plan (synthetic 1,875-item pool,
-    Δ = 0.10 at α/91: 647 labels, 686 without it, 625 with the plan at weight ½)."""
-    return _log_capital_parts(np.asarray(x01, dtype=float), np.asarray(m, dtype=float),
-                              alpha, t_star)[0]
-
-
-def _log_capital_parts(x01, m, alpha, t_star, moments=None, starts=None):  # type: ignore[no-untyped-def]
-    """(log K_t(m) of :func:`log_capital`, each part's running log sums at the end):
-    ``moments`` and ``starts`` (the parts' sums before ``x01``) continue a carried stream."""
-    moments = running_moments(x01) if moments is None else moments
-    starts = [None] * len(PARTS) if starts is None else starts
-    out, ends = None, []
-    for (weight, bet), start in zip(PARTS, starts, strict=True):
-        if bet == "plan":
-            log_p, log_m = _plan_halves(x01, m, alpha, t_star, moments, start)
-            ends.append((log_p[..., -1:], log_m[..., -1:]))
-            part = np.logaddexp(log_p, log_m) - math.log(2.0)
-        else:
-            part = _kelly_log_capital(x01, m, float(bet), moments, start)
-            ends.append(part[..., -1:])
-        part = part + math.log(weight)
-        out = part if out is None else np.logaddexp(out, part)
-    return out, ends
-
-
-def _plan_halves(x01, m, alpha, t_star, moments, start):  # type: ignore[no-untyped-def]
-    """log K⁺_t and log K⁻_t of the plan-sized hedged capital (module docstring)."""
-    _, s2_prev, t, _ = moments
-    lam = plan_bet(s2_prev, t, alpha, t_star)
-    with np.errstate(divide="ignore"):
-        lam_p = np.minimum(lam, C_TRUNC / m)
-        lam_m = np.minimum(lam, C_TRUNC / (1.0 - m))
-    dev = x01 - m
-    start = (None, None) if start is None else start
-    return _cum(np.log1p(lam_p * dev), start[0]), _cum(np.log1p(-lam_m * dev), start[1])
-
-
-def _plan_log_capital(
-    x01: np.ndarray, m: np.ndarray, alpha: float, t_star: float | None
-) -> np.ndarray:
-    """log of the hedged capital with bets sized for the plan (module docstring)."""
-    log_p, log_m = _plan_halves(x01, m, alpha, t_star, running_moments(x01), None)
-    return np.logaddexp(log_p, log_m) - math.log(2.0)
-
 
 #: Rounding slack when deciding that a null pool mean is impossible given the labels.
 WOR_TOL = 1e-9
@@ -191,23 +76,37 @@ def wor_log_capital_from(x01, th, alpha, t_star, pool_size, state=None):  # type
     mom0, starts, out0 = (None, None, None) if state is None else state
     moments = running_moments(x01, mom0)
     if pool_size is None:
-        log_k, ends = _log_capital_parts(
-            x01, np.clip(th, 1e-12, 1 - 1e-12), alpha, t_star, moments, starts
-        )
+        m = np.minimum(np.maximum(th, 1e-12), 1 - 1e-12)
+        log_k, ends = _log_capital_parts(x01, m, alpha, t_star, moments, starts)
         return log_k, (moments[3], ends, None)
     t = moments[2]
     s0 = None if mom0 is None else mom0[1]
-    lead = np.broadcast_to(0.0 if s0 is None else s0, (*x01.shape[:-1], 1))
-    s_prev = np.concatenate([lead, _cum(x01, s0)[..., :-1]], axis=-1)
-    m = (float(pool_size) * th - s_prev) / (float(pool_size) - t + 1.0)
-    bad = (m < -WOR_TOL) | (m > 1 + WOR_TOL)
-    if out0 is not None:
-        bad = bad | out0
-    out = np.maximum.accumulate(bad, axis=-1)
-    log_k, ends = _log_capital_parts(
-        x01, np.clip(m, 1e-12, 1 - 1e-12), alpha, t_star, moments, starts
-    )
-    return np.where(out, np.inf, log_k), (moments[3], ends, out[..., -1:])
+    s_prev = _shifted(_cum(x01, s0), 0.0 if s0 is None else s0)
+    shape = np.broadcast_shapes(np.shape(th), s_prev.shape)
+    with SCRATCH.arrays() as take:
+        m = np.subtract(float(pool_size) * th, s_prev, out=take(shape))
+        m /= float(pool_size) - t + 1.0
+        bad = np.less(m, -WOR_TOL, out=take(shape, bool))
+        bad |= m > 1 + WOR_TOL
+        if out0 is not None:
+            bad |= out0
+        out = _from_first(bad)
+        np.maximum(m, 1e-12, out=m)
+        log_k, ends = _log_capital_parts(
+            x01, np.minimum(m, 1 - 1e-12, out=m), alpha, t_star, moments, starts
+        )
+        if out.any():
+            log_k[out] = np.inf
+        return log_k, (moments[3], ends, out[..., -1:].copy())
+
+
+def _from_first(flag: np.ndarray) -> np.ndarray:
+    """True from each row's first True on along the last axis (a running "or")."""
+    if not flag.any():
+        return flag
+    hit = flag.any(axis=-1, keepdims=True)
+    first = np.where(hit, np.argmax(flag, axis=-1, keepdims=True), flag.shape[-1])
+    return np.arange(flag.shape[-1]) >= first
 
 
 def _unit(z, theta0, bounds):  # type: ignore[no-untyped-def]

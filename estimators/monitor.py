@@ -39,6 +39,7 @@ whatever moment the dashboard is read.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from typing import Literal
 
@@ -165,6 +166,7 @@ class CampaignMonitor(
         if not equivalence_margin > 0:
             raise ValueError(f"the equivalence margin ε must be positive, not {equivalence_margin}")
         self.error_rate = ErrorRate(error_rate)
+        self._e_by_thread: dict[int, float] = {}
         self._last_e = 1.0
         self.pair_controls, self.label_range = pair_controls, label_range
         self.finite_pool = finite_pool
@@ -210,6 +212,11 @@ class CampaignMonitor(
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
         notes.extend(self._disjoint_pair_notes())
+        if self.cache is not None:  # a cold read: the pairs' rows on all cores first
+            self.cache.warm(
+                [("pair", a, b) for a, b in plist],
+                lambda pair: self._pair_row(pair[1], pair[2], streams, a_pair),
+            )
         pair_status = self._pair_statuses(plist, streams, a_pair, notes)
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
@@ -229,6 +236,16 @@ class CampaignMonitor(
             error_rate=self._error_rate(), margin=self.margin,
             plan_note=fit_notes[0] if fit_notes else None,
         )  # fmt: skip
+
+    @property
+    def _last_e(self) -> float:
+        """The e-value the last stream analysed on this thread left (pairs may be analysed
+        on several threads: :meth:`estimators.monitor_cache.MonitorCache.warm`)."""
+        return self._e_by_thread.get(threading.get_ident(), 1.0)
+
+    @_last_e.setter
+    def _last_e(self, value: float) -> None:
+        self._e_by_thread[threading.get_ident()] = value
 
     def _plan_fit_notes(self) -> list[str]:
         """Say so when the plan's labels per system exceed the pool (the sequences are then
