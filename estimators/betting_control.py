@@ -134,8 +134,8 @@ def coefficients(x01, g, start=None):  # type: ignore[no-untyped-def]
     cov = sxg - sx * sg / n
     var = np.maximum(sgg - sg * sg / n, 0.0)
     c_after = np.clip(cov / (var + RIDGE), -C_MAX, C_MAX)
-    end = (n0 + x01.shape[-1], sx[..., -1:], sg[..., -1:], sxg[..., -1:], sgg[..., -1:],
-           c_after[..., -1:])  # fmt: skip
+    # copies, not views: a view would keep the stream's whole arrays alive in the state
+    end = (n0 + x01.shape[-1], *(a[..., -1:].copy() for a in (sx, sg, sxg, sgg, c_after)))
     return _prev(c_after, c0), end
 
 
@@ -160,7 +160,7 @@ def controlled_increments(x01, g, ctrl: ControlPool, pool_size, start=None):  # 
     at_lo, at_hi = c * (ctrl.low - g_rem), c * (ctrl.high - g_rem)
     h_plus = np.maximum(np.maximum(at_lo, at_hi), 0.0)
     h_minus = np.minimum(np.minimum(at_lo, at_hi), 0.0)
-    return z, h_plus, h_minus, (coef_end, sg[..., -1:])
+    return z, h_plus, h_minus, (coef_end, sg[..., -1:].copy())
 
 
 def controlled_log_capital_from(x01, g, m, ctrl, pool_size, tuning, state=None, parts=KELLY):  # type: ignore[no-untyped-def]
@@ -185,13 +185,13 @@ def controlled_log_capital_from(x01, g, m, ctrl, pool_size, tuning, state=None, 
                 st = (None, None) if start is None else start
                 log_p = _cum(np.log1p(np.minimum(lam, betting.C_TRUNC / lo_room) * dev), st[0])
                 log_m = _cum(np.log1p(-np.minimum(lam, betting.C_TRUNC / hi_room) * dev), st[1])
-                ends.append((log_p[..., -1:], log_m[..., -1:]))
+                ends.append((log_p[..., -1:].copy(), log_m[..., -1:].copy()))
                 part = np.logaddexp(log_p, log_m) - math.log(2.0)
             else:
                 gap = mu_prev - m
                 lam = np.clip(gap / (s2_prev + gap * gap), -bet / hi_room, bet / lo_room)
                 part = _cum(np.log1p(lam * dev), start)
-                ends.append(part[..., -1:])
+                ends.append(part[..., -1:].copy())
         part = part + math.log(weight)
         out = part if out is None else np.logaddexp(out, part)
     return out, (inc_end, moments[3], ends)
@@ -226,12 +226,12 @@ def log_capital_from(x01, g, th, alpha, t_star, pool_size, ctrl, state=None, wei
         log_k, ctrl_end = controlled_log_capital_from(
             x01, g, m, ctrl, pool_size, tuning, ctrl0, betting.PARTS
         )
-        end = (out[..., -1:], ctrl_end, t0 + x01.shape[-1], sx[..., -1:])
+        end = (out[..., -1:].copy(), ctrl_end, t0 + x01.shape[-1], sx[..., -1:].copy())
         return np.where(out, np.inf, log_k), end
     log_base, base_end = betting.wor_log_capital_from(x01, th, alpha, t_star, pool_size, base0)
     log_ctrl, ctrl_end = controlled_log_capital_from(x01, g, m, ctrl, pool_size, tuning, ctrl0)
     log_k = np.logaddexp(log_base + math.log1p(-weight), log_ctrl + math.log(weight))
-    end = (base_end, ctrl_end, t0 + x01.shape[-1], sx[..., -1:])
+    end = (base_end, ctrl_end, t0 + x01.shape[-1], sx[..., -1:].copy())
     return log_k, end
 
 

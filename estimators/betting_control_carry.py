@@ -47,7 +47,9 @@ class ControlCapital(Capital):
         run = np.maximum.accumulate(masked, axis=-1)
         if self.run is not None:
             run = np.maximum(run, self.run[:, None])
-        new = replace(self, t=self.t + x01.size, state=state, last=log_k[:, -1], run=run[:, -1])
+        # copies, not views: a view would keep the whole (G, n) arrays alive in the state
+        last, top = log_k[:, -1].copy(), run[:, -1].copy()
+        new = replace(self, t=self.t + x01.size, state=state, last=last, run=top)
         return new, masked, run
 
 
