@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,38 @@ def parse_mqm_tsv(
 ) -> MqmFile:
     """Read and validate a whole MQM TSV under the span rules (formats.mqm_tsv)."""
     return parse_layout(data, filename, SPAN_RULES, strict=strict, check_rows=check_rows)
+
+
+@dataclass(frozen=True)
+class MqmSummary:
+    """What the Import page says of an MQM TSV before importing it."""
+
+    judgments: int
+    spans: int
+    raters: int
+    categories: list[str]
+    neutral: int  # Neutral-severity rows (weight 0, not kept)
+    repaired: list[Problem]  # rows whose malformed mark is kept without a position
+
+
+def summarize_mqm_tsv(data: bytes, filename: str, *, strict: bool = False) -> MqmSummary:
+    """Validate a whole MQM TSV as an import would (the span rules and the campaign-file
+    rules), keeping counts only: bounded memory, like the import (formats.mqm_tsv_read).
+    Raises :class:`CampaignFileError` listing the problems."""
+    scanned = scan(data, filename, SPAN_RULES, strict)
+    spans, raters = 0, set()
+
+    def counted() -> Iterator[Row]:
+        nonlocal spans
+        for seg in scanned.segments():
+            spans += len(seg.spans)
+            raters.add(seg.rater)
+            yield segment_row(seg)
+
+    for _ in checked_rows(filename, counted(), MQM_NAMES):
+        pass
+    return MqmSummary(scanned.n_segments, spans, len(raters), list(scanned.categories),
+                      scanned.neutral, scanned.repaired)  # fmt: skip
 
 
 def import_mqm_tsv(
