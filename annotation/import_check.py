@@ -11,6 +11,7 @@ from typing import Any
 
 from annotation.scores_file import ColumnScores, ScoresFile, campaign_score_columns
 from formats.campaign_check import FileCheck, check_campaign_file
+from formats.campaign_file import CHUNK_ROWS
 from formats.problems import CampaignFileError, Problem
 from formats.scores_file import MetricSpec, metric_specs
 from formats.wording import Wording
@@ -24,6 +25,7 @@ def check_campaign_upload(
     *,
     ignore: Iterable[str] = (),
     wording: Wording | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> tuple[FileCheck, ScoresFile | None]:
     """The file checked as :func:`check_campaign_file` does, and its metric scores (None if
     it brings none): their metrics and how many rows each scores. The file's own problems
@@ -42,7 +44,13 @@ def check_campaign_upload(
         return lambda chunk: _check_scores(columns, chunk, found)
 
     check = check_campaign_file(
-        data, filename, column_map, ignore=ignore, wording=wording, on_stream=on_stream
+        data,
+        filename,
+        column_map,
+        ignore=ignore,
+        wording=wording,
+        chunk_rows=chunk_rows,
+        on_stream=on_stream,
     )
     if check.problems:
         return check, None

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from formats.campaign_file import CampaignStream, stream_campaign_file
+from formats.campaign_file import CHUNK_ROWS, CampaignStream, stream_campaign_file
 from formats.problems import DEFAULT_MAX_MB, CampaignFileError, Problem
 from formats.readers import stream_records
 from formats.rows import Row
@@ -46,6 +46,7 @@ def check_campaign_file(
     ignore: Iterable[str] = (),
     wording: Wording | None = None,
     validate: bool = True,
+    chunk_rows: int = CHUNK_ROWS,
     on_stream: Callable[[CampaignStream], Callable[[list[Row]], None]] | None = None,
 ) -> FileCheck:
     """Preview the first rows and (``validate``) validate the whole file, without raising.
@@ -66,7 +67,13 @@ def check_campaign_file(
     judged, carried = 0, dict.fromkeys(JUDGMENT_COLUMNS, False)
     try:
         stream = stream_campaign_file(
-            data, filename, column_map, max_mb, ignore=ignore, wording=wording
+            data,
+            filename,
+            column_map,
+            max_mb,
+            ignore=ignore,
+            wording=wording,
+            chunk_rows=chunk_rows,
         )
         each_chunk = on_stream(stream) if on_stream is not None else None
         for chunk in stream.chunks:
