@@ -75,14 +75,17 @@ def save(
     with dbq.queue_transaction(engine) as s:
         camp = campaign_of(s, annotator_id)
         score = checked_score(camp.mode, value)
+        refused = InvalidJudgment(
+            "this document's score was already given (in another tab?) or the document "
+            "is not finished: nothing was saved"
+        )
         if not asks_document_scores(camp) or key not in dbdoc.waiting(s, camp.id, annotator_id):
-            raise InvalidJudgment(
-                "this document's score was already given (in another tab?) or the document "
-                "is not finished: nothing was saved"
-            )
-        dbdoc.append(s, campaign_id=camp.id, annotator_id=annotator_id, system_id=key.system_id,
-                     doc_id=key.doc_id, score=score, seconds=seconds,
-                     created_at=now or utcnow())  # fmt: skip
+            raise refused
+        added = dbdoc.append(s, campaign_id=camp.id, annotator_id=annotator_id,
+                             system_id=key.system_id, doc_id=key.doc_id, score=score,
+                             seconds=seconds, created_at=now or utcnow())  # fmt: skip
+        if added is None:  # saved meanwhile (the unique constraint; the lock makes it rare)
+            raise refused
 
 
 def document_data(engine: Engine, campaign_id: int) -> CampaignData | None:

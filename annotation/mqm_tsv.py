@@ -29,8 +29,8 @@ column ``tandem_formula_guard``, and a ``'`` before text cells that start with =
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +42,9 @@ from db import Engine
 from db import annotations as log
 from db.engine import session_scope
 from db.vocabulary import CampaignMode
-from formats import mqm_tsv as layout
-from formats.mqm_tsv import MqmFile, SpanRules, segment_row
+from formats.mqm_tsv import MqmFile, Segment, SpanRules, segment_row
+from formats.mqm_tsv_read import parse_mqm_tsv as parse_layout
+from formats.mqm_tsv_read import scan
 from formats.mqm_tsv_writer import write_mqm_tsv
 from formats.problems import (
     DEFAULT_MAX_MB,
@@ -52,7 +53,6 @@ from formats.problems import (
     check_campaign_name,
     check_size,
 )
-from formats.readers import drop_as_read
 from formats.rows import MQM_NAMES, Row, checked_rows
 
 
@@ -72,7 +72,39 @@ def parse_mqm_tsv(
     data: bytes, filename: str, *, strict: bool = False, check_rows: bool = True
 ) -> MqmFile:
     """Read and validate a whole MQM TSV under the span rules (formats.mqm_tsv)."""
-    return layout.parse_mqm_tsv(data, filename, SPAN_RULES, strict=strict, check_rows=check_rows)
+    return parse_layout(data, filename, SPAN_RULES, strict=strict, check_rows=check_rows)
+
+
+@dataclass(frozen=True)
+class MqmSummary:
+    """What the Import page says of an MQM TSV before importing it."""
+
+    judgments: int
+    spans: int
+    raters: int
+    categories: list[str]
+    neutral: int  # Neutral-severity rows (weight 0, not kept)
+    repaired: list[Problem]  # rows whose malformed mark is kept without a position
+
+
+def summarize_mqm_tsv(data: bytes, filename: str, *, strict: bool = False) -> MqmSummary:
+    """Validate a whole MQM TSV as an import would (the span rules and the campaign-file
+    rules), keeping counts only: bounded memory, like the import (formats.mqm_tsv_read).
+    Raises :class:`CampaignFileError` listing the problems."""
+    scanned = scan(data, filename, SPAN_RULES, strict)
+    spans, raters = 0, set()
+
+    def counted() -> Iterator[Row]:
+        nonlocal spans
+        for seg in scanned.segments():
+            spans += len(seg.spans)
+            raters.add(seg.rater)
+            yield segment_row(seg)
+
+    for _ in checked_rows(filename, counted(), MQM_NAMES):
+        pass
+    return MqmSummary(scanned.n_segments, spans, len(raters), list(scanned.categories),
+                      scanned.neutral, scanned.repaired)  # fmt: skip
 
 
 def import_mqm_tsv(
@@ -99,18 +131,23 @@ def import_mqm_tsv(
         raise ValueError("filename is needed for messages about raw bytes")
     check_size(len(source), filename, max_mb)
     check_campaign_name(campaign, filename)
-    # the campaign-file rules are applied as the rows are written (bounded memory)
-    parsed = parse_mqm_tsv(source, filename, strict=strict, check_rows=False)
+    # pass 1 reads the rows; pass 2 hands out the segments as they are written, and the
+    # campaign-file rules are applied then too (bounded memory: formats.mqm_tsv_read)
+    scanned = scan(source, filename, SPAN_RULES, strict)
+    if scanned.problems or not len(scanned.hashes):
+        for _ in scanned.segments():  # the file's problems, before any campaign is made
+            pass
     config = SpanConfig(
-        categories=tuple(parsed.categories) or SpanConfig().categories,
+        categories=tuple(scanned.categories) or SpanConfig().categories,
         weights=Weights.from_mapping(weights),
     )
-    n_rows, notes = len(parsed.segments), parsed.notes()
+    notes = [f"Note: {p}" for p in scanned.repaired]
+    segments = _judged_rows(scanned.segments(), config, filename)
     report = import_rows(
         engine,
         filename,
-        checked_rows(filename, _judged_rows(parsed.segments, config, filename), MQM_NAMES),
-        n_rows,
+        checked_rows(filename, segments, MQM_NAMES),
+        0,  # known once pass 2 is over
         campaign,
         settings={
             "mode": CampaignMode.SPANS.value,
@@ -118,14 +155,15 @@ def import_mqm_tsv(
             "meta": {"source_file": filename, META_KEY: config.to_meta()},
         },
     )
-    return replace(report, notes=notes).with_seconds(time.perf_counter() - started)
+    return replace(report, rows=scanned.n_segments, notes=notes).with_seconds(
+        time.perf_counter() - started
+    )
 
 
-def _judged_rows(segments: list[Any], config: SpanConfig, filename: str) -> Iterator[Row]:
-    """Each segment as a judged row, made as the import writes it (each segment is dropped
-    once it is a row: bounded memory)."""
+def _judged_rows(segments: Iterable[Segment], config: SpanConfig, filename: str) -> Iterator[Row]:
+    """Each segment as a judged row, made as the import writes it (bounded memory)."""
     try:
-        for seg in drop_as_read(segments):
+        for seg in segments:
             spans = parse_spans(seg.span_dicts(), seg.target, seg.source, categories=None)
             label, score = derive(spans, config.weights)
             yield segment_row(seg, label, score, [s.to_json() for s in spans])

@@ -7,7 +7,7 @@ the same modules and reads the file's bytes but imports nothing: the ratio print
 (peak − baseline) / file size, the import's own memory per byte of file (the issue's bound:
 ≤ 5).
 
-    .venv/bin/python bench/import_memory_bench.py [--rows 1000000] [--paths campaign,mqm,scores]
+    .venv/bin/python bench/import_memory_bench.py [--rows 1000000] [--paths mqm,summary,...]
         [--database sqlite|postgresql]
 
 With ``--database postgresql`` each run gets a fresh database on the local server
@@ -16,7 +16,9 @@ With ``--database postgresql`` each run gets a fresh database on the local serve
 Paths: ``campaign`` (a CSV, one row per item × system: item_id, source, reference, system,
 output, a metric column), ``mqm`` (WMT MQM TSV, one error row per segment), ``scores``
 (a scores CSV for the campaign: item_id, system, metric, score), ``calibration`` (the largest
-calibration set the limits allow).
+calibration set the limits allow); ``summary`` and ``mqm_summary``: the Import page's check of
+the campaign CSV (with its metric column) and its summary of the MQM TSV, before importing
+(the database is not touched; the ratio is as for an import).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SYSTEMS = 4
+ROWS = [0]  # --rows, for the children's checks
 
 
 def _campaign_csv(path: Path, rows: int, metric: bool = True) -> None:
@@ -105,6 +108,20 @@ elif kind == "scores":
     import_scores(engine, path, "c", max_mb=10_000)
 elif kind == "calibration":
     calibration_file.parse(path.read_bytes())
+elif kind == "summary":  # the Import page's check of a campaign file (its bytes in memory)
+    from annotation.import_check import check_campaign_upload
+    from formats.campaign_check import check_campaign_file
+    from formats.scores_file import MetricSpec
+    data = path.read_bytes()
+    first = check_campaign_file(data, path.name, max_mb=10_000, validate=False)
+    check, scores = check_campaign_upload(
+        data, path.name, None, [MetricSpec("comet", "metric:comet", "", True)]
+    )
+    assert check.ok and check.n_rows == {rows} and scores.counts()["comet"] == {rows}, check
+elif kind == "mqm_summary":  # the Import page's summary of an MQM TSV
+    from annotation.mqm_tsv import summarize_mqm_tsv
+    summary = summarize_mqm_tsv(path.read_bytes(), path.name)
+    assert summary.judgments == {rows}, summary
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({{"start_kb": start, "peak_kb": peak}}))
 """
@@ -138,7 +155,7 @@ def _pg_drop(url: str) -> None:
 
 
 def _child(kind: str, path: Path, db: Path | str) -> dict[str, int]:
-    code = CHILD.format(root=str(ROOT), path=str(path), kind=kind, db=str(db))
+    code = CHILD.format(root=str(ROOT), path=str(path), kind=kind, db=str(db), rows=ROWS[0])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if out.returncode:
         sys.exit(f"{kind} failed:\n{out.stderr[-3000:]}")
@@ -152,12 +169,14 @@ def main() -> None:
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args()
     pg = args.database == "postgresql"
+    ROWS[0] = args.rows
     makers = {"campaign": _campaign_csv, "mqm": _mqm_tsv, "scores": _scores_csv,
-              "calibration": _calibration}  # fmt: skip
+              "calibration": _calibration, "summary": _campaign_csv,
+              "mqm_summary": _mqm_tsv}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         for kind in args.paths.split(","):
-            ext = {"mqm": "tsv", "calibration": "json"}.get(kind, "csv")
+            ext = {"mqm": "tsv", "mqm_summary": "tsv", "calibration": "json"}.get(kind, "csv")
             path = d / f"{kind}.{ext}"
             makers[kind](path, args.rows)
             base_db: Path | str = d / f"{kind}-base.db"

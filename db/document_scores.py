@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, insert, select
+from sqlalchemy import Engine, and_, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from db.annotations import LABEL, campaign_log
@@ -90,10 +92,20 @@ def segments(s: Session, campaign_id: int, key: DocumentKey) -> list[tuple[str, 
     return [(src, text) for src, text in s.execute(q).all()]
 
 
-def append(s: Session, **row: Any) -> int:
-    """Add one document score; its id."""
-    stmt = insert(DocumentScore).values(**row).returning(DocumentScore.id)
-    return int(s.execute(stmt).scalar_one())
+def append(s: Session, **row: Any) -> int | None:
+    """Add one document score; its id, or None when the annotator's score of that document
+    exists (the unique constraint: a second save is refused, never an IntegrityError, even
+    if two transactions passed the "still waiting" check at once)."""
+    dialect = s.get_bind().dialect.name
+    make = pg_insert if dialect == "postgresql" else sqlite_insert
+    stmt = (
+        make(DocumentScore)
+        .values(**row)
+        .on_conflict_do_nothing(index_elements=["annotator_id", "system_id", "doc_id"])
+        .returning(DocumentScore.id)
+    )
+    added = s.execute(stmt).scalar_one_or_none()
+    return None if added is None else int(added)
 
 
 @dataclass(frozen=True)

@@ -4,19 +4,15 @@ scores computed elsewhere to an existing campaign."""
 import pandas as pd
 import streamlit as st
 
+from annotation.import_check import check_campaign_upload
 from annotation.importer import import_campaign
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
-from annotation.scores_file import scores_from_campaign
 from annotation.scores_import import import_scores
 from annotation.visibility import TRADE_OFF
 from db.campaigns import campaign_exists, list_campaigns
 from db.vocabulary import CampaignMode
-from formats.campaign_file import (
-    WEB_WORDING,
-    check_campaign_file,
-    suggest_column_map,
-    suggest_target_lang,
-)
+from formats.campaign_check import check_campaign_file
+from formats.campaign_file import WEB_WORDING, suggest_column_map, suggest_target_lang
 from formats.problems import CampaignFileError, check_size
 from formats.rows import OPTIONAL, REQUIRED
 from formats.scores_file import (
@@ -47,7 +43,6 @@ if read_only():
     read_only_notice()
     st.stop()
 FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
-JUDGMENT_COLUMNS = ("human_label", "human_score", "post_edit")
 
 
 campaign_tab, scores_tab, ai_tab = st.tabs(
@@ -85,7 +80,8 @@ def campaign_step() -> None:
     if is_mqm_tsv(upload.name, data):  # WMT's MQM layout: an error-span campaign
         import_mqm_form(upload.name, data)
         return
-    first = check_campaign_file(data, upload.name, wording=WEB_WORDING)
+    # header and first rows; the whole file is read, as a stream (bounded memory)
+    first = check_campaign_file(data, upload.name, wording=WEB_WORDING, validate=False)
     if not first.header:  # unreadable: empty, ;-separated, not UTF-8, damaged Parquet…
         st.error("The file cannot be read:\n\n" + problem_list(first.problems))
         return
@@ -96,14 +92,10 @@ def campaign_step() -> None:
     taken = {*tandem_named, *column_map.values()}
     specs = _metric_specs(header, first.preview, taken)
 
-    check = check_campaign_file(data, upload.name, column_map, ignore=ignore, wording=WEB_WORDING)
-    problems, truncated = list(check.problems), check.truncated
-    scores = None
-    if check.parsed is not None:
-        try:
-            scores = scores_from_campaign(check.parsed, data, specs, wording=WEB_WORDING)
-        except CampaignFileError as exc:
-            problems, truncated = exc.problems, exc.truncated
+    check, scores = check_campaign_upload(
+        data, upload.name, column_map, specs, ignore=ignore, wording=WEB_WORDING
+    )
+    problems, truncated = check.problems, check.truncated
 
     st.subheader("Preview")
     if check.preview:
@@ -188,9 +180,7 @@ def _what_the_file_carries(  # type: ignore[no-untyped-def]
     """The judgments the file carries (not queued) and the metric scores it brings."""
     judged = check.n_judgments
     if judged:
-        # Only the columns that hold a judgment: an all-empty post_edit column is none.
-        carried = [c for c in JUDGMENT_COLUMNS
-                   if any(getattr(r, c) is not None for r in check.parsed.rows)]  # fmt: skip
+        carried = check.carried  # an all-empty post_edit column carries none
         how = [f"set *{c} ←* to —" if c in column_map else f"ignore {c}" for c in carried]
         st.info(
             f"**{judged:,} of {check.n_rows:,} rows come with a judgment** "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.mqm_tsv import import_mqm_tsv, parse_mqm_tsv
+from annotation.mqm_tsv import import_mqm_tsv, summarize_mqm_tsv
 from db.campaigns import campaign_exists
 from formats.mqm_tsv import COLUMNS
 from formats.problems import CampaignFileError
@@ -48,16 +48,15 @@ def import_mqm_form(filename: str, data: bytes) -> None:
         "instead.",
     )
     try:
-        parsed = parse_mqm_tsv(data, filename, strict=strict)
+        parsed = summarize_mqm_tsv(data, filename, strict=strict)  # bounded memory
     except CampaignFileError as exc:
         st.error(
             "The file cannot be imported as it is:\n\n" + problem_list(exc.problems, exc.truncated)
         )
         return
-    n_spans = sum(len(seg.spans) for seg in parsed.segments)
     st.success(
-        f"{len(parsed.segments):,} judgments with {n_spans:,} error spans by "
-        f"{len({seg.rater for seg in parsed.segments})} raters; categories: "
+        f"{parsed.judgments:,} judgments with {parsed.spans:,} error spans by "
+        f"{parsed.raters} raters; categories: "
         + literal(", ".join(parsed.categories) or "none")
         + (
             f"; {parsed.neutral:,} Neutral errors (weight 0) are not kept."
