@@ -42,12 +42,10 @@ class Capital:
     def extend(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
         """(the capital after ``x01``, log K after each of them (G, n) — −∞ before the
         burn-in — and its running maximum (G, n))."""
-        alpha, t_star, pool_size, burn_in = self.tuning
+        burn_in = self.tuning[3]
         if x01.size == 0:
             return self, np.zeros((self.th.shape[0], 0)), np.zeros((self.th.shape[0], 0))
-        log_k, state = betting.wor_log_capital_from(
-            x01[None, :], self.th, alpha, t_star, pool_size, self.state
-        )
+        log_k, state = self._log_capital(x01)
         t = np.arange(self.t + 1, self.t + x01.size + 1)
         masked = np.where(t[None, :] < burn_in, -np.inf, log_k)
         run = np.maximum.accumulate(masked, axis=-1)
@@ -57,6 +55,13 @@ class Capital:
         last, top = log_k[:, -1].copy(), run[:, -1].copy()
         new = replace(self, t=self.t + x01.size, state=state, last=last, run=top)
         return new, masked, run
+
+    def _log_capital(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
+        """(log K after each of ``x01`` (G, n), the end state), continuing :attr:`state`."""
+        alpha, t_star, pool_size, _ = self.tuning
+        return betting.wor_log_capital_from(
+            x01[None, :], self.th, alpha, t_star, pool_size, self.state
+        )
 
     def current(self) -> np.ndarray:
         """log K_t itself, −∞ before the burn-in (the non-running sets, e-BH)."""

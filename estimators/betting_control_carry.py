@@ -33,24 +33,14 @@ class ControlCapital(Capital):
     ctrl: bc.ControlPool | None = None
     gs: np.ndarray | None = None
 
-    def extend(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
-        """As :meth:`estimators.betting_carry.Capital.extend`, on the capital with a control."""
-        alpha, t_star, pool_size, burn_in = self.tuning
-        if x01.size == 0:
-            return self, np.zeros((self.th.shape[0], 0)), np.zeros((self.th.shape[0], 0))
+    def _log_capital(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
+        """As :meth:`estimators.betting_carry.Capital._log_capital`, on the capital with a
+        control (the extension itself is the base class's)."""
+        alpha, t_star, pool_size, _ = self.tuning
         g = self.gs[self.t : self.t + x01.size]
-        log_k, state = bc.log_capital_from(
+        return bc.log_capital_from(
             x01[None, :], g[None, :], self.th, alpha, t_star, pool_size, self.ctrl, self.state
         )
-        t = np.arange(self.t + 1, self.t + x01.size + 1)
-        masked = np.where(t[None, :] < burn_in, -np.inf, log_k)
-        run = np.maximum.accumulate(masked, axis=-1)
-        if self.run is not None:
-            run = np.maximum(run, self.run[:, None])
-        # copies, not views: a view would keep the whole (G, n) arrays alive in the state
-        last, top = log_k[:, -1].copy(), run[:, -1].copy()
-        new = replace(self, t=self.t + x01.size, state=state, last=last, run=top)
-        return new, masked, run
 
 
 @dataclass(frozen=True)
