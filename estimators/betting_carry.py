@@ -10,7 +10,7 @@ and the running maximum of log K since the burn-in — is all a new label needs:
 costs O(grid), not O(t), and gives the numbers of the whole path bit for bit (the sums are
 accumulated in the same order). The reported (last) interval and p-value are read from it
 exactly as :func:`estimators.betting.betting_cs` and :func:`estimators.betting.betting_pvalue`
-read them from the whole path (tests/estimators/test_betting_carry.py).
+read them from the whole path (tests/estimators/test_monitor_carry.py).
 """
 
 from __future__ import annotations
