@@ -105,9 +105,16 @@ class CarriedBetting:
         """The analysis after the further labels ``x01``; the refined cells follow the
         interval's end points (rebuilt over the whole stream when an end point moves to
         another grid cell: at most once per cell and side while the running sets shrink)."""
+        cells = None if self.cells is None else self.cells[1]
+        return self._extended(x01, self.grid, cells, lambda pts: Capital(pts, self.grid.tuning))
+
+    def _extended(self, x01, grid, cells, fresh, **changed):  # type: ignore[no-untyped-def]
+        """:meth:`extended` with the capitals to extend given: ``grid`` and ``cells`` (the
+        carried ones, with whatever else they need for ``x01``), ``fresh(points)`` a new cell
+        capital, ``changed`` further fields of the new state."""
         if x01.size == 0:
             return self
-        grid, cur, run = self.grid.extend(x01)
+        grid, cur, run = grid.extend(x01)
         whole = np.concatenate([self.x01, x01])
         t = np.arange(self.grid.t + 1, grid.t + 1)
         centre = np.cumsum(whole)[self.x01.size :] / t
@@ -120,19 +127,19 @@ class CarriedBetting:
         path = tuple(
             np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
         )
-        out = replace(self, x01=whole, grid=grid, path=path)
+        out = replace(self, x01=whole, grid=grid, path=path, **changed)
         if grid.t < grid.tuning[3]:
             return replace(out, cells=None)
         key = self._cell_ends(out._levels(grid)[: self.size])
         if self.cells is not None and self.cells[0] == key:
-            return replace(out, cells=(key, self.cells[1].extended(x01)))
+            return replace(out, cells=(key, cells.extended(x01)))
         m = self._m
         f, g = key
         pts = np.concatenate([
             np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
             np.linspace(m[g], min(m[g] + step, 1 - 1e-9), self.refine),
         ])  # fmt: skip
-        return replace(out, cells=(key, Capital(pts[:, None], grid.tuning).extended(whole)))
+        return replace(out, cells=(key, fresh(pts[:, None]).extended(whole)))
 
     @property
     def _m(self) -> np.ndarray:

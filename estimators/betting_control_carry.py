@@ -76,29 +76,9 @@ class CarriedControl(CarriedBetting):
         if x01.size == 0:
             return self
         gs = np.concatenate([self.g, g])
-        grid, cur, run = replace(self.grid, gs=gs).extend(x01)
-        whole = np.concatenate([self.x01, x01])
-        t = np.arange(self.grid.t + 1, grid.t + 1)
-        centre = np.cumsum(whole)[self.x01.size :] / t
-        step = 1.0 / (self._m.size + 1)
-        levels = (run if self.running else cur)[: self.size]
-        c, lo, hi, _ = betting._path_interval(
-            levels, self._m, self.thr, None, step, grid.tuning[3], t0=self.grid.t, centre=centre,
+        cells = None if self.cells is None else replace(self.cells[1], gs=gs)
+        grid = replace(self.grid, gs=gs)
+        return self._extended(
+            x01, grid, cells,
+            lambda pts: ControlCapital(pts, grid.tuning, ctrl=grid.ctrl, gs=gs), g=gs,
         )  # fmt: skip
-        path = tuple(
-            np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
-        )
-        out = replace(self, x01=whole, grid=grid, path=path, g=gs)
-        if grid.t < grid.tuning[3]:
-            return replace(out, cells=None)
-        key = self._cell_ends(out._levels(grid)[: self.size])
-        if self.cells is not None and self.cells[0] == key:
-            return replace(out, cells=(key, replace(self.cells[1], gs=gs).extended(x01)))
-        m = self._m
-        f, h = key
-        pts = np.concatenate([
-            np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
-            np.linspace(m[h], min(m[h] + step, 1 - 1e-9), self.refine),
-        ])  # fmt: skip
-        cells = ControlCapital(pts[:, None], grid.tuning, ctrl=grid.ctrl, gs=gs).extended(whole)
-        return replace(out, cells=(key, cells))
