@@ -165,7 +165,9 @@ draw_metric_visibility(cid)
 
 
 def live_part() -> None:
-    fp = fingerprint(engine(), cid)
+    # a full run read the fingerprint a moment ago (``key``); only the fragment's own
+    # reruns (the auto-refresh) read it again
+    fp = st.session_state.pop("dash-fresh-key", None) or fingerprint(engine(), cid)
     if statistics_settings(cid, fp) != statistics_settings(cid, key):
         st.rerun(scope="app")  # α / family changed in another tab: redraw the box and all
     report, seconds = cached_campaign_report(
@@ -216,6 +218,7 @@ def live_part() -> None:
              MIME["csv"], key="dl-pairs-csv")  # fmt: skip
 
 
+st.session_state["dash-fresh-key"] = key
 st.fragment(run_every=every if live else None)(live_part)()
 
 st.subheader("Download annotations")
