@@ -401,6 +401,8 @@ ROWS = {
     "oracle wor": ("cond", "cond", "app"),
     "oracle better": ("oracle", "app", "app"),
     "oracle equiv": ("app", "oracle", "app"),
+    "oracle wor better": ("cond", "app", "app"),
+    "oracle wor equiv": ("app", "cond", "app"),
     "range": ("range", "range", "app"),
     "eq no plan": ("app", "parts 0 0.5 0.5 0.5 0.9", "app"),
     "eq bold": ("app", "parts 0.25 0.375 0.5 0.375 0.97", "app"),
