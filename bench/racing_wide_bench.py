@@ -166,6 +166,7 @@ def _equivalent(d, s, n, eps, tune, t_star, thr, bets=None, c=0):  # type: ignor
     rule = "app" if bets is None else bets.rule
     out = np.abs(s / t) < eps if rule != "no estimate" else np.ones(d.shape, dtype=bool)
     thetas = (eps, -eps) if rule == "±ε only" else (eps, -eps, 2 * eps, -2 * eps)
+    thr = math.log(1 / ALPHA) if rule == "at α" else thr  # not valid: a ceiling
     for theta in thetas:
         if bets is None or bets.equiv == "app" or bets.equiv.startswith("parts"):
             with _parts(None if bets is None else bets.equiv):
@@ -241,7 +242,9 @@ class Bets:
                   range cap).
 
     ``rule``: "app" (±ε, ±2ε and the estimate inside ±ε), "no estimate" (without the
-    estimate), "±ε only" (diagnostics of the equivalence rule)."""
+    estimate), "±ε only" (diagnostics of the equivalence rule), "at α" (every pair's
+    equivalence read at α instead of α/m: NOT valid, the ceiling of any gain from reading
+    the equivalence side at a less strict level, e.g. a step-down)."""
 
     def __init__(self, y: np.ndarray, eps: float, better: str = "app", equiv: str = "app",
                  rule: str = "app") -> None:  # fmt: skip
@@ -409,6 +412,7 @@ ROWS = {
     "eq w .1 .3 .6": ("app", "parts 0.1 0.3 0.5 0.6 0.9", "app"),
     "no estimate": ("app", "app", "no estimate"),
     "±ε only": ("app", "app", "±ε only"),
+    "eq at α": ("app", "app", "at α"),
 }
 
 
