@@ -60,7 +60,7 @@ from ranking_route_bench import (  # noqa: E402
 )
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import betting  # noqa: E402
+from estimators import betting, betting_capital  # noqa: E402
 from estimators.multiple import holm, pairs  # noqa: E402
 
 CHUNK = 40
@@ -101,15 +101,15 @@ def variant_log_k(x01, pool01, n, tuning, t_star, variant):  # type: ignore[no-u
     m, out, t = _wor_null(x01, n)
     if variant.startswith(("w ", "caps ")):  # candidate weights / caps of the three parts
         w = [float(v) for v in variant.split()[1:]]
-        old = betting.PARTS
-        betting.PARTS = (
+        old = betting_capital.PARTS  # the global the capital reads (betting.PARTS is a copy)
+        betting_capital.PARTS = (
             tuple((a, p[1]) for a, p in zip(w, old, strict=True) if a > 0)
             if variant.startswith("w ") else ((0.25, "plan"), (0.375, w[0]), (0.375, w[1]))
         )  # fmt: skip
         try:
             log_k = betting.wor_log_capital(x01, np.asarray(0.5), tuning, t_star, n)
         finally:
-            betting.PARTS = old
+            betting_capital.PARTS = old
         return np.where(out, np.inf, log_k)
     if variant in ("app", "no floor", "Bonferroni"):
         log_k = betting.wor_log_capital(x01, np.asarray(0.5), tuning, t_star, n)

@@ -30,13 +30,52 @@ binary, y_{s,j} = 1{√0.5 u_j + √0.5 e_{s,j} < Φ⁻¹(p_s)} (u_j the item's 
 statistics.md §6's generator, probit form), so the pairs' differences are paired as in real
 data. Nulls: every system's labels a permutation of one base column (Δ = 0 exactly).
 
+``--shipped``: every shipped pool, the same orders for every row of ROWS — the bets of
+both sides (:class:`Bets`): the app's; the oracle (the growth-optimal constant bet that
+knows the pair's pool, ranking_route_bench.oracle_pvalues for the side, the same against
+θ = ±ε, ±2ε for "no difference larger than ε", the same rule as the app's); the oracle that
+also follows the without-replacement drift of the null's conditional mean ("oracle wor");
+the semi-oracle mixture of oracle_gap_bench (knows the campaign's spread of effects, not
+which pair has which); the oracle with the bets of the pool's actual range (not valid for
+the app: the price of the range cap); the oracle on one side only; and the app with the
+equivalence rule cut down (without the estimate, ±ε only) — what the rule's parts cost.
+Same Holm over all m pairs, the floor and the known-part rule in every row.
+
+The ideal. Two references, both knowing each pair's Δ and σ and settling it on its median
+path (the z-statistic at n equal to |Δ|/se_n, finite-pool se, the 30-label floor):
+
+- ``ideal`` (racing_bench.ideal_ratio, the issue's criterion "≤ 1.05× the ideal racing"):
+  two-sided z at α/m for both claims; compared as racing ÷ uniform;
+- ``NP ideal`` (:func:`np_ideal_ends`): the Neyman–Pearson version — one-sided z at the
+  level the claim is read at (Holm's step-down over the pairs for a side, α/m for "no
+  difference larger than ε"); compared in racing labels (Σ_s T_s).
+
+Why it bounds any valid test: a valid anytime test read at a fixed n is a level-a test at
+n (Ville: P(K_t ≥ 1/a for some t ≤ n) ≤ a under the null), so by the Neyman–Pearson lemma
+its probability of having settled the pair by n is at most the power of the most powerful
+level-a test at n, the one-sided z-test that knows Δ and σ (normal limit). Its median
+settling time is therefore ≥ the first n at which that test's power reaches ½, i.e. where
+its half-width z_{1−a}·se_n falls below |Δ| (or below ε − |Δ|: the equivalence claim needs
+the nearer boundary rejected). For a system, P(T_s ≤ n) ≤ min over its pairs of
+P(T_pair ≤ n), so the median of T_s (a max) is ≥ the max of its pairs' medians: each
+system's median labels are bounded below by the NP ideal's T_s. Not exact: the normal
+approximation (and σ from the pool, not from a small sample) — at n = 30 on binary
+differences the z-test is not exactly the NP test; Holm's levels on the median path (the
+actual step depends on which pairs happen to settle first); a median bound per system, not
+a bound on the mean over orders of Σ_s T_s; and racing ÷ uniform is NOT monotone in the
+test's speed (a faster test shortens uniform's max_s T_s too), so only the labels column
+is a bound — the two-sided ``ideal`` ratio is the issue's yardstick, not a bound (its
+Bonferroni two-sided z is stricter than Holm's one-sided levels: the app can beat it).
+
     .venv/bin/python bench/racing_wide_bench.py --orders 5 --nulls 20
     .venv/bin/python bench/racing_wide_bench.py --check
+    .venv/bin/python bench/racing_wide_bench.py --shipped --orders 20 [--rows app,oracle]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 import time
@@ -47,11 +86,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
+from oracle_gap_bench import POOL_BETS, _mix_pool, _pool_bets  # noqa: E402
+from oracle_gap_bench import pvalues as gap_pvalues  # noqa: E402
 from racing_bench import ideal_ratio  # noqa: E402
+from ranking_route_bench import oracle_pvalues  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import betting  # noqa: E402
+from estimators import betting, betting_capital  # noqa: E402
 from estimators.multiple import holm, pairs  # noqa: E402
 from estimators.sequential import BURN_IN  # noqa: E402
 
@@ -80,9 +122,11 @@ def labels(p: np.ndarray, n: int, seed: int) -> np.ndarray:
     return (latent < stats.norm.ppf(p)[None, :]).astype(float)
 
 
-def settle_times(yo: np.ndarray, eps: float, t_star: float) -> tuple[np.ndarray, np.ndarray]:
+def settle_times(yo: np.ndarray, eps: float, t_star: float,
+                 bets: Bets | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(m,) first item count at which each pair settles (∞: never) and (m,) its kind
-    (+1/−1 a side, 0 equivalence), for labels in arrival order ``yo`` (N, k)."""
+    (+1/−1 a side, 0 equivalence), for labels in arrival order ``yo`` (N, k). ``bets``:
+    the bets of each side (:class:`Bets`; None: the app's)."""
     n, k = yo.shape
     plist = pairs(k)
     m = len(plist)
@@ -95,10 +139,13 @@ def settle_times(yo: np.ndarray, eps: float, t_star: float) -> tuple[np.ndarray,
         idx = np.array(plist[c : c + BLOCK])
         d = yo[:, idx[:, 0]].T - yo[:, idx[:, 1]].T  # (B, N)
         s = np.cumsum(d, axis=1)
-        p = betting.betting_pvalue(d, 0.0, bounds=(-1.0, 1.0), alpha_tuning=tune,
-                                   t_star=t_star, pool_size=n)  # fmt: skip
+        if bets is None or bets.better == "app":
+            p = betting.betting_pvalue(d, 0.0, bounds=(-1.0, 1.0), alpha_tuning=tune,
+                                       t_star=t_star, pool_size=n)  # fmt: skip
+        else:
+            p = bets.better_pvalues(yo, idx, tune, t_star)
         p_all[c : c + len(idx)] = np.where(np.abs(s) > n - t + TOL, 0.0, p)
-        eq_all[c : c + len(idx)] = _equivalent(d, s, n, eps, tune, t_star, thr)
+        eq_all[c : c + len(idx)] = _equivalent(d, s, n, eps, tune, t_star, thr, bets, c)
         sgn_all[c : c + len(idx)] = np.sign(s)
     p_all = np.minimum.accumulate(p_all, axis=1)
     rej = holm(p_all.T, ALPHA).reject.T  # (m, N)
@@ -111,13 +158,23 @@ def settle_times(yo: np.ndarray, eps: float, t_star: float) -> tuple[np.ndarray,
     return first, kind
 
 
-def _equivalent(d, s, n, eps, tune, t_star, thr):  # type: ignore[no-untyped-def]
-    """(B, N): the α/m sequence (∩ the known part) lies inside (−ε, ε) and so does Δ̂."""
+def _equivalent(d, s, n, eps, tune, t_star, thr, bets=None, c=0):  # type: ignore[no-untyped-def]
+    """(B, N): the α/m sequence (∩ the known part) lies inside (−ε, ε) and so does Δ̂
+    (``bets``: the bets against θ = ±ε, ±2ε and the rule's variant; pairs c, c + 1, …)."""
     t = np.arange(1, n + 1)
     x01 = (d + 1.0) / 2.0
-    out = np.abs(s / t) < eps
-    for theta in (eps, -eps, 2 * eps, -2 * eps):
-        log_k = betting.wor_log_capital(x01, np.asarray((theta + 1.0) / 2.0), tune, t_star, n)
+    rule = "app" if bets is None else bets.rule
+    out = np.abs(s / t) < eps if rule != "no estimate" else np.ones(d.shape, dtype=bool)
+    thetas = (eps, -eps) if rule == "±ε only" else (eps, -eps, 2 * eps, -2 * eps)
+    thr = math.log(1 / ALPHA) if rule == "at α" else thr  # not valid: a ceiling
+    for theta in thetas:
+        if bets is None or bets.equiv == "app" or bets.equiv.startswith("parts"):
+            with _parts(None if bets is None else bets.equiv):
+                log_k = betting.wor_log_capital(
+                    x01, np.asarray((theta + 1.0) / 2.0), tune, t_star, n
+                )
+        else:
+            log_k = bets.equiv_log_k(x01, theta, c)
         log_k = np.where(t[None, :] < BURN_IN, -np.inf, log_k)
         gone = np.maximum.accumulate(log_k, axis=1) >= thr
         known = (s + (n - t)) / n < theta if theta > 0 else (s - (n - t)) / n > theta
@@ -125,10 +182,158 @@ def _equivalent(d, s, n, eps, tune, t_star, thr):  # type: ignore[no-untyped-def
     return out
 
 
-def race(y: np.ndarray, order: np.ndarray, eps: float, t_star: float) -> dict:
+@contextlib.contextmanager
+def _parts(spec: str | None):  # type: ignore[no-untyped-def]
+    """The capital's parts set by ``spec`` "parts w_plan w_1 c_1 w_2 c_2" for the block
+    (estimators.betting_capital.PARTS, the global the capital reads; patching the re-export
+    estimators.betting.PARTS changes nothing); None: the app's."""
+    if spec is None or not spec.startswith("parts"):
+        yield
+        return
+    v = [float(x) for x in spec.split()[1:]]
+    new = ((v[0], "plan"), (v[1], v[2]), (v[3], v[4])) if v[0] else ((v[1], v[2]), (v[3], v[4]))
+    old = betting_capital.PARTS
+    betting_capital.PARTS = new
+    try:
+        yield
+    finally:
+        betting_capital.PARTS = old
+
+
+def _growth_bet(x01: np.ndarray, mu: float, lo: float = 0.0, hi: float = 1.0) -> float:
+    """The growth-optimal constant bet λ* = argmax mean log(1 + λ (x − μ)) over the pool
+    ``x01`` against the null mean μ, within the bets that keep 1 + λ (x − μ) > 0 for every
+    x in [lo, hi] (×0.999): [0, 1] is the score's full range (valid without knowing the
+    pool), the pool's own [min, max] is not (``Bets`` "range")."""
+    from scipy import optimize
+
+    a, b = -0.999 / max(hi - mu, 1e-3), 0.999 / max(mu - lo, 1e-3)
+    return float(optimize.minimize_scalar(lambda v: -np.mean(np.log1p(v * (x01 - mu))),
+                                          bounds=(a, b), method="bounded").x)  # fmt: skip
+
+
+def _null_mean(x01: np.ndarray, th01: float, n: int) -> np.ndarray:
+    """m_i(θ) = (N θ − S_{i−1})/(N − i + 1), the without-replacement null mean of label i."""
+    t = np.arange(1, x01.shape[-1] + 1)
+    m = (n * th01 - (np.cumsum(x01, axis=-1) - x01)) / (n - t + 1.0)
+    return np.clip(m, 1e-12, 1 - 1e-12)
+
+
+#: null means at which ``Bets`` "cond" tabulates each pair's growth-optimal bet
+GRID = np.linspace(0.005, 0.995, 199)
+
+
+class Bets:
+    """The bets of one campaign's pairs, for the "better" side (θ = 0) and the "no
+    difference larger than ε" side (θ = ±ε, ±2ε), on the [0, 1] scale of D = y_A − y_B:
+
+    - ``app``     the app's capital (estimators.betting.wor_log_capital, tuned at α/m);
+    - ``oracle``  the growth-optimal constant bet knowing the pair's pool (better side:
+                  ranking_route_bench.oracle_pvalues; each θ: the same against (θ + 1)/2);
+    - ``semi``    the semi-oracle of oracle_gap_bench (``_mix_pool``): a uniform mixture
+                  over the campaign's own growth-optimal bets against θ of every pair and
+                  its mirror — knows the spread of effects, not which pair has which;
+    - ``cond``    the oracle that also follows the without-replacement drift
+                  (:meth:`_cond_log_k`): at each label the growth-optimal bet of the pool
+                  against the null's conditional mean m_i(θ) (a constant bet ignores the
+                  drift, so it loses to the app's plug-in on pairs that settle late);
+    - ``range``   the oracle allowed the bets of the pool's actual range [min D, max D]
+                  instead of the full [−1, 1] (not valid for the app: a diagnostic of the
+                  range cap).
+
+    ``rule``: "app" (±ε, ±2ε and the estimate inside ±ε), "no estimate" (without the
+    estimate), "±ε only" (diagnostics of the equivalence rule), "at α" (every pair's
+    equivalence read at α instead of α/m: NOT valid, the ceiling of any gain from reading
+    the equivalence side at a less strict level, e.g. a step-down)."""
+
+    def __init__(self, y: np.ndarray, eps: float, better: str = "app", equiv: str = "app",
+                 rule: str = "app") -> None:  # fmt: skip
+        self.y, self.better, self.equiv, self.rule = y, better, equiv, rule
+        self.n = y.shape[0]
+        x = [(y[:, a] - y[:, b] + 1.0) / 2.0 for a, b in pairs(y.shape[1])]
+        self.range = [(float(v.min()), float(v.max())) for v in x]
+        if "cond" in (better, equiv):  # λ*(m) of every pair's pool on GRID
+            self.table = np.array([[_growth_bet(v, g) for g in GRID] for v in x])
+        self.lam: dict[float, np.ndarray] = {}
+        self.mix: dict[float, list[float]] = {}
+        if "semi" in (better, equiv):
+            self.mix[0.0] = _pool_bets(y)
+        known = "range" in (better, equiv)
+        for th in (0.0, eps, -eps, 2 * eps, -2 * eps):
+            mu = (th + 1.0) / 2.0
+            if {"oracle", "range"} & {better, equiv}:
+                rs = self.range if known else [(0.0, 1.0)] * len(x)
+                self.lam[th] = np.array(
+                    [_growth_bet(v, mu, *r) for v, r in zip(x, rs, strict=True)]
+                )
+            if "semi" in (better, equiv) and th:
+                self.mix[th] = [b for v in x for b in (_growth_bet(v, mu), _growth_bet(1 - v, mu))]
+
+    def name(self) -> str:
+        same = self.better == self.equiv
+        tag = self.better if same else f"better {self.better}, equiv {self.equiv}"
+        return tag if self.rule == "app" else f"{tag}, rule {self.rule}"
+
+    def _const_log_k(self, x01: np.ndarray, th: float, c: int) -> np.ndarray:
+        """log K_t of the constant bets self.lam[θ] of pairs c, c + 1, … (clipped each step
+        to the range, as the app clips its bets), without replacement."""
+        b = x01.shape[0]
+        m = _null_mean(x01, (th + 1.0) / 2.0, self.n)
+        lo, hi = (np.array(self.range[c : c + b]).T[:, :, None] if self.better == "range"
+                  or self.equiv == "range" else (0.0, 1.0))  # fmt: skip
+        lam = np.clip(self.lam[th][c : c + b, None], -0.999 / np.maximum(hi - m, 1e-3),
+                      0.999 / np.maximum(m - lo, 1e-3))  # fmt: skip
+        return np.cumsum(np.log(np.maximum(1.0 + lam * (x01 - m), 1e-300)), axis=1)
+
+    def _cond_log_k(self, x01: np.ndarray, th: float, c: int) -> np.ndarray:
+        """log K_t of the oracle that knows the pool and bets, at label i, the growth-
+        optimal bet of the pool's distribution against the null's conditional mean m_i(θ)
+        (:func:`_growth_bet` on a grid of m, interpolated): without replacement m_i drifts
+        away from the pool's mean as the census nears (the gap grows as N(μ − θ)/(N − i + 1)),
+        which a constant bet ignores and the app's plug-in follows."""
+        b = x01.shape[0]
+        m = _null_mean(x01, (th + 1.0) / 2.0, self.n)
+        lam = np.stack([np.interp(m[j], GRID, self.table[c + j]) for j in range(b)])
+        lam = np.clip(lam, -0.999 / (1.0 - m), 0.999 / m)
+        return np.cumsum(np.log(np.maximum(1.0 + lam * (x01 - m), 1e-300)), axis=1)
+
+    def equiv_log_k(self, x01: np.ndarray, th: float, c: int) -> np.ndarray:
+        if self.equiv == "cond":
+            return self._cond_log_k(x01, th, c)
+        if self.equiv == "semi":
+            POOL_BETS[:] = self.mix[th]
+            return _mix_pool(x01, _null_mean(x01, (th + 1.0) / 2.0, self.n))
+        return self._const_log_k(x01, th, c)
+
+    def better_pvalues(self, yo: np.ndarray, idx: np.ndarray, tune: float,
+                       t_star: float) -> np.ndarray:  # fmt: skip
+        """(B, N) p-value paths of pairs ``idx`` (floor and running minimum included)."""
+        if self.better == "oracle":
+            return oracle_pvalues(yo[None], self.y)[0][_rows(idx, self.y.shape[1])]
+        if self.better == "semi":
+            POOL_BETS[:] = self.mix[0.0]
+            return gap_pvalues(yo[None], self.y, "mix pool", tune, t_star, BURN_IN)[0][
+                _rows(idx, self.y.shape[1])]  # fmt: skip
+        d = yo[:, idx[:, 0]].T - yo[:, idx[:, 1]].T
+        log_k = (self._cond_log_k if self.better == "cond" else self._const_log_k)(
+            (d + 1.0) / 2.0, 0.0, _rows(idx, self.y.shape[1])[0]
+        )
+        t = np.arange(1, d.shape[1] + 1)
+        log_k = np.where(t[None, :] < BURN_IN, -np.inf, log_k)
+        return np.minimum.accumulate(np.minimum(1.0, np.exp(-np.maximum(log_k, 0.0))), axis=1)
+
+
+def _rows(idx: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the pairs ``idx`` in pairs(k)."""
+    pos = {pr: j for j, pr in enumerate(pairs(k))}
+    return np.array([pos[(int(a), int(b))] for a, b in idx])
+
+
+def race(y: np.ndarray, order: np.ndarray, eps: float, t_star: float,
+         bets: Bets | None = None) -> dict:  # fmt: skip
     """Racing vs uniform labels for one item order (module docstring)."""
     n, k = y.shape
-    first, kind = settle_times(y[order], eps, t_star)
+    first, kind = settle_times(y[order], eps, t_star, bets)
     ends = np.zeros(k)
     for (a, b), f in zip(pairs(k), first, strict=True):
         ends[[a, b]] = np.maximum(ends[[a, b]], min(f, n))
@@ -159,11 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eps", type=float, default=EPS)
     ap.add_argument("--check", action="store_true", help="compare with report() (small)")
     ap.add_argument("--shipped", action="store_true", help="the shipped pools instead")
+    ap.add_argument("--rows", default="", help="--shipped: rows of ROWS, comma-separated")
     args = ap.parse_args(argv)
     if args.check:
         return check()
     if args.shipped:
-        return shipped(args.orders, args.eps)
+        return shipped(args.orders, args.eps, args.rows.split(",") if args.rows else None)
     p = rates(args.k, args.clusters)
     t_star = min(forecast_planned_labels(args.k, args.eps, ALPHA), args.n)
     print(f"{args.k} systems, {args.n} items, rates {p.min():.3f}–{p.max():.3f} "
@@ -190,28 +396,116 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def shipped(orders: int, eps: float) -> int:
+#: (better side, equivalence side, equivalence rule) of each row of ``--shipped``
+ROWS = {
+    "app": ("app", "app", "app"),
+    "semi": ("semi", "semi", "app"),
+    "oracle": ("oracle", "oracle", "app"),
+    "oracle wor": ("cond", "cond", "app"),
+    "oracle better": ("oracle", "app", "app"),
+    "oracle equiv": ("app", "oracle", "app"),
+    "oracle wor better": ("cond", "app", "app"),
+    "oracle wor equiv": ("app", "cond", "app"),
+    "range": ("range", "range", "app"),
+    "eq no plan": ("app", "parts 0 0.5 0.5 0.5 0.9", "app"),
+    "eq bold": ("app", "parts 0.25 0.375 0.5 0.375 0.97", "app"),
+    "eq w .1 .3 .6": ("app", "parts 0.1 0.3 0.5 0.6 0.9", "app"),
+    "no estimate": ("app", "app", "no estimate"),
+    "±ε only": ("app", "app", "±ε only"),
+    "eq at α": ("app", "app", "at α"),
+}
+
+
+def shipped(orders: int, eps: float, rows: list[str] | None = None) -> int:
     """Racing ÷ uniform on every shipped pool with this harness (reads after every item),
-    beside the ideal fixed-n racing of bench/racing_bench.py (knows Δ and σ, no anytime
-    cost): the issue's "racing ≤ 1.05× the ideal racing"."""
+    for each row of ROWS (the bets of :class:`Bets`) on the same orders, beside the ideal
+    fixed-n racing of bench/racing_bench.py (module docstring, "The ideal"): the issue's
+    "racing ≤ 1.05× the ideal racing" and how close bets that know more get to it."""
     from labels_to_significance import load_chaganty, load_wmt
     from pools import load_newstest
 
+    rows = rows or list(ROWS)
+    table = []
     for pool in [*load_wmt(False), *load_chaganty(False), *load_newstest()]:
         y = pool.y
         n, k = y.shape
         t_star = min(forecast_planned_labels(k, eps, ALPHA), n)
         ideal = ideal_ratio(y.T, eps)
-        rs = [race(y, np.random.default_rng(r).permutation(n), eps, t_star) for r in range(orders)]
-        ratio = np.array([r["racing"] / r["uniform"] for r in rs])
-        se = ratio.std(ddof=1) / math.sqrt(ratio.size) if ratio.size > 1 else math.nan
-        left = sum(r["unsettled"] for r in rs)
-        bad = sum(false_claims(y, r, eps) > 0 for r in rs)
-        print(f"{pool.name:20s} k={k:>2d} N={n:>4d}: racing ÷ uniform {ratio.mean():.3f} "
-              f"(SE {se:.3f}, {ratio.min():.3f}–{ratio.max():.3f}), ideal {ideal:.3f}, "
-              f"÷ ideal {ratio.mean() / ideal:.3f}; unsettled pairs {left}, orders with a "
-              f"false claim {bad}/{orders}", flush=True)  # fmt: skip
+        ends = np_ideal_ends(y, eps)
+        np_labels = ends.sum()
+        print(f"{pool.name} k={k} N={n} t*={t_star}: ideal fixed-n racing {ideal:.3f}; "
+              f"Neyman–Pearson ideal: racing {np_labels:,.0f} labels, uniform "
+              f"{k * ends.max():,.0f}, ratio {np_labels / (k * ends.max()):.3f}",
+              flush=True)  # fmt: skip
+        line = {"pool": pool.name, "ideal": ideal, "np": np_labels / (k * ends.max())}
+        for row in rows:
+            t0 = time.time()
+            bets = Bets(y, eps, *ROWS[row])
+            rs = [race(y, np.random.default_rng(r).permutation(n), eps, t_star, bets)
+                  for r in range(orders)]  # fmt: skip
+            ratio = np.array([r["racing"] / r["uniform"] for r in rs])
+            labels_np = np.mean([r["racing"] for r in rs]) / np_labels
+            se = ratio.std(ddof=1) / math.sqrt(ratio.size) if ratio.size > 1 else math.nan
+            left = sum(r["unsettled"] for r in rs)
+            bad = sum(false_claims(y, r, eps) > 0 for r in rs)
+            eq = np.mean([_last_by_equivalence(r, k) for r in rs])
+            line[row] = (ratio.mean() / ideal, labels_np)
+            print(f"  {bets.name():34s} racing ÷ uniform {ratio.mean():.3f} (SE {se:.3f}, "
+                  f"{ratio.min():.3f}–{ratio.max():.3f}), ÷ ideal {ratio.mean() / ideal:.3f}; "
+                  f"racing labels ÷ Neyman–Pearson ideal's {labels_np:.3f}; "
+                  f"systems whose last pair is 'no difference > ε' {eq:.2f}; unsettled pairs "
+                  f"{left}, orders with a false claim {bad}/{orders} [{time.time() - t0:.0f} s]",
+                  flush=True)  # fmt: skip
+        table.append(line)
+    print("\nracing ÷ uniform over the ideal's (the issue's criterion) / racing labels over "
+          "the Neyman–Pearson ideal's racing labels")  # fmt: skip
+    print(f"| pool | ideal | NP ideal | {' | '.join(rows)} |")
+    print(f"| --- | --- | --- |{' --- |' * len(rows)}")
+    for line in table:
+        cells = " | ".join(f"{line[r][0]:.3f} / {line[r][1]:.3f}" for r in rows)
+        print(f"| {line['pool']} | {line['ideal']:.3f} | {line['np']:.3f} | {cells} |")
     return 0
+
+
+def np_ideal_ends(y: np.ndarray, eps: float, floor: int = BURN_IN) -> np.ndarray:
+    """(k,) items to each system's last pair settling for the Neyman–Pearson ideal
+    (module docstring, "The ideal"): the known-σ z-test read the way the app reads —
+    one-sided at the level the claim is read at (a test that knows Δ knows its sign),
+    Holm over the m pairs for a side (on the median path: each pair's z at n is
+    |Δ|/se_n), α/m for "no difference larger than ε" (z_{1−α/m}·se_n < ε − |Δ|); finite-
+    pool se, the floor, every pair settled at the census. ``y`` (N, k)."""
+    n, k = y.shape
+    plist = pairs(k)
+    m = len(plist)
+    t = np.arange(1, n + 1)
+    fpc = np.sqrt((n - t) / (n * t))
+    d = np.stack([y[:, a] - y[:, b] for a, b in plist])  # (m, N)
+    delta, sd = d.mean(axis=1), d.std(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(delta)[:, None] / (sd[:, None] * fpc[None, :])  # (m, N)
+    z = np.where(np.isnan(z), 0.0, z)
+    p = stats.norm.sf(z)
+    side = holm(p.T, ALPHA).reject.T & (np.abs(delta)[:, None] > 0)
+    eq = stats.norm.isf(ALPHA / m) * sd[:, None] * fpc[None, :] < eps - np.abs(delta)[:, None]
+    done = (side | eq) & (t[None, :] >= floor)
+    done[:, -1] = True
+    first = done.argmax(axis=1) + 1.0
+    ends = np.zeros(k)
+    for (a, b), f in zip(plist, first, strict=True):
+        ends[[a, b]] = np.maximum(ends[[a, b]], f)
+    return ends
+
+
+def _last_by_equivalence(res: dict, k: int) -> float:
+    """Share of the systems whose last-settling pair (the one that sets T_s) settled as "no
+    difference larger than ε" (ties: any of them)."""
+    first = np.where(np.isfinite(res["first"]), res["first"], np.inf)
+    hits = 0
+    for s in range(k):
+        js = [j for j, (a, b) in enumerate(pairs(k)) if s in (a, b)]
+        last = max(first[j] for j in js)
+        hits += any(first[j] == last and res["kind"][j] == 0 and np.isfinite(last) for j in js)
+    return hits / k
 
 
 def nulls(k: int, n: int, runs: int, eps: float, t_star: float) -> None:
