@@ -197,7 +197,9 @@ def live_part() -> None:
         if zscores:
             note = note.replace(LABEL_KINDS[LabelKind.SCORE], z_name)
         st.caption(f"Note: {note}")
-    draw_plan(report, campaign_data(db_url, cid, fp))
+    # the full run's arrays when the fingerprint is the same (each cached read is a copy)
+    fresh = data if fp == key else campaign_data(db_url, cid, fp)
+    draw_plan(report, fresh)
     draw_estimates(report)
     draw_pairs(report, cid, statistics_settings(cid, fp).export_columns())
     draw_sampling(report, cid)
@@ -205,7 +207,7 @@ def live_part() -> None:
     draw_position_bias(cid, fp, alpha)  # comparative screens only
     draw_document_scores(cid, data.mode, alpha, fp)  # DA / SQM in document order only
     if not zscores:  # the controls panel reads the raw judgments
-        draw_controls(campaign_data(db_url, cid, fp), fp, report.label_kind, alpha, db_url)
+        draw_controls(fresh, fp, report.label_kind, alpha, db_url)
 
     st.subheader("Download results")
     c1, c2, c3 = st.columns(3)
