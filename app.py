@@ -104,13 +104,18 @@ if study and not token:
             study_visit=visit,
         )
 cookie = st.context.cookies.get(SESSION_COOKIE)
-if not token and "role" not in st.session_state and session_account(engine(), cookie):
-    # A reload, a new tab or a bookmark of a signed-in admin: the signed cookie is the proof.
-    st.session_state.update(role="admin", admin_session=cookie)
+restored = None
+if not token and "role" not in st.session_state:
+    restored = session_account(engine(), cookie)
+    if restored:
+        # A reload, a new tab or a bookmark of a signed-in admin: the signed cookie is the
+        # proof.
+        st.session_state.update(role="admin", admin_session=cookie)
 session = st.session_state.get("admin_session")
 if session is not None:
-    # Re-read on every run: a changed role, a grant, a disabled account apply at once.
-    account = session_account(engine(), session)
+    # Re-read on every run: a changed role, a grant, a disabled account apply at once (the
+    # cookie's account was read a moment ago on a reload: not read twice).
+    account = restored if restored and session == cookie else session_account(engine(), session)
     if account is None:
         st.session_state.clear()  # expired, signed out, disabled, or the password changed
     else:

@@ -13,7 +13,12 @@ system browser) and times:
   monitor cache carry over; three times, the median; then once a label undone (the newest
   current one: an undo also makes the learned ŷ refit, as it must);
 - the empty-campaign dashboard drawn again after that as the floor (the first draw of any
-  page also pays the server's first imports: printed too).
+  page also pays the server's first imports: printed too);
+- the live fragment's auto-refresh after one label (:func:`fragment_refresh`): the dashboard
+  left open, a label written, the seconds until the page shows the new count (no reload),
+  split into the wait for the refresh's tick (every 10 s) and the fragment's own rerun
+  (from the browser's rerun request on the websocket to the new count drawn); three times,
+  the median.
 
 Each with the ratio to the floor and the "Computed in" figure the page shows, first for a
 server reading afresh per label (``TANDEM_INCREMENTAL=0``: full campaign reads, no carried
@@ -211,6 +216,39 @@ def draw(page, url: str, campaign: str) -> tuple[float, str]:  # type: ignore[no
     return took, line.inner_text() if line.count() else ""
 
 
+def watch_websocket(page) -> list[tuple[float, str]]:  # type: ignore[no-untyped-def]
+    """(perf_counter time, "sent" / "received") of every websocket frame of ``page`` from
+    now on: a fragment's rerun starts with the browser's request (a frame sent)."""
+    frames: list[tuple[float, str]] = []
+
+    def on_socket(ws) -> None:  # type: ignore[no-untyped-def]
+        ws.on("framesent", lambda _: frames.append((time.perf_counter(), "sent")))
+        ws.on("framereceived", lambda _: frames.append((time.perf_counter(), "received")))
+
+    page.on("websocket", on_socket)
+    return frames
+
+
+def fragment_refresh(page, db: Path, frames: list) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
+    """One label written while the dashboard is open: (seconds until the page shows the new
+    "Human judgments" count without a reload, of which the wait for the auto-refresh's
+    tick, and the fragment's rerun: from its request — the last frame the browser sent
+    before the count changed — to the count drawn)."""
+    metric = page.locator("[data-testid='stMetric']").filter(has_text="Human judgments")
+    before = metric.inner_text()
+    add_one_label(db)
+    saved = time.perf_counter()
+    while metric.inner_text() == before:
+        if time.perf_counter() - saved > 300:
+            raise TimeoutError("the open dashboard did not show the new label in 300 s")
+        page.wait_for_timeout(20)
+    shown = time.perf_counter()
+    request = max(t for t, kind in frames if kind == "sent" and t < shown)
+    if request < saved:  # a rerun already under way read the label: it shows at its end
+        request = saved
+    return shown - saved, request - saved, shown - request
+
+
 def screenshot(page, path: Path) -> None:  # type: ignore[no-untyped-def]
     """The whole dashboard (Streamlit scrolls inside its main block: grow the viewport)."""
     height = page.evaluate(
@@ -234,6 +272,7 @@ def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
     with streamlit_app(env, log, fail=sys.exit) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        frames = watch_websocket(page)
         sign_in(page, url)
         out["empty_first"], _ = draw(page, url, "empty")
         out["cold"], out["cold_line"] = draw(page, url, "wmt60")
@@ -247,7 +286,13 @@ def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
             after.append(draw(page, url, "wmt60"))
         undo_one_label(db)
         out["undo"], out["undo_line"] = draw(page, url, "wmt60")
+        page.wait_for_timeout(1000)
+        live = [fragment_refresh(page, db, frames) for _ in range(REPEATS)]
         browser.close()
+    out["live"], out["live_wait"], out["live_rerun"] = (
+        float(np.median([r[i] for r in live])) for i in range(3)
+    )
+    out["live_all"] = [tuple(round(x, 2) for x in r) for r in live]
     out["after"] = float(np.median([t for t, _ in after]))
     out["after_all"] = [round(t, 2) for t, _ in after]
     out["after_line"] = after[-1][1]
@@ -285,8 +330,12 @@ def main() -> None:
         print(f"    ({r['after_line']})")
         print(f"[{name}] after one label undone: {r['undo']:.2f} s = "
               f"{r['undo'] / r['empty']:.1f} × floor ({r['undo_line']})", flush=True)  # fmt: skip
+        print(f"[{name}] live fragment, a label shown without a reload, median of {REPEATS}: "
+              f"{r['live']:.2f} s = tick wait {r['live_wait']:.2f} s + fragment rerun "
+              f"{r['live_rerun']:.2f} s {r['live_all']}", flush=True)  # fmt: skip
     if len(runs) == 2:
         base, new = runs.values()
+        print(f"live fragment rerun: {base['live_rerun']:.2f} s → {new['live_rerun']:.2f} s")
         for what in ("after", "undo"):
             above = [r[what] - r["empty"] for r in (base, new)]
             print(f"{'new label' if what == 'after' else 'undo'}: {base[what]:.2f} s → "

@@ -197,6 +197,19 @@ def next_assignment_position(session: Session, campaign_id: int) -> int:
     return 0 if last is None else last + 1
 
 
+def active_campaign_names(engine: Engine) -> list[tuple[str, int]]:
+    """(name, id) of the active campaigns in :func:`list_campaigns`' order (newest first),
+    without its counts: what a page's campaign picker needs on every run. The counts
+    scan every campaign's items, outputs and labels (36 ms with one 60-system campaign)."""
+    with session_scope(engine) as s:
+        rows = s.execute(
+            select(Campaign.name, Campaign.id)
+            .where(Campaign.archived_at.is_(None))
+            .order_by(Campaign.created_at.desc(), Campaign.id.desc())
+        )
+        return [(name, cid) for name, cid in rows]
+
+
 def list_campaigns(engine: Engine, archived: bool | None = False) -> list[CampaignSummary]:
     """Campaigns with their counts, newest first: the active ones (the default), the
     archived ones (``archived=True``) or all (``None``)."""

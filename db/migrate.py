@@ -10,6 +10,7 @@ foreign_key_check`` before the commit (a violation rolls everything back), forei
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,7 +35,11 @@ def _config() -> Config:
     return Config(str(PROJECT_ROOT / "alembic.ini"))
 
 
+@functools.cache
 def head_revision() -> str:
+    """The newest revision in db/migrations/versions. Read once per process: the files are
+    this code's own (they change only with a new version, which restarts the server), and
+    parsing them cost every page run 20 ms (app.py checks the schema on each run)."""
     head = ScriptDirectory.from_config(_config()).get_current_head()
     assert head is not None, "no Alembic revisions found in db/migrations/versions"
     return head

@@ -25,11 +25,31 @@ def test_config_turns_the_watcher_off() -> None:
     )
 
 
+def test_no_page_relies_on_magic_which_serving_turns_off() -> None:
+    """Streamlit's magic (a bare expression drawn with st.write) is off when serving: it
+    re-parsed app.py and the page in each new session. No page script draws that way."""
+    import ast
+
+    from streamlit.runtime.scriptrunner import magic
+
+    runner = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]
+    assert runner["magicEnabled"] is False
+    assert "--runner.magicEnabled=false" in SERVE_FLAGS
+    scripts = [ROOT / "app.py", *sorted((ROOT / "views").glob("*.py"))]
+    assert len(scripts) > 20
+    for script in scripts:
+        tree = magic.add_magic(script.read_text(), str(script))
+        writes = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
+                  and "transparent_write" in ast.dump(n.func)]  # fmt: skip
+        assert writes == [], (script.name, writes)
+
+
 def test_serve_command_turns_the_watcher_off_wherever_it_is_started() -> None:
     cmd = serve_command("0.0.0.0", 8600)
     assert "--server.fileWatcherType=none" in cmd
     assert "--server.runOnSave=false" in cmd
     assert "--runner.postScriptGC=false" in cmd
+    assert "--runner.magicEnabled=false" in cmd
     assert cmd[cmd.index("run") + 1] == str(ROOT / "app.py")
     assert "--server.port=8600" in cmd and "--server.address=0.0.0.0" in cmd
     assert set(SERVE_FLAGS) <= set(cmd)

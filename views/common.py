@@ -153,9 +153,10 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
 def chosen_campaign(key: str = "campaign") -> tuple[str, int] | None:
     """The name and id of the active campaign picked (:func:`campaign_picker`) among those
     the account may see; None when there is none (the picker says why)."""
-    from db.campaigns import list_campaigns
+    from db.campaigns import active_campaign_names
 
-    ids = {c.name: c.id for c in permitted(list_campaigns(engine()))}
+    visible = visible_campaign_ids(engine(), current_account())
+    ids = {n: i for n, i in active_campaign_names(engine()) if visible is None or i in visible}
     name = campaign_picker(list(ids), key=key)
     return None if name is None else (name, ids[name])
 

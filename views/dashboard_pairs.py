@@ -68,9 +68,9 @@ def draw_ranking(report, mon, settings: dict | None = None) -> None:  # type: ig
         "Intervals: per system, simultaneous over the systems."
     )
     c1, c2 = st.columns(2)
-    download(c1, "Ranking (CSV)", ranking_csv(rows), "ranking.csv", MIME["csv"],
+    download(c1, "Ranking (CSV)", lambda: ranking_csv(rows), "ranking.csv", MIME["csv"],
              key="dl-ranking-csv")  # fmt: skip
-    download(c2, "Ranking (LaTeX)", ranking_latex(rows), "ranking.tex", MIME["tex"],
+    download(c2, "Ranking (LaTeX)", lambda: ranking_latex(rows), "ranking.tex", MIME["tex"],
              key="dl-ranking-tex")  # fmt: skip
 
 

@@ -141,3 +141,28 @@ def test_reasons_are_worded_and_annotators_keep_their_columns(app_engine) -> Non
         "attention checks", "attention pass rate", "last active",
     ]  # fmt: skip
     assert annotators["labels"].sum() == 120
+
+
+def test_a_dashboard_run_writes_no_download(app_engine, monkeypatch) -> None:
+    """The results, pairs and ranking files are written when their button is clicked
+    (deferred downloads), not on every run and auto-refresh of the page."""
+    import annotation.result_exports as exports
+    import views.dashboard_pairs as pairs
+
+    calls: list[str] = []
+
+    def counted(module, name: str) -> None:  # type: ignore[no-untyped-def]
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, **k: calls.append(name) or real(*a, **k))
+
+    for name in ("results_csv", "results_latex", "pairs_csv"):
+        counted(exports, name)
+    for name in ("ranking_csv", "ranking_latex"):
+        counted(pairs, name)
+    seed_campaign(app_engine, "demo", n_items=40, labelled=30, overlap=0)
+    at = _dashboard("demo")
+    labels = [b.label for b in at.get("download_button")]
+    for wanted in ("Results (CSV)", "Results (LaTeX)", "Pairwise verdicts (CSV)",
+                   "Ranking (CSV)", "Ranking (LaTeX)"):  # fmt: skip
+        assert wanted in labels
+    assert calls == []

@@ -48,3 +48,33 @@ def test_two_quick_downloads_give_two_files(server: Server, page) -> None:  # ty
             assert d.failure() is None
             assert b"src dl 0" in Path(d.path()).read_bytes()
     assert "Deferred file" not in server.log.read_text()
+
+
+def test_dashboard_result_downloads_are_written_when_clicked(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    """The dashboard's results, pairs and ranking files are generated on click (deferred:
+    a refresh no longer writes them), and hold the report the page shows."""
+    from playwright.sync_api import expect
+
+    from tests.test_reads import seed_campaign
+
+    seed_campaign(server.engine, "dash", n_items=40, labelled=30, overlap=0)
+    sign_in(page, server.url)
+    page.goto(f"{server.url}/dashboard?campaign=dash", wait_until="domcontentloaded")
+    expect(page.get_by_role("heading", name="Download results", exact=True)).to_be_visible(
+        timeout=90_000
+    )
+    wanted = {
+        "Results (CSV)": ("dash-results.csv", b"label_kind,system,rank,"),
+        "Results (LaTeX)": ("dash-results.tex", b"\\begin{table}"),
+        "Pairwise verdicts (CSV)": ("dash-pairs.csv", b"a,b,estimate,"),
+        "Ranking (CSV)": ("ranking.csv", b"position,cluster,system,"),
+    }
+    for label, (name, head) in wanted.items():
+        with page.expect_download(timeout=30_000) as info:
+            page.get_by_role("button", name=label, exact=True).click()
+        d = info.value
+        assert d.suggested_filename == name
+        body = Path(d.path()).read_bytes()
+        assert head in body[:400], (label, body[:200])
+        assert b"sys0" in body and b"sys2" in body
+    assert "Deferred file" not in server.log.read_text()

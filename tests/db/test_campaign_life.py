@@ -9,7 +9,7 @@ from sqlalchemy import Engine, func, select
 from annotation import queue_admin, queue_build, session
 from annotation.importer import import_campaign
 from annotation.scores_import import import_scores
-from db.campaigns import list_campaigns
+from db.campaigns import active_campaign_names, list_campaigns
 from db.engine import session_scope
 from db.jobs import create_job
 from db.lifecycle import (
@@ -119,6 +119,7 @@ def test_archive_hides_and_makes_read_only_restore_undoes(engine: Engine) -> Non
     populate(engine, "other")
     archive_campaign(engine, "c", via="cli")
     assert [c.name for c in list_campaigns(engine)] == ["other"]
+    assert [n for n, _ in active_campaign_names(engine)] == ["other"]
     assert [c.name for c in list_campaigns(engine, archived=True)] == ["c"]
     assert {c.name for c in list_campaigns(engine, archived=None)} == {"c", "other"}
     before = owned_rows(engine, cid)
@@ -144,6 +145,8 @@ def test_archive_hides_and_makes_read_only_restore_undoes(engine: Engine) -> Non
 
     restore_campaign(engine, "c", via="ui")
     assert {c.name for c in list_campaigns(engine)} == {"c", "other"}
+    # the pickers' read without counts: the same campaigns in the same order
+    assert active_campaign_names(engine) == [(c.name, c.id) for c in list_campaigns(engine)]
     assert session.next_view(engine, annotator_id).slot is not None
     with pytest.raises(CampaignLifeError, match="not archived"):
         restore_campaign(engine, "c", via="ui")
