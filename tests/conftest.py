@@ -14,12 +14,23 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.engine import make_url
+# One OpenBLAS thread per test process (and the subprocesses it starts). `make test` runs
+# two xdist workers on two cores; each worker's OpenBLAS would start a thread per core and
+# spin them on every small product (control_variates._col_sums, the monitor's matrix
+# products), so 2 workers × 2 threads fought for 2 cores: a coverage simulation of
+# tests/estimators/test_control_variates.py took 26 s in two parallel processes against
+# 1.1 s with one thread each. Results are the same products, in one thread.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from threadpoolctl import threadpool_limits
 
-from db.engine import make_engine
-from db.migrate import upgrade
+threadpool_limits(limits=1, user_api="blas")  # numpy may already be loaded by a plugin
+
+import pytest  # noqa: E402
+from sqlalchemy import Engine, create_engine, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from db.engine import make_engine  # noqa: E402
+from db.migrate import upgrade  # noqa: E402
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
