@@ -34,11 +34,17 @@ class AnnotatorWork:
     attention_passed: int
     claimed_now: int
     last_at: datetime | None = None  # the latest current judgment or skip
+    #: current labels whose time was recorded (None: all of them); imported judgments
+    #: carry none, so they count neither in the time nor in the rate
+    timed_labels: int | None = None
 
     @property
     def labels_per_hour(self) -> float | None:
+        """Timed labels per hour of recorded time (skips and attention answers count in the
+        time: they are work too)."""
         hours = self.total_seconds / 3600
-        return self.n_labels / hours if hours > 0 else None
+        timed = self.n_labels if self.timed_labels is None else self.timed_labels
+        return timed / hours if hours > 0 and timed else None
 
     @property
     def attention_pass_rate(self) -> float | None:
@@ -77,7 +83,8 @@ def span_attention_passed(
 
 
 def _no_work() -> dict[str, Any]:
-    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None}
+    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None,
+            "timed": 0}
 
 
 def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
@@ -101,6 +108,7 @@ def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:
                 attention_passed=a["passed"],
                 claimed_now=int(claimed.get(r.id, 0)),
                 last_at=a["last"],
+                timed_labels=a["timed"],
             )
         )
     return out
@@ -138,12 +146,16 @@ def _tally(s: Session, campaign_id: int) -> dict[int, dict[str, Any]]:
         elif kind == ATTENTION and is_checked:
             a["att"] += n
     seconds = s.execute(
-        campaign_log(campaign_id, Annotation.annotator_id, Annotation.seconds, current_only=True)
+        campaign_log(
+            campaign_id, Annotation.annotator_id, Annotation.kind, Annotation.seconds,
+            current_only=True,
+        )
         .where(Annotation.kind != UNDO, Annotation.seconds.is_not(None))
         .order_by(Annotation.id)
-    )
-    for aid, secs in seconds:
+    )  # fmt: skip
+    for aid, kind, secs in seconds:
         acc[aid]["secs"].append(float(secs))
+        acc[aid]["timed"] += kind == LABEL
     if any(a["att"] for a in acc.values()):
         for aid, passed in _attention_answers(s, campaign_id):
             acc[aid]["passed"] += passed

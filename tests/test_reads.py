@@ -190,3 +190,11 @@ def test_annotator_speed_and_pass_rate_for_the_dashboard() -> None:
     idle = AnnotatorWork(2, "b", "annotator", False, 0, 0, 0, None, 0.0, 0, 0, 0)
     assert idle.labels_per_hour is None and idle.attention_pass_rate is None
     assert idle.last_at is None
+    # imported labels carry no time: 30,000 of them and one timed label of 5 s is 720 an
+    # hour, not 30,001 / 5 s (21.6 million, what the 60-system dashboard showed)
+    mixed = AnnotatorWork(3, "imported", "import", False, 30_001, 0, 0, 5.0, 5.0, 0, 0, 0,
+                          timed_labels=1)  # fmt: skip
+    assert mixed.labels_per_hour == pytest.approx(720.0)
+    untimed = AnnotatorWork(4, "i", "import", False, 500, 0, 0, None, 0.0, 0, 0, 0,
+                            timed_labels=0)  # fmt: skip
+    assert untimed.labels_per_hour is None

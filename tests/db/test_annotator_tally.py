@@ -23,7 +23,7 @@ def row_by_row(s, cid: int) -> dict[int, dict[str, Any]]:  # type: ignore[no-unt
     acc: dict[int, dict[str, Any]] = {}
     for aid, kind, label, post_edit, secs, superseded, expected, shown, created in rows:
         a = acc.setdefault(aid, {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0,
-                                 "passed": 0, "last": None})  # fmt: skip
+                                 "passed": 0, "last": None, "timed": 0})  # fmt: skip
         if kind == UNDO:
             a["undos"] += 1
             continue
@@ -33,6 +33,7 @@ def row_by_row(s, cid: int) -> dict[int, dict[str, Any]]:  # type: ignore[no-unt
             a["last"] = created
         if secs is not None:
             a["secs"].append(float(secs))
+            a["timed"] += kind == LABEL
         if kind == LABEL:
             a["labels"] += 1
         elif kind == SKIP:
@@ -85,6 +86,7 @@ def test_sql_counts_equal_the_row_by_row_count(engine) -> None:
         assert w.median_seconds == median(e["secs"])
         assert abs(w.total_seconds - sum(e["secs"])) < 1e-9  # summed in another order
         assert w.last_at == e["last"]
+        assert w.timed_labels == e["timed"]
     by_id = {w.annotator_id: w for w in work}
     assert by_id[ann].n_undos == 2 and by_id[ann].attention_answered == 4
     assert by_id[ann].attention_passed == 2  # label 0 and the changed text pass
