@@ -34,17 +34,16 @@ class AnnotatorWork:
     attention_passed: int
     claimed_now: int
     last_at: datetime | None = None  # the latest current judgment or skip
-    #: current labels whose time was recorded (None: all of them); imported judgments
-    #: carry none, so they count neither in the time nor in the rate
-    timed_labels: int | None = None
+    #: current labels whose time was recorded; imported judgments carry none, so they
+    #: count neither in the time nor in the rate
+    timed_labels: int = 0
 
     @property
     def labels_per_hour(self) -> float | None:
         """Timed labels per hour of recorded time (skips and attention answers count in the
         time: they are work too)."""
         hours = self.total_seconds / 3600
-        timed = self.n_labels if self.timed_labels is None else self.timed_labels
-        return timed / hours if hours > 0 and timed else None
+        return self.timed_labels / hours if hours > 0 and self.timed_labels else None
 
     @property
     def attention_pass_rate(self) -> float | None:

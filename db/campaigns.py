@@ -197,6 +197,10 @@ def next_assignment_position(session: Session, campaign_id: int) -> int:
     return 0 if last is None else last + 1
 
 
+#: the order of every campaign list (the pickers' and the Campaigns page's)
+_NEWEST_FIRST = (Campaign.created_at.desc(), Campaign.id.desc())
+
+
 def active_campaign_names(engine: Engine) -> list[tuple[str, int]]:
     """(name, id) of the active campaigns in :func:`list_campaigns`' order (newest first),
     without its counts: what a page's campaign picker needs on every run. The counts
@@ -205,7 +209,7 @@ def active_campaign_names(engine: Engine) -> list[tuple[str, int]]:
         rows = s.execute(
             select(Campaign.name, Campaign.id)
             .where(Campaign.archived_at.is_(None))
-            .order_by(Campaign.created_at.desc(), Campaign.id.desc())
+            .order_by(*_NEWEST_FIRST)
         )
         return [(name, cid) for name, cid in rows]
 
@@ -248,7 +252,7 @@ def list_campaigns(engine: Engine, archived: bool | None = False) -> list[Campai
             .outerjoin(systems, systems.c.campaign_id == Campaign.id)
             .outerjoin(outputs, outputs.c.campaign_id == Campaign.id)
             .outerjoin(judged, judged.c.campaign_id == Campaign.id)
-            .order_by(Campaign.created_at.desc(), Campaign.id.desc())
+            .order_by(*_NEWEST_FIRST)
         )
         if archived is not None:
             query = query.where(

@@ -184,7 +184,8 @@ def test_annotator_speed_and_pass_rate_for_the_dashboard() -> None:
     from db.annotator_stats import AnnotatorWork
 
     n = 12
-    work = AnnotatorWork(1, "a", "annotator", False, n, 0, 0, 5.0, 5.0 * n, 4, 3, 0)
+    work = AnnotatorWork(1, "a", "annotator", False, n, 0, 0, 5.0, 5.0 * n, 4, 3, 0,
+                         timed_labels=n)  # fmt: skip
     assert work.attention_pass_rate == 0.75
     assert work.labels_per_hour == pytest.approx(3600 / 5.0)
     idle = AnnotatorWork(2, "b", "annotator", False, 0, 0, 0, None, 0.0, 0, 0, 0)
