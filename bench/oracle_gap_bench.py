@@ -54,6 +54,7 @@ from ranking_route_bench import (  # noqa: E402
     ALPHA,
     SMALLEST_DIFFERENCE,
     TOL,
+    growth_bet,
     n80_bonferroni,
     oracle_pvalues,
     pair_pvalues,
@@ -155,13 +156,9 @@ POOL_BETS: list[float] = []
 
 
 def _pool_bets(y: np.ndarray) -> list[float]:
-    from scipy import optimize
-
     out = []
     for a, b in pairs(y.shape[1]):
-        d = y[:, a] - y[:, b]
-        lam = optimize.minimize_scalar(lambda v, d=d: -np.mean(np.log1p(v * d)),
-                                       bounds=(-0.999, 0.999), method="bounded").x  # fmt: skip
+        lam = growth_bet(y[:, a] - y[:, b])
         out += [2.0 * lam, -2.0 * lam]
     return out
 

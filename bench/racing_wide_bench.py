@@ -89,7 +89,7 @@ import numpy as np  # noqa: E402
 from oracle_gap_bench import POOL_BETS, _mix_pool, _pool_bets  # noqa: E402
 from oracle_gap_bench import pvalues as gap_pvalues  # noqa: E402
 from racing_bench import ideal_ratio  # noqa: E402
-from ranking_route_bench import oracle_pvalues  # noqa: E402
+from ranking_route_bench import growth_bet, oracle_pvalues  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
@@ -200,18 +200,6 @@ def _parts(spec: str | None):  # type: ignore[no-untyped-def]
         betting_capital.PARTS = old
 
 
-def _growth_bet(x01: np.ndarray, mu: float, lo: float = 0.0, hi: float = 1.0) -> float:
-    """The growth-optimal constant bet λ* = argmax mean log(1 + λ (x − μ)) over the pool
-    ``x01`` against the null mean μ, within the bets that keep 1 + λ (x − μ) > 0 for every
-    x in [lo, hi] (×0.999): [0, 1] is the score's full range (valid without knowing the
-    pool), the pool's own [min, max] is not (``Bets`` "range")."""
-    from scipy import optimize
-
-    a, b = -0.999 / max(hi - mu, 1e-3), 0.999 / max(mu - lo, 1e-3)
-    return float(optimize.minimize_scalar(lambda v: -np.mean(np.log1p(v * (x01 - mu))),
-                                          bounds=(a, b), method="bounded").x)  # fmt: skip
-
-
 def _null_mean(x01: np.ndarray, th01: float, n: int) -> np.ndarray:
     """m_i(θ) = (N θ − S_{i−1})/(N − i + 1), the without-replacement null mean of label i."""
     t = np.arange(1, x01.shape[-1] + 1)
@@ -253,7 +241,7 @@ class Bets:
         x = [(y[:, a] - y[:, b] + 1.0) / 2.0 for a, b in pairs(y.shape[1])]
         self.range = [(float(v.min()), float(v.max())) for v in x]
         if "cond" in (better, equiv):  # λ*(m) of every pair's pool on GRID
-            self.table = np.array([[_growth_bet(v, g) for g in GRID] for v in x])
+            self.table = np.array([[growth_bet(v, g, 0.0, 1.0) for g in GRID] for v in x])
         self.lam: dict[float, np.ndarray] = {}
         self.mix: dict[float, list[float]] = {}
         if "semi" in (better, equiv):
@@ -264,10 +252,11 @@ class Bets:
             if {"oracle", "range"} & {better, equiv}:
                 rs = self.range if known else [(0.0, 1.0)] * len(x)
                 self.lam[th] = np.array(
-                    [_growth_bet(v, mu, *r) for v, r in zip(x, rs, strict=True)]
+                    [growth_bet(v, mu, *r) for v, r in zip(x, rs, strict=True)]
                 )
             if "semi" in (better, equiv) and th:
-                self.mix[th] = [b for v in x for b in (_growth_bet(v, mu), _growth_bet(1 - v, mu))]
+                self.mix[th] = [b for v in x for b in (growth_bet(v, mu, 0.0, 1.0),
+                                                       growth_bet(1 - v, mu, 0.0, 1.0))]
 
     def name(self) -> str:
         same = self.better == self.equiv
@@ -288,9 +277,10 @@ class Bets:
     def _cond_log_k(self, x01: np.ndarray, th: float, c: int) -> np.ndarray:
         """log K_t of the oracle that knows the pool and bets, at label i, the growth-
         optimal bet of the pool's distribution against the null's conditional mean m_i(θ)
-        (:func:`_growth_bet` on a grid of m, interpolated): without replacement m_i drifts
-        away from the pool's mean as the census nears (the gap grows as N(μ − θ)/(N − i + 1)),
-        which a constant bet ignores and the app's plug-in follows."""
+        (:func:`ranking_route_bench.growth_bet` on a grid of m, interpolated): without
+        replacement m_i drifts away from the pool's mean as the census nears (the gap grows
+        as N(μ − θ)/(N − i + 1)), which a constant bet ignores and the app's plug-in
+        follows."""
         b = x01.shape[0]
         m = _null_mean(x01, (th + 1.0) / 2.0, self.n)
         lam = np.stack([np.interp(m[j], GRID, self.table[c + j]) for j in range(b)])

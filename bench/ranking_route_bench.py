@@ -97,6 +97,16 @@ def _plan_only_pvalue(z: np.ndarray, tuning: float, t_star: float) -> np.ndarray
     return np.minimum.accumulate(np.exp(-np.maximum(log_k, 0.0)), axis=1)
 
 
+def growth_bet(x: np.ndarray, mu: float = 0.0, lo: float = -1.0, hi: float = 1.0) -> float:
+    """The growth-optimal constant bet λ* = argmax mean log(1 + λ (x − μ)) over the pool
+    ``x`` against the null mean μ, within the bets that keep 1 + λ (x − μ) > 0 for every
+    x in [lo, hi] (×0.999). The defaults: a pool of differences on their full range
+    [−1, 1] against 0 (valid without knowing the pool); a pool's own [min, max] is not."""
+    a, b = -0.999 / max(hi - mu, 1e-3), 0.999 / max(mu - lo, 1e-3)
+    return float(optimize.minimize_scalar(lambda v: -np.mean(np.log1p(v * (x - mu))),
+                                          bounds=(a, b), method="bounded").x)  # fmt: skip
+
+
 def oracle_pvalues(yo: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(R, m, N) p-values of an oracle that knows each pair's whole pool of differences D:
     the growth-rate-optimal constant bet λ* = argmax mean(log(1 + λ D)) against the
@@ -109,9 +119,7 @@ def oracle_pvalues(yo: np.ndarray, y: np.ndarray) -> np.ndarray:
     out = []
     for a, b in pairs(k):
         pool = y[:, a] - y[:, b]
-        lam = optimize.minimize_scalar(
-            lambda v, d=pool: -np.mean(np.log1p(v * d)), bounds=(-0.999, 0.999), method="bounded"
-        ).x
+        lam = growth_bet(pool)
         d = yo[:, :, a] - yo[:, :, b]
         s_prev = np.cumsum(d, axis=1) - d
         fac = 1.0 + lam * (d + s_prev / (n - t + 1))  # x_i − m_i(0), m_i(0) = −S_{i−1}/(N−i+1)
