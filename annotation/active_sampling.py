@@ -47,7 +47,8 @@ def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
 
     statistics.md §9 (Zrnic & Candès 2024). In queue order, each pending item (all its
     systems' outputs, paired design) is visited: its π is fixed from the uncertainty model
-    fitted on the labels that exist now (:func:`estimators.active.item_uncertainties`, on the
+    fitted on the labels that exist now (:func:`estimators.sampling.active.item_uncertainties`, on
+    the
     campaign's default metric, mixed with uniform by τ), then ξ ~ Bernoulli(π) with the
     campaign's seeded generator; drawn slots open, the others are "passed". Each slot records
     π × its uniform probability (1.0; the overlap share for a second slot) and the round.
@@ -107,7 +108,7 @@ class _RoundPlan:
 
     def pi(self, output_id: int) -> float:
         """The inclusion probability of the output's item."""
-        from estimators import active
+        from estimators.sampling import active
 
         return float(
             active.inclusion_probabilities(
@@ -118,7 +119,7 @@ class _RoundPlan:
 
 def _round_plan(s: Any, camp: Any, pending: list[Any], rounds: list[dict[str, Any]]) -> _RoundPlan:
     """The uncertainty model fitted on the labels that exist now, and the round's rate."""
-    from estimators import active
+    from estimators.sampling import active
 
     signature = _round_metric(s, camp.id, rounds)
     model = _round_model(dbrounds.round_inputs(s, camp.id, signature), camp.mode)
@@ -183,7 +184,7 @@ class _RoundModel:
 def _round_metric(s: Any, campaign_id: int, rounds: list[dict[str, Any]]) -> str | None:
     """The metric of the uncertainty model: the last round's, else the first scored one in
     the estimators' order of preference (fixed before any label of the round)."""
-    from estimators.report import PREFERRED_METRICS
+    from estimators.report.campaign_report import PREFERRED_METRICS
 
     last = next((r.get("metric") for r in reversed(rounds) if r.get("metric")), None)
     if last:
@@ -195,10 +196,11 @@ def _round_metric(s: Any, campaign_id: int, rounds: list[dict[str, Any]]) -> str
 
 
 def _round_model(inputs: dbrounds.RoundInputs, mode: str) -> _RoundModel:
-    """Arrays of the campaign (one metric, first judgments) → u per item (estimators.active).
+    """Arrays of the campaign (one metric, first judgments) → u per item
+    (estimators.sampling.active).
     The judgment is the campaign's: 1 − HTER (clipped) for post-edit campaigns, else the
     label."""
-    from estimators import active
+    from estimators.sampling import active
 
     systems = {sid: i for i, sid in enumerate(sorted({o[2] for o in inputs.outputs}))}
     items = {iid: j for j, iid in enumerate(sorted({o[1] for o in inputs.outputs}))}

@@ -32,8 +32,8 @@ from db.scores import (
     outputs_with_references,
     save_threshold,
 )
-from estimators.campaign import LabelKind, MetricInfo
-from estimators.controls import LEARNED, learned_control
+from estimators.data.campaign import LabelKind, MetricInfo
+from estimators.fixed_n.controls import LEARNED, learned_control
 from formats import calibration_file as cf
 from formats.writers import to_csv
 from metrics import calibration_sets as cs
@@ -101,10 +101,10 @@ def campaign_calibration(
 
 def with_learned_control(data: CampaignData, *, seed: int = 0) -> CampaignData:
     """``data`` plus the cross-fitted ŷ of the binary label as a metric with signature
-    :data:`estimators.controls.LEARNED` (higher = more likely adequate, on the label scale).
+    :data:`estimators.fixed_n.controls.LEARNED` (higher = more likely adequate, on the label scale).
 
     ŷ of a labelled output comes from a model that never saw its label (K-fold by item,
-    :mod:`estimators.learned`), so its ROC and ρ/η are not an in-sample fit. ``data`` is
+    :mod:`estimators.fixed_n.learned`), so its ROC and ρ/η are not an in-sample fit. ``data`` is
     returned unchanged when ŷ cannot be fitted (no metric scores, fewer than 10 labels).
     ŷ belongs to this campaign's labels: it has no stored scores, so a threshold on it is
     read here, not saved, and it makes no calibration set for other campaigns.

@@ -6,7 +6,7 @@ of them per screen), in an order shuffled per annotator and item, without system
 one submit saves every output's judgment with its place on the screen
 (annotation.screen_judgments.submit_screen). Each judgment stays a per-output label on its item, so
 the paired estimators read them as paired data, and ``screen_position`` lets the dashboard
-measure position bias (estimators.position_bias).
+measure position bias (estimators.judgments.position_bias).
 
 The order is a hash of (annotator, item, output): the same on every reload, different for
 each annotator. With ``outputs`` = K below the item's number of outputs, the held outputs
@@ -329,12 +329,13 @@ class ScreenUndone(session.Undone):
 
 
 def position_bias(engine: Engine, campaign_id: int, alpha: float = 0.05) -> Any:
-    """Position bias of the campaign's comparative labels (estimators.position_bias) on its
+    """Position bias of the campaign's comparative labels (estimators.judgments.position_bias) on
+    its
     most common screen size; None when fewer than two complete screens exist."""
     import numpy as np
 
-    from estimators.position_bias import position_bias as estimate
-    from estimators.position_bias import screens_matrix
+    from estimators.judgments.position_bias import position_bias as estimate
+    from estimators.judgments.position_bias import screens_matrix
 
     with read_scope(engine) as s:
         rows = log.screen_labels(s, campaign_id)

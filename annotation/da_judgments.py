@@ -6,7 +6,7 @@ slider per output, anchored at 0 "no meaning preserved" and 100 "perfect meaning
 grammar". SQM (scalar quality metric; Freitag et al. 2021, "Experts, errors, and context",
 TACL; WMT22–23 used it with professional raters) is a seven-point scale 0–6 whose even
 points carry labels. Both are stored as one 0–100 number (``annotations.da_score``; SQM's
-point k as 100·k/6), so one label kind (``estimators.campaign.LabelKind.DA``) reads both.
+point k as 100·k/6), so one label kind (``estimators.data.campaign.LabelKind.DA``) reads both.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from db.context import document_count, has_documents
 from db.engine import read_scope
 from db.vocabulary import DOCUMENT_ORDER as KEY
 from db.vocabulary import Sampling, documents_in_order
-from estimators.clustered import MIN_DOCUMENTS
+from estimators.documents.clustered import MIN_DOCUMENTS
 
 HELP = (
     "Judge documents in order, as in Appraise's document-level assessment: the queue draws "
@@ -60,7 +60,7 @@ class DocumentOrderStatus:
 
 def too_few_documents(documents: int) -> str | None:
     """Why document order cannot give a verdict on this many documents (None: it can): the
-    clustered estimators need :data:`estimators.clustered.MIN_DOCUMENTS` complete ones."""
+    clustered estimators need :data:`estimators.documents.clustered.MIN_DOCUMENTS` complete ones."""
     if documents >= MIN_DOCUMENTS:
         return None
     return (

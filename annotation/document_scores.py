@@ -8,7 +8,7 @@ annotator, system and document.
 Its estimand is its own: a system's mean document score over the campaign's documents,
 the document the unit. :func:`document_data` hands the scores to the estimators as a
 campaign whose "items" are the documents, one judgment each (the first score of a
-system's document, in the order given), read as :class:`estimators.campaign.LabelKind.DA`
+system's document, in the order given), read as :class:`estimators.data.campaign.LabelKind.DA`
 (÷ 100, range [0, 1]): the dashboard's and `cli.py evaluate`'s fixed-n intervals, live
 verdicts (three-way, Holm / e-BH) and ranking all run on it unchanged. The order the
 scores were given is the order the queue drew the documents (random), which the
@@ -30,7 +30,7 @@ from db import document_scores as dbdoc
 from db import queue as dbq
 from db.clock import utcnow
 from db.engine import read_scope
-from estimators.campaign import CampaignData, Judgments
+from estimators.data.campaign import CampaignData, Judgments
 
 
 @dataclass(frozen=True)
@@ -146,9 +146,10 @@ def build_document_data(
 
 
 def document_report(engine: Engine, campaign_id: int, alpha: float | None = None):  # type: ignore[no-untyped-def]
-    """The dashboard's report (estimators.report.campaign_report) on the document scores:
+    """The dashboard's report (estimators.report.campaign_report.campaign_report) on the document
+    scores:
     fixed-n intervals and the live verdicts with documents as the unit; None without any."""
-    from estimators.report import campaign_report
+    from estimators.report.campaign_report import campaign_report
 
     data = document_data(engine, campaign_id)
     return None if data is None else campaign_report(data, signatures=[], alpha=alpha)

@@ -4,7 +4,7 @@ The live verdicts are tuned to the plan (t* = the planned labels per system), so
 fixed before the data it concerns: settings are written through
 :func:`annotation.queue_admin.update_queue_settings`, which logs every change with the number of
 labels that existed then; the monitor uses the plan in force at the first label
-(:func:`estimators.live_designs.plan_in_force`), and a later change is recorded and shown
+(:func:`estimators.sequences.designs.plan_in_force`), and a later change is recorded and shown
 but not applied (the Statistics page, the dashboard and ``cli.py plan`` say so) — except
 the error rate α and the family, applied with a warning (:mod:`annotation.statistics_settings`).
 """
@@ -18,7 +18,13 @@ from db import Engine
 from db import campaigns as dbc
 from db import queue as dbq
 from db import queue_settings as dbset
-from estimators.live_designs import (
+from estimators.base.multiple import pairs
+from estimators.planning.labels_needed import (
+    PERFECT_METRIC,
+    human_labels_needed,
+    score_labels_needed,
+)
+from estimators.sequences.designs import (
     DEFAULT_ALPHA,
     DEFAULT_DESIGN,
     DEFAULT_MARGIN,
@@ -29,8 +35,6 @@ from estimators.live_designs import (
     LivePlan,
     plan_in_force,
 )
-from estimators.multiple import pairs
-from estimators.planning import PERFECT_METRIC, human_labels_needed, score_labels_needed
 
 #: The planner's inputs behind planned_labels (campaigns.meta, logged): the measurable
 #: difference (the difference in adequacy rates to detect) and the power to detect it.
@@ -60,9 +64,10 @@ def forecast_planned_labels(
     a difference of ``smallest_difference`` with probability ``power``, at level α/m (Holm's
     first step over the m pairs of ``n_systems``), human labels only and the largest
     variance binary labels can have (adequacy 0.5):
-    :func:`estimators.planning.human_labels_needed` (the Planner page's formula).
+    :func:`estimators.planning.labels_needed.human_labels_needed` (the Planner page's formula).
     ``score_sd``: a graded score's standard deviation on the analysed 0–1 scale (ESA, DA):
-    the plan uses its variance instead (:func:`estimators.planning.score_labels_needed`)."""
+    the plan uses its variance instead
+    (:func:`estimators.planning.labels_needed.score_labels_needed`)."""
     if not 0 < smallest_difference < 1:
         raise ValueError(
             f"the measurable difference must lie between 0 and 1 (a difference in adequacy "
@@ -87,7 +92,7 @@ def campaign_planned_labels(engine: Engine, campaign_id: int, n_systems: int,
     the labels of the complete documents that give the same precision (the design effect
     from the campaign's intra-document correlation, as ``cli.py plan`` stores it)."""
     from db.reads import read_campaign
-    from estimators.document_planning import document_plan
+    from estimators.planning.documents import document_plan
 
     labels = forecast_planned_labels(n_systems, smallest_difference, alpha, power)
     docs = document_plan(read_campaign(engine, campaign_id))

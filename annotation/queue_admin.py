@@ -16,7 +16,7 @@ from db import slot_counts as dbcount
 from db.campaigns import existing_systems
 from db.context import document_count
 from db.vocabulary import CampaignMode, Estimand, Sampling, documents_in_order
-from estimators.live_designs import LiveDesign
+from estimators.sequences.designs import LiveDesign
 
 
 @dataclass(frozen=True)

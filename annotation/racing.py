@@ -8,7 +8,8 @@ the queue's seeded random permutation, untouched, and every inclusion probabilit
 uniform design's (no draw round is recorded), so the monitor reads the labels as before.
 
 Which systems are in play is recomputed from the live verdicts (the monitor of the
-dashboard, :func:`estimators.report.campaign_report`) when a round is drawn, at most once
+dashboard, :func:`estimators.report.campaign_report.campaign_report`) when a round is drawn, at most
+once
 per :data:`CHECK_EVERY_LABELS` new labels, in a background thread (:data:`BACKGROUND`), so
 saving a label never waits for the monitor; rounds meanwhile use the systems in play known
 so far (a decision on fewer past labels: still valid). A system is in play
@@ -37,8 +38,8 @@ from db import racing_slots as dbrace
 from db.campaigns import existing_systems
 from db.clock import utcnow
 from db.vocabulary import Sampling, documents_in_order
-from estimators.monitor_status import MonitorReport
-from estimators.monitor_status import settled_pairs as monitor_settled_pairs
+from estimators.live.status import MonitorReport
+from estimators.live.status import settled_pairs as monitor_settled_pairs
 
 #: Items a racing round opens (their in-play systems' slots) before it stops.
 ROUND_ITEMS = 10
@@ -52,7 +53,7 @@ KEY = "racing"  # campaigns.meta[KEY]; the setting log's key
 
 def settled_pairs(report: MonitorReport) -> set[tuple[str, str]]:
     """The pairs (a, b) of a monitor report whose three-way outcome is settled — A better,
-    B better, or no difference larger than ε (:func:`estimators.monitor_status.settled_pairs`,
+    B better, or no difference larger than ε (:func:`estimators.live.status.settled_pairs`,
     under the report's own α, ε and error rate: the campaign's plan in force)."""
     return {(v.a, v.b) for v in monitor_settled_pairs(report)}
 
@@ -284,7 +285,7 @@ def _monitor(source: Any, campaign_id: int) -> MonitorReport | None:
     queue transaction (on SQLite its lock hands the database over in turn, so saves never
     meet SQLite's busy handler and its growing sleeps) and the verdicts computed after it."""
     from db.reads import read_campaign
-    from estimators.report import campaign_report, default_signatures
+    from estimators.report.campaign_report import campaign_report, default_signatures
 
     if isinstance(source, Engine):
         with dbq.queue_transaction(source) as s:

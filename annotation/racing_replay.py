@@ -2,7 +2,7 @@
 
 The queue of :mod:`annotation.racing`, on arrays: items come in a given random order, in
 rounds of ``every`` items; before each round the live verdicts are read (the campaign's
-:class:`estimators.monitor.CampaignMonitor` on the labels so far) and, with racing, the
+:class:`estimators.live.monitor.CampaignMonitor` on the labels so far) and, with racing, the
 systems whose pairs are all settled are dropped for good; the round's items are then
 labelled for the systems in play (all systems without racing). Used by the racing bench
 (total labels to settle every pair) and the validity simulation (every read's verdicts and
@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from annotation.racing import settled_pairs, systems_in_play
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_cache import MonitorCache
-from estimators.monitor_status import MonitorReport
+from estimators.caches.monitor import MonitorCache
+from estimators.live.monitor import CampaignMonitor
+from estimators.live.status import MonitorReport
 
 
 @dataclass
@@ -60,7 +60,7 @@ def replay(
     in_play = set(names)
     # One cache for every read of this replay: labels only arrive, so each read extends the
     # streams' carried betting states instead of recomputing their paths
-    # (estimators.monitor_cache; equal to the full recomputation, tests/estimators).
+    # (estimators.caches.monitor; equal to the full recomputation, tests/estimators).
     monitor.setdefault("cache", MonitorCache())
     out = Replay()
     item_l: list[np.ndarray] = []

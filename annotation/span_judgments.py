@@ -18,7 +18,7 @@ from db import campaigns as repo
 from db.engine import session_scope
 from db.lifecycle import CampaignArchived
 from db.vocabulary import Severity
-from estimators.agreement import SpanAgreement, span_f1
+from estimators.judgments.agreement import SpanAgreement, span_f1
 
 META_KEY = "spans"
 SETTING_KEY = "span_settings"  # its key in the campaign setting log
@@ -108,7 +108,7 @@ def judgment_fields(
 def span_agreement(engine: Engine, campaign_id: int) -> tuple[SpanAgreement, SpanAgreement]:
     """Character-level span F1 between the annotators of every output judged more than once
     (target spans only: omission marks in the source have no output characters), plain and
-    severity-aware (estimators.agreement.span_f1)."""
+    severity-aware (estimators.judgments.agreement.span_f1)."""
     with session_scope(engine) as s:
         judgments = log.current_span_judgments(s, campaign_id)
     units: dict[tuple[str, str], list[list[tuple[int, int, bool]]]] = {}

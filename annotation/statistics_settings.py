@@ -10,7 +10,7 @@ meta (:mod:`annotation.racing`); every change goes to the setting log with the l
 A change of α or the family after labels exist IS applied (the monitor reads every verdict
 again at the new level) and shown with :data:`LEVEL_WARNING`; the plan (size, design,
 estimand) and ε stay as they were at the first label
-(:func:`estimators.live_designs.plan_in_force`).
+(:func:`estimators.sequences.designs.plan_in_force`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from db import campaigns as dbc
 from db import queue as dbq
 from db.campaigns import list_campaigns
 from db.lifecycle import CampaignLifeError, archived_reason
-from estimators.live_designs import (
+from estimators.sequences.designs import (
     DESIGN_TEXT,
     ESTIMAND_TEXT,
     LEVEL_KEYS,
@@ -174,7 +174,7 @@ def read_statistics(engine: Engine, campaign_id: int) -> StatisticsSettings:
 
 def _planner_in_force(meta: dict[str, Any], changes: list) -> tuple[dict[str, Any], tuple]:
     """The measurable difference and power behind the planned labels in force: like the
-    plan (:func:`estimators.live_designs.plan_in_force`), a change made after labels existed
+    plan (:func:`estimators.sequences.designs.plan_in_force`), a change made after labels existed
     is taken back (recorded, not applied), so they always match the planned labels."""
     values = {k: meta.get(k) for k in live_plan.PLANNER_KEYS}
     late = []

@@ -2,18 +2,18 @@
 
 For each real pair (A, B) of bench/labels_to_significance.py's data sets and R random item
 orders, the queue's two designs are replayed on the recorded human labels
-(:func:`estimators.simulation.simulate_active`; the labels are the fixed judgments of the
+(:func:`tests.support.simulation.simulate_active`; the labels are the fixed judgments of the
 pool, so the truth is the whole-pool difference):
 
 - uniform — every visited item labelled (π = 1), increments mean_pool(ŷ) + (D − ŷ_D) with
-  the predictable binned-chrF ŷ of estimators.active (the same ŷ as active, so the columns
+  the predictable binned-chrF ŷ of estimators.sampling.active (the same ŷ as active, so the columns
   differ only by the design);
 - active — items visited in the same kind of random order, each labelled with probability
   π = τ·b + (1 − τ)·b·u/ū from the binned uncertainty model refitted every 50 visits on the
   labels so far (b = 0.5, τ = 0.3), weighted by 1/π.
 
 n80 = the smallest label count n at which ≥ 80 % of orders give a fixed-n interval
-(:func:`estimators.active.fixed_n`, t quantile) excluding 0 with the true sign; live = the
+(:func:`estimators.sampling.active.fixed_n`, t quantile) excluding 0 with the true sign; live = the
 median number of labels at which the anytime-valid confidence sequence (AsympCS, t* = N,
 the monitor's variance prior for binary labels) first excludes 0 with the right sign
 (inf when under half of the orders get there). Savings = 1 − active/uniform, per data set,
@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from estimators import confidence_sequences as csq  # noqa: E402
-from estimators.simulation import simulate_active  # noqa: E402
+from estimators.sequences import confidence_sequences as csq  # noqa: E402
+from tests.support.simulation import simulate_active  # noqa: E402
 
 RATE, TAU, LEVEL, POWER, MIN_N = 0.5, 0.3, 0.95, 0.8, 30
 

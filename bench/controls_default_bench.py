@@ -4,9 +4,9 @@ A benchmark, not a test (issue 30, item 6). The route is bench/ranking_route_ben
 every pair of a shipped pool, the paired queue (every system on every drawn item), the
 test-set estimand (labels without replacement), Holm at α = 0.05 read after every item, the
 planner's t* for a smallest difference of 0.10, the 30-label floor and the known-part rule.
-"without": the app's capital (estimators.betting.wor_log_capital; ranking_route_bench's
+"without": the app's capital (estimators.sequences.betting.wor_log_capital; ranking_route_bench's
 pair_pvalues). "with": the capital with the pair's control g_A − g_B
-(estimators.betting_control.log_capital_from: ½ the label capital + ½ the controlled
+(estimators.sequences.betting_control.log_capital_from: ½ the label capital + ½ the controlled
 capital). Both read the same orders.
 
 Pools and controls (the control is per output; a pair's is the difference):
@@ -57,9 +57,9 @@ from ranking_route_bench import (  # noqa: E402
 )
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import betting_control as bc  # noqa: E402
-from estimators.multiple import pairs  # noqa: E402
-from estimators.sequential import BURN_IN  # noqa: E402
+from estimators.base.multiple import pairs  # noqa: E402
+from estimators.sequences import betting_control as bc  # noqa: E402
+from estimators.sequences.sequential import BURN_IN  # noqa: E402
 
 CHUNK = 50
 #: The earlier measurement of COMET-22 against MQM: paired (segment-level) correlation.
@@ -161,8 +161,8 @@ def monitor_route(y, g, orders, every: int) -> dict[str, np.ndarray]:  # type: i
     betting_cv, test-set estimand, Holm, the planner's t*), the pool's metric scores per
     system, the paired queue read every ``every`` items with one MonitorCache per replay.
     {design: (orders, pairs) items labelled at each pair's first verdict (∞: never)}."""
-    from estimators.monitor import CampaignMonitor
-    from estimators.monitor_cache import MonitorCache
+    from estimators.caches.monitor import MonitorCache
+    from estimators.live.monitor import CampaignMonitor
 
     n, k = y.shape
     t_star = min(forecast_planned_labels(k, SMALLEST_DIFFERENCE, ALPHA), n)

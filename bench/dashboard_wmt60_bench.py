@@ -23,7 +23,7 @@ system browser) and times:
 Each with the ratio to the floor and the "Computed in" figure the page shows, first for a
 server reading afresh per label (``TANDEM_INCREMENTAL=0``: full campaign reads, no carried
 report parts; the baseline) then for the default (delta reads, db.campaign_delta; carried
-report parts, estimators/report_cache.py), in the same run; before that, the campaign read
+report parts, estimators/caches/report.py), in the same run; before that, the campaign read
 alone after one label in this process, full against delta. ``--screenshot PATH`` saves the
 drawn dashboard (docs/screenshots/dashboard-60-systems.png).
 

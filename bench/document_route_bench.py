@@ -4,11 +4,11 @@ the dashboard read after every completed document until the pool is exhausted. A
 not a test.
 
 The route is the app's own: the labels in queue order go to
-:class:`estimators.monitor.CampaignMonitor` with the arguments
-:func:`estimators.report_live.live_monitor` passes (no metric grids, ``present`` all True,
+:class:`estimators.live.monitor.CampaignMonitor` with the arguments
+:func:`estimators.report.live.live_monitor` passes (no metric grids, ``present`` all True,
 label range (0, 1), inclusion probability 1, positions = queue order, the plan in force:
 t* = planned labels, test-set estimand, ε = 0.05, Holm), whose ``report()`` hands over to
-:func:`estimators.doc_monitor.document_report`. Reading ``report()`` after each of 300
+:func:`estimators.live.document_report.document_report`. Reading ``report()`` after each of 300
 documents of ≈ 95 segments × 4 systems is ≈ 300 × 0.1 s per run, so every read is computed
 by :func:`route_reads`, which calls the same functions ``document_report`` calls
 (``clustered.document_sums`` / ``document_increments`` / ``document_paths`` /
@@ -19,7 +19,7 @@ compares it with ``CampaignMonitor.report()`` at sampled reads (including every 
 which some pair first settles) and the bench prints the mismatches (must be 0).
 
 Synthetic campaigns with known truth (latent-threshold model as
-:mod:`estimators.doc_simulation`, generalised to k systems):
+:mod:`tests.support.doc_simulation`, generalised to k systems):
 y_{s,i} = 1{0.3 + δ_s + a_j + b_{j,s} + c_i + e_{i,s} > 0}, document effect a_j ~ N(0, 0.2²),
 system × document effect b_{j,s} ~ N(0, σ_b²) (sets the ICC of the paired differences),
 segment effect c_i ~ N(0, 0.7²) shared by the systems (paired design), e ~ N(0, 1).
@@ -89,14 +89,14 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import clustered as cl  # noqa: E402
-from estimators import verdicts  # noqa: E402
-from estimators.campaign import CampaignData, Judgments  # noqa: E402
-from estimators.document_planning import DocumentPlan, document_plan  # noqa: E402
-from estimators.live_designs import DEFAULT_MARGIN  # noqa: E402
-from estimators.monitor import CampaignMonitor  # noqa: E402
-from estimators.multiple import bonferroni_alpha, holm, pairs  # noqa: E402
-from estimators.verdicts import Outcome  # noqa: E402
+from estimators.base import verdicts  # noqa: E402
+from estimators.base.multiple import bonferroni_alpha, holm, pairs  # noqa: E402
+from estimators.base.verdicts import Outcome  # noqa: E402
+from estimators.data.campaign import CampaignData, Judgments  # noqa: E402
+from estimators.documents import clustered as cl  # noqa: E402
+from estimators.live.monitor import CampaignMonitor  # noqa: E402
+from estimators.planning.documents import DocumentPlan, document_plan  # noqa: E402
+from estimators.sequences.designs import DEFAULT_MARGIN  # noqa: E402
 
 ALPHA = 0.05
 POWER = 0.8

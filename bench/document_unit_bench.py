@@ -2,17 +2,17 @@
 
 A document-ordered queue draws whole documents (segments in document order) from a pool of
 M = 2J documents until J are complete; labels of two systems come from the latent model of
-:mod:`estimators.doc_simulation`, with the intra-document correlation (ICC) of the paired
+:mod:`tests.support.doc_simulation`, with the intra-document correlation (ICC) of the paired
 differences set from 0 to ≈ 0.3 (the shipped WMT21 TED en-de file measures ≈ 0.02, with an
 interval up to ≈ 0.19 from its 5 talks — printed first). Per cell, ``--runs`` pools:
 
 - fixed-n coverage of the 95 % interval for the pool's paired difference (A latent 0.3
-  above B): the document-unit ratio interval (:func:`estimators.clustered.ratio_interval`,
+  above B): the document-unit ratio interval (:func:`estimators.documents.clustered.ratio_interval`,
   finite-population correction over the M documents) against the segment-unit t interval
-  on the same labels (:func:`estimators.clustered.segment_interval`);
+  on the same labels (:func:`estimators.documents.clustered.segment_interval`);
 - anytime false-claim rate of the live monitor at a true null (the pool's difference exactly
   0: mirrored documents), α = 0.05, p-values read after every completed document
-  (document unit: :func:`estimators.clustered.document_paths`) or after every label
+  (document unit: :func:`estimators.documents.clustered.document_paths`) or after every label
   (segment unit: the monitor's asympcs design on the segment differences, the formula a
   segment-drawing queue would use);
 - anytime miss rate of the live document-unit sequence at the non-null pools.
@@ -31,10 +31,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from estimators import clustered as cl
-from estimators import sequential as seq
-from estimators.doc_simulation import DocPool, difference_icc, document_pool, queue_order
-from estimators.live_designs import LiveDesign, design_paths
+from estimators.documents import clustered as cl
+from estimators.sequences import sequential as seq
+from estimators.sequences.designs import LiveDesign, design_paths
+from tests.support.doc_simulation import DocPool, difference_icc, document_pool, queue_order
 
 ALPHA = 0.05
 #: σ_b of the latent model → ICC of the differences ≈ 0, 0.02 (WMT21 TED), 0.1, 0.3

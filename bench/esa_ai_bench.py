@@ -7,7 +7,7 @@ false spans (a random unmarked word, minor) added at add_rate per output. Report
 level, over the outputs of all 13 systems:
 
 - agreement of prefill and reference: exact span F1 (same start and end; with severity),
-  and character-level F1 (estimators.agreement.span_f1, plain and severity-aware);
+  and character-level F1 (estimators.judgments.agreement.span_f1, plain and severity-aware);
 - what the export would say if the annotator ended at the reference
   (annotation.ai_prefill.provenance): final spans from the AI unchanged / edited / new,
   AI spans deleted;
@@ -37,7 +37,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation.ai_prefill import provenance
-from estimators.agreement import span_f1
+from estimators.judgments.agreement import span_f1
 
 DATA = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"

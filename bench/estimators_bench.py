@@ -22,17 +22,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 
 import numpy as np
 
-from estimators.control_variates import chaganty_mean, ppi_mean, ppi_paired_difference
-from estimators.double_sampling import per_system, per_system_difference
-from estimators.human import binary_beta, binary_wilson, mean_t, paired_difference
-from estimators.planning import labels_still_needed
-from estimators.simulation import binary_metric, make_pool
-from estimators.vondaniken import (
+from estimators.fixed_n.control_variates import chaganty_mean, ppi_mean, ppi_paired_difference
+from estimators.fixed_n.double_sampling import per_system, per_system_difference
+from estimators.fixed_n.human import binary_beta, binary_wilson, mean_t, paired_difference
+from estimators.fixed_n.vondaniken import (
     calibration_counts,
     metric_only_calibrated,
     per_system_posterior,
     shared_rate,
 )
+from estimators.planning.labels_needed import labels_still_needed
+from tests.support.simulation import binary_metric, make_pool
 
 SYSTEMS, OUTPUTS, LABELS = 14, 10_000, 500
 
@@ -105,8 +105,8 @@ def refresh(g: np.ndarray, m: np.ndarray, lab: np.ndarray, y: np.ndarray) -> dic
 
 def learned_fit(g: np.ndarray, lab: np.ndarray, y: np.ndarray, seed: int = 1):
     """The cross-fitted ŷ from three metrics (g and two noisier copies): the refit the
-    dashboard does only when the label count has doubled (estimators.learned)."""
-    from estimators.learned import learned_grid
+    dashboard does only when the label count has doubled (estimators.fixed_n.learned)."""
+    from estimators.fixed_n.learned import learned_grid
 
     rng = np.random.default_rng(seed)
     feats = np.stack([g, g + rng.standard_normal(g.shape), g + rng.standard_normal(g.shape)], -1)

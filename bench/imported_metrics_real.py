@@ -37,8 +37,8 @@ from annotation.importer import import_campaign
 from db.engine import make_engine
 from db.migrate import upgrade
 from db.reads import read_campaign
-from estimators import control_variates as cv
-from estimators.campaign import LabelKind
+from estimators.data.campaign import LabelKind
+from estimators.fixed_n import control_variates as cv
 from formats.scores_file import MetricSpec
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/mlqe-pe-test20/mlqe_pe_test20.csv"

@@ -5,18 +5,18 @@ permutation of the pool's items; a paired method labels both systems' outputs of
 items), n80 = the smallest n at which ≥ 80 % of orders give a 95 % interval that excludes 0
 with the sign of the true (whole-pool) difference. Methods:
 
-- human paired     — t interval on D = y_A − y_B (estimators.human.paired_difference)
+- human paired     — t interval on D = y_A − y_B (estimators.fixed_n.human.paired_difference)
 - human unpaired   — Welch on n labels of A and n of B from independent orders
-                     (estimators.human.welch_difference)
+                     (estimators.fixed_n.human.welch_difference)
 - von Däniken      — per-system double sampling on m = 1{metric ≥ pool median}
-                     (estimators.double_sampling.per_system_difference)
+                     (estimators.fixed_n.double_sampling.per_system_difference)
 - CV               — Chaganty's per-system control variates: λ_A, λ_B each fitted for its own
-                     system (estimators.control_variates.optimal_lambda), paired variance
+                     system (estimators.fixed_n.control_variates.optimal_lambda), paired variance
                      (ppi_paired_difference with controls (g_A, g_B) and λ = (λ_A, −λ_B))
 - PPI++ 1          — PPI++ on D with the control g_A − g_B
 - PPI++ 2          — PPI++ on D with the controls (g_A, g_B)
 - live designs     — median first time t ≥ 30 at which each live design of the monitor
-                     (estimators.live_designs: AsympCS, group-sequential O'Brien–Fleming
+                     (estimators.sequences.designs: AsympCS, group-sequential O'Brien–Fleming
                      α-spending with 20 looks, betting CS) calls the pair significant with
                      the right sign, on the monitor's default increments: predictable CV with
                      the control g_A − g_B in the finite-pool (Des Raj) form — the estimand is
@@ -70,10 +70,13 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from estimators import control_variates as cv  # noqa: E402
-from estimators import double_sampling, human  # noqa: E402
-from estimators.live_designs import LiveDesign, design_paths  # noqa: E402
-from estimators.sequential import paired_cv_increments  # noqa: E402
+from estimators.fixed_n import control_variates as cv  # noqa: E402
+from estimators.fixed_n import (  # noqa: E402
+    double_sampling,
+    human,
+)
+from estimators.sequences.designs import LiveDesign, design_paths  # noqa: E402
+from estimators.sequences.sequential import paired_cv_increments  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from pools import DATA, Pool, load_chaganty, load_wmt, select_pairs, wide  # noqa: E402, F401
@@ -385,7 +388,7 @@ def _report_active(rows: list[dict]) -> None:
 
 
 # ----------------------------------------------------------------------------- learned control
-# statistics.md §8 on real data (`--learned`): the cross-fitted ŷ (estimators.learned) from
+# statistics.md §8 on real data (`--learned`): the cross-fitted ŷ (estimators.fixed_n.learned) from
 # every automatic signal of the pool — the metrics above and the cheap text features of
 # metrics.features — as ONE PPI++ control, against human-only and the best single metric.
 # MLQE-PE has one system per language pair (no pairs): there the system mean is reported,
@@ -412,7 +415,7 @@ def _feature_grid(df: pd.DataFrame, systems, cand_col, ref_col) -> np.ndarray:
 
 
 def _learned_power(n, ya, yb, xa, xb, orders, sign) -> float:
-    from estimators.learned import learned_ppi_paired_difference
+    from estimators.fixed_n.learned import learned_ppi_paired_difference
 
     hits = 0
     for o in orders:
@@ -463,7 +466,7 @@ def learned_pair_row(task) -> dict:
     xb = np.column_stack([*(g[1] for g in metrics.values()), feats_b])
     row["n80 learned"] = _bisect(lambda n: _learned_power(n, ya, yb, xa, xb, orders, sign), n_max)
     # ŷ's pool-level quality: cross-fitted on a random half, read on the other half
-    from estimators.learned import cross_fit
+    from estimators.fixed_n.learned import cross_fit
 
     half = orders[0][: n_items // 2]
     rest = orders[0][n_items // 2 :]
@@ -482,7 +485,7 @@ def learned_pair_row(task) -> dict:
 def mlqe_rows(r_orders: int, seed: int = 7) -> list[dict]:
     """Per language pair: Pearson of each signal with the judgment, measured DE of PPI++ with
     it (labels = a random 20 %), and n80 for a ±target interval on the system mean."""
-    from estimators.learned import learned_ppi_mean
+    from estimators.fixed_n.learned import learned_ppi_mean
 
     df = pd.read_csv(DATA / "mlqe-pe-test20" / "mlqe_pe_test20.csv")
     rows = []

@@ -1,6 +1,6 @@
 """The live monitor's read after one new label: the full recomputation (every pair's whole
 path, what the dashboard did before) against the monitor with its analyses carried between
-reads (estimators.monitor_cache), measured in the same run. A benchmark, not a test.
+reads (estimators.caches.monitor), measured in the same run. A benchmark, not a test.
 
 Campaigns (synthetic, binary labels, paired queue, every system's output of an item in a
 random order, the app's default live plan: betting design, test-set estimand, Holm):
@@ -14,7 +14,7 @@ random order, the app's default live plan: betting design, test-set estimand, Ho
 Timings: "full" = ``CampaignMonitor(...).report()`` on all labels without a cache (the
 reference, every pair's whole path); "after one label" = the same report with the cache
 warmed by the read before the last label (the carried states extended by one label,
-estimators.monitor_carry); "undo" = the read after that label is withdrawn again (the
+estimators.live.carry); "undo" = the read after that label is withdrawn again (the
 states roll back one read), "redo" = given again; "cold" = the first read with an empty
 cache (what the dashboard pays once per server process and campaign; its pairs spread over
 the cores when some are idle, MonitorCache.warm: the thread count it chose is printed), and
@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from estimators.monitor import CampaignMonitor  # noqa: E402
-from estimators.monitor_cache import MAX_THREADS, MonitorCache, default_threads  # noqa: E402
+from estimators.caches.monitor import MAX_THREADS, MonitorCache, default_threads  # noqa: E402
+from estimators.live.monitor import CampaignMonitor  # noqa: E402
 
 
 def campaign(k: int, n: int, n_labelled: int, rates: np.ndarray, seed: int):  # type: ignore[no-untyped-def]

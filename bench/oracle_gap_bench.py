@@ -5,7 +5,8 @@ test-set estimand = sampling without replacement, Holm at α = 0.05 read after e
 the planner's t* for a smallest difference of 0.10, the 30-label floor, the known-part
 rule); the figure is the median and 80th percentile over pairs of (median over orders of the
 labels to a verdict) ÷ the fixed-n paired n80 at α/m. Each row turns off ONE handicap of the
-app's capital (estimators.betting.wor_log_capital, tuned at α/m) and reports the figure and
+app's capital (estimators.sequences.betting.wor_log_capital, tuned at α/m) and reports the figure
+and
 its share of the app–oracle gap, (app − row)/(app − oracle):
 
 - ``σ² known``       the Kelly parts' plug-in variance σ̂²_{i−1} replaced by the pair's true
@@ -61,8 +62,11 @@ from ranking_route_bench import (  # noqa: E402
 )
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import betting, betting_capital  # noqa: E402
-from estimators.multiple import holm, pairs  # noqa: E402
+from estimators.base.multiple import holm, pairs  # noqa: E402
+from estimators.sequences import (  # noqa: E402
+    betting,
+    betting_capital,
+)
 
 CHUNK = 40
 

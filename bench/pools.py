@@ -105,7 +105,7 @@ def load_chaganty(use_bertscore: bool) -> list[Pool]:
     metrics = _metrics(df, systems, "output_num0", "reference_num0", use_bertscore)
     return [
         # 1 − HTER clipped to [0, 1]: the post-edit judgment as the app analyses it
-        # (estimators.campaign.LabelKind.ONE_MINUS_HTER), so the labels have a known range
+        # (estimators.data.campaign.LabelKind.ONE_MINUS_HTER), so the labels have a known range
         Pool(
             "chaganty 1-HTER", systems, np.clip(1 - wide(df, systems, "hter_mean"), 0, 1), metrics
         ),

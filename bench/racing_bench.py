@@ -10,7 +10,7 @@ the default live design (betting), the test-set estimand (finite pool), Holm ove
 pairs at α = 0.05 and a plan the user could make (t* = the planner's labels per pair for a
 smallest difference of ε = 0.10 with 13 systems, clipped to the pool by the monitor).
 
-"Settled" is the monitor's own three-way outcome (:func:`estimators.monitor_status.settled_pairs`,
+"Settled" is the monitor's own three-way outcome (:func:`estimators.live.status.settled_pairs`,
 what racing reads in the app): "A better" / "B better" (Holm on the anytime p-values), or
 "no difference larger than ε" (the pair's simultaneous interval lies inside [−ε, ε]).
 
@@ -81,7 +81,7 @@ def main() -> None:
                     help="the earlier bets: ½ plan-sized + ½ Kelly with cap ½")  # fmt: skip
     args = ap.parse_args()
     if args.before:
-        from estimators import betting_capital
+        from estimators.sequences import betting_capital
 
         betting_capital.PARTS = ((0.5, "plan"), (0.5, 0.5))  # the global the capital reads
     if args.latency:

@@ -6,7 +6,7 @@ machine (bench/monitor_read_bench.py: seconds per read), so this bench computes 
 settling time from the same quantities on arrays, for all 1,770 pairs at once:
 
 - "better": Holm at α = 0.05 over all m pairs on the betting p-values of the app's default
-  design (estimators.betting.betting_pvalue: tuned at α/m, the planner's t* for ε clipped
+  design (estimators.sequences.betting.betting_pvalue: tuned at α/m, the planner's t* for ε clipped
   to the pool, without-replacement null, the 30-label floor) and the known-part rule;
 - "no difference larger than ε": the pair's α/m betting sequence excludes Δ = ±ε and ±2ε
   (running maximum of log K ≥ log(m/α); the capital is quasi-convex in θ, so the hull of
@@ -93,9 +93,12 @@ from ranking_route_bench import growth_bet, oracle_pvalues  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import betting, betting_capital  # noqa: E402
-from estimators.multiple import holm, pairs  # noqa: E402
-from estimators.sequential import BURN_IN  # noqa: E402
+from estimators.base.multiple import holm, pairs  # noqa: E402
+from estimators.sequences import (  # noqa: E402
+    betting,
+    betting_capital,
+)
+from estimators.sequences.sequential import BURN_IN  # noqa: E402
 
 ALPHA = 0.05
 EPS = 0.10
@@ -185,8 +188,9 @@ def _equivalent(d, s, n, eps, tune, t_star, thr, bets=None, c=0):  # type: ignor
 @contextlib.contextmanager
 def _parts(spec: str | None):  # type: ignore[no-untyped-def]
     """The capital's parts set by ``spec`` "parts w_plan w_1 c_1 w_2 c_2" for the block
-    (estimators.betting_capital.PARTS, the global the capital reads; patching the re-export
-    estimators.betting.PARTS changes nothing); None: the app's."""
+    (estimators.sequences.betting_capital.PARTS, the global the capital reads; patching the
+    re-export
+    estimators.sequences.betting.PARTS changes nothing); None: the app's."""
     if spec is None or not spec.startswith("parts"):
         yield
         return
@@ -215,7 +219,7 @@ class Bets:
     """The bets of one campaign's pairs, for the "better" side (θ = 0) and the "no
     difference larger than ε" side (θ = ±ε, ±2ε), on the [0, 1] scale of D = y_A − y_B:
 
-    - ``app``     the app's capital (estimators.betting.wor_log_capital, tuned at α/m);
+    - ``app``     the app's capital (estimators.sequences.betting.wor_log_capital, tuned at α/m);
     - ``oracle``  the growth-optimal constant bet knowing the pair's pool (better side:
                   ranking_route_bench.oracle_pvalues; each θ: the same against (θ + 1)/2);
     - ``semi``    the semi-oracle of oracle_gap_bench (``_mix_pool``): a uniform mixture

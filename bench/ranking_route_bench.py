@@ -23,7 +23,8 @@ verdict) / n80, and its 80th percentile over pairs.
 "before" is the monitor before this change (bets sized for the plan only, tuned at α but
 read by Holm at α/m, on the Des Raj increments; no known-part bound); "after" the monitor
 now (tuned at α/m; ¼ plan-sized + ⅜ cautious Kelly + ⅜ bold Kelly bets on the labels
-themselves, without replacement (estimators.betting.PARTS); the labelled part alone settles
+themselves, without replacement (estimators.sequences.betting.PARTS); the labelled part alone
+settles
 a pair once it excludes 0, which makes the census exact). "oracle" (:func:`oracle_pvalues`)
 knows each pair's pool of differences and bets the growth-optimal constant λ*: a bound on
 what better bets could reach on this route (same floor, Holm, known-part rule).
@@ -57,9 +58,9 @@ from pools import load_newstest  # noqa: E402
 from scipy import optimize, stats  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators import betting  # noqa: E402
-from estimators.multiple import holm, pairs  # noqa: E402
-from estimators.sequential import BURN_IN, cv_increments  # noqa: E402
+from estimators.base.multiple import holm, pairs  # noqa: E402
+from estimators.sequences import betting  # noqa: E402
+from estimators.sequences.sequential import BURN_IN, cv_increments  # noqa: E402
 
 ALPHA = 0.05
 POWER = 0.8
@@ -156,7 +157,7 @@ def ever_ebh(e: np.ndarray) -> np.ndarray:
     """(R,): e-BH (on the current e-values) rejects some pair at some read."""
     m = e.shape[1]
     srt = -np.sort(-np.swapaxes(e, 1, 2), axis=2)  # (R, N, m), largest first
-    # e-BH rejects something iff some e_(k) ≥ m/(α k) (estimators.verdicts.e_bh)
+    # e-BH rejects something iff some e_(k) ≥ m/(α k) (estimators.base.verdicts.e_bh)
     rej = (srt >= m / (ALPHA * np.arange(1, m + 1))).any(axis=2)
     return rej.any(axis=1)
 

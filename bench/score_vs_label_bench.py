@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation.live_plan import forecast_planned_labels
 from annotation.racing_replay import replay
-from estimators.monitor_status import is_decided
+from estimators.live.status import is_decided
 
 SHARED = Path(__file__).resolve().parents[2] / "shared/data"
 POOLS = {

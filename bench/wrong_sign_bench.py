@@ -11,7 +11,7 @@ ranking_route_bench.pair_pvalues (Holm over the pairs, the 30-label floor) and r
 ``report()`` only where a wrong side can show: a pair Holm rejects while its label mean Δ̂_t
 is 0 or has the other sign than the pool's Δ (or while Δ = 0). A side claimed elsewhere —
 with Δ̂_t on the true side — is wrong only if the shown interval excludes both Δ̂_t and Δ;
-the verdict rule in force (estimators.verdicts.read_outcome) never claims a side against
+the verdict rule in force (estimators.base.verdicts.read_outcome) never claims a side against
 Δ̂_t, and the rule before it took the side from Δ̂_t clipped into the interval, so the
 screen misses only reads of the old rule whose Bonferroni interval missed Δ.
 
@@ -44,8 +44,8 @@ from pools import load_newstest  # noqa: E402
 from ranking_route_bench import ALPHA, SMALLEST_DIFFERENCE, pair_pvalues  # noqa: E402
 
 from annotation.live_plan import forecast_planned_labels  # noqa: E402
-from estimators.monitor import CampaignMonitor  # noqa: E402
-from estimators.multiple import holm, pairs  # noqa: E402
+from estimators.base.multiple import holm, pairs  # noqa: E402
+from estimators.live.monitor import CampaignMonitor  # noqa: E402
 
 CHUNK = 50
 

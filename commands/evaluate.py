@@ -50,8 +50,8 @@ def evaluate(
     """Print per-system and pairwise fixed-n results with the chosen controls (headless).
     Documents judged in order: the document-unit ratio estimates instead (no controls)."""
     from db.reads import read_campaign
-    from estimators.campaign import LABEL_KINDS, display_scale
-    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+    from estimators.data.campaign import LABEL_KINDS, display_scale
+    from estimators.fixed_n.controls import LEARNED, control_efficiency, evaluate, learned_control
 
     engine = base.open_engine()
     data = read_campaign(engine, campaign_id_of(engine, campaign))
@@ -94,8 +94,8 @@ def evaluate(
 def _zscored(data, kind: str):  # type: ignore[no-untyped-def]
     """(data with z-scores as its ``score`` judgments, the score kind, the display name), or
     exit saying why not."""
-    from estimators.campaign import LABEL_KINDS, LabelKind
-    from estimators.zscores import zscored_campaign
+    from estimators.data.campaign import LABEL_KINDS, LabelKind
+    from estimators.judgments.zscores import zscored_campaign
 
     try:
         zdata = zscored_campaign(data, kind)
@@ -116,7 +116,7 @@ def _zscore_note() -> None:
 
 def _scale_note(kind: str) -> None:
     """Say on which scale the numbers are printed when it is not the analysed one."""
-    from estimators.campaign import ESA_MAX, display_scale
+    from estimators.data.campaign import ESA_MAX, display_scale
 
     if display_scale(kind) != 1.0:
         typer.echo(
@@ -129,7 +129,7 @@ def _scale_note(kind: str) -> None:
 
 def _evaluate_kind(data, campaign: str, label_kind: str | None) -> str:  # type: ignore[no-untyped-def]
     """The judgment kind to evaluate (the campaign mode's by default), or exit saying why."""
-    from estimators.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
+    from estimators.data.campaign import LABEL_KINDS, available_label_kinds, default_label_kind
 
     kinds = available_label_kinds(data.judgments)
     kind = label_kind or default_label_kind(data.mode, data.judgments)
@@ -145,7 +145,7 @@ def _evaluate_kind(data, campaign: str, label_kind: str | None) -> str:  # type:
 
 def _evaluate_controls(data, campaign: str, controls: str) -> list[str]:  # type: ignore[no-untyped-def]
     """The comma-separated controls as stored signatures (or `learned`), or exit."""
-    from estimators.controls import LEARNED
+    from estimators.fixed_n.controls import LEARNED
 
     chosen = []
     for name in (c.strip() for c in controls.split(",")):
@@ -180,9 +180,9 @@ def _evaluate_documents(data, kind, campaign, alpha, name, zscores, engine) -> N
 
 def _document_rows(data, kind: str, campaign: str, alpha: float, name: str) -> None:  # type: ignore[no-untyped-def]
     """The segment-level document-unit table (see :func:`_evaluate_documents`)."""
-    from estimators.campaign import display_scale
-    from estimators.clustered import MIN_DOCUMENTS
-    from estimators.document_evaluation import document_evaluation
+    from estimators.data.campaign import display_scale
+    from estimators.documents.clustered import MIN_DOCUMENTS
+    from estimators.documents.evaluation import document_evaluation
 
     eps = data.live_plan.margin
     scale = display_scale(kind)
@@ -222,7 +222,7 @@ def _doc_cells(row, scale: float = 1.0) -> str:  # type: ignore[no-untyped-def]
 def _evaluate_interval(r, width: int, scale: float = 1.0) -> str:  # type: ignore[no-untyped-def]
     """'estimate [low, high]' (× ``scale``: the user's scale) or, when the method gives no
     number, why (evaluate)."""
-    from estimators.result import reason_text
+    from estimators.base.result import reason_text
 
     if not r.available:
         return f"{'—':>{width}} {reason_text(r)}"
@@ -247,9 +247,9 @@ def _evaluate_pairs(result, data, alpha: float, scale: float = 1.0) -> None:  # 
     """The pairs in the live verdicts' three words: a winner (Holm), no difference larger than
     the plan's ε (Bonferroni-level interval within ±ε), or not significant; a pair without
     an interval says why."""
-    from estimators.multiple import pairs as all_pairs
-    from estimators.result import MIN_LABELS_FOR_VERDICT
-    from estimators.verdicts import fixed_n_words
+    from estimators.base.multiple import pairs as all_pairs
+    from estimators.base.result import MIN_LABELS_FOR_VERDICT
+    from estimators.base.verdicts import fixed_n_words
 
     eps = data.live_plan.margin
     m = max(len(all_pairs(len(data.systems))), 1)
@@ -276,7 +276,7 @@ def _evaluate_pairs(result, data, alpha: float, scale: float = 1.0) -> None:  # 
 
 
 def _evaluate_efficiency(eff, data, kind: str) -> None:  # type: ignore[no-untyped-def]
-    from estimators.controls import label_grid
+    from estimators.fixed_n.controls import label_grid
 
     if not eff:
         typer.echo(

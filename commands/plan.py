@@ -97,7 +97,7 @@ def plan(
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
     from annotation.live_plan import current_plan, set_plan
-    from estimators.live_designs import DESIGN_TEXT
+    from estimators.sequences.designs import DESIGN_TEXT
 
     smallest_difference = old_smallest if smallest_difference is None else smallest_difference
     margin = old_epsilon if margin is None else margin
@@ -148,7 +148,7 @@ def plan(
 def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
     """The campaign's DocumentPlan when it judges documents in order, else None."""
     from db.reads import read_campaign
-    from estimators.document_planning import document_plan
+    from estimators.planning.documents import document_plan
 
     return document_plan(read_campaign(engine, cid))
 
@@ -193,7 +193,7 @@ def _planned_size(planned: int | None, docs) -> str:  # type: ignore[no-untyped-
 
 
 def _error_rate_text(rate: str) -> str:
-    from estimators.verdicts import ERROR_RATE_TEXT, ErrorRate
+    from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
 
     return ERROR_RATE_TEXT[ErrorRate(rate)] if rate in tuple(ErrorRate) else rate
 
@@ -202,8 +202,8 @@ def _plan_fit_lines(engine, cid: int, plan, docs=None) -> list[str]:  # type: ig
     """Whether the planned labels (documents, when judged in order) fit the pool, and what
     the pool can settle."""
     from db.campaigns import list_campaigns
-    from estimators.document_planning import document_pool_fit
-    from estimators.pool_fit import pool_fit
+    from estimators.planning.documents import document_pool_fit
+    from estimators.planning.pool_fit import pool_fit
 
     camp = next(c for c in list_campaigns(engine) if c.id == cid)
     n_items = getattr(camp, "n_items", None)

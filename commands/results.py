@@ -92,7 +92,7 @@ def export_ranking_cmd(
     ] = None,
 ) -> None:
     """Export the ranking with significance clusters (the dashboard's ranking table)."""
-    from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
+    from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
 
     engine, report = _report(campaign, out, metric, alpha, label_kind)
     if report.monitor is None:
@@ -114,7 +114,7 @@ def _report(campaign: str, out: Path, metric, alpha, label_kind):  # type: ignor
     """(engine, report) for an export to ``out`` (.csv or .tex), checked as both exports
     check it: the file type, the label kind, the metrics named."""
     from annotation.result_exports import campaign_results
-    from estimators.campaign import LABEL_KINDS
+    from estimators.data.campaign import LABEL_KINDS
 
     if out.suffix.lower() not in (".csv", ".tex"):
         fail(f"{out}: use a .csv or .tex file name.")

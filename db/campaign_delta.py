@@ -40,7 +40,7 @@ from db.models import Annotation, Annotator, Assignment, Item, MetricScore, Outp
 from db.read_parts import fill_grids, metric_infos, output_grid
 from db.reads import Head, assemble, current_rows, output_rows, read_head
 from db.vocabulary import SlotKind
-from estimators.campaign import CampaignData
+from estimators.data.campaign import CampaignData
 
 __all__ = ["DeltaState", "read_delta"]
 

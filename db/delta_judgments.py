@@ -13,7 +13,7 @@ import numpy as np
 from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP
 from db.read_parts import naive_utc
 from db.vocabulary import SlotKind
-from estimators.campaign import Judgments
+from estimators.data.campaign import Judgments
 
 #: Float columns, in the order of :func:`db.reads.current_rows`' label … da columns.
 _FLOATS = ("label", "score", "hter", "seconds", "inclusion_prob", "esa_score", "da_score")

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Assignment
 from db.vocabulary import SlotKind, SlotState
-from estimators.active import Visits
+from estimators.sampling.active import Visits
 
 
 def has_rounds(cid: int) -> Any:

@@ -12,7 +12,7 @@ import numpy as np
 
 from db.annotations import ATTENTION, JUDGMENT_KINDS, SKIP
 from db.vocabulary import SlotKind
-from estimators.campaign import Judgments, MetricInfo
+from estimators.data.campaign import Judgments, MetricInfo
 
 
 def output_grid(sys_rows: list[Any], out_rows: list[Any]) -> tuple[Any, ...]:

@@ -6,7 +6,7 @@ queries per refresh, never one query per system:
 - :func:`read_campaign` — per system the metric scores of ALL outputs of the pool (a
   systems × items grid per metric signature), the stored thresholds, the current human
   judgments (label / score / HTER) in arrival order with their assignment position and
-  inclusion probability, as :class:`estimators.campaign.CampaignData` (attention-check
+  inclusion probability, as :class:`estimators.data.campaign.CampaignData` (attention-check
   answers, skips and undos are left out: they never count in estimates), and the queue's
   frontier (the first position still open or claimed) that the live monitor stops at.
 - :func:`fingerprint` — one cheap query that changes whenever anything the dashboard shows
@@ -51,8 +51,8 @@ from db.models import (
 from db.queue_settings import setting_changes
 from db.read_parts import fill_grids, judgments, metric_infos, output_grid
 from db.vocabulary import documents_in_order
-from estimators.campaign import CampaignData, Judgments, MetricInfo, document_index
-from estimators.live_designs import META_PLAN_KEYS, PLAN_KEYS, plan_in_force
+from estimators.data.campaign import CampaignData, Judgments, MetricInfo, document_index
+from estimators.sequences.designs import META_PLAN_KEYS, PLAN_KEYS, plan_in_force
 
 __all__ = [
     "CampaignData",

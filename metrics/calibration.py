@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 # m = 1{g ≥ t} (or 1{g ≤ t} when lower is better): the estimators' rule, under this name here.
-from estimators.campaign import binarise as metric_positive
+from estimators.data.campaign import binarise as metric_positive
 
 __all__ = [
     "METHODS",

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from estimators.campaign import CampaignData, LabelKind
-from estimators.vondaniken import drift_test
+from estimators.data.campaign import CampaignData, LabelKind
+from estimators.fixed_n.vondaniken import drift_test
 from formats.calibration_file import SCHEMA, SCHEMA_VERSION, CalibrationSet, CalibrationSetError
 from metrics.calibration import Calibration, Rate, metric_positive
 from metrics.imported import parse_signature, same_computation
@@ -189,7 +189,8 @@ def drifted(test: dict[str, float], level: float = DRIFT_LEVEL) -> bool:
 
 
 def drift(arrays: CalibrationArrays, cal: Calibration) -> dict[str, float]:
-    """Do ρ, η differ between systems? (estimators.vondaniken.drift_test; {} for one system)"""
+    """Do ρ, η differ between systems? (estimators.fixed_n.vondaniken.drift_test; {} for one
+    system)"""
     names = sorted(set(arrays.systems))
     if len(names) < 2:
         return {}

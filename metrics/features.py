@@ -2,7 +2,7 @@
 
 Stored like metric scores (one key each, with a signature), so they are computed once per
 output, cached by :mod:`metrics.scoring`, shown with the metrics and usable as controls or
-as features of the learned control ŷ (:mod:`estimators.learned`). None of them reads human
+as features of the learned control ŷ (:mod:`estimators.fixed_n.learned`). None of them reads human
 work (post-edits, HTER, ratings): a feature derived from the label would leak it.
 
 ==================  ===========================================================

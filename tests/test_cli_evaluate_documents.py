@@ -1,5 +1,5 @@
 """`cli.py evaluate` on a campaign judging documents in order: it prints the document-unit
-ratio estimates (estimators.clustered.ratio_interval over completed documents), not the
+ratio estimates (estimators.documents.clustered.ratio_interval over completed documents), not the
 segment formulas, and its numbers equal the clustered estimator's computed here directly
 from the imported file, and the dashboard's fixed-n column."""
 
@@ -18,8 +18,8 @@ import cli
 from annotation.importer import import_campaign
 from db.engine import get_engine
 from db.reads import read_campaign
-from estimators import clustered as cl
-from estimators.report import campaign_report
+from estimators.documents import clustered as cl
+from estimators.report.campaign_report import campaign_report
 from tests.estimators.test_clustered_route import doc_csv, set_document_order
 
 N_DOCS, LABELLED, SIZE = 60, 45, 4
@@ -97,7 +97,7 @@ def _plan(engine, monkeypatch, *args: str):  # type: ignore[no-untyped-def]
 
 def test_plan_speaks_in_documents(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from annotation.live_plan import current_plan, forecast_planned_labels
-    from estimators.document_planning import document_plan
+    from estimators.planning.documents import document_plan
 
     raw = doc_csv(N_DOCS, 0, size=SIZE, seed=7)  # no labels yet: the plan can still change
     cid = import_campaign(sqlite_engine, raw, "docs", filename="d.csv").campaign_id

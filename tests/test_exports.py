@@ -15,7 +15,7 @@ from annotation.importer import import_campaign
 from annotation.result_exports import campaign_results, pairs_csv, results_csv, results_latex
 from db.calibration import applied_sets, remove_set
 from db.reads import campaign_id, read_campaign
-from estimators.report import campaign_report
+from estimators.report.campaign_report import campaign_report
 from formats import calibration_file as cf
 from formats.writers import to_csv
 from metrics import calibration_sets as cs

@@ -1,6 +1,6 @@
 """The queue's frontier on real SQLite and PostgreSQL, through the real queue: a label
 submitted ahead of an earlier slot that is still being annotated waits outside the live
-monitor (db.reads.read_campaign → CampaignData.open_from → estimators.report)."""
+monitor (db.reads.read_campaign → CampaignData.open_from → estimators.report.campaign_report)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from db.engine import session_scope
 from db.models import Assignment
 from db.reads import read_campaign
 from db.vocabulary import SlotKind
-from estimators.report import campaign_report
+from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign
 
 

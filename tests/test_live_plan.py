@@ -16,8 +16,8 @@ from accounts.invites import create_annotator
 from annotation import judging, queue_admin, queue_build, session
 from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
 from db.reads import fingerprint, read_campaign
-from estimators.live_designs import DEFAULT_DESIGN, LiveDesign, LivePlan, plan_in_force
-from estimators.report import campaign_report
+from estimators.report.campaign_report import campaign_report
+from estimators.sequences.designs import DEFAULT_DESIGN, LiveDesign, LivePlan, plan_in_force
 from tests.annotation.test_queue import make_campaign
 
 TEXT = re.compile(r"output of system (\d+) for item (\d+)")

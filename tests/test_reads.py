@@ -20,7 +20,7 @@ from db.log_export import annotation_log
 from db.models import Annotation, Annotator, Assignment, AttentionCheck
 from db.reads import fingerprint, read_campaign
 from db.scores import ScoreRow, insert_scores, save_threshold
-from estimators.simulation import make_pool
+from tests.support.simulation import make_pool
 
 SIG = "chrf|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:test"
 SIG_BLEU = "bleu|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:test"

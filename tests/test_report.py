@@ -1,4 +1,5 @@
-"""estimators.report: every column equals the estimator it names; paths match the monitor."""
+"""estimators.report.campaign_report: every column equals the estimator it names; paths match
+the monitor."""
 
 from __future__ import annotations
 
@@ -6,17 +7,17 @@ import krippendorff
 import numpy as np
 import pytest
 
-from estimators import control_variates as cv
-from estimators import double_sampling as ds
-from estimators import human
-from estimators import vondaniken as vd
-from estimators.agreement import agreement_note
-from estimators.campaign import CampaignData, Judgments, MetricInfo, binarise
-from estimators.monitor import CampaignMonitor
-from estimators.report import campaign_report, default_signatures
-from estimators.report_live import width_paths
-from estimators.result import Unavailable
-from estimators.simulation import make_pool
+from estimators.base.result import Unavailable
+from estimators.data.campaign import CampaignData, Judgments, MetricInfo, binarise
+from estimators.fixed_n import control_variates as cv
+from estimators.fixed_n import double_sampling as ds
+from estimators.fixed_n import human
+from estimators.fixed_n import vondaniken as vd
+from estimators.judgments.agreement import agreement_note
+from estimators.live.monitor import CampaignMonitor
+from estimators.report.campaign_report import campaign_report, default_signatures
+from estimators.report.live import width_paths
+from tests.support.simulation import make_pool
 
 SIG = "chrf|test"
 

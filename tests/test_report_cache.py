@@ -1,4 +1,4 @@
-"""estimators.report_cache: a report built with the carried per-part results equals the
+"""estimators.caches.report: a report built with the carried per-part results equals the
 fresh one at every read, as labels arrive, are taken back and settings change."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from estimators.campaign import CampaignData, Judgments, MetricInfo
-from estimators.report import campaign_report
-from estimators.report_cache import ReportCache
+from estimators.caches.report import ReportCache
+from estimators.data.campaign import CampaignData, Judgments, MetricInfo
+from estimators.report.campaign_report import campaign_report
 from tests.test_report import SIG, fake_campaign
 
 CAL = {"name": "wmt-chrf", "signature": SIG, "threshold": 0.0, "higher_is_better": True,
@@ -88,7 +88,7 @@ def test_the_cache_forgets_its_oldest_entries_beyond_its_size() -> None:
 
 
 def test_cached_controls_panel_equals_the_fresh_one_read_after_read() -> None:
-    from estimators.controls import LEARNED, control_efficiency, evaluate, learned_control
+    from estimators.fixed_n.controls import LEARNED, control_efficiency, evaluate, learned_control
 
     data, _ = fake_campaign(n_items=120, labelled=60, repeats=4)
     cache = ReportCache()

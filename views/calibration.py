@@ -21,8 +21,8 @@ from annotation.calibration import (
 from db.calibration import applied_sets, remove_set
 from db.reads import fingerprint
 from db.scores import save_threshold
-from estimators.controls import LEARNED
-from estimators.report import default_signatures
+from estimators.fixed_n.controls import LEARNED
+from estimators.report.campaign_report import default_signatures
 from formats.calibration_file import CalibrationSetError
 from formats.writers import MIME
 from metrics.calibration_sets import drift, drifted

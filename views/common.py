@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, no
     from db.annotator_stats import AnnotatorWork
     from db.campaign_delta import DeltaState
     from db.campaigns import CampaignSummary
-    from estimators.campaign import CampaignData
+    from estimators.data.campaign import CampaignData
 
 
 @st.cache_resource

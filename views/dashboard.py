@@ -1,6 +1,7 @@
 """Live significance dashboard: estimates, pairwise verdicts, labels still needed, exports.
 
-The numbers come from estimators.report (arrays from db.reads); this page only draws them,
+The numbers come from estimators.report.campaign_report (arrays from db.reads); this page only draws
+them,
 each panel from its own module (views/dashboard_*.py).
 The live part refreshes itself while annotators work and recomputes only when the
 campaign's fingerprint (label count, last annotation id, scores, thresholds) changes.
@@ -15,11 +16,16 @@ import streamlit as st
 from annotation.exports import export_annotations
 from annotation.result_exports import pairs_csv, results_csv, results_latex
 from db.reads import fingerprint
-from estimators.campaign import LABEL_KINDS, LabelKind, available_label_kinds, default_label_kind
-from estimators.monitor_cache import MonitorCache
-from estimators.report import campaign_report, default_signatures
-from estimators.report_cache import ReportCache
-from estimators.zscores import zscored_campaign
+from estimators.caches.monitor import MonitorCache
+from estimators.caches.report import ReportCache
+from estimators.data.campaign import (
+    LABEL_KINDS,
+    LabelKind,
+    available_label_kinds,
+    default_label_kind,
+)
+from estimators.judgments.zscores import zscored_campaign
+from estimators.report.campaign_report import campaign_report, default_signatures
 from formats.writers import MIME
 from metrics.imported import describe
 from views.common import (
@@ -47,7 +53,7 @@ st.title("Dashboard")
 @st.cache_resource(max_entries=16, show_spinner=False)
 def monitor_cache(db: str, cid: int, kind: str | None, zscores: bool) -> MonitorCache:
     """The live monitor's analyses of one campaign and judgment kind, carried between reads
-    by this server process (estimators/monitor_cache.py, monitor_carry.py). Entries are
+    by this server process (estimators/caches/monitor.py, monitor_carry.py). Entries are
     keyed by digests of each stream's settings and labels, so they never go stale: a read
     after a new label extends the states of the streams it touches (a label undone rolls
     them back) and reuses the rest. One per kind, so switching the judgment shown does not
@@ -58,7 +64,7 @@ def monitor_cache(db: str, cid: int, kind: str | None, zscores: bool) -> Monitor
 @st.cache_resource(max_entries=16, show_spinner=False)
 def report_cache(db: str, cid: int) -> ReportCache:
     """The report's per-system estimates and efficiency terms of one campaign, carried
-    between reads by this server process (estimators/report_cache.py): keyed by digests of
+    between reads by this server process (estimators/caches/report.py): keyed by digests of
     their inputs, so a read after one label recomputes one system's and its pairs' only."""
     return ReportCache()
 
@@ -90,7 +96,7 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
 
 def analysed(data, kind: str | None, zscores: bool):  # type: ignore[no-untyped-def]
     """(data, kind) the report runs on: with ``zscores``, the per-annotator z-scores of
-    ``kind`` as the score kind (estimators.zscores)."""
+    ``kind`` as the score kind (estimators.judgments.zscores)."""
     if not zscores or kind is None:
         return data, kind
     return zscored_campaign(data, kind), LabelKind.SCORE

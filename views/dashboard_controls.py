@@ -1,12 +1,12 @@
 """The dashboard's controls panel: the learned control ŷ next to the single metrics, and
-fixed-n results with the chosen controls (estimators.controls)."""
+fixed-n results with the chosen controls (estimators.fixed_n.controls)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from estimators.result import reason_text
+from estimators.base.result import reason_text
 from views.common import campaign_data, incremental, literal
 
 
@@ -14,9 +14,9 @@ from views.common import campaign_data, incremental, literal
 def _carried(db: str, cid: int, kind: str) -> dict:  # type: ignore[type-arg]
     """What this server process carries between reads of a campaign's controls: the last
     learned ŷ (``"learned"``, refitted only when the labels double or one it used is taken
-    back: estimators.learned.learned_grid) and the per-system and per-pair results
-    (``"parts"``, keyed by digests of their inputs: estimators.report_cache)."""
-    from estimators.report_cache import ReportCache
+    back: estimators.fixed_n.learned.learned_grid) and the per-system and per-pair results
+    (``"parts"``, keyed by digests of their inputs: estimators.caches.report)."""
+    from estimators.caches.report import ReportCache
 
     return {"learned": None, "parts": ReportCache()}
 
@@ -26,7 +26,7 @@ def cached_controls(  # type: ignore[no-untyped-def]
     db: str, cid: int, key: tuple[int, ...], kind: str, chosen: tuple[str, ...], alpha: float,
 ):
     """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``."""
-    from estimators.controls import control_efficiency, evaluate, learned_control
+    from estimators.fixed_n.controls import control_efficiency, evaluate, learned_control
 
     data = campaign_data(db, cid, key)
     carried = _carried(db, cid, kind) if incremental() else {"learned": None, "parts": None}
@@ -44,8 +44,8 @@ def draw_controls(  # type: ignore[no-untyped-def]
 ) -> None:
     """The learned control ŷ next to the single metrics: how well each predicts the human
     judgment, the data efficiency it measured here, and fixed-n results with the chosen
-    controls (estimators.controls). ŷ is refitted only when the labels have doubled."""
-    from estimators.controls import LEARNED
+    controls (estimators.fixed_n.controls). ŷ is refitted only when the labels have doubled."""
+    from estimators.fixed_n.controls import LEARNED
 
     st.subheader("Controls: single metrics and the learned ŷ")
     if kind is None or not data.scores:

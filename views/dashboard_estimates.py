@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from estimators.report_columns import METHODS
-from estimators.result import reason_text
+from estimators.base.result import reason_text
+from estimators.report.columns import METHODS
 from views.dashboard_text import UNAVAILABLE, interval
 
 

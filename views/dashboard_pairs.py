@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from annotation import racing
-from estimators.ranking import ranking_csv, ranking_latex, ranking_rows
-from estimators.verdicts import ERROR_RATE_TEXT, ErrorRate
+from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
+from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
 from formats.writers import MIME
 from views.common import download, engine
 from views.dashboard_text import fmt, needed_text, rounded
@@ -39,7 +39,7 @@ def verdict_class(verdict: str, row_is_a: bool) -> str:
 
 
 def draw_ranking(report, mon, settings: dict | None = None) -> None:  # type: ignore[no-untyped-def]
-    """Systems by their live estimate, with significance clusters (estimators.ranking);
+    """Systems by their live estimate, with significance clusters (estimators.live.ranking);
     its downloads carry the statistics ``settings`` columns."""
     rows = ranking_rows(mon, report.higher_is_better, settings)
     n_clusters = rows[-1]["cluster"] if rows else 0

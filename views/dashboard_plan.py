@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from estimators.live_designs import DESIGN_TEXT
+from estimators.sequences.designs import DESIGN_TEXT
 from views.common import literal
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.queue_admin import queue_settings
-from estimators.agreement import agreement_note
+from estimators.judgments.agreement import agreement_note
 from views.common import annotator_work, engine
 from views.dashboard_text import rounded
 

@@ -9,13 +9,13 @@ import streamlit as st
 from annotation.active_sampling import sampling_rate
 from annotation.queue_admin import queue_settings
 from db.vocabulary import Sampling
-from estimators.active import DEFAULT_TAU
+from estimators.sampling.active import DEFAULT_TAU
 from views.common import engine
 
 
 def draw_sampling(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     """The queue's sampling design in force and, for active sampling, what it has cost and
-    saved so far (statistics.md §9; numbers from estimators.active.DesignSummary)."""
+    saved so far (statistics.md §9; numbers from estimators.sampling.active.DesignSummary)."""
     settings = queue_settings(engine(), cid)
     designs = report.monitor.designs if report.monitor is not None else {}
     st.subheader("Sampling design")

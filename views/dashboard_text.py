@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from estimators.live_designs import LiveDesign
-from estimators.result import MIN_LABELS_FOR_VERDICT, Unavailable, reason_text
+from estimators.base.result import MIN_LABELS_FOR_VERDICT, Unavailable, reason_text
+from estimators.sequences.designs import LiveDesign
 
 #: Why an estimate column is empty, in the user's words.
 UNAVAILABLE = {

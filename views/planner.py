@@ -3,7 +3,7 @@
 Inputs entered by hand or taken from a campaign (human count, metric count, ρ, η or the
 calibration counts, the adequacy rate). The numbers — the measurable difference, the 80%-power
 difference, grids like von Däniken et al.'s Table 1, curves like their Figure 1, labels
-needed for a target difference — come from estimators.planning and its neighbours
+needed for a target difference — come from estimators.planning.labels_needed and its neighbours
 (planning_tables, planning_inputs, pool_fit, document_planning); this page only draws them.
 """
 
@@ -17,16 +17,17 @@ import streamlit as st
 
 from annotation.calibration import campaign_calibration
 from annotation.live_plan import forecast_planned_labels
-from estimators.document_planning import document_plan, document_pool_fit
-from estimators.planning import (
+from estimators.planning.documents import document_plan, document_pool_fit
+from estimators.planning.inputs import planning_inputs
+from estimators.planning.labels_needed import (
     PERFECT_METRIC,
     PlannedMetric,
     human_labels_needed,
     measurable_difference,
     min_metric_accuracy,
 )
-from estimators.planning_inputs import planning_inputs
-from estimators.planning_tables import (
+from estimators.planning.pool_fit import pool_fit
+from estimators.planning.tables import (
     FIGURE1_ACCURACY,
     FIGURE1_METRIC,
     TABLE1_HUMANS,
@@ -35,8 +36,7 @@ from estimators.planning_tables import (
     epsilon_grid,
     epsilon_vs_accuracy,
 )
-from estimators.pool_fit import pool_fit
-from estimators.report import default_signatures
+from estimators.report.campaign_report import default_signatures
 from formats.calibration_file import CalibrationSetError
 from formats.writers import MIME, to_csv
 from views.common import (

@@ -1,6 +1,6 @@
 """The dashboard's "Position bias" panel: on comparative screens, does an output's place
 change its judgment? Numbers from annotation.comparative.position_bias
-(estimators.position_bias); drawn only for a campaign with comparative judgments."""
+(estimators.judgments.position_bias); drawn only for a campaign with comparative judgments."""
 
 from __future__ import annotations
 

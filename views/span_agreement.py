@@ -1,5 +1,5 @@
 """The dashboard's span agreement for error-span campaigns: character-level span F1
-between annotators of the outputs judged more than once (estimators.agreement.span_f1)."""
+between annotators of the outputs judged more than once (estimators.judgments.agreement.span_f1)."""
 
 from __future__ import annotations
 

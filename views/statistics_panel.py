@@ -17,7 +17,7 @@ from annotation.statistics_settings import (
     set_statistics,
 )
 from db.campaigns import list_campaigns
-from estimators.live_designs import DESIGN_TEXT, ESTIMAND_TEXT, LiveDesign
+from estimators.sequences.designs import DESIGN_TEXT, ESTIMAND_TEXT, LiveDesign
 from views.common import admin_page, allowed, campaign_picker, engine, literal, may_write, permitted
 
 #: The page's widgets with fixed keys (cleared when the campaign changes).

@@ -17,8 +17,8 @@ from annotation import active_sampling, judging, queue_admin, queue_build, sessi
 from db.engine import make_engine, session_scope
 from db.models import Annotation, Assignment, Campaign, MetricScore, Output
 from db.reads import read_campaign
-from estimators.active import DEFAULT_TAU
-from estimators.report import campaign_report, default_signatures
+from estimators.report.campaign_report import campaign_report, default_signatures
+from estimators.sampling.active import DEFAULT_TAU
 from tests.annotation.test_queue import make_campaign, slots
 
 

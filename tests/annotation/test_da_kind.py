@@ -20,9 +20,9 @@ from annotation import judging, queue_build, session
 from db.engine import get_engine, session_scope
 from db.models import Annotation
 from db.reads import read_campaign
-from estimators.campaign import LabelKind, available_label_kinds, default_label_kind
-from estimators.report import campaign_report
-from estimators.verdicts import Outcome
+from estimators.base.verdicts import Outcome
+from estimators.data.campaign import LabelKind, available_label_kinds, default_label_kind
+from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign
 
 N_ITEMS = 40

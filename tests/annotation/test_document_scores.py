@@ -16,9 +16,9 @@ from annotation.document_order import set_documents_in_order
 from db.document_models import DocumentScore
 from db.engine import session_scope
 from db.models import Campaign, Item, Output, System
-from estimators.campaign import LabelKind
-from estimators.report import campaign_report
-from estimators.verdicts import Outcome
+from estimators.base.verdicts import Outcome
+from estimators.data.campaign import LabelKind
+from estimators.report.campaign_report import campaign_report
 
 N_DOCS, SEGS = 12, 2
 

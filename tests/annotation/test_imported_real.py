@@ -172,7 +172,7 @@ def test_cli_import_with_metrics_and_import_scores(sqlite_engine: Engine, tmp_pa
 
 
 def test_imported_metric_is_a_control_in_every_estimator(sqlite_engine: Engine) -> None:
-    from estimators.report import campaign_report
+    from estimators.report.campaign_report import campaign_report
     from metrics.registry import resolve_signatures
 
     rng = np.random.default_rng(7)

@@ -17,7 +17,7 @@ from annotation.mqm_tsv import export_mqm_tsv, import_mqm_tsv
 from db.engine import session_scope
 from db.models import Annotation, Campaign, Item, Output, System
 from db.reads import read_campaign
-from estimators.campaign import LabelKind
+from estimators.data.campaign import LabelKind
 from formats.mqm_tsv import COLUMNS, mark, unmark
 from formats.problems import CampaignFileError
 from tests.conftest import shared_file

@@ -13,8 +13,8 @@ from annotation import judging, queue_admin, queue_build, racing, session
 from db.engine import session_scope
 from db.models import Annotation, Output, System
 from db.reads import read_campaign
-from estimators.monitor import CampaignMonitor
-from estimators.report import campaign_report
+from estimators.live.monitor import CampaignMonitor
+from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign, slots
 
 N_ITEMS = 120

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from annotation.racing_replay import replay
-from estimators.monitor_status import MonitorReport, is_decided
+from estimators.live.status import MonitorReport, is_decided
 
 K, N, EVERY, REPS = 4, 200, 12, 100
 ALPHA, EPSILON = 0.2, 0.15  # a large α makes the error rate measurable with few runs

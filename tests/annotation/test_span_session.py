@@ -15,7 +15,7 @@ from db.annotator_stats import annotator_work
 from db.engine import session_scope
 from db.models import Annotation
 from db.reads import read_campaign
-from estimators.campaign import LabelKind
+from estimators.data.campaign import LabelKind
 from tests.annotation.test_queue import make_campaign
 
 

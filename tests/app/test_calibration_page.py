@@ -95,7 +95,7 @@ def test_imported_sets_are_listed_and_foreign_ones_refused(app_engine) -> None:
 def test_learned_control_is_calibrated_read_not_saved(app_engine) -> None:
     """Issue 14.3: the page calibrates a threshold on ŷ; it is not saved and makes no set."""
     from annotation.calibration import with_learned_control
-    from estimators.controls import LEARNED
+    from estimators.fixed_n.controls import LEARNED
 
     cid = seed_campaign(app_engine, "demo", n_items=60, labelled=50, overlap=0)
     at = _page("demo")

@@ -85,7 +85,7 @@ def test_no_campaigns(app_engine) -> None:
 
 
 def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> None:
-    import estimators.report as report_module
+    import estimators.report.campaign_report as report_module
     from db.annotations import append
     from db.engine import session_scope
     from db.log_export import annotation_log

@@ -64,7 +64,7 @@ def test_planner_gives_documents_for_a_doc_ordered_campaign(app_engine) -> None:
 def test_planner_plans_documents_and_fits_the_pool_in_documents(app_engine) -> None:
     from annotation.live_plan import forecast_planned_labels
     from db.reads import read_campaign
-    from estimators.document_planning import document_plan
+    from estimators.planning.documents import document_plan
 
     cid = import_campaign(app_engine, doc_csv(60, 40), "plan", filename="p.csv").campaign_id
     set_document_order(app_engine, cid, True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from annotation.live_plan import current_plan, set_plan
 from db.reads import campaign_id
-from estimators.live_designs import DEFAULT_DESIGN, DESIGN_TEXT
+from estimators.sequences.designs import DEFAULT_DESIGN, DESIGN_TEXT
 from tests.app.conftest import admin_page
 from tests.app.test_dashboard import _dashboard, _texts
 from tests.test_reads import seed_campaign

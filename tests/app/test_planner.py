@@ -6,8 +6,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.calibration import calibration_export
-from estimators.planning import PlannedMetric, human_labels_needed, measurable_difference
-from estimators.planning_tables import calibration_rates
+from estimators.planning.labels_needed import (
+    PlannedMetric,
+    human_labels_needed,
+    measurable_difference,
+)
+from estimators.planning.tables import calibration_rates
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 

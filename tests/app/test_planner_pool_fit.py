@@ -1,10 +1,10 @@
 """Planner page: a plan for many systems that exceeds the pool is said, with the smallest
-difference the pool can settle (AppTest; numbers from estimators.pool_fit.pool_fit)."""
+difference the pool can settle (AppTest; numbers from estimators.planning.pool_fit.pool_fit)."""
 
 from __future__ import annotations
 
 from annotation.live_plan import forecast_planned_labels
-from estimators.pool_fit import pool_fit
+from estimators.planning.pool_fit import pool_fit
 from tests.app.conftest import admin_page
 
 

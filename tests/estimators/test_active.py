@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from estimators import active
-from estimators import active_predictions as ap
-from estimators import confidence_sequences as csq
-from estimators.simulation import make_pool, simulate_active
+from estimators.sampling import active
+from estimators.sampling import active_predictions as ap
+from estimators.sequences import confidence_sequences as csq
+from tests.support.simulation import make_pool, simulate_active
 
 TAU = 0.3
 

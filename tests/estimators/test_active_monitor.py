@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators import active
-from estimators import active_predictions as ap
-from estimators.campaign import CampaignData, Judgments, MetricInfo
-from estimators.monitor import CampaignMonitor
-from estimators.report import campaign_report
-from estimators.simulation import make_pool
+from estimators.data.campaign import CampaignData, Judgments, MetricInfo
+from estimators.live.monitor import CampaignMonitor
+from estimators.report.campaign_report import campaign_report
+from estimators.sampling import active
+from estimators.sampling import active_predictions as ap
+from tests.support.simulation import make_pool
 
 SIG = "chrF2|test"
 

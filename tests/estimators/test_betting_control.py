@@ -1,4 +1,5 @@
-"""The betting capital with a metric control (estimators.betting_control): a martingale with
+"""The betting capital with a metric control (estimators.sequences.betting_control): a martingale
+with
 mean exactly 1 at the truth (every order of a small pool enumerated), anytime coverage and
 no false claims at true nulls by simulation (fixed seeds, known pool means), a carried
 stream equal to the whole, and faster verdicts where the control correlates."""
@@ -10,8 +11,8 @@ import itertools
 import numpy as np
 import pytest
 
-from estimators import betting
-from estimators import betting_control as bc
+from estimators.sequences import betting
+from estimators.sequences import betting_control as bc
 
 
 def _log_k(pool, g_pool, orders, theta, pool_size, weight=bc.WEIGHT):  # type: ignore[no-untyped-def]

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators import betting_control as bc
-from estimators import sequential as seq
-from estimators.betting_control_carry import CarriedControl
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_cache import MonitorCache
+from estimators.caches.monitor import MonitorCache
+from estimators.live.monitor import CampaignMonitor
+from estimators.sequences import betting_control as bc
+from estimators.sequences import sequential as seq
+from estimators.sequences.betting_control_carry import CarriedControl
 from tests.estimators.test_monitor_cache import _same
 from tests.estimators.test_monitor_carry import _labels, _queue
 
@@ -101,9 +101,9 @@ def test_the_report_names_the_control_the_live_verdicts_use():
     betting design, the first metric under betting_cv."""
     from dataclasses import replace
 
-    from estimators.campaign import CampaignData
-    from estimators.live_designs import LiveDesign
-    from estimators.report import campaign_report
+    from estimators.data.campaign import CampaignData
+    from estimators.report.campaign_report import campaign_report
+    from estimators.sequences.designs import LiveDesign
     from tests.test_report import SIG, fake_campaign
 
     data, _ = fake_campaign()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from estimators import betting
+from estimators.sequences import betting
 
 N = 485  # the Chaganty pool
 

@@ -1,5 +1,6 @@
 """The betting capital against a reference written label by label from its formula
-(statistics.md §10; estimators/betting.py and estimators/betting_capital.py docstrings):
+(statistics.md §10; estimators/sequences/betting.py and estimators/sequences/betting_capital.py
+docstrings):
 
     K_t(m) = ¼ (½ K⁺_t + ½ K⁻_t) + ⅜ K^kelly(½)_t + ⅜ K^kelly(0.9)_t,
 
@@ -11,7 +12,7 @@ pool of N, m_i(θ) = (Nθ − S_{i−1})/(N − i + 1), and +∞ from the first 
 
 Random streams (binary, three-valued, continuous, piled up at 0 or 1), null means from
 1e-12 to 1 − 1e-12, finite and infinite pools, whole and carried in pieces: equal to 1e-12;
-temporaries from the scratch pool (estimators.scratch) or not.
+temporaries from the scratch pool (estimators.base.scratch) or not.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import math
 import numpy as np
 import pytest
 
-from estimators import betting, scratch
+from estimators.base import scratch
+from estimators.sequences import betting
 
 LOW, HIGH = 1e-12, 1 - 1e-12
 
@@ -122,7 +124,7 @@ def test_log_capital_is_the_formula_for_scalar_and_grid_nulls():
 
 
 def test_results_share_no_scratch_memory():
-    """The temporaries come from a pool reused call after call (estimators.scratch): what a
+    """The temporaries come from a pool reused call after call (estimators.base.scratch): what a
     call returns must stay as it was after the next calls."""
     rng = np.random.default_rng(3)
     x, other = rng.random((1, 120)), rng.random((1, 120))

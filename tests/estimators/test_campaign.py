@@ -1,10 +1,10 @@
-"""estimators.campaign: the rules every estimator shares, written once."""
+"""estimators.data.campaign: the rules every estimator shares, written once."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from estimators.campaign import (
+from estimators.data.campaign import (
     CampaignData,
     Judgments,
     LabelKind,
@@ -12,7 +12,7 @@ from estimators.campaign import (
     binarise,
     default_label_kind,
 )
-from estimators.vondaniken import rates_from_counts
+from estimators.fixed_n.vondaniken import rates_from_counts
 
 
 def _data(item, system, label, hter=None) -> CampaignData:  # type: ignore[no-untyped-def]

@@ -1,4 +1,5 @@
-"""Documents as the sampling unit (estimators.clustered, estimators.doc_monitor): known
+"""Documents as the sampling unit (estimators.documents.clustered, estimators.live.document_report):
+known
 truth, fixed seeds, Monte-Carlo bounds."""
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from estimators import clustered as cl
-from estimators.doc_simulation import document_pool, queue_order
-from estimators.monitor import CampaignMonitor
+from estimators.documents import clustered as cl
+from estimators.live.monitor import CampaignMonitor
+from tests.support.doc_simulation import document_pool, queue_order
 
 
 def _first_docs(pool, order, j):  # type: ignore[no-untyped-def]

@@ -15,8 +15,8 @@ from db.queue import queue_transaction
 from db.queue_settings import log_setting_changes
 from db.reads import read_campaign
 from db.vocabulary import DOCUMENT_ORDER
-from estimators.controls import evaluate
-from estimators.report import campaign_report
+from estimators.fixed_n.controls import evaluate
+from estimators.report.campaign_report import campaign_report
 
 
 def doc_csv(n_docs: int, labelled: int, size: int = 3, seed: int = 0, gap: float = 0.35) -> bytes:

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
-from estimators.annotator_noise import annotator_noise_ratio
-from estimators.control_variates import (
+from estimators.fixed_n.control_variates import (
     chaganty_mean,
     data_efficiency,
     optimal_lambda,
@@ -15,8 +14,9 @@ from estimators.control_variates import (
     ppi_paired_difference,
     theoretical_data_efficiency,
 )
-from estimators.human import mean_t, paired_difference
-from estimators.simulation import draw_subsets, label_correlation, make_pool
+from estimators.fixed_n.human import mean_t, paired_difference
+from estimators.judgments.annotator_noise import annotator_noise_ratio
+from tests.support.simulation import draw_subsets, label_correlation, make_pool
 
 N_POOL = 10_000
 REPS = 2000

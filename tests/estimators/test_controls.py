@@ -1,4 +1,4 @@
-"""estimators.controls: fixed-n results with chosen controls (the learned ŷ among them),
+"""estimators.fixed_n.controls: fixed-n results with chosen controls (the learned ŷ among them),
 per-control efficiency, and `cli.py evaluate` on a real database."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from estimators import control_variates as cv
-from estimators import human
-from estimators.controls import (
+from estimators.base.multiple import holm
+from estimators.fixed_n import control_variates as cv
+from estimators.fixed_n import human
+from estimators.fixed_n.controls import (
     LEARNED,
     control_efficiency,
     evaluate,
     label_grid,
     learned_control,
 )
-from estimators.multiple import holm
 from tests.test_report import SIG, fake_campaign
 
 

@@ -2,7 +2,7 @@
 
 A DA score is a continuous slider position with strong per-annotator offsets and scale
 differences (Graham et al. 2017: why WMT standardises per annotator). The estimators read it
-÷ 100, in [0, 1] (:class:`estimators.campaign.LabelKind.DA`). The generator
+÷ 100, in [0, 1] (:class:`estimators.data.campaign.LabelKind.DA`). The generator
 (:func:`da_population`): item quality q ~ Beta(3, 1.8) shared by the systems (paired),
 annotator a with offset b_a ~ N(0, 0.08) and scale c_a ~ U(0.7, 1.3), a judgment
 y = clip(round(100·(0.5 + c_a·(q + δ_s − 0.6) + b_a + N(0, 0.1))), 0, 100) / 100.
@@ -14,7 +14,8 @@ Checks (lighter than bench/da_score_bench.py, which runs ≥ 2,000 replications)
    of mean z is exactly 0): coverage of the paired difference;
 3. anytime false claims of the live monitor at a null, raw (betting design, range [0, 1])
    and z-scored (asympcs, no known range): ≤ α + 2 MC-SE.
-4. the score planner (estimators.planning.score_labels_needed): at its planned n, the power
+4. the score planner (estimators.planning.labels_needed.score_labels_needed): at its planned n, the
+power
    of the level-α test at the planned difference is 0.8 ± 3 MC-SE.
 """
 
@@ -25,11 +26,11 @@ from itertools import permutations
 
 import numpy as np
 
-from estimators import human
-from estimators.campaign import LabelKind, kind_range
-from estimators.monitor import CampaignMonitor
-from estimators.planning import score_labels_needed
-from estimators.zscores import annotator_zscores
+from estimators.data.campaign import LabelKind, kind_range
+from estimators.fixed_n import human
+from estimators.judgments.zscores import annotator_zscores
+from estimators.live.monitor import CampaignMonitor
+from estimators.planning.labels_needed import score_labels_needed
 
 ALPHA = 0.05
 N_ANNOTATORS = 6

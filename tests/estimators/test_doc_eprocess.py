@@ -1,5 +1,5 @@
-"""The document-unit betting e-process (estimators.doc_monitor.document_eprocess) and e-BH
-on it, against known truth (estimators.doc_simulation pools, fixed seeds): a true null is
+"""The document-unit betting e-process (estimators.live.document_report.document_eprocess) and e-BH
+on it, against known truth (tests.support.doc_simulation pools, fixed seeds): a true null is
 claimed at most α of the time however often it is read (test-set estimand without
 replacement, and the superpopulation of documents), e-BH's false discovery rate at a
 data-dependent stopping time is ≤ α, a real difference is found, and the monitor's e-BH
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from estimators import clustered as cl
-from estimators.doc_monitor import document_eprocess
-from estimators.doc_simulation import document_pool, queue_order
-from estimators.verdicts import ErrorRate, e_bh
+from estimators.base.verdicts import ErrorRate, e_bh
+from estimators.documents import clustered as cl
+from estimators.live.document_report import document_eprocess
 from tests.estimators.test_clustered import _monitor, _sums
+from tests.support.doc_simulation import document_pool, queue_order
 
 ALPHA, SEED = 0.05, 20261125
 SPAN = (-1.0, 1.0)  # one paired difference of binary labels

@@ -1,5 +1,5 @@
-"""Plans in documents (estimators.document_planning) against known truth: simulated
-document pools (estimators.doc_simulation, labels correlated within a document) whose
+"""Plans in documents (estimators.planning.documents) against known truth: simulated
+document pools (tests.support.doc_simulation, labels correlated within a document) whose
 intra-document correlation and difference are measured on one large pool; the planned
 number of complete documents gives about the planned 80 % power, while the same labels
 planned as independent draws fall well short. Also the pool fit counted in documents."""
@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from estimators import clustered as cl
-from estimators.doc_simulation import document_pool
-from estimators.document_planning import ASSUMED_ICC, DocumentPlan, document_pool_fit
-from estimators.planning import PERFECT_METRIC, human_labels_needed
-from estimators.pool_fit import pool_fit
+from estimators.documents import clustered as cl
+from estimators.planning.documents import ASSUMED_ICC, DocumentPlan, document_pool_fit
+from estimators.planning.labels_needed import PERFECT_METRIC, human_labels_needed
+from estimators.planning.pool_fit import pool_fit
+from tests.support.doc_simulation import document_pool
 
 SEED, REPS = 20261125, 1000
 MODEL = {"sd_doc": 0.0, "sd_sys_doc": 0.5, "sd_seg": 0.0, "gap": 0.3, "sizes": (5, 30)}

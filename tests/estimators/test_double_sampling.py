@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.double_sampling import per_system, per_system_difference
+from estimators.fixed_n.double_sampling import per_system, per_system_difference
 from tests.estimators.test_vondaniken import REPS, _sim
 
 

@@ -2,7 +2,7 @@
 
 The ESA score is integer, skewed toward the top and has a point mass at 100 (annotators who
 find no error give 100; Kocmi et al. 2024). The estimators read it ÷ 100, in [0, 1]
-(:class:`estimators.campaign.LabelKind.ESA`), the range the bounded machinery needs.
+(:class:`estimators.data.campaign.LabelKind.ESA`), the range the bounded machinery needs.
 
 1. Coverage of the fixed-n estimators the dashboard and `cli.py evaluate` show on it (t
    interval of a system mean, paired t interval of a difference, PPI++ with a metric
@@ -20,9 +20,7 @@ from itertools import permutations
 
 import numpy as np
 
-from estimators import control_variates as cv
-from estimators import human
-from estimators.campaign import (
+from estimators.data.campaign import (
     ESA_MAX,
     Judgments,
     LabelKind,
@@ -30,8 +28,10 @@ from estimators.campaign import (
     display_scale,
     kind_range,
 )
-from estimators.controls import label_bounds
-from estimators.monitor import CampaignMonitor
+from estimators.fixed_n import control_variates as cv
+from estimators.fixed_n import human
+from estimators.fixed_n.controls import label_bounds
+from estimators.live.monitor import CampaignMonitor
 
 ALPHA = 0.05
 REPS, N_LABELS, POP = 2000, 60, 100_000

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from estimators.multiple import holm
+from estimators.base.multiple import holm
 
 
 @pytest.fixture(autouse=True)

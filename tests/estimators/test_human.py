@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimators.human import (
+from estimators.base.result import MIN_LABELS_FOR_VERDICT, EstimateResult
+from estimators.fixed_n.human import (
     binary_beta,
     binary_wilson,
     binary_z,
@@ -14,8 +15,7 @@ from estimators.human import (
     paired_difference,
     welch_difference,
 )
-from estimators.result import MIN_LABELS_FOR_VERDICT, EstimateResult
-from estimators.simulation import draw_subsets, make_pool
+from tests.support.simulation import draw_subsets, make_pool
 
 REPS = 2000  # per system; coverage is averaged over 8 systems (MC-SE ≈ 0.002)
 N_POOL = 20_000

@@ -25,16 +25,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from estimators import control_variates as cv
-from estimators import double_sampling as ds
-from estimators import human
-from estimators import learned as lr
-from estimators import vondaniken as vd
+from estimators.fixed_n import control_variates as cv
+from estimators.fixed_n import double_sampling as ds
+from estimators.fixed_n import human
+from estimators.fixed_n import learned as lr
+from estimators.fixed_n import vondaniken as vd
 from metrics.calibration import Rate
 
 RATE = (0.0, 1.0)
 DIFF = (-1.0, 1.0)
-#: Minimum labels of the metric-assisted fixed-n methods (estimators.result): a literal
+#: Minimum labels of the metric-assisted fixed-n methods (estimators.base.result): a literal
 #: here, so the test states the rule instead of reading it from the code under test.
 MIN_ASSISTED = 10
 SETTINGS = settings(

@@ -1,6 +1,6 @@
 """The cross-fitted learned control ŷ (statistics.md §8), checked by simulation with known truth.
 
-Pools from :mod:`estimators.simulation` (statistics.md §6 generator) with three noisy metrics
+Pools from :mod:`tests.support.simulation` (statistics.md §6 generator) with three noisy metrics
 g_m = r·q/sd(q) + sqrt(1 − r²)·ε_m (r = 0.3 each, independent noise). Checks: ŷ beats the best
 single metric in correlation; fixed-n coverage of PPI++ with ŷ in [0.94, 0.96] for means and
 paired differences; measured DE within ±5 % of 1/(1 − ρ²·N_u/(N_u+n)); pure-noise features cost
@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from estimators import control_variates as cv
-from estimators import human
-from estimators import learned as lr
-from estimators import learned_models as lm
-from estimators.confidence_sequences import asymptotic_cs
-from estimators.sequential import cv_increments
-from estimators.simulation import Pool, draw_subsets, make_pool
+from estimators.fixed_n import control_variates as cv
+from estimators.fixed_n import human
+from estimators.fixed_n import learned as lr
+from estimators.fixed_n import learned_models as lm
+from estimators.sequences.confidence_sequences import asymptotic_cs
+from estimators.sequences.sequential import cv_increments
+from tests.support.simulation import Pool, draw_subsets, make_pool
 
 
 def noisy_metrics(rng: np.random.Generator, pool: Pool, r: float = 0.3, k: int = 3) -> np.ndarray:

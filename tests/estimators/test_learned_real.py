@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from estimators import control_variates as cv
-from estimators import learned as lr
+from estimators.fixed_n import control_variates as cv
+from estimators.fixed_n import learned as lr
 from metrics.features import FEATURE_KEYS, text_features
 from tests.conftest import shared_file
 

@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimators import group_sequential as gsd
-from estimators.live_designs import LiveDesign, design_paths, ever_rejects
-from estimators.multiple import holm
-from estimators.sequential import cv_increments, paired_cv_increments
-from estimators.simulation import make_pool
+from estimators.base.multiple import holm
+from estimators.sequences import group_sequential as gsd
+from estimators.sequences.designs import LiveDesign, design_paths, ever_rejects
+from estimators.sequences.sequential import cv_increments, paired_cv_increments
 from tests.estimators.test_real_null_pairs import null_pairs
+from tests.support.simulation import make_pool
 
 R, T = 500, 2000
 ALPHA = 0.05

@@ -8,14 +8,14 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from estimators import planning
-from estimators.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_forecast import forecast_labels_needed
-from estimators.multiple import holm
-from estimators.result import MIN_LABELS_FOR_VERDICT
-from estimators.sequential import asymptotic_half_width, paired_cv_increments
-from estimators.simulation import make_pool
+from estimators.base.multiple import holm
+from estimators.base.result import MIN_LABELS_FOR_VERDICT
+from estimators.live.forecast import forecast_labels_needed
+from estimators.live.monitor import CampaignMonitor
+from estimators.planning import labels_needed as planning
+from estimators.sequences.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
+from estimators.sequences.sequential import asymptotic_half_width, paired_cv_increments
+from tests.support.simulation import make_pool
 
 ALPHA = 0.05
 

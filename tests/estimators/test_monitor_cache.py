@@ -1,4 +1,4 @@
-"""The monitor with its analyses carried between reads (estimators.monitor_cache) agrees
+"""The monitor with its analyses carried between reads (estimators.caches.monitor) agrees
 with the full recomputation at every read of replayed campaigns, to 1e-12 (issue 29)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_cache import MonitorCache
+from estimators.caches.monitor import MonitorCache
+from estimators.live.monitor import CampaignMonitor
 
 
 def _same(x, y, path="") -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""The betting analyses carried label by label between reads (estimators.monitor_carry)
+"""The betting analyses carried label by label between reads (estimators.live.carry)
 agree with the full recomputation at EVERY read of replayed campaigns, to 1e-12 — binary and
 continuous labels, paired and unpaired queues, test-set and superpopulation estimands, Holm
 and e-BH, racing on and off, labels undone — and a new label extends the carried states
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators import betting
-from estimators import sequential as seq
-from estimators.betting_carry import CarriedBetting
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_cache import MonitorCache
+from estimators.caches.monitor import MonitorCache
+from estimators.live.monitor import CampaignMonitor
+from estimators.sequences import betting
+from estimators.sequences import sequential as seq
+from estimators.sequences.betting_carry import CarriedBetting
 from tests.estimators.test_monitor_cache import _same
 
 

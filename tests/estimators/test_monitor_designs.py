@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators import group_sequential as gsd
-from estimators.live_designs import LiveDesign
-from estimators.monitor import CampaignMonitor
+from estimators.live.monitor import CampaignMonitor
+from estimators.sequences import group_sequential as gsd
+from estimators.sequences.designs import LiveDesign
 from tests.estimators.test_monitor import campaign
 
 
@@ -107,7 +107,7 @@ def test_monitor_refuses_nothing_new_for_unbounded_labels_under_asymptotic_desig
 def test_betting_interval_is_never_narrower_than_the_exact_set(probs):
     """The reported betting interval contains the hull of the exact set (a 4,001-point
     grid) and is at most a fine grid step wider; its p-value at 0 agrees with it."""
-    from estimators import betting
+    from estimators.sequences import betting
 
     z = np.random.default_rng(7).choice([-1.0, 0.0, 1.0], 529, p=probs)
     level = 0.05 / 78
@@ -124,8 +124,8 @@ def test_betting_interval_is_never_narrower_than_the_exact_set(probs):
 def test_judgments_without_a_range_fall_back_from_the_bounded_default():
     from dataclasses import replace
 
-    from estimators.campaign import LabelKind
-    from estimators.report import campaign_report
+    from estimators.data.campaign import LabelKind
+    from estimators.report.campaign_report import campaign_report
     from tests.test_report import SIG, fake_campaign
 
     data, _ = fake_campaign()

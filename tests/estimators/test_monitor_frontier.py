@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from estimators.report import campaign_report
+from estimators.report.campaign_report import campaign_report
 from tests.estimators.test_monitor_missing import SIG, gappy_campaign
 
 LATE = 30  # a label arrives up to 30 positions after its slot's turn

@@ -1,6 +1,7 @@
 """The live monitor with gaps (statistics.md §4–§5): missing outputs and missing metric scores
 degrade only the items they touch, and the reported anytime p-values never increase as labels
-arrive — read through the dashboard's own path (estimators.report.campaign_report)."""
+arrive — read through the dashboard's own path
+(estimators.report.campaign_report.campaign_report)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import math
 import numpy as np
 import pytest
 
-from estimators.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
-from estimators.monitor import CampaignMonitor
-from estimators.report import campaign_report
-from estimators.sequential import BURN_IN, cv_increments, pool_controls
-from estimators.simulation import make_pool
+from estimators.live.monitor import CampaignMonitor
+from estimators.report.campaign_report import campaign_report
+from estimators.sequences.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
+from estimators.sequences.sequential import BURN_IN, cv_increments, pool_controls
+from tests.support.simulation import make_pool
 
-try:  # the campaign types move from db.reads to estimators.campaign
-    from estimators.campaign import CampaignData, Judgments, MetricInfo
+try:  # the campaign types move from db.reads to estimators.data.campaign
+    from estimators.data.campaign import CampaignData, Judgments, MetricInfo
 except ImportError:  # pragma: no cover - before that move
     from db.reads import CampaignData, Judgments, MetricInfo
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators import monitor_cache
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_cache import MIN_PARALLEL, MonitorCache
+from estimators.caches import monitor as monitor_cache
+from estimators.caches.monitor import MIN_PARALLEL, MonitorCache
+from estimators.live.monitor import CampaignMonitor
 from tests.estimators.test_monitor_cache import _same
 
 K, N, LABELLED = 10, 150, 90  # 45 pairs

@@ -8,10 +8,10 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from estimators.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
-from estimators.multiple import bonferroni_alpha, bonferroni_cs, holm, pairs, rank_sets
-from estimators.sequential import BURN_IN, paired_cv_increments
-from estimators.simulation import make_pool
+from estimators.base.multiple import bonferroni_alpha, bonferroni_cs, holm, pairs, rank_sets
+from estimators.sequences.confidence_sequences import asymptotic_cs, asymptotic_cs_pvalue
+from estimators.sequences.sequential import BURN_IN, paired_cv_increments
+from tests.support.simulation import make_pool
 
 ALPHA = 0.05
 

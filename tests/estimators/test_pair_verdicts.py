@@ -1,17 +1,17 @@
 """Pair verdicts read at the level they were tuned for, exact at the census, three outcomes
-(docs/statistics-notes.md; estimators.verdicts). Fixed-seed simulations with known truth."""
+(docs/statistics-notes.md; estimators.base.verdicts). Fixed-seed simulations with known truth."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from estimators import confidence_sequences as csq
-from estimators import sequential as seq
-from estimators import verdicts
-from estimators.monitor import CampaignMonitor
-from estimators.monitor_status import settled_pairs
-from estimators.verdicts import Outcome
+from estimators.base import verdicts
+from estimators.base.verdicts import Outcome
+from estimators.live.monitor import CampaignMonitor
+from estimators.live.status import settled_pairs
+from estimators.sequences import confidence_sequences as csq
+from estimators.sequences import sequential as seq
 
 P_TRUE = np.array([0.5, 0.55, 0.6, 0.65, 0.7])
 
@@ -201,7 +201,7 @@ def test_a_plan_larger_than_the_pool_is_said_not_clipped_silently():
 
 def test_pool_fit_gives_the_smallest_settled_difference():
     from annotation.live_plan import forecast_planned_labels
-    from estimators.pool_fit import pool_fit
+    from estimators.planning.pool_fit import pool_fit
 
     fit = pool_fit(14, 529, forecast_planned_labels(14, 0.10))
     assert not fit.fits  # 14 systems, Δ = 0.10: the planner's t* exceeds 529 items
@@ -216,7 +216,7 @@ def test_pool_fit_gives_the_smallest_settled_difference():
 def test_without_replacement_betting_is_valid_and_exact_at_the_census():
     # 2,000 random orders of one fixed pool of 300 binary paired differences with mean
     # exactly 0: P(p-value ever ≤ α) ≤ α + 2 MC-SE; a pool with mean 0.1 is found
-    from estimators import betting
+    from estimators.sequences import betting
 
     rng = np.random.default_rng(8)
     n, reps, alpha = 300, 2000, 0.05

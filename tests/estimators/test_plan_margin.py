@@ -95,7 +95,7 @@ def test_cli_evaluate_words_pairs_with_the_plans_margin(sqlite_engine, monkeypat
 
 
 def test_fixed_n_words_three_outcomes() -> None:
-    from estimators.verdicts import fixed_n_words
+    from estimators.base.verdicts import fixed_n_words
 
     kw = {"alpha": 0.05, "m": 3, "min_labels": 30}
     # Δ̂ 0.01, se 0.01: the α/3 interval ±0.024 lies inside ±0.05

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.human import binary_beta, paired_difference
-from estimators.planning import (
+from estimators.base.result import EstimateResult
+from estimators.fixed_n.human import binary_beta, paired_difference
+from estimators.planning.labels_needed import (
     PlannedMetric,
     human_labels_needed,
     labels_still_needed,
@@ -14,7 +15,6 @@ from estimators.planning import (
     measurable_difference,
     min_metric_accuracy,
 )
-from estimators.result import EstimateResult
 
 
 def test_figure1_numbers():

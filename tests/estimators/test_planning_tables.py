@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.planning import PlannedMetric, measurable_difference
-from estimators.planning_tables import (
+from estimators.planning.labels_needed import PlannedMetric, measurable_difference
+from estimators.planning.tables import (
     FIGURE1_ACCURACY,
     FIGURE1_METRIC,
     TABLE1_HUMANS,

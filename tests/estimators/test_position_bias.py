@@ -7,7 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.position_bias import cochran_q, permutation_p, position_bias, screens_matrix
+from estimators.judgments.position_bias import (
+    cochran_q,
+    permutation_p,
+    position_bias,
+    screens_matrix,
+)
 
 K = 4
 SYSTEM_P = np.array([0.55, 0.6, 0.7, 0.75])

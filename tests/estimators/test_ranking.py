@@ -1,4 +1,4 @@
-"""Ranking with WMT-style significance clusters (estimators.ranking)."""
+"""Ranking with WMT-style significance clusters (estimators.live.ranking)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import io
 
 import numpy as np
 
-from estimators.monitor import CampaignMonitor
-from estimators.ranking import clusters, ranking_csv, ranking_latex, ranking_rows
+from estimators.live.monitor import CampaignMonitor
+from estimators.live.ranking import clusters, ranking_csv, ranking_latex, ranking_rows
 
 
 def test_a_boundary_needs_every_system_above_to_beat_every_system_below():

@@ -18,9 +18,13 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from estimators.annotator_noise import annotator_noise_ratio
-from estimators.control_variates import ppi_mean, ppi_paired_difference, theoretical_data_efficiency
-from estimators.human import mean_t, paired_difference
+from estimators.fixed_n.control_variates import (
+    ppi_mean,
+    ppi_paired_difference,
+    theoretical_data_efficiency,
+)
+from estimators.fixed_n.human import mean_t, paired_difference
+from estimators.judgments.annotator_noise import annotator_noise_ratio
 from tests.conftest import shared_file
 
 SYSTEMS = ("pointer", "ml+rl", "ml", "seq2seq")  # the reference is excluded: chrF = 100

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from estimators.confidence_sequences import (
+from estimators.sequences.confidence_sequences import (
     asymptotic_cs_pvalue,
     empirical_bernstein_pvalue,
     naive_running_z,
 )
-from estimators.sequential import BURN_IN, cv_increments
+from estimators.sequences.sequential import BURN_IN, cv_increments
 from tests.conftest import shared_file
 
 ALPHA = 0.05

@@ -14,21 +14,21 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize
 
-from estimators.confidence_sequences import (
+from estimators.sequences.confidence_sequences import (
     asymptotic_cs,
     asymptotic_cs_pvalue,
     empirical_bernstein_cs,
     empirical_bernstein_pvalue,
     naive_running_z,
 )
-from estimators.sequential import (
+from estimators.sequences.sequential import (
     BURN_IN,
     asymptotic_half_width,
     cv_increments,
     paired_cv_increments,
     predictable_lambda,
 )
-from estimators.simulation import make_pool
+from tests.support.simulation import make_pool
 
 R, T = 500, 2000
 ALPHA = 0.05

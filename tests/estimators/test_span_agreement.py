@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from estimators.agreement import agreement, span_f1
-from estimators.campaign import LabelKind
+from estimators.data.campaign import LabelKind
+from estimators.judgments.agreement import agreement, span_f1
 
 
 def test_hand_computed_cases() -> None:

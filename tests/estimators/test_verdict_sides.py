@@ -1,6 +1,6 @@
 """A verdict's side comes from its interval at the level it is read, never from the
 estimate's sign or a tie-break, and the estimate shown lies in the interval shown
-(estimators.verdicts.side / read_outcome / shown; issue 29).
+(estimators.base.verdicts.side / read_outcome / shown; issue 29).
 
 Each case failed before: the item-level case showed "A better" with estimate 0.0 and
 interval [0, 0.03] at 194 of 200 items (true Δ = −0.005; the estimate's tie-break), after
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from estimators import verdicts
-from estimators.monitor import CampaignMonitor
-from estimators.verdicts import Outcome
+from estimators.base import verdicts
+from estimators.base.verdicts import Outcome
+from estimators.live.monitor import CampaignMonitor
 
 N = 200
 

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from estimators.double_sampling import per_system
-from estimators.human import binary_beta
-from estimators.simulation import binary_metric, draw_subsets, make_pool, true_rates
-from estimators.vondaniken import (
+from estimators.fixed_n.double_sampling import per_system
+from estimators.fixed_n.human import binary_beta
+from estimators.fixed_n.vondaniken import (
     calibration_counts,
     drift_test,
     metric_only_calibrated,
@@ -18,7 +17,8 @@ from estimators.vondaniken import (
     per_system_posterior,
     shared_rate,
 )
-from estimators.vondaniken_posterior import MetricAccuracy, Ratings, posterior
+from estimators.fixed_n.vondaniken_posterior import MetricAccuracy, Ratings, posterior
+from tests.support.simulation import binary_metric, draw_subsets, make_pool, true_rates
 
 N_POOL = 10_000
 REPS = 2000

@@ -1,7 +1,7 @@
 """Wrong-signed reads are bounded by the sequence's miss rate (issue 29, item 1 verified).
 
 A side is claimed only when the interval at the level it is read lies on that side
-(estimators.verdicts.read_outcome), and the known part of the pool always holds the pool's
+(estimators.base.verdicts.read_outcome), and the known part of the pool always holds the pool's
 Δ, so a read shows the wrong side only when the betting sequence at that level excludes Δ.
 The share of item orders with ANY wrong-signed read is therefore at most the share of orders
 in which the sequence ever misses Δ — ≤ α for one pair, ≤ α family-wise for m pairs read at
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from estimators import betting
-from estimators.multiple import pairs
+from estimators.base.multiple import pairs
+from estimators.sequences import betting
 
 ALPHA = 0.05
 

@@ -1,4 +1,5 @@
-"""Per-annotator z-scores (estimators.zscores): the formula, and a simulation with known truth
+"""Per-annotator z-scores (estimators.judgments.zscores): the formula, and a simulation with known
+truth
 where annotators differ in offset and scale (WMT's reason for z-scores)."""
 
 from __future__ import annotations
@@ -8,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from estimators.campaign import CampaignData, Judgments, LabelKind
-from estimators.controls import evaluate
-from estimators.monitor import CampaignMonitor
-from estimators.zscores import annotator_zscores, zscored_campaign
+from estimators.data.campaign import CampaignData, Judgments, LabelKind
+from estimators.fixed_n.controls import evaluate
+from estimators.judgments.zscores import annotator_zscores, zscored_campaign
+from estimators.live.monitor import CampaignMonitor
 
 ALPHA = 0.05
 

@@ -1,0 +1,2 @@
+"""The estimators' common ground: the one result type, multiplicity (Holm, Bonferroni, rank sets),
+pair verdicts, scratch arrays."""

@@ -1,0 +1,1 @@
+"""What the monitor and the report carry between reads, keyed by a digest of the data they read."""

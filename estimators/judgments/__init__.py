@@ -1,0 +1,1 @@
+"""The human judgments themselves: agreement, annotator noise, z-scores, position bias."""

@@ -1,0 +1,115 @@
+"""The live monitor's betting analyses carried label by label between reads.
+
+statistics.md §10; issue 29. Under the betting design a stream's sequence, p-value and
+e-value after t labels are read from a state that one more label extends in O(grid)
+(:mod:`estimators.sequences.betting_carry`), so a read after one new label costs O(pairs the label
+touches), not O(labels). The state is kept in the campaign's
+:class:`estimators.caches.monitor.MonitorCache` with a digest of everything besides the labels
+it depends on (level, tuning, plan, pool size, null, label bounds, running or current
+capital). A read reuses it only when its labels are a prefix of the stream's labels now;
+the state one read back is kept too, so a label undone rolls back to it (and the labels
+after it, if any, extend it); otherwise the stream is analysed from its first label. The
+full recomputation stays the reference: tests/estimators/test_monitor_carry.py replays
+campaigns and compares every read to 1e-12.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from estimators.base.verdicts import ErrorRate
+from estimators.caches.monitor import digest
+from estimators.sequences import betting_control as bc
+from estimators.sequences import confidence_sequences as csq
+from estimators.sequences import sequential as seq
+from estimators.sequences.betting_carry import CarriedBetting
+from estimators.sequences.betting_control_carry import CarriedControl
+from estimators.sequences.designs import LiveDesign
+
+
+@dataclass(frozen=True)
+class _Entry:
+    key: bytes
+    state: CarriedBetting
+    prev: CarriedBetting | None
+
+
+class MonitorCarry:
+    """Carried betting paths of :class:`estimators.live.monitor.CampaignMonitor`."""
+
+    def _carried_paths(self, y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream, g=None):  # type: ignore[no-untyped-def]
+        """(increments, confidence sequence, the last p-value as a one-entry path or None)
+        of the betting design, as
+        :meth:`estimators.live.analysis.MonitorAnalysis._bounded_paths` gives them (the
+        p-value at its last entry); leaves the e-value K_t(θ0) in ``self._last_e`` likewise.
+        ``betting_cv`` with the stream's controls ``g``: the capital with a control
+        (:mod:`estimators.sequences.betting_control_carry`, the first control column)."""
+        lo, hi = self._estimand_range(pair)
+        inc = seq.cv_increments(y, None, label_range=(lo, hi))
+        blo, bhi = float(inc.bounds[0]), float(inc.bounds[1])
+        span = bhi - blo
+        x01 = np.clip((np.asarray(inc.z, dtype=float) - blo) / span, 0.0, 1.0)
+        ebh = pair and self._error_rate() == ErrorRate.FDR
+        tuning = (self._tuning(alpha_cs), t_star, pool_size, seq.BURN_IN)
+        th0 = None if theta0 is None else (float(theta0) - blo) / span
+        ctrl, gs = None, None
+        if self.design == LiveDesign.BETTING_CV and g is not None:
+            ctrl = bc.ControlPool.of(pool.controls.values[pool.mask][:, 0])
+            gs = ctrl.scaled(np.asarray(g, dtype=float).reshape(len(y), -1)[:, 0])
+        key = digest(alpha_cs, tuning, th0, not ebh, blo, bhi, str(ctrl))
+        state = self._carried_state(stream, key, (x01, gs, ctrl), alpha_cs, tuning, th0, not ebh)
+        centre, low, high = state.path01()
+        cs = csq.ConfidenceSequence(
+            center=centre * span + blo, lower=low * span + blo, upper=high * span + blo,
+            sigma=np.sqrt(csq._running_mean_var(inc.z)[1]), alpha=alpha_cs,
+            t_star=float(t_star), method="betting" if ctrl is None else "betting_cv",
+        )  # fmt: skip
+        p = None
+        if theta0 is not None:
+            p = np.array([state.p_value()])
+            self._last_e = state.e_value() if x01.size >= seq.BURN_IN else 1.0
+        return inc, cs, p
+
+    def _carried_state(self, stream, key, data, alpha_cs, tuning, th0, running):  # type: ignore[no-untyped-def]
+        """The stream's state after the labels ``x01`` (``data``: x01, their controls or
+        None, the pool's control or None): the carried one (or the one a read back)
+        extended when its labels (and controls) are a prefix of these, else built from the
+        first label."""
+        x01, gs, ctrl = data
+        store = self.cache.carried
+        entry = store.get(stream)
+        cands = () if entry is None or entry.key != key else (entry.state, entry.prev)
+        base = next((c for c in cands if c is not None and _prefix(c.x01, x01)
+                     and (gs is None or _prefix(c.g, gs))), None)  # fmt: skip
+        if base is None:
+            self.cache.rebuilt += 1
+            kw = dict(alpha=alpha_cs, tuning=tuning, theta0_01=th0, running=running)
+            if gs is None:
+                store[stream] = _Entry(key, CarriedBetting.start(**kw).extended(x01), None)
+            else:
+                start = CarriedControl.begin(ctrl=ctrl, **kw)
+                store[stream] = _Entry(key, start.extended_with(x01, gs), None)
+        elif base.x01.size < x01.size:
+            n = base.x01.size
+            state = (
+                base.extended(x01[n:]) if gs is None else base.extended_with(x01[n:], gs[n:])
+            )
+            store[stream] = _Entry(key, state, _view_of(base, state))
+        elif base is not entry.state:
+            store[stream] = _Entry(key, base, None)  # a label undone: one read back
+        return store[stream].state
+
+
+def _view_of(base: CarriedBetting, state: CarriedBetting) -> CarriedBetting:
+    """``base`` with its label and path arrays as views into ``state``'s (which begin with
+    them): the state one read back costs no copy of the stream."""
+    n = base.x01.size
+    view = replace(base, x01=state.x01[:n], path=tuple(a[:n] for a in state.path))
+    return replace(view, g=state.g[:n]) if isinstance(base, CarriedControl) else view
+
+
+def _prefix(head: np.ndarray, whole: np.ndarray) -> bool:
+    """``head`` is the start of ``whole`` (the same labels, in the same order)."""
+    return head.size <= whole.size and np.array_equal(head, whole[: head.size])

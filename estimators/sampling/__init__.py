@@ -1,0 +1,2 @@
+"""Active labelling: inclusion probabilities that favour uncertain items, and the predictions
+behind them."""

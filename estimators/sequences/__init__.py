@@ -1,0 +1,2 @@
+"""Anytime-valid confidence sequences: predictable increments, betting capital, group-sequential
+designs."""

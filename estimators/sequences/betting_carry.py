@@ -1,0 +1,199 @@
+"""The betting confidence sequence and p-value of one stream, carried label by label.
+
+statistics.md §10; Waudby-Smith & Ramdas (2024, 2020) as in :mod:`estimators.sequences.betting`. The
+capital K_t(m) of every null mean m is a product of factors 1 + λ_i(x_i − m_i), each bet
+λ_i a function of x_1..x_{i−1} only (:func:`estimators.sequences.betting.plan_bet`,
+:func:`estimators.sequences.betting.kelly_bet`; the null mean m_i without replacement likewise). So
+the state after t labels — the plug-in sums, each part's log capital and the
+without-replacement exclusion flag per null mean
+(:func:`estimators.sequences.betting.wor_log_capital_from`),
+and the running maximum of log K since the burn-in — is all a new label needs: extending it
+costs O(grid), not O(t), and gives the numbers of the whole path bit for bit (the sums are
+accumulated in the same order). The reported (last) interval and p-value are read from it
+exactly as :func:`estimators.sequences.betting.betting_cs` and
+:func:`estimators.sequences.betting.betting_pvalue`
+read them from the whole path (tests/estimators/test_monitor_carry.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from estimators.sequences import betting
+
+
+@dataclass(frozen=True)
+class Capital:
+    """log K_t(m) for the null means ``th`` ((G, 1), [0, 1] scale) after ``t`` labels:
+    ``last`` the current log capital, ``run`` its maximum since the burn-in (−∞ before)."""
+
+    th: np.ndarray
+    tuning: tuple  # (alpha, t_star, pool_size, burn_in)
+    t: int = 0
+    state: tuple | None = None
+    last: np.ndarray | None = None
+    run: np.ndarray | None = None
+
+    def extended(self, x01: np.ndarray) -> Capital:
+        """The capital after the further labels ``x01`` (shape (n,), [0, 1] scale)."""
+        return self.extend(x01)[0]
+
+    def extend(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
+        """(the capital after ``x01``, log K after each of them (G, n) — −∞ before the
+        burn-in — and its running maximum (G, n))."""
+        burn_in = self.tuning[3]
+        if x01.size == 0:
+            return self, np.zeros((self.th.shape[0], 0)), np.zeros((self.th.shape[0], 0))
+        log_k, state = self._log_capital(x01)
+        t = np.arange(self.t + 1, self.t + x01.size + 1)
+        masked = np.where(t[None, :] < burn_in, -np.inf, log_k)
+        run = np.maximum.accumulate(masked, axis=-1)
+        if self.run is not None:
+            run = np.maximum(run, self.run[:, None])
+        # copies, not views: a view would keep the whole (G, n) arrays alive in the state
+        last, top = log_k[:, -1].copy(), run[:, -1].copy()
+        new = replace(self, t=self.t + x01.size, state=state, last=last, run=top)
+        return new, masked, run
+
+    def _log_capital(self, x01: np.ndarray):  # type: ignore[no-untyped-def]
+        """(log K after each of ``x01`` (G, n), the end state), continuing :attr:`state`."""
+        alpha, t_star, pool_size, _ = self.tuning
+        return betting.wor_log_capital_from(
+            x01[None, :], self.th, alpha, t_star, pool_size, self.state
+        )
+
+    def current(self) -> np.ndarray:
+        """log K_t itself, −∞ before the burn-in (the non-running sets, e-BH)."""
+        burn_in = self.tuning[3]
+        return self.last if self.t >= burn_in else np.full(self.th.shape[0], -np.inf)
+
+
+@dataclass(frozen=True)
+class CarriedBetting:
+    """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
+    scale), the capital of the grid's ``size`` means followed by the null θ0 (p-value,
+    e-value; one computation for both), the refined cells' capital, and the path of
+    intervals drawn so far (``path``: running mean, lower, upper on [0, 1]; the last entry
+    before its refinement, as :func:`estimators.sequences.betting._path_interval`)."""
+
+    x01: np.ndarray
+    grid: Capital
+    size: int
+    cells: tuple[tuple[int, int], Capital] | None
+    thr: float
+    running: bool
+    refine: int
+    path: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @classmethod
+    def start(
+        cls, *, alpha: float, tuning: tuple, theta0_01: float | None, running: bool,
+        grid: int = betting.CS_GRID, refine: int = betting.REFINE,
+    ) -> CarriedBetting:  # fmt: skip
+        """An empty stream for the sequence at ``alpha`` with bets tuned by ``tuning``
+        ((alpha_tuning, t_star, pool_size, burn_in)) and the null mean ``theta0_01``."""
+        m = np.linspace(0.0, 1.0, grid)[1:-1]
+        th = m if theta0_01 is None else np.append(m, theta0_01)
+        empty = np.zeros(0)
+        return cls(
+            empty, Capital(th[:, None], tuning), m.size, None, math.log(1.0 / alpha),
+            running, refine, (empty, empty, empty),
+        )  # fmt: skip
+
+    def extended(self, x01: np.ndarray) -> CarriedBetting:
+        """The analysis after the further labels ``x01``; the refined cells follow the
+        interval's end points (rebuilt over the whole stream when an end point moves to
+        another grid cell: at most once per cell and side while the running sets shrink)."""
+        cells = None if self.cells is None else self.cells[1]
+        return self._extended(x01, self.grid, cells, lambda pts: Capital(pts, self.grid.tuning))
+
+    def _extended(self, x01, grid, cells, fresh, **changed):  # type: ignore[no-untyped-def]
+        """:meth:`extended` with the capitals to extend given: ``grid`` and ``cells`` (the
+        carried ones, with whatever else they need for ``x01``), ``fresh(points)`` a new cell
+        capital, ``changed`` further fields of the new state."""
+        if x01.size == 0:
+            return self
+        grid, cur, run = grid.extend(x01)
+        whole = np.concatenate([self.x01, x01])
+        t = np.arange(self.grid.t + 1, grid.t + 1)
+        centre = np.cumsum(whole)[self.x01.size :] / t
+        step = 1.0 / (self._m.size + 1)
+        levels = (run if self.running else cur)[: self.size]
+        c, lo, hi, _ = betting._path_interval(
+            levels, self._m, self.thr, None, step, grid.tuning[3],
+            t0=self.grid.t, centre=centre,
+        )  # fmt: skip
+        path = tuple(
+            np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
+        )
+        out = replace(self, x01=whole, grid=grid, path=path, **changed)
+        if grid.t < grid.tuning[3]:
+            return replace(out, cells=None)
+        key = self._cell_ends(out._levels(grid)[: self.size])
+        if self.cells is not None and self.cells[0] == key:
+            return replace(out, cells=(key, cells.extended(x01)))
+        m = self._m
+        f, g = key
+        pts = np.concatenate([
+            np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
+            np.linspace(m[g], min(m[g] + step, 1 - 1e-9), self.refine),
+        ])  # fmt: skip
+        return replace(out, cells=(key, fresh(pts[:, None]).extended(whole)))
+
+    @property
+    def _m(self) -> np.ndarray:
+        return self.grid.th[: self.size, 0]
+
+    def _levels(self, cap: Capital) -> np.ndarray:
+        return cap.run if self.running else cap.current()
+
+    def _cell_ends(self, levels: np.ndarray) -> tuple[int, int]:
+        alive = levels < self.thr
+        if not alive.any():
+            return 0, alive.size - 1
+        return int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
+
+    def path01(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(running mean, lower, upper) on [0, 1] along the whole stream, the last interval
+        refined: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
+        centre, low, high = (a.copy() for a in self.path)
+        if self.grid.t >= self.grid.tuning[3]:
+            alive = bool((self._levels(self.grid)[: self.size] < self.thr).any())
+            low[-1], high[-1] = self._refined(float(low[-1]), float(high[-1]), alive)
+        return centre, low, high
+
+    def interval01(self) -> tuple[float, float, float]:
+        """(centre, lower, upper) of the last interval on [0, 1]."""
+        centre, low, high = self.path01()
+        return float(centre[-1]), float(low[-1]), float(high[-1])
+
+    def _refined(self, low: float, high: float, alive_last: bool) -> tuple[float, float]:
+        """The refinement of :func:`estimators.sequences.betting._refine_last` on the carried
+        cells."""
+        (f, g), cells = self.cells
+        m, fine = self._m, 1.0 / (self._m.size + 1) / (self.refine - 1)
+        ok = self._levels(cells) < self.thr
+        ok_lo, ok_hi = ok[: self.refine], ok[self.refine :]
+        pts = cells.th[:, 0]
+        cell_lo, cell_hi = pts[: self.refine], pts[self.refine :]
+        if alive_last or ok_lo.any():
+            low = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
+            high = (
+                min(cell_hi[len(ok_hi) - 1 - np.argmax(ok_hi[::-1])] + fine, 1.0)
+                if ok_hi.any() else m[g] + fine
+            )  # fmt: skip
+        return float(low), float(high)
+
+    def p_value(self) -> float:
+        """min(1, min_{burn_in ≤ s ≤ t} 1/K_s(θ0))
+        (:func:`estimators.sequences.betting.betting_pvalue`)."""
+        p = np.minimum(1.0, np.exp(-np.maximum(self.grid.run[self.size :], 0.0)))
+        return float(p[0])
+
+    def e_value(self) -> float:
+        """K_t(θ0) (:func:`estimators.sequences.betting.betting_evalue`)."""
+        return float(np.exp(self.grid.last[self.size]))
+
