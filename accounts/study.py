@@ -32,12 +32,12 @@ from accounts.invites import (
 )
 from accounts.registry import Account
 from db import Engine
-from db import annotators as dbannotators
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import study as dbstudy
+from db.campaign.lifecycle import CampaignArchived
 from db.engine import session_scope
-from db.lifecycle import CampaignArchived
+from db.people import annotators as dbannotators
+from db.people import study as dbstudy
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 #: The platforms whose parameter names are known: (participant id, attempt, all recorded).
 PLATFORMS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from annotation import racing
-from db import active_rounds as dbrounds
-from db import queue as dbq
-from db import queue_settings as dbset
 from db.clock import utcnow
-from db.vocabulary import CampaignMode, Sampling
+from db.queue import active_rounds as dbrounds
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.schema.vocabulary import CampaignMode, Sampling
 
 #: Items a draw round draws before it stops: small rounds let π follow the labels closely.
 ROUND_DRAWS = 10

@@ -26,9 +26,9 @@ from typing import Any
 
 from annotation.spans import SpanError, parse_spans
 from db import Engine
-from db import ai_spans as store
-from db import campaigns as repo
+from db.campaign import campaigns as repo
 from db.engine import read_scope
+from db.scores import ai_spans as store
 
 META_KEY = "ai_spans"  # campaigns.meta: {"source", "file", "prefill"} (annotation.ai_spans)
 

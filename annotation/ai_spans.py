@@ -9,7 +9,7 @@ are left out: a prefill marks the output). Every row must name an output of the 
 its offsets must lie inside that output's text; one output's spans must not overlap (the
 span widget shows one colour per character, so an overlapped span could not be told
 apart); an MQM TSV's target must be the campaign's output text. The spans are stored in
-``ai_spans`` (db.ai_spans) under the import's source name, replacing the campaign's
+``ai_spans`` (db.scores.ai_spans) under the import's source name, replacing the campaign's
 earlier ones, and only before the first label: the prefill decides what annotators see,
 so it cannot change under judgments already given. Whether the annotate page shows them
 is the campaign setting ``ai_prefill`` (kept in ``campaigns.meta["ai_spans"]``, logged in
@@ -27,13 +27,13 @@ from typing import Any
 
 from annotation.ai_prefill import META_KEY
 from db import Engine
-from db import ai_spans as store
-from db import campaigns as repo
-from db import queue_settings as dbset
+from db.campaign import campaigns as repo
+from db.campaign.lifecycle import CampaignArchived
 from db.engine import session_scope
-from db.lifecycle import CampaignArchived
-from db.queue import queue_transaction
-from db.vocabulary import CampaignMode
+from db.queue import settings as dbset
+from db.queue.claim import queue_transaction
+from db.schema.vocabulary import CampaignMode
+from db.scores import ai_spans as store
 from formats.ai_spans_file import AiSpanRow, read_ai_spans_file
 from formats.mqm_tsv import COLUMNS as MQM_COLUMNS
 from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem

@@ -22,7 +22,7 @@ Each edit also records where it is in the degraded text (``regions``: character 
 ``[start, end)`` of the words it inserted, replaced or moved, or of the two words around a
 deletion), so a span-mode answer can be checked at span level: it passes when a span of
 the output overlaps a region of an edit of the check's severity, with at least that
-severity (db.annotator_stats.span_attention_passed).
+severity (db.judging.annotator_stats.span_attention_passed).
 Checks are mixed into the queue at the campaign's ``attention_rate`` (annotation.queue_build) and
 their answers are stored with ``kind = "attention"``: never counted in estimates.
 """

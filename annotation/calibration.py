@@ -22,10 +22,10 @@ import numpy as np
 
 from annotation.exports import campaign_id_or_fail
 from db import Engine
-from db.calibration import store_set
-from db.lifecycle import archived_reason
-from db.reads import CampaignData, read_campaign
-from db.scores import (
+from db.campaign.lifecycle import archived_reason
+from db.reads.campaign import CampaignData, read_campaign
+from db.scores.calibration import store_set
+from db.scores.metric_scores import (
     campaign_info,
     campaign_signatures,
     item_sources,

@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from db import Engine
-from db import queue as dbq
-from db import queue_settings as dbset
-from db.campaigns import campaign_meta, set_campaign_meta_key
+from db.campaign.campaigns import campaign_meta, set_campaign_meta_key
 from db.clock import utcnow
 from db.engine import session_scope
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 #: campaigns.meta key of the guidelines the campaign's administrators write for annotators.
 GUIDELINES_KEY = "guidelines"

@@ -1,7 +1,7 @@
 """Comparative mode: several systems' outputs of one source judged on one screen.
 
 The paired design already claims every system's output of an item together
-(db.queue.claim_next); in comparative mode the page shows them all at once (or ``outputs``
+(db.queue.claim.claim_next); in comparative mode the page shows them all at once (or ``outputs``
 of them per screen), in an order shuffled per annotator and item, without system names, and
 one submit saves every output's judgment with its place on the screen
 (annotation.screen_judgments.submit_screen). Each judgment stays a per-output label on its item, so
@@ -23,7 +23,7 @@ bias estimator reads the derived labels.
 
 The setting lives in ``campaigns.meta[KEY] = {"on": bool, "outputs": int | None}``; it needs
 the paired design and a binary or error-span campaign, can change only before the first
-label, and every change is logged with the label count (db.queue_settings.log_setting_changes).
+label, and every change is logged with the label count (db.queue.settings.log_setting_changes).
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from annotation.queue_build import queue_paired
 from annotation.screen_judgments import ScreenJudgment, submit_screen
 from annotation.undo import FINISHED_TASK, undo
 from db import Engine
-from db import annotations as log
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import slot_display as dbshow
-from db.campaigns import campaign_meta
+from db.campaign.campaigns import campaign_meta
 from db.clock import utcnow
 from db.engine import read_scope
-from db.vocabulary import CampaignMode, SlotKind
+from db.judging import log
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.queue import slot_display as dbshow
+from db.schema.vocabulary import CampaignMode, SlotKind
 
 KEY = "comparative"  # campaigns.meta[KEY]; the setting log's key
 MIN_OUTPUTS, MAX_OUTPUTS = 2, 20

@@ -2,7 +2,7 @@
 
 A campaign whose items carry a ``doc_id`` can show, above the output being judged, the
 document's earlier segments: each one's source and the SAME system's output, in document
-order (the order of the items in the imported file, see :mod:`db.context`). The last
+order (the order of the items in the imported file, see :mod:`db.campaign.context`). The last
 ``window`` segments are shown; the earlier ones sit in a collapsed expander. System names
 are never part of it.
 
@@ -14,7 +14,7 @@ page also says where the segment sits in its document.
 
 The setting lives in ``campaigns.meta[KEY] = {"on": bool, "window": int}`` and every change
 is appended to the campaign's setting log with the number of labels so far, like every
-setting (:func:`db.queue_settings.log_setting_changes`).
+setting (:func:`db.queue.settings.log_setting_changes`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 
 from annotation.meta_settings import switch_setting
 from db import Engine
-from db.campaigns import campaign_meta
-from db.context import (
+from db.campaign.campaigns import campaign_meta
+from db.campaign.context import (
     ContextSegment,
     DocumentPosition,
     document_position,
@@ -33,7 +33,7 @@ from db.context import (
     has_documents,
 )
 from db.engine import read_scope
-from db.vocabulary import SlotKind, documents_in_order
+from db.schema.vocabulary import SlotKind, documents_in_order
 
 KEY = "document_context"  # campaigns.meta[KEY]; the setting log's key
 DEFAULT_WINDOW = 3
@@ -111,7 +111,8 @@ def document_context(
 ) -> DocumentContext | None:
     """The context to show above ``output_id`` (None: the setting is off, the output is the
     first of its document or has no document, or the slot is an attention check). Two small
-    reads: the campaign's meta by primary key, then :func:`db.context.earlier_segments` (one
+    reads: the campaign's meta by primary key, then :func:`db.campaign.context.earlier_segments`
+    (one
     statement). A read-only transaction: it never waits behind an annotator's save on SQLite.
 
     An attention check shows no context: its ``output_id`` is the real output it degrades,

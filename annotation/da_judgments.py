@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from annotation.session import InvalidJudgment
-from db.vocabulary import CampaignMode
+from db.schema.vocabulary import CampaignMode
 
 DA_TOP = 100
 SQM_TOP = 6

@@ -18,7 +18,7 @@ import numpy as np
 from annotation.import_reports import ImportReport
 from annotation.importer import import_campaign
 from db import Engine
-from db.campaigns import list_campaigns
+from db.campaign.campaigns import list_campaigns
 
 DEMO_NAME = "Demo: en→de news (synthetic)"
 #: Per-system probability that a word is damaged; lower is better.

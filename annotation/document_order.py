@@ -1,9 +1,11 @@
 """The document-order setting: switch it, and say whether (and why not) it can be switched.
 
 When it is on, the queue draws whole documents (annotation.queue_draws.draw_blocks) and an
-annotator who starts one keeps it (db.document_blocks.claim_block); the page shows the document's
+annotator who starts one keeps it (db.queue.document_blocks.claim_block); the page shows the
+document's
 earlier segments (annotation.context, forced on). The key and its reader live in
-`db.vocabulary` (``DOCUMENT_ORDER``, ``documents_in_order``), where db.reads reads them too
+`db.schema.vocabulary` (``DOCUMENT_ORDER``, ``documents_in_order``), where db.reads.campaign reads
+them too
 to give the estimators each label's document. The randomly drawn unit is then the document,
 so every estimator reads documents as clusters (docs/statistics-notes.md §9).
 
@@ -23,13 +25,13 @@ from typing import Any
 from annotation import context, racing
 from annotation.queue_build import rebuild_in_order
 from db import Engine
-from db import queue as dbq
-from db import queue_settings as dbset
-from db.campaigns import existing_systems
-from db.context import document_count, has_documents
+from db.campaign.campaigns import existing_systems
+from db.campaign.context import document_count, has_documents
 from db.engine import read_scope
-from db.vocabulary import DOCUMENT_ORDER as KEY
-from db.vocabulary import Sampling, documents_in_order
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.schema.vocabulary import DOCUMENT_ORDER as KEY
+from db.schema.vocabulary import Sampling, documents_in_order
 from estimators.documents.clustered import MIN_DOCUMENTS
 
 HELP = (

@@ -26,10 +26,10 @@ import numpy as np
 from annotation.da_judgments import checked_score
 from annotation.session import InvalidJudgment, campaign_of, retried
 from db import Engine
-from db import document_scores as dbdoc
-from db import queue as dbq
 from db.clock import utcnow
 from db.engine import read_scope
+from db.judging import document_scores as dbdoc
+from db.queue import claim as dbq
 from estimators.data.campaign import CampaignData, Judgments
 
 

@@ -29,12 +29,12 @@ from annotation.queue_admin import annotator_overview
 from annotation.statistics_settings import EXPORT_COLUMNS, read_statistics
 from annotation.visibility import metric_visibility, shown_at
 from db import Engine
-from db.ai_spans import campaign_spans as campaign_ai_spans
-from db.campaigns import campaign_rows
+from db.campaign.campaigns import campaign_rows
 from db.engine import read_scope
-from db.log_export import annotation_log
-from db.reads import campaign_id
-from db.task_facts import annotation_tasks
+from db.judging.log_export import annotation_log
+from db.queue.task_facts import annotation_tasks
+from db.reads.campaign import campaign_id
+from db.scores.ai_spans import campaign_spans as campaign_ai_spans
 from formats.readers import FILE_TYPES
 from formats.rows import REQUIRED
 from formats.writers import to_csv, to_delimited, to_jsonl, to_parquet

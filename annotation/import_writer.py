@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.imported_slots import record_imported_columns
-from db import campaigns as repo
+from db.campaign import campaigns as repo
 from formats.problems import MAX_PROBLEMS, CampaignFileError, Problem
 from formats.rows import Row
 

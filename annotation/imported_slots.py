@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from annotation.queue_draws import draw_units
-from db import queue as dbq
-from db import queue_build as dbbuild
-from db.campaigns import next_assignment_position
+from db.campaign.campaigns import next_assignment_position
+from db.queue import build as dbbuild
+from db.queue import claim as dbq
 
 
 @dataclass(frozen=True)

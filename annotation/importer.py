@@ -25,9 +25,9 @@ from annotation.import_writer import IMPORT_ANNOTATOR, CampaignWriter
 from annotation.scores_file import ColumnScores, ScoresFile, campaign_score_columns
 from annotation.scores_import import check_signatures, coverage, refuse_archived
 from db import Engine
-from db import campaigns as repo
-from db import scores as score_store
+from db.campaign import campaigns as repo
 from db.engine import session_scope
+from db.scores import metric_scores as score_store
 from formats.campaign_file import CHUNK_ROWS, CLI_WORDING, Wording, stream_campaign_file
 from formats.problems import DEFAULT_MAX_MB, CampaignFileError, Problem, check_campaign_name
 from formats.readers import source_bytes

@@ -11,11 +11,11 @@ from typing import Any
 from annotation import task_work
 from annotation.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
-from db import annotations as log
-from db import queue as dbq
-from db import slot_display as dbshow
 from db.clock import utcnow
-from db.vocabulary import CampaignMode
+from db.judging import log
+from db.queue import claim as dbq
+from db.queue import slot_display as dbshow
+from db.schema.vocabulary import CampaignMode
 
 SKIP_REASONS = (
     "Cannot judge: source or output is broken",

@@ -15,9 +15,9 @@ from typing import Any
 
 from annotation import queue_admin
 from db import Engine
-from db import campaigns as dbc
-from db import queue as dbq
-from db import queue_settings as dbset
+from db.campaign import campaigns as dbc
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 from estimators.base.multiple import pairs
 from estimators.planning.labels_needed import (
     PERFECT_METRIC,
@@ -91,7 +91,7 @@ def campaign_planned_labels(engine: Engine, campaign_id: int, n_systems: int,
     """:func:`forecast_planned_labels` for this campaign: when it judges documents in order,
     the labels of the complete documents that give the same precision (the design effect
     from the campaign's intra-document correlation, as ``cli.py plan`` stores it)."""
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from estimators.planning.documents import document_plan
 
     labels = forecast_planned_labels(n_systems, smallest_difference, alpha, power)

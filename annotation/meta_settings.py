@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from db import Engine
-from db import queue as dbq
-from db import queue_settings as dbset
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 S = TypeVar("S")
 

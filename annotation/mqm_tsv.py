@@ -39,9 +39,9 @@ from annotation.importer import import_rows
 from annotation.span_judgments import META_KEY
 from annotation.spans import MAX_SPANS, SpanConfig, SpanError, Weights, derive, parse_spans
 from db import Engine
-from db import annotations as log
 from db.engine import session_scope
-from db.vocabulary import CampaignMode
+from db.judging import log
+from db.schema.vocabulary import CampaignMode
 from formats.mqm_tsv import MqmFile, Segment, SpanRules, segment_row
 from formats.mqm_tsv_read import parse_mqm_tsv as parse_layout
 from formats.mqm_tsv_read import scan

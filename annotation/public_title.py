@@ -5,10 +5,10 @@ Kept in ``campaigns.meta[KEY]``; a change goes to the setting log."""
 from __future__ import annotations
 
 from db import Engine
-from db import queue as dbq
-from db import queue_settings as dbset
-from db.campaigns import campaign_meta, set_campaign_meta_key
+from db.campaign.campaigns import campaign_meta, set_campaign_meta_key
 from db.engine import read_scope
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 KEY = "public_title"
 #: What annotators see until the organiser sets a title.

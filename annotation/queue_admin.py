@@ -8,14 +8,14 @@ from typing import Any
 
 from annotation import racing
 from db import Engine
-from db import active_rounds as dbrounds
-from db import annotator_stats as dbstats
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import slot_counts as dbcount
-from db.campaigns import existing_systems
-from db.context import document_count
-from db.vocabulary import CampaignMode, Estimand, Sampling, documents_in_order
+from db.campaign.campaigns import existing_systems
+from db.campaign.context import document_count
+from db.judging import annotator_stats as dbstats
+from db.queue import active_rounds as dbrounds
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.queue import slot_counts as dbcount
+from db.schema.vocabulary import CampaignMode, Estimand, Sampling, documents_in_order
 from estimators.sequences.designs import LiveDesign
 
 

@@ -24,7 +24,7 @@ with a recorded order and inclusion probabilities):
   at random between claim units (:func:`spread_checks`; in document order between segments,
   not only between documents), so every task cut from the queue holds its share; their
   answers are stored as ``kind="attention"``.
-- **Claiming** (db.queue.claim_next) is atomic on SQLite and PostgreSQL; claims older than
+- **Claiming** (db.queue.claim.claim_next) is atomic on SQLite and PostgreSQL; claims older than
   ``Campaign.claim_timeout_s`` can be taken by someone else; an annotator never gets an
   output they had before; finishing is a compare-and-set on the claim version. The
   annotator's clicks that claim and finish live in annotation.session and
@@ -45,13 +45,13 @@ from annotation import racing
 from annotation.attention import MAJOR, degrade
 from annotation.queue_draws import draw_blocks, draw_units
 from db import Engine
-from db import queue as dbq
-from db import queue_build as dbbuild
-from db import queue_settings as dbset
-from db.campaigns import next_assignment_position
+from db.campaign.campaigns import next_assignment_position
+from db.campaign.context import item_documents
 from db.clock import utcnow
-from db.context import item_documents
-from db.vocabulary import Sampling, documents_in_order
+from db.queue import build as dbbuild
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.schema.vocabulary import Sampling, documents_in_order
 from metrics.base import Progress
 
 _CHUNK = 5_000

@@ -32,7 +32,7 @@ def draw_blocks(
     rng: np.random.Generator,
 ) -> list[list[tuple[int, int]]]:
     """The draw of the document-order mode: a uniformly random order of the blocks, each
-    block's segments consecutive and in document order (``items.id`` order, db.context).
+    block's segments consecutive and in document order (``items.id`` order, db.campaign.context).
 
     A block is one system's document (unpaired) or one document with every system's outputs
     (paired: each segment's outputs together, in a shuffled system order, as in

@@ -11,11 +11,12 @@ from datetime import datetime
 
 from annotation.queue_build import rebuild_in_order
 from annotation.tasks import Cut, TaskError, cut_within, settings_of
-from db import Engine, task_facts
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import tasks as dbt
+from db import Engine
 from db.clock import utcnow
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.queue import task_facts
+from db.queue import tasks as dbt
 
 
 @dataclass(frozen=True)

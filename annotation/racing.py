@@ -31,13 +31,13 @@ from datetime import datetime
 from typing import Any
 
 from db import Engine
-from db import active_rounds as dbrounds
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import racing_slots as dbrace
-from db.campaigns import existing_systems
+from db.campaign.campaigns import existing_systems
 from db.clock import utcnow
-from db.vocabulary import Sampling, documents_in_order
+from db.queue import active_rounds as dbrounds
+from db.queue import claim as dbq
+from db.queue import racing_slots as dbrace
+from db.queue import settings as dbset
+from db.schema.vocabulary import Sampling, documents_in_order
 from estimators.live.status import MonitorReport
 from estimators.live.status import settled_pairs as monitor_settled_pairs
 
@@ -284,7 +284,7 @@ def _monitor(source: Any, campaign_id: int) -> MonitorReport | None:
     labels so far; ``source`` an open session, or an engine: then the labels are read in a
     queue transaction (on SQLite its lock hands the database over in turn, so saves never
     meet SQLite's busy handler and its growing sleeps) and the verdicts computed after it."""
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from estimators.report.campaign_report import campaign_report, default_signatures
 
     if isinstance(source, Engine):

@@ -21,7 +21,7 @@ from annotation.statistics_settings import (
     read_at_text,
 )
 from db import Engine
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.report.campaign_report import CampaignReport, campaign_report, default_signatures
 from estimators.report.columns import METHODS
 from formats.writers import to_csv

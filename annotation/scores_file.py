@@ -287,7 +287,7 @@ def export_scores(engine: Any, campaign: str, fmt: str) -> bytes:
     campaign with the same items and systems imports them back exactly
     (:func:`annotation.scores_import.import_scores`)."""
     from annotation.exports import campaign_id_or_fail
-    from db.scores import imported_score_rows
+    from db.scores.metric_scores import imported_score_rows
     from formats.writers import to_delimited, to_jsonl, to_parquet
     from metrics.imported import parse_signature
 

@@ -12,10 +12,10 @@ from typing import Any
 from annotation.import_reports import MetricCoverage, ScoresImportReport
 from annotation.scores_file import ScoresFile, parse_scores_file
 from db import Engine
-from db import campaigns as repo
-from db import scores as score_store
+from db.campaign import campaigns as repo
+from db.campaign.lifecycle import CampaignArchived, ensure_active
 from db.engine import session_scope
-from db.lifecycle import CampaignArchived, ensure_active
+from db.scores import metric_scores as score_store
 from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
 from formats.readers import source_bytes
 from formats.score_rows import CHUNK_ROWS, OutputKeys, entry_chunks

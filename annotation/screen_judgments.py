@@ -10,11 +10,11 @@ from typing import Any
 from annotation.judging import check_mode, slider_fields, span_judgment_fields, why_refused
 from annotation.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
-from db import annotations as log
-from db import queue as dbq
-from db import slot_display as dbshow
-from db.campaigns import campaign_meta
+from db.campaign.campaigns import campaign_meta
 from db.clock import utcnow
+from db.judging import log
+from db.queue import claim as dbq
+from db.queue import slot_display as dbshow
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 
 Each action (annotation.judging: save a judgment, skip; annotation.undo; a comparative
 screen, annotation.screen_judgments) is one transaction that finishes the held slot (a
-compare-and-set on its claim version, db.queue.finish) and ends with :func:`build_view`,
-which claims the next one (db.queue.claim_next); which slot comes next is the design's
+compare-and-set on its claim version, db.queue.claim.finish) and ends with :func:`build_view`,
+which claims the next one (db.queue.claim.claim_next); which slot comes next is the design's
 business (annotation.queue_build, annotation.active_sampling).
 """
 
@@ -17,13 +17,13 @@ from typing import Any
 from annotation import task_work
 from annotation.active_sampling import draw_round
 from db import Engine
-from db import annotations as log
-from db import queue as dbq
-from db import slot_counts as dbcount
-from db import slot_display as dbshow
 from db.clock import utcnow
 from db.engine import retry_transient
-from db.vocabulary import CampaignMode, SlotKind
+from db.judging import log
+from db.queue import claim as dbq
+from db.queue import slot_counts as dbcount
+from db.queue import slot_display as dbshow
+from db.schema.vocabulary import CampaignMode, SlotKind
 
 
 class AccessDenied(PermissionError):

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from db import Engine, task_facts
-from db import queue_settings as dbset
-from db import tasks as dbt
-from db.annotators import list_annotators
-from db.campaigns import campaign_meta
+from db import Engine
+from db.campaign.campaigns import campaign_meta
 from db.engine import read_scope
+from db.people.annotators import list_annotators
+from db.queue import settings as dbset
+from db.queue import task_facts
+from db.queue import tasks as dbt
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from typing import Any
 
 from annotation.spans import ESA_RANGE, SpanConfig, SpanError, derive, parse_spans
 from db import Engine
-from db import annotations as log
-from db import campaigns as repo
+from db.campaign import campaigns as repo
+from db.campaign.lifecycle import CampaignArchived
 from db.engine import session_scope
-from db.lifecycle import CampaignArchived
-from db.vocabulary import Severity
+from db.judging import log
+from db.schema.vocabulary import Severity
 from estimators.judgments.agreement import SpanAgreement, span_f1
 
 META_KEY = "spans"
@@ -42,8 +42,8 @@ def set_campaign_config(engine: Engine, campaign_id: int, config: SpanConfig) ->
     """Store a campaign's span settings (a change is appended to the campaign's setting log);
     refused once any label exists, because the taxonomy and the weights decide the label
     and MQM score stored with every judgment. The CLI and the Annotators page both call it."""
-    from db import queue as dbq
-    from db import queue_settings as dbset
+    from db.queue import claim as dbq
+    from db.queue import settings as dbset
 
     with dbq.queue_transaction(engine) as s:
         try:

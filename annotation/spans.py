@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from db.vocabulary import Severity
+from db.schema.vocabulary import Severity
 
 __all__ = [
     "DEFAULT_CATEGORIES",

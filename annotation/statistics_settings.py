@@ -20,10 +20,10 @@ from typing import Any
 
 from annotation import live_plan, queue_admin, racing
 from db import Engine
-from db import campaigns as dbc
-from db import queue as dbq
-from db.campaigns import list_campaigns
-from db.lifecycle import CampaignLifeError, archived_reason
+from db.campaign import campaigns as dbc
+from db.campaign.campaigns import list_campaigns
+from db.campaign.lifecycle import CampaignLifeError, archived_reason
+from db.queue import claim as dbq
 from estimators.sequences.designs import (
     DESIGN_TEXT,
     ESTIMAND_TEXT,
@@ -201,7 +201,8 @@ def set_statistics(
 ) -> StatisticsSettings:
     """Write the given settings (None: leave as is), each change logged with the label
     count. Every value is checked before anything is written: a bad one raises ValueError
-    (an archived campaign too: :class:`db.lifecycle.CampaignLifeError`) and changes nothing.
+    (an archived campaign too: :class:`db.campaign.lifecycle.CampaignLifeError`) and changes
+    nothing.
     A measurable difference sets the planned labels the planner forecasts for it (at the
     campaign's α and the power); ``planned_labels`` = 0 means each pool's size."""
     if measurable_difference is not None and planned_labels is not None:

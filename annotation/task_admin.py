@@ -1,9 +1,9 @@
 """The administrator's actions on tasks: list, pause, resume, reassign, expire.
 
-Each action runs in one transaction holding the campaign row (db.queue_settings.campaign_for_update:
+Each action runs in one transaction holding the campaign row (db.queue.settings.campaign_for_update:
 an archived campaign refuses) and is written to the campaign's setting log with the label
-count (db.queue_settings.log_setting_changes), as ``task <id>: <old> → <new>``. Why that log and
-not the campaign event log (db.lifecycle): these actions change who judges what while
+count (db.queue.settings.log_setting_changes), as ``task <id>: <old> → <new>``. Why that log and
+not the campaign event log (db.campaign.lifecycle): these actions change who judges what while
 labels arrive, which is what the setting log records and the dashboard and exports list;
 the event log is for the campaign's own life (renames, archiving, deletion).
 """
@@ -15,13 +15,14 @@ from datetime import datetime
 from annotation.task_expiry import expire_in, log_change, task_of
 from annotation.task_work import expire_idle
 from annotation.tasks import TaskError, settings_of
-from db import Engine, task_facts
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import tasks as dbt
-from db.campaigns import campaign_meta
+from db import Engine
+from db.campaign.campaigns import campaign_meta
 from db.clock import utcnow
 from db.engine import read_scope, retry_transient
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.queue import task_facts
+from db.queue import tasks as dbt
 
 #: The administrator's task actions retry a transient failure (a deadlock victim, db.engine).
 _retried = retry_transient(

@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from annotation.tasks import TaskError
-from db import queue_settings as dbset
-from db import tasks as dbt
+from db.queue import settings as dbset
+from db.queue import tasks as dbt
 
 
 def _who(task: dbt.TaskRow) -> str:
@@ -22,7 +22,7 @@ def log_change(s: Any, campaign_id: int, task: dbt.TaskRow, new: str) -> None:
 
 
 def task_of(s: Any, campaign_id: int, task_id: int) -> dbt.TaskRow:
-    """The campaign's task, its row locked until the transaction ends (db.tasks.locked_task):
+    """The campaign's task, its row locked until the transaction ends (db.queue.tasks.locked_task):
     read under the lock, its state is the one the change applies to (an annotator's save
     that ends the task either committed before, or waits for this transaction)."""
     task = dbt.locked_task(s, task_id)

@@ -1,7 +1,7 @@
 """The annotator's side of tasks: which task they work on, its countdown, its end.
 
 annotation.session calls :func:`annotator_task` inside the action's transaction (after the
-annotator's row lock, the first lock of db.queue's one lock order) and claims only that
+annotator's row lock, the first lock of db.queue.claim's one lock order) and claims only that
 task's slots; at the task's end :func:`finish` fixes the outcome and the completion code.
 The rules are in annotation.tasks' docstring.
 """
@@ -16,10 +16,10 @@ from urllib.parse import quote
 
 from annotation.task_expiry import expire_in, requeue_unfinished
 from annotation.tasks import CODE_ALPHABET, CODE_LENGTH, TaskSettings, settings_of
-from db import queue_settings as dbset
-from db import task_facts
-from db import tasks as dbt
-from db.campaigns import campaign_meta
+from db.campaign.campaigns import campaign_meta
+from db.queue import settings as dbset
+from db.queue import task_facts
+from db.queue import tasks as dbt
 
 NONE_OPEN = "No task is open for you now. Thank you!"
 
@@ -238,7 +238,7 @@ def why_task_lost(s: Any, campaign_id: int, assignment_id: int, annotator_id: in
 
 
 def lock_current(s: Any, campaign_id: int, annotator_id: int) -> None:
-    """Lock the annotator's task in progress (db.tasks.lock_current), first of its rows."""
+    """Lock the annotator's task in progress (db.queue.tasks.lock_current), first of its rows."""
     dbt.lock_current(s, campaign_id, annotator_id)
 
 

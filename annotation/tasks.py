@@ -6,8 +6,8 @@ Cutting walks the uncut queue in order and packs whole units into tasks of at mo
 (one slot = one judgment screen, attention checks included):
 
 - a unit is one slot, or in the paired design an item's outputs of one overlap slot (they are
-  claimed together, db.queue.claim_next, so they must stay in one task);
-- when documents are judged in order (db.vocabulary.documents_in_order), a run of consecutive
+  claimed together, db.queue.claim.claim_next, so they must stay in one task);
+- when documents are judged in order (db.schema.vocabulary.documents_in_order), a run of consecutive
   units of one document is packed whole; a document longer than N is split at unit
   boundaries, and the cut says which documents were split.
 
@@ -24,7 +24,7 @@ annotators; the task waits for someone who has them already. With overlap > 0 an
 two judgments come from two people, so the quota must be ≥ 2.
 
 Outcome and codes. A finished task passes when at least ``pass_share`` of its attention checks
-were answered right (db.annotations' rule, the one on the Annotators page); a task without
+were answered right (db.judging.log' rule, the one on the Annotators page); a task without
 checks passes. The code is the administrator's pass or fail code when set (Prolific issues
 one code per outcome and study, and checks submissions against it), else a generated
 per-task code (60 random bits), which cannot be guessed or shared between workers and names
@@ -46,14 +46,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from annotation.queue_build import per_screen as _per_screen
-from db import Engine, task_facts
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import tasks as dbt
-from db.campaigns import campaign_meta, set_campaign_meta_key
+from db import Engine
+from db.campaign.campaigns import campaign_meta, set_campaign_meta_key
 from db.clock import utcnow
 from db.engine import read_scope
-from db.vocabulary import documents_in_order
+from db.queue import claim as dbq
+from db.queue import settings as dbset
+from db.queue import task_facts
+from db.queue import tasks as dbt
+from db.schema.vocabulary import documents_in_order
 
 KEY = "tasks"  # campaigns.meta[KEY]
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud or typed

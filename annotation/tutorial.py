@@ -9,7 +9,7 @@ expected_label, explanation``, optional ``reference``), and how many must be rig
 whether it was right and why; a round of all items is one attempt; they proceed when an
 attempt reaches the pass mark, get a second attempt after a first failed one, and are
 stopped after two failed attempts. Every answer is logged per annotator in its own table
-(``tutorial_answers``, db.tutorial), never in ``annotations``: no estimator reads it. The
+(``tutorial_answers``, db.judging.tutorial), never in ``annotations``: no estimator reads it. The
 tutorial lives in ``campaigns.meta[KEY]``; a change goes to the setting log.
 """
 
@@ -23,11 +23,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from db import Engine
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import tutorial as dbtut
-from db.campaigns import campaign_meta, set_campaign_meta_key
+from db.campaign.campaigns import campaign_meta, set_campaign_meta_key
 from db.engine import read_scope
+from db.judging import tutorial as dbtut
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 KEY = "tutorial"
 ATTEMPTS = 2  # Prolific: a comprehension check gives two attempts

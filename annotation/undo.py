@@ -9,10 +9,10 @@ from typing import Any
 from annotation import task_work
 from annotation.session import Undone, View, build_view, campaign_of, retried, slot_group
 from db import Engine
-from db import annotations as log
-from db import queue as dbq
-from db import slot_display as dbshow
 from db.clock import utcnow
+from db.judging import log
+from db.queue import claim as dbq
+from db.queue import slot_display as dbshow
 
 
 @retried

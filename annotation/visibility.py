@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 
 from annotation import queue_admin
 from db import Engine
-from db import queue as dbq
-from db import queue_settings as dbset
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 #: The trade-off, in one sentence, wherever the choice is offered.
 TRADE_OFF = (

@@ -43,10 +43,10 @@ from sqlalchemy import Engine, insert, select  # noqa: E402
 
 from accounts.invites import create_annotator  # noqa: E402
 from annotation import judging, queue_build, session  # noqa: E402
-from db import annotations as log  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
+from db.judging import log  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
-from db.models import Campaign, Item, MetricScore, Output, System  # noqa: E402
+from db.schema.models import Campaign, Item, MetricScore, Output, System  # noqa: E402
 
 N_ITEMS, N_SYSTEMS = 10_000, 10
 

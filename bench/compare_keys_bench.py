@@ -43,7 +43,7 @@ def seed(db_url: str, items: int) -> dict[str, str]:
     from accounts.invites import create_annotator
     from annotation import comparative, queue_build
     from db.engine import make_engine, session_scope
-    from db.models import Campaign, Item, Output, System
+    from db.schema.models import Campaign, Item, Output, System
 
     engine = make_engine(db_url)
     tokens = {}

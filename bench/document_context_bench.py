@@ -6,7 +6,7 @@ alternating so that the machine's noise hits both sides alike:
 
 - ``submit``: annotation.judging.submit (record the label, claim and read the next item);
 - ``context``: annotation.context.document_context for the item just shown (the campaign's
-  meta, then db.context.earlier_segments: one statement), window 3;
+  meta, then db.campaign.context.earlier_segments: one statement), window 3;
 - ``page off`` / ``page on``: the annotate page's "Adequate" click → next item drawn, in
   Streamlit's AppTest (wall time of the run), with document context off and on.
 

@@ -307,7 +307,7 @@ def check_against_report(c: Campaign, t_star: int | None, reads: Reads, at: list
 
 # ------------------------------------------------------------------ planner
 def campaign_data(c: Campaign, n_docs: int) -> CampaignData:
-    """The campaign as ``db.reads.read_campaign`` returns it after ``n_docs`` documents
+    """The campaign as ``db.reads.campaign.read_campaign`` returns it after ``n_docs`` documents
     (binary labels, documents judged in order), for the app's planner functions."""
     n_items = int(doc_ends(c)[n_docs - 1]) if n_docs else 0
     item, system, label, pos, pi = label_stream(c, n_items)

@@ -71,7 +71,7 @@ def seed(db_url: str, picked: list) -> dict[str, str]:
     from annotation.span_judgments import META_KEY
     from annotation.spans import SpanConfig
     from db.engine import make_engine, session_scope
-    from db.models import Campaign, Item, Output, System
+    from db.schema.models import Campaign, Item, Output, System
 
     engine = make_engine(db_url)
     tokens = {}

@@ -4,7 +4,7 @@ MLQE-PE test20 (../shared/data/mlqe-pe-test20, the only shared data set whose RE
 a segment-level automatic score as a column: ``nmt_model_score``, the translation model's
 own sentence score) is imported exactly as a user would (``cli.py import … --metric
 nmt_model_score=nmt_model_score``, labels from ``human_label_binary``) into a fresh SQLite
-database and read back through ``db.reads.read_campaign``. Per language pair (one system
+database and read back through ``db.reads.campaign.read_campaign``. Per language pair (one system
 each) and per judgment (DA mean; binary DA ≥ 70):
 
 - Pearson r of the stored score with the human judgment (all 1,000 segments);
@@ -36,7 +36,7 @@ import numpy as np
 from annotation.importer import import_campaign
 from db.engine import make_engine
 from db.migrate import upgrade
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.data.campaign import LabelKind
 from estimators.fixed_n import control_variates as cv
 from formats.scores_file import MetricSpec

@@ -230,7 +230,7 @@ def latency(n_labels: int = 2_000) -> None:
 
 
 def _cid(engine, name: str) -> int:  # type: ignore[no-untyped-def]
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
 
     cid = campaign_id(engine, name)
     assert cid is not None
@@ -238,7 +238,7 @@ def _cid(engine, name: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def _output_keys(engine, cid: int) -> dict[int, tuple[str, str]]:  # type: ignore[no-untyped-def]
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
 
     data = read_campaign(engine, cid)
     return {

@@ -8,7 +8,7 @@ click, through the app's real functions:
 - the page run's gate: ``ensure_migrated``, ``annotator_for_token`` (the link in the URL)
   and ``active_annotator`` (the click's own check of the invite);
 - the **save**: ``annotation.judging.submit`` (records the label, finishes the slot, claims
-  the next one and reads it: db.queue → db.annotations, one transaction), timed;
+  the next one and reads it: db.queue.claim → db.judging.log, one transaction), timed;
 - the page's guidelines read.
 
 Between clicks an annotator pauses a uniform random 0–2 s (``--think-ms``, default 2000):
@@ -50,7 +50,7 @@ from accounts.invites import active_annotator, annotator_for_token, create_annot
 from annotation import campaign_guidelines, judging, queue_build, session  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
 from db.migrate import ensure_migrated, upgrade  # noqa: E402
-from db.models import Annotation, Assignment, Campaign, Item, Output, System  # noqa: E402
+from db.schema.models import Annotation, Assignment, Campaign, Item, Output, System  # noqa: E402
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 N_ITEMS, N_SYSTEMS = 1_000, 8  # 8,000 outputs per campaign: enough for every run's saves

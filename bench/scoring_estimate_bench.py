@@ -30,7 +30,7 @@ METRICS = ["bleu", "chrf", "ter"]
 
 
 def wait(engine, job_id: int, timeout: float = 3600.0):  # type: ignore[no-untyped-def]
-    from db import jobs
+    from db.admin import jobs
 
     deadline = time.monotonic() + timeout
     moves, last = [], -1

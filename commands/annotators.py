@@ -111,7 +111,7 @@ def document_order_switch(
     they started and sees its earlier segments (document context is switched on too). Needs
     a doc_id column; not with active sampling or racing. A built queue is re-drawn."""
     from annotation import document_order
-    from db.vocabulary import DOCUMENT_ORDER as KEY
+    from db.schema.vocabulary import DOCUMENT_ORDER as KEY
 
     base.switch_setting(
         campaign, "document order", switch, document_order.set_documents_in_order, KEY

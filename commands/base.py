@@ -95,7 +95,7 @@ def max_mb_option(value: float | None) -> float:
 
 def campaign_id_of(engine, name: str) -> int:  # type: ignore[no-untyped-def]
     """The id of campaign ``name``, or fail pointing at `cli.py campaigns`."""
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
 
     cid = campaign_id(engine, name)
     if cid is None:
@@ -105,7 +105,7 @@ def campaign_id_of(engine, name: str) -> int:  # type: ignore[no-untyped-def]
 
 def metric_signatures(engine, campaign: str, names: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
     """``--metric`` values (names such as chrf or comet22, or signatures) → stored signatures."""
-    from db.scores import campaign_signatures
+    from db.scores.metric_scores import campaign_signatures
     from metrics.base import MetricConfigError
     from metrics.registry import resolve_signatures
 

@@ -93,7 +93,7 @@ def _import_settings(
     attention_rate: float,
 ) -> dict[str, object]:
     """The campaign settings of an import; fails on an unknown ``--mode``."""
-    from db.vocabulary import CampaignMode
+    from db.schema.vocabulary import CampaignMode
 
     if mode is not None and mode not in tuple(CampaignMode):
         fail(f"--mode {mode!r}: use {', '.join(CampaignMode)}.")
@@ -238,7 +238,7 @@ def export(
 @app.command()
 def campaigns() -> None:
     """List campaigns with their counts."""
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
 
     rows = list_campaigns(base.open_engine())
     if not rows:
@@ -258,8 +258,9 @@ app.add_typer(campaign_app, name="campaign")
 
 
 def _life(action, *args) -> None:  # type: ignore[no-untyped-def]
-    """Run a db.lifecycle change from the command line; its error exits 1, nothing changed."""
-    from db.lifecycle import CampaignLifeError
+    """Run a db.campaign.lifecycle change from the command line; its error exits 1, nothing
+    changed."""
+    from db.campaign.lifecycle import CampaignLifeError
 
     try:
         return action(base.open_engine(), *args, via="cli")
@@ -273,7 +274,7 @@ def campaign_rename(
     new: Annotated[str, typer.Argument(help="Its new name (unique, at most 200 characters).")],
 ) -> None:
     """Rename a campaign (invite links keep working)."""
-    from db.lifecycle import rename_campaign
+    from db.campaign.lifecycle import rename_campaign
 
     typer.echo(f"Renamed {old!r} to {_life(rename_campaign, old, new)!r}.")
 
@@ -281,7 +282,7 @@ def campaign_rename(
 @campaign_app.command("archive")
 def campaign_archive(name: Annotated[str, typer.Argument(help="Campaign name.")]) -> None:
     """Archive a campaign: hidden from the lists, read-only, restorable."""
-    from db.lifecycle import archive_campaign
+    from db.campaign.lifecycle import archive_campaign
 
     _life(archive_campaign, name)
     typer.echo(
@@ -293,7 +294,7 @@ def campaign_archive(name: Annotated[str, typer.Argument(help="Campaign name.")]
 @campaign_app.command("restore")
 def campaign_restore(name: Annotated[str, typer.Argument(help="Campaign name.")]) -> None:
     """Restore an archived campaign."""
-    from db.lifecycle import restore_campaign
+    from db.campaign.lifecycle import restore_campaign
 
     _life(restore_campaign, name)
     typer.echo(f"Restored {name!r}: listed and writable again.")
@@ -310,7 +311,7 @@ def campaign_delete(
 ) -> None:
     """Delete a campaign and every row of it, in one transaction (cannot be undone)."""
     from annotation.campaign_life import final_exports
-    from db.lifecycle import delete_campaign
+    from db.campaign.lifecycle import delete_campaign
 
     if export_dir is not None and confirm == name:
         engine = base.open_engine()
@@ -329,7 +330,7 @@ def campaign_list(
     archived: Annotated[bool, typer.Option(help="List the archived campaigns.")] = False,
 ) -> None:
     """List the active campaigns, or the archived ones."""
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
 
     rows = list_campaigns(base.open_engine(), archived=archived)
     if not rows:
@@ -344,7 +345,7 @@ def campaign_log_cmd(
     name: Annotated[str | None, typer.Argument(help="Only events under this name.")] = None,
 ) -> None:
     """The log of renames, archives, restores and deletions (kept after a deletion)."""
-    from db.lifecycle import campaign_events
+    from db.campaign.lifecycle import campaign_events
 
     events = campaign_events(base.open_engine(), name)
     if not events:

@@ -75,7 +75,7 @@ def export_calibration_cmd(
     """Export a rho/eta calibration set (JSON) and the items behind it (CSV)."""
     from annotation.calibration import calibration_export
     from annotation.exports import UnknownCampaign
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from formats.calibration_file import CalibrationSetError
 
     engine = base.open_engine()

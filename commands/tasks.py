@@ -25,7 +25,7 @@ TaskId = Annotated[int, typer.Argument(help="Task id (`cli.py tasks list` shows 
 def _task_call(call):  # type: ignore[no-untyped-def]
     """Run a task action; its refusal (nothing changed) as a clear error."""
     from annotation.tasks import TaskError
-    from db.lifecycle import CampaignLifeError
+    from db.campaign.lifecycle import CampaignLifeError
 
     try:
         return call()

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from db.scores import IMPORTED_MARK
+from db.scores.metric_scores import IMPORTED_MARK
 from metrics.registry import HIGHER_IS_BETTER, METRIC_NAMES
 
 __all__ = [

@@ -1,7 +1,8 @@
 """Batch scoring of a campaign: find what is missing → compute in chunks → store.
 
 :func:`score_campaign` is what ``cli.py score`` and the admin page's button call. For each
-requested metric it builds the signature, asks :mod:`db.scores` which outputs already have
+requested metric it builds the signature, asks :mod:`db.scores.metric_scores` which outputs already
+have
 a score with that signature, computes only the missing ones (sacrebleu metrics on a process
 pool over all cores when the batch is large, BERTScore with the model loaded once per
 process) and stores them chunk by chunk, so an interrupted run keeps what it finished and a
@@ -24,8 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from db import scores as store
-from db.lifecycle import archived_reason
+from db.campaign.lifecycle import archived_reason
+from db.scores import metric_scores as store
 from metrics import ter_fast
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric

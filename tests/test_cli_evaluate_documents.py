@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import cli
 from annotation.importer import import_campaign
 from db.engine import get_engine
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.documents import clustered as cl
 from estimators.report.campaign_report import campaign_report
 from tests.estimators.test_clustered_route import doc_csv, set_document_order

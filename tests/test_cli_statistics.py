@@ -96,7 +96,7 @@ def test_evaluate_reads_the_campaigns_alpha(engine: Engine, cli_app) -> None:  #
 
 
 def test_archived_campaign_refused(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
-    from db.lifecycle import archive_campaign
+    from db.campaign.lifecycle import archive_campaign
 
     cid = make_campaign(engine, 10, 2, name="old")
     archive_campaign(engine, "old", via="test")

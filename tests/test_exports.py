@@ -13,8 +13,8 @@ from annotation.calibration import calibration_export, import_calibration
 from annotation.exports import ANNOTATION_COLUMNS, export_annotations
 from annotation.importer import import_campaign
 from annotation.result_exports import campaign_results, pairs_csv, results_csv, results_latex
-from db.calibration import applied_sets, remove_set
-from db.reads import campaign_id, read_campaign
+from db.reads.campaign import campaign_id, read_campaign
+from db.scores.calibration import applied_sets, remove_set
 from estimators.report.campaign_report import campaign_report
 from formats import calibration_file as cf
 from formats.writers import to_csv

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from accounts.invites import create_annotator
 from annotation import judging, queue_admin, queue_build, session
 from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
-from db.reads import fingerprint, read_campaign
+from db.reads.campaign import fingerprint, read_campaign
 from estimators.report.campaign_report import campaign_report
 from estimators.sequences.designs import DEFAULT_DESIGN, LiveDesign, LivePlan, plan_in_force
 from tests.annotation.test_queue import make_campaign

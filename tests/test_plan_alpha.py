@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from annotation import queue_admin, queue_build
 from annotation.live_plan import current_plan, set_plan
 from annotation.result_exports import pairs_csv
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign
 from tests.test_live_plan import label_everything

@@ -6,7 +6,7 @@ import streamlit as st
 from accounts.grants import PermissionDenied, grant_campaign, grants, require_owner
 from accounts.registry import ROLES, create_account, list_accounts, set_account_disabled
 from accounts.signin import reset_password
-from db.campaigns import list_campaigns
+from db.campaign.campaigns import list_campaigns
 from views.common import current_account, engine, literal, require_admin
 
 require_admin()

@@ -29,8 +29,8 @@ import streamlit as st
 from accounts.invites import active_annotator
 from annotation import judging, session, undo
 from annotation.diff import diff_html, literal_html
-from db.lifecycle import archived_reason
-from db.vocabulary import CampaignMode
+from db.campaign.lifecycle import archived_reason
+from db.schema.vocabulary import CampaignMode
 from views import task_complete
 from views.annotate_compare import compare_page, instructions, is_on
 from views.annotate_keys import KEYS, POST_EDIT_KEYS, keyboard, keys_hint

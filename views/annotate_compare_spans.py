@@ -24,7 +24,7 @@ import streamlit as st
 
 from annotation import comparative, session
 from annotation.spans import SpanConfig
-from db.vocabulary import SlotKind
+from db.schema.vocabulary import SlotKind
 from views import annotate_spans as marking
 from views import span_ai
 from views import span_extras as extras

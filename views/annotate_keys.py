@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from db.vocabulary import CampaignMode
+from db.schema.vocabulary import CampaignMode
 
 KEYS = {"a": "adequate", "j": "adequate", "i": "inadequate", "k": "inadequate"}
 KEYS |= {"s": "skip", "u": "undo"}

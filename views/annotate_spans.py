@@ -29,7 +29,7 @@ from streamlit.errors import StreamlitAPIException
 
 from annotation import session
 from annotation.spans import SpanConfig
-from db.vocabulary import Severity
+from db.schema.vocabulary import Severity
 from views import span_ai
 from views import span_extras as extras
 from views.common import literal, scores_table

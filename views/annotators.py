@@ -9,7 +9,7 @@ order."""
 import streamlit as st
 
 from annotation import setup_steps
-from db.campaigns import list_campaigns
+from db.campaign.campaigns import list_campaigns
 from views.annotator_list import annotator_table, invite_form
 from views.annotators_study import public_title_form, rebuild_button, study_link_panel
 from views.common import admin_page, campaign_picker, engine, literal, may_write, permitted

@@ -18,9 +18,9 @@ from annotation.calibration import (
     import_calibration,
     with_learned_control,
 )
-from db.calibration import applied_sets, remove_set
-from db.reads import fingerprint
-from db.scores import save_threshold
+from db.reads.campaign import fingerprint
+from db.scores.calibration import applied_sets, remove_set
+from db.scores.metric_scores import save_threshold
 from estimators.fixed_n.controls import LEARNED
 from estimators.report.campaign_report import default_signatures
 from formats.calibration_file import CalibrationSetError

@@ -7,9 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from annotation.campaign_life import FINAL_EXPORTS
-from db import lifecycle
-from db.campaigns import list_campaigns
-from db.reads import campaign_id
+from db.campaign import lifecycle
+from db.campaign.campaigns import list_campaigns
+from db.reads.campaign import campaign_id
 from views.common import allowed, download, engine, literal, may_write, permitted
 
 _NOTICE, _GENERATION = "life_notice", "life_picker_generation"
@@ -42,7 +42,7 @@ def _campaign_id(name: str) -> int | None:
 
 
 def _run(action, name: str, *args):  # type: ignore[no-untyped-def]
-    """A db.lifecycle change done from this page, if the signed-in account may change the
+    """A db.campaign.lifecycle change done from this page, if the signed-in account may change the
     campaign; a refusal is shown (nothing changed)."""
     if not allowed(_campaign_id(name)):
         return None, False

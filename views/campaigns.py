@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from annotation.exports import export_campaign
-from db.campaigns import list_campaigns
-from db.jobs import CANCELLED, CANCELLING, DONE, JobRow
-from db.reads import fingerprint
+from db.admin.jobs import CANCELLED, CANCELLING, DONE, JobRow
+from db.campaign.campaigns import list_campaigns
+from db.reads.campaign import fingerprint
 from formats.writers import MIME
 from metrics.base import MetricConfigError
 from metrics.registry import DEFAULT_METRICS, METRIC_NAMES

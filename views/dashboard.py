@@ -1,6 +1,7 @@
 """Live significance dashboard: estimates, pairwise verdicts, labels still needed, exports.
 
-The numbers come from estimators.report.campaign_report (arrays from db.reads); this page only draws
+The numbers come from estimators.report.campaign_report (arrays from db.reads.campaign); this page
+only draws
 them,
 each panel from its own module (views/dashboard_*.py).
 The live part refreshes itself while annotators work and recomputes only when the
@@ -15,7 +16,7 @@ import streamlit as st
 
 from annotation.exports import export_annotations
 from annotation.result_exports import pairs_csv, results_csv, results_latex
-from db.reads import fingerprint
+from db.reads.campaign import fingerprint
 from estimators.caches.monitor import MonitorCache
 from estimators.caches.report import ReportCache
 from estimators.data.campaign import (

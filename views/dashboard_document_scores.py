@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.document_scores import document_report
-from db.document_scores import stamp
+from db.judging.document_scores import stamp
 from views.common import engine
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from annotation.active_sampling import sampling_rate
 from annotation.queue_admin import queue_settings
-from db.vocabulary import Sampling
+from db.schema.vocabulary import Sampling
 from estimators.sampling.active import DEFAULT_TAU
 from views.common import engine
 

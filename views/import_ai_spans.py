@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.ai_spans import import_ai_spans
-from db.campaigns import list_campaigns
-from db.vocabulary import CampaignMode
+from db.campaign.campaigns import list_campaigns
+from db.schema.vocabulary import CampaignMode
 from formats.ai_spans_file import OPTIONAL_COLUMNS, REQUIRED_COLUMNS
 from formats.problems import CampaignFileError, check_size
 from views.common import allowed_by_name, engine, literal, permitted, problem_list

@@ -9,8 +9,8 @@ from annotation.importer import import_campaign
 from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
 from annotation.scores_import import import_scores
 from annotation.visibility import TRADE_OFF
-from db.campaigns import campaign_exists, list_campaigns
-from db.vocabulary import CampaignMode
+from db.campaign.campaigns import campaign_exists, list_campaigns
+from db.schema.vocabulary import CampaignMode
 from formats.campaign_check import check_campaign_file
 from formats.campaign_file import WEB_WORDING, suggest_column_map, suggest_target_lang
 from formats.problems import CampaignFileError, check_size

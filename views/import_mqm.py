@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.mqm_tsv import import_mqm_tsv, summarize_mqm_tsv
-from db.campaigns import campaign_exists
+from db.campaign.campaigns import campaign_exists
 from formats.mqm_tsv import COLUMNS
 from formats.problems import CampaignFileError
 from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list

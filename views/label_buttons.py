@@ -8,7 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from annotation import session
-from db.vocabulary import CampaignMode
+from db.schema.vocabulary import CampaignMode
 
 # The label buttons in colours that mean what they say, and with equal weight (neither is
 # Streamlit's red "primary"): by their keys' classes (``st-key-<key>``), which views/keys.js

@@ -13,8 +13,8 @@ from annotation.visibility import (
     set_metric_visibility,
     visibility_statement,
 )
-from db.campaigns import CampaignSummary
-from db.vocabulary import CampaignMode
+from db.campaign.campaigns import CampaignSummary
+from db.schema.vocabulary import CampaignMode
 from views.common import allowed, engine, literal
 from views.long_work import finished, run_to_the_end, show_finished
 from views.span_settings_form import span_settings_form

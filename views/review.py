@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.visibility import metric_visibility, visibility_statement
-from db.review import labelled_outputs
+from db.judging.review import labelled_outputs
 from views.common import chosen_campaign, engine, require_admin
 
 LABELS = {1: "adequate", 0: "inadequate", None: ""}

@@ -18,7 +18,7 @@ import streamlit as st
 from annotation import session
 from annotation.ai_prefill import is_prefilled, prefill_spans
 from annotation.spans import SpanConfig
-from db.vocabulary import SlotKind
+from db.schema.vocabulary import SlotKind
 from views.common import engine
 
 AI_KEYS = ("a", "j")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from annotation import session
 from annotation.spans import SpanConfig
-from db.vocabulary import Severity
+from db.schema.vocabulary import Severity
 from views.annotate_keys import keyboard
 from views.span_actions import SpanActions
 

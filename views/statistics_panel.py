@@ -16,7 +16,7 @@ from annotation.statistics_settings import (
     read_statistics,
     set_statistics,
 )
-from db.campaigns import list_campaigns
+from db.campaign.campaigns import list_campaigns
 from estimators.sequences.designs import DESIGN_TEXT, ESTIMAND_TEXT, LiveDesign
 from views.common import admin_page, allowed, campaign_picker, engine, literal, may_write, permitted
 

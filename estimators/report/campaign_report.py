@@ -1,7 +1,7 @@
 """The dashboard's numbers: a campaign's arrays → every estimator → tables (pure numpy/scipy).
 
 One call, :func:`campaign_report`, turns a :class:`estimators.data.campaign.CampaignData` (what
-:func:`db.reads.read_campaign` returns) into everything the dashboard and the results
+:func:`db.reads.campaign.read_campaign` returns) into everything the dashboard and the results
 export show:
 
 - per system, side by side (:func:`estimators.report.columns.fixed_n_estimates`): the

@@ -236,7 +236,7 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_MARGIN = 0.05
 #: Error-rate values (estimators.base.verdicts.ErrorRate).
 ERROR_RATES = ("holm", "ebh")
-#: Estimand values (db.vocabulary.Estimand): the campaign's own items, or μ over annotators.
+#: Estimand values (db.schema.vocabulary.Estimand): the campaign's own items, or μ over annotators.
 TEST_SET, SUPERPOPULATION = "test_set", "superpopulation"
 ESTIMAND_TEXT = {
     TEST_SET: "this campaign's own items (test set, as WMT reports)",

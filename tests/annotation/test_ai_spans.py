@@ -20,9 +20,9 @@ from annotation.ai_spans import import_ai_spans, prefill_setting, set_prefill
 from annotation.exports import export_annotations
 from annotation.span_judgments import META_KEY
 from annotation.spans import DEFAULT_CATEGORIES, SpanConfig
-from db.admin_models import AISpan
 from db.engine import get_engine, session_scope
-from db.models import Campaign, CampaignSettingChange, Item, Output, System
+from db.schema.admin_models import AISpan
+from db.schema.models import Campaign, CampaignSettingChange, Item, Output, System
 from formats.problems import CampaignFileError
 
 # "é" as e + combining acute (2 code points), an emoji (1 code point, 2 UTF-16 units).

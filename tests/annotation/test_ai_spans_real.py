@@ -16,9 +16,9 @@ from annotation.ai_spans import import_ai_spans
 from annotation.importer import import_campaign
 from annotation.spans import DEFAULT_CATEGORIES
 from bench.esa_ai_bench import reference_spans
-from db.admin_models import AISpan
 from db.engine import session_scope
-from db.models import Item, Output, System
+from db.schema.admin_models import AISpan
+from db.schema.models import Item, Output, System
 from formats.mqm_tsv import COLUMNS, mark
 from formats.problems import CampaignFileError
 from tests.conftest import shared_file

@@ -19,9 +19,9 @@ from annotation.importer import import_campaign
 from annotation.queue_respread import respread_checks
 from annotation.session import next_view
 from db.engine import session_scope
-from db.models import Assignment, Task
-from db.queue_settings import setting_changes
-from db.tasks import CutSlot
+from db.queue.settings import setting_changes
+from db.queue.tasks import CutSlot
+from db.schema.models import Assignment, Task
 from tests.annotation.test_queue import make_campaign
 from tests.conftest import shared_file
 

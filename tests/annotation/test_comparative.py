@@ -14,9 +14,9 @@ from sqlalchemy import Engine, select
 from accounts.invites import create_annotator
 from annotation import comparative, queue_build, screen_judgments, session
 from annotation.exports import export_annotations
-from db import queue_settings as dbset
 from db.engine import session_scope
-from db.models import Annotation, Assignment, Campaign
+from db.queue import settings as dbset
+from db.schema.models import Annotation, Assignment, Campaign
 from tests.annotation.test_queue import make_campaign
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, func, select
 from accounts.invites import create_annotator
 from annotation import judging, queue_build, session
 from db.engine import make_engine, session_scope
-from db.models import Annotation, Assignment
+from db.schema.models import Annotation, Assignment
 from tests.annotation.test_queue import make_campaign
 
 N_ANNOTATORS = 20

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from annotation.da_judgments import checked_score
 from annotation.session import InvalidJudgment
-from db.vocabulary import CampaignMode
+from db.schema.vocabulary import CampaignMode
 
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),

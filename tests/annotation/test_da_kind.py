@@ -18,8 +18,8 @@ import cli
 from accounts.invites import create_annotator
 from annotation import judging, queue_build, session
 from db.engine import get_engine, session_scope
-from db.models import Annotation
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation
 from estimators.base.verdicts import Outcome
 from estimators.data.campaign import LabelKind, available_label_kinds, default_label_kind
 from estimators.report.campaign_report import campaign_report

@@ -7,8 +7,8 @@ from sqlalchemy import Engine
 
 from annotation.demo import DEMO_SYSTEMS, seed_demo, seed_demo_if_empty
 from annotation.queue_admin import queue_status
-from db.campaigns import list_campaigns
-from db.reads import campaign_id, read_campaign
+from db.campaign.campaigns import list_campaigns
+from db.reads.campaign import campaign_id, read_campaign
 
 
 def test_demo_is_seeded_once_scored_and_queued(sqlite_engine: Engine) -> None:

@@ -1,5 +1,6 @@
 """Documents judged in order (annotation.document_order, annotation.queue_draws.draw_blocks,
-db.document_blocks.claim_block) on SQLite and PostgreSQL: the queue is random over document blocks
+db.queue.document_blocks.claim_block) on SQLite and PostgreSQL: the queue is random over document
+blocks
 with each block's segments consecutive and in document order; an annotator who starts a
 block keeps it, so two annotators never interleave in one; an abandoned block expires and
 is taken over at its next segment; undo and skip keep the order; the setting's refusals
@@ -21,9 +22,9 @@ from annotation.session import next_view, start_next_task
 from annotation.undo import undo
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Annotation, Assignment, Campaign, Item, Output
-from db.vocabulary import DOCUMENT_ORDER as KEY
-from db.vocabulary import SlotKind
+from db.schema.models import Annotation, Assignment, Campaign, Item, Output
+from db.schema.vocabulary import DOCUMENT_ORDER as KEY
+from db.schema.vocabulary import SlotKind
 from tests.annotation.test_document_context import ITEMS, make_docs
 
 DOC_OF = {ext: doc for ext, doc in ITEMS}
@@ -306,7 +307,7 @@ N_DOCS, SEGMENTS, N_THREADS = 30, 4, 8
 
 def many_docs(engine: Engine, paired: bool, overlap: float) -> int:
     """N_DOCS documents of SEGMENTS segments, three systems."""
-    from db.models import System
+    from db.schema.models import System
 
     with session_scope(engine) as s:
         camp = Campaign(name="many", paired=paired, overlap=overlap, attention_rate=0.1)
@@ -336,7 +337,7 @@ def test_annotators_in_parallel_never_split_a_block(engine: Engine, paired: bool
     import threading
 
     from db.engine import make_engine
-    from db.vocabulary import SlotKind
+    from db.schema.vocabulary import SlotKind
 
     cid = many_docs(engine, paired, overlap=0.2)
     document_order.set_documents_in_order(engine, cid, True)

@@ -13,9 +13,9 @@ from accounts.invites import create_annotator
 from annotation import document_scores as ds
 from annotation import judging, queue_build, session
 from annotation.document_order import set_documents_in_order
-from db.document_models import DocumentScore
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.document_models import DocumentScore
+from db.schema.models import Campaign, Item, Output, System
 from estimators.base.verdicts import Outcome
 from estimators.data.campaign import LabelKind
 from estimators.report.campaign_report import campaign_report

@@ -18,7 +18,7 @@ from annotation import judging, queue_build, session
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
 from db.engine import get_engine
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.data.campaign import LabelKind, available_label_kinds, default_label_kind
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign

@@ -9,12 +9,8 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from annotation.importer import import_campaign
-from db import (
-    admin_models,  # noqa: F401  (registers its tables on Base.metadata)
-    document_models,  # noqa: F401  (registers document_scores)
-)
 from db.engine import session_scope
-from db.models import Base
+from db.schema.models import Base
 from formats.campaign_file import parse_column_map
 from formats.problems import CampaignFileError
 

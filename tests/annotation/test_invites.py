@@ -17,7 +17,7 @@ from accounts.invites import (
     token_hash,
 )
 from annotation import judging, queue_admin, queue_build, session
-from db import annotators
+from db.people import annotators
 from tests.annotation.test_queue import make_campaign
 
 

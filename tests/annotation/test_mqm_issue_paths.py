@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from annotation.mqm_tsv import import_mqm_tsv, parse_mqm_tsv
 from db.engine import get_engine, session_scope
-from db.models import Annotation, Campaign
+from db.schema.models import Annotation, Campaign
 from formats.mqm_tsv import COLUMNS, unmark
 from formats.problems import CampaignFileError
 from tests.app.conftest import app_engine  # noqa: F401  (the AppTest database fixture)

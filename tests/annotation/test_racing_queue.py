@@ -11,8 +11,8 @@ from sqlalchemy import Engine, select
 from accounts.invites import create_annotator
 from annotation import judging, queue_admin, queue_build, racing, session
 from db.engine import session_scope
-from db.models import Annotation, Output, System
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation, Output, System
 from estimators.live.monitor import CampaignMonitor
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign, slots

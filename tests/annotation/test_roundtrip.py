@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 
 from annotation.exports import export_campaign
 from annotation.importer import import_campaign
-from db.campaigns import list_campaigns
+from db.campaign.campaigns import list_campaigns
 from formats.spreadsheet import neutralise, restore
 from tests.conftest import shared_file
 

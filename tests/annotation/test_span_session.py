@@ -10,11 +10,11 @@ from accounts.invites import create_annotator
 from annotation import judging, queue_build, session, undo
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
-from db import annotations as log
-from db.annotator_stats import annotator_work
 from db.engine import session_scope
-from db.models import Annotation
-from db.reads import read_campaign
+from db.judging import log
+from db.judging.annotator_stats import annotator_work
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation
 from estimators.data.campaign import LabelKind
 from tests.annotation.test_queue import make_campaign
 
@@ -125,7 +125,7 @@ def test_esa_score_and_configured_weights(engine: Engine) -> None:
 def test_attention_checks_are_judged_at_span_level(engine: Engine) -> None:
     """Marking the injected major edit as major passes; "no errors" fails; a major span
     somewhere else fails too (its derived label 0 would have passed the label rule)."""
-    from db.models import Assignment, AttentionCheck
+    from db.schema.models import Assignment, AttentionCheck
 
     cid = make_campaign(engine, 30, 1, mode="spans", attention_rate=0.3)
     queue_build.build_queue(engine, cid, seed=4)

@@ -12,7 +12,7 @@ from annotation.queue_admin import setting_changes
 from annotation.span_judgments import SETTING_KEY, campaign_config, set_campaign_config
 from annotation.spans import SpanConfig
 from db.engine import session_scope
-from db.models import Campaign
+from db.schema.models import Campaign
 
 
 def test_each_change_is_logged_once(engine: Engine) -> None:

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from accounts.invites import create_annotator
 from annotation import queue_build, tutorial
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.annotation.test_queue import make_campaign
 
 CSV = (

@@ -22,7 +22,7 @@ from annotation.visibility import (
     shown_at,
     visibility_statement,
 )
-from db.review import labelled_outputs
+from db.judging.review import labelled_outputs
 from metrics.scoring import score_campaign
 from tests.annotation.test_queue import make_campaign
 

@@ -14,7 +14,7 @@ from sqlalchemy import Engine, select
 from annotation import judging, queue_admin, session
 from annotation.exports import export_annotations
 from db.engine import session_scope
-from db.models import Assignment, MetricScore, Output
+from db.schema.models import Assignment, MetricScore, Output
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import annotator_app, make_campaign, shown_output
 

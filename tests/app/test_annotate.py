@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from accounts.invites import create_annotator, revoke_annotator
 from annotation import judging, queue_admin, queue_build
 from annotation.public_title import DEFAULT
-from db import annotations as log
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
+from db.judging import log
+from db.schema.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
 from tests.app.conftest import APP
 
 TRICKY = [

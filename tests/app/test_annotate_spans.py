@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
-from db.annotator_stats import annotator_work
 from db.engine import session_scope
-from db.models import Annotation, Campaign, MetricScore, Output
+from db.judging.annotator_stats import annotator_work
+from db.schema.models import Annotation, Campaign, MetricScore, Output
 from tests.app.test_annotate import TRICKY, annotator_app, make_campaign
 
 OUTPUTS = [

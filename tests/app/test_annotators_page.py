@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from accounts.invites import create_annotator
 from annotation.importer import import_campaign
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from annotation import comparative, document_order, queue_admin, queue_build, tasks
 from annotation.importer import import_campaign
 from annotation.queue_respread import respread_checks
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.estimators.test_clustered_route import doc_csv
 
@@ -138,7 +138,7 @@ def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engi
 
     from annotation.quality import qc_cost
     from db.engine import session_scope
-    from db.models import Assignment
+    from db.schema.models import Assignment
 
     import_campaign(app_engine, CSV.encode(), "shape", filename="s.csv",
                     settings={"overlap": 0.5, "attention_rate": 0.2})  # fmt: skip

@@ -9,8 +9,8 @@ from sqlalchemy import Engine, update
 from annotation import document_order
 from annotation.session import next_view
 from db.engine import session_scope
-from db.models import Campaign
-from db.vocabulary import SlotKind
+from db.schema.models import Campaign
+from db.schema.vocabulary import SlotKind
 from tests.app.test_annotate import annotator_app
 from tests.app.test_document_context_page import N, context_blocks, make_document
 

@@ -6,8 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.calibration import calibration_export, campaign_calibration, import_calibration
-from db.calibration import applied_sets
-from db.reads import campaign_id, read_campaign
+from db.reads.campaign import campaign_id, read_campaign
+from db.scores.calibration import applied_sets
 from metrics.calibration_sets import SignatureMismatch
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, select
 
 from annotation import comparative
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.app.test_annotate import annotator_app, make_campaign
 
 TEXTS = [[f"Ausgabe {k} für Satz {j} ist hier" for k in range(3)] for j in range(3)]

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, select
 from annotation import comparative, span_judgments
 from annotation.spans import SpanConfig
 from db.engine import session_scope
-from db.models import Annotation, Assignment
+from db.schema.models import Annotation, Assignment
 from tests.app.test_annotate import annotator_app, make_campaign
 
 TEXTS = [[f"Ausgabe {k} für Satz {j} ist hier" for k in range(3)] for j in range(3)]

@@ -86,10 +86,10 @@ def test_no_campaigns(app_engine) -> None:
 
 def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> None:
     import estimators.report.campaign_report as report_module
-    from db.annotations import append
     from db.engine import session_scope
-    from db.log_export import annotation_log
-    from db.reads import campaign_id
+    from db.judging.log import append
+    from db.judging.log_export import annotation_log
+    from db.reads.campaign import campaign_id
 
     calls = []
     original = report_module.campaign_report
@@ -117,13 +117,13 @@ def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> N
 
 
 def _output_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
-    from db.models import Annotation
+    from db.schema.models import Annotation
 
     return s.get(Annotation, annotation_id).output_id
 
 
 def _annotator_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
-    from db.models import Annotation
+    from db.schema.models import Annotation
 
     return s.get(Annotation, annotation_id).annotator_id
 

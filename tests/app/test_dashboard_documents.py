@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from annotation.importer import import_campaign
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_dashboard import _dashboard
 from tests.estimators.test_clustered_route import doc_csv, set_document_order
@@ -63,7 +63,7 @@ def test_planner_gives_documents_for_a_doc_ordered_campaign(app_engine) -> None:
 
 def test_planner_plans_documents_and_fits_the_pool_in_documents(app_engine) -> None:
     from annotation.live_plan import forecast_planned_labels
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from estimators.planning.documents import document_plan
 
     cid = import_campaign(app_engine, doc_csv(60, 40), "plan", filename="p.csv").campaign_id

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from annotation import context, queue_admin, queue_build
 from annotation.session import next_view
 from db.engine import get_engine, session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import TRICKY, annotator_app, shown_output
 

@@ -80,7 +80,7 @@ def test_cli_racing(app_engine: Engine, monkeypatch) -> None:  # type: ignore[no
 
 def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
     from db.engine import session_scope
-    from db.models import Campaign
+    from db.schema.models import Campaign
 
     cid = make_campaign(app_engine, TEXTS)
     racing.set_racing(app_engine, cid, True)
@@ -98,9 +98,9 @@ def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
 
 
 def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> None:
-    from db import campaigns as dbc
-    from db.queue import queue_transaction
-    from db.reads import campaign_id
+    from db.campaign import campaigns as dbc
+    from db.queue.claim import queue_transaction
+    from db.reads.campaign import campaign_id
     from tests.app.test_dashboard import _dashboard, _texts
     from tests.test_reads import seed_campaign
 

@@ -10,9 +10,9 @@ import re
 from sqlalchemy import Engine, select
 from typer.testing import CliRunner
 
-from db import jobs as store
+from db.admin import jobs as store
 from db.engine import get_engine, session_scope
-from db.models import MetricScore
+from db.schema.models import MetricScore
 from metrics.scoring_job import run_scoring_job
 from tests.app.conftest import admin_page
 from tests.metrics.conftest import make_campaign

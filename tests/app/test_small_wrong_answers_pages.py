@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from annotation import queue_admin
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import PLAIN, annotator_app, make_campaign
 from tests.test_reads import seed_campaign

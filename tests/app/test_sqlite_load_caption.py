@@ -7,7 +7,7 @@ from accounts.invites import create_annotator
 from annotation import queue_build, session
 from annotation.importer import import_campaign
 from db.engine import SQLITE_ANNOTATOR_LIMIT
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
 

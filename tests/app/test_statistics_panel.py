@@ -11,7 +11,7 @@ from accounts.invites import create_annotator
 from annotation import judging, queue_admin, session
 from annotation.live_plan import forecast_planned_labels
 from annotation.statistics_settings import LEVEL_WARNING, read_statistics
-from db.lifecycle import archive_campaign
+from db.campaign.lifecycle import archive_campaign
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
 

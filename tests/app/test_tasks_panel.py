@@ -7,8 +7,8 @@ from accounts.invites import create_annotator
 from annotation import queue_build, session
 from annotation.importer import import_campaign
 from db.engine import session_scope
-from db.reads import campaign_id
-from db.tasks import list_tasks
+from db.queue.tasks import list_tasks
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
 

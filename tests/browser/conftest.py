@@ -101,7 +101,7 @@ def seed_edit_campaign(
     from accounts.invites import create_annotator
     from annotation import queue_build
     from db.engine import session_scope
-    from db.models import Campaign, Item, Output, System
+    from db.schema.models import Campaign, Item, Output, System
 
     with session_scope(engine) as s:
         camp = Campaign(name=name, mode=mode, show_metrics=False)

@@ -86,7 +86,7 @@ def test_a_viewer_can_change_nothing(server: Server, page) -> None:  # type: ign
         )
     # Nothing the viewer could reach changed anything: still one annotator per campaign.
     from annotation.queue_admin import annotator_overview
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
 
     assert [w.name for w in annotator_overview(server.engine, campaign_id(server.engine,
                                                                           "Granted"))] == ["Ana"]

@@ -13,7 +13,7 @@ from accounts.invites import create_annotator
 from annotation import comparative, queue_build
 from annotation.exports import export_annotations
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare.png"

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_compare_browser import IDLE, seed_compare, source
 

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import select
 
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.browser.conftest import Server
 from tests.browser.test_compare_browser import IDLE, seed_compare
 

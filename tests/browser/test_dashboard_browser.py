@@ -26,7 +26,7 @@ def wmt_server(server: Server) -> str:
     data = shared_file("wmt21-ted-mqm/wmt21_ted_ende.csv")
     from annotation.calibration import calibrate_and_save
     from annotation.importer import import_campaign
-    from db.scores import campaign_signatures
+    from db.scores.metric_scores import campaign_signatures
     from metrics.scoring import score_campaign
 
     report = import_campaign(

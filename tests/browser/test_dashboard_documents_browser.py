@@ -15,7 +15,7 @@ def test_dashboard_says_too_few_documents_in_chromium(server: Server, page) -> N
     from playwright.sync_api import expect
 
     from annotation.importer import import_campaign
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
     from tests.estimators.test_clustered_route import set_document_order
 
     mapping = {"doc_id": "doc", "human_label": "human_label_binary", "annotator": "rater"}

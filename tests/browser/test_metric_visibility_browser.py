@@ -12,7 +12,7 @@ from sqlalchemy import select
 from accounts.invites import create_annotator
 from annotation import queue_admin, queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign
+from db.schema.models import Annotation, Campaign
 from metrics.scoring import score_campaign
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 

@@ -13,7 +13,7 @@ from annotation import queue_build
 from annotation.span_judgments import META_KEY
 from annotation.spans import SpanConfig
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_spans_browser import WIDGET, _drag
 

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, select
 from accounts.invites import create_annotator
 from annotation import comparative, judging, queue_build, session
 from db.engine import make_engine, session_scope
-from db.models import Annotation, Assignment
+from db.schema.models import Annotation, Assignment
 from tests.annotation.test_queue import make_campaign
 
 N_SYSTEMS = 4

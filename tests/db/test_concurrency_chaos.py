@@ -24,10 +24,10 @@ from sqlalchemy import Engine, func, select
 from accounts.invites import create_annotator
 from annotation import judging, queue_build, session, task_admin, tasks, undo
 from annotation.tasks import TaskError
-from db import tasks as dbt
+from db.campaign.lifecycle import archive_campaign, delete_campaign
 from db.engine import make_engine, session_scope
-from db.lifecycle import archive_campaign, delete_campaign
-from db.models import Annotation, Assignment, Campaign, Task
+from db.queue import tasks as dbt
+from db.schema.models import Annotation, Assignment, Campaign, Task
 from tests.annotation.test_queue import make_campaign
 
 

@@ -90,9 +90,9 @@ def test_two_requeues_at_once_get_distinct_ordinals(engine: Engine) -> None:
     import threading
 
     from annotation.task_expiry import requeue_unfinished
-    from db import tasks as dbt
     from db.clock import utcnow
     from db.engine import session_scope
+    from db.queue import tasks as dbt
 
     cid = make_campaign(engine, 4, 1)
     queue_build.build_queue(engine, cid, seed=8)

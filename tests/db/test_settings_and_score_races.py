@@ -22,11 +22,11 @@ from accounts.invites import create_annotator
 from annotation import document_scores as ds
 from annotation import judging, queue_admin, queue_build, session
 from annotation.statistics_settings import read_statistics, set_statistics
-from db import document_scores as dbdoc
-from db.document_models import DocumentScore
 from db.engine import make_engine, session_scope
-from db.models import System
-from db.queue_settings import current_label_count
+from db.judging import document_scores as dbdoc
+from db.queue.settings import current_label_count
+from db.schema.document_models import DocumentScore
+from db.schema.models import System
 from tests.annotation.test_document_scores import _campaign as document_campaign
 from tests.annotation.test_queue import make_campaign
 

@@ -9,7 +9,7 @@ from sqlalchemy import Engine, func, inspect, select
 from annotation import queue_build, tasks
 from db.engine import session_scope
 from db.migrate import _config, upgrade
-from db.models import Assignment
+from db.schema.models import Assignment
 from tests.annotation.test_queue import make_campaign
 
 

@@ -76,7 +76,7 @@ def test_overlap_campaign_alpha_and_span_f1(engine: Engine) -> None:
     score equal krippendorff's on the hand-built matrices; span F1 as hand-computed."""
     from annotation.mqm_tsv import import_mqm_tsv
     from annotation.span_judgments import span_agreement
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from formats.mqm_tsv import COLUMNS
 
     rows = [

@@ -8,7 +8,7 @@ import io
 import sacrebleu
 
 from annotation.calibration import calibrate_and_save
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from metrics.scoring import score_campaign
 from tests.conftest import shared_file, stored_scores
 from tests.metrics.conftest import WMT_CSV, read_wmt
