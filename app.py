@@ -33,7 +33,7 @@ from accounts.sessions import (
     session_hours,
 )
 from accounts.study import StudyRefused, enrol
-from annotation.public_title import public_title
+from annotation.campaign.public_title import public_title
 from db.campaign.lifecycle import archived_reason
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from views.common import current_account, engine, literal

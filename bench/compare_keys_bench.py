@@ -41,7 +41,8 @@ STATE = ("() => [...document.querySelectorAll('.tandem-source, .tandem-output')]
 def seed(db_url: str, items: int) -> dict[str, str]:
     """Two campaigns (single, comparative); their annotators' invite tokens."""
     from accounts.invites import create_annotator
-    from annotation import comparative, queue_build
+    from annotation.judging import comparative
+    from annotation.queue import build as queue_build
     from db.engine import make_engine, session_scope
     from db.schema.models import Campaign, Item, Output, System
 

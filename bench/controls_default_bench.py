@@ -56,7 +56,7 @@ from ranking_route_bench import (  # noqa: E402
     pair_pvalues,
 )
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import pairs  # noqa: E402
 from estimators.sequences import betting_control as bc  # noqa: E402
 from estimators.sequences.sequential import BURN_IN  # noqa: E402

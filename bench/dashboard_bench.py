@@ -36,8 +36,8 @@ EMPTY_CSV = b"item_id,source,reference,system,output\n1,a,b,A,x\n1,a,b,B,y\n2,c,
 
 
 def setup(db: Path) -> None:
-    from annotation.calibration import calibrate_and_save
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
+    from annotation.results.calibration import calibrate_and_save
     from db.campaign.campaigns import campaign_exists
     from db.engine import make_engine
     from db.migrate import upgrade

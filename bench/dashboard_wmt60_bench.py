@@ -63,7 +63,7 @@ def build(db: Path, metric: bool = False) -> None:
     from dashboard_bench import EMPTY_CSV
     from monitor_read_bench import wmt_like_rates
 
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from db.campaign.campaigns import campaign_exists
     from db.engine import make_engine
     from db.migrate import upgrade

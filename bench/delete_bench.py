@@ -25,8 +25,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, tasks
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
 from db.campaign.lifecycle import delete_campaign
 from db.engine import make_engine
 from db.migrate import upgrade

@@ -88,7 +88,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base import verdicts  # noqa: E402
 from estimators.base.multiple import bonferroni_alpha, holm, pairs  # noqa: E402
 from estimators.base.verdicts import Outcome  # noqa: E402
@@ -338,7 +338,7 @@ def t_star_in_force(c: Campaign, smallest: float, rule: str = "cli") -> int:
     --smallest-difference`` stores it, the labels of
     ``documents_for(forecast_planned_labels(k, d))`` documents at the assumed ICC
     (commands/plan.py ``_forecast``; the Annotators page's form since it applies the design
-    effect, annotation.live_plan.campaign_planned_labels); ``"form"``: a small plan,
+    effect, annotation.campaign.live_plan.campaign_planned_labels); ``"form"``: a small plan,
     ``forecast_planned_labels(k, d)`` labels with no design effect (what the form stored
     before)."""
     if rule == "form":

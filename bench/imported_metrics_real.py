@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import make_engine
 from db.migrate import upgrade
 from db.reads.campaign import read_campaign

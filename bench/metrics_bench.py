@@ -95,8 +95,8 @@ def main() -> int:
     import numpy as np
     from scipy import stats
 
-    from annotation.calibration import calibrate_and_save
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
+    from annotation.results.calibration import calibrate_and_save
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.bertscore import BertScoreMetric

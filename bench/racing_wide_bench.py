@@ -20,7 +20,7 @@ uniform's k·max_s T_s: a pair's stream under racing is its uniform stream stopp
 (docs/statistics-notes.md §8, point 2), so this is racing's total up to the read
 granularity (reads after every item here) — "oracle racing" of bench/racing_bench.py, equal
 to the replayed racing in every order measured there. ``--check`` replays a small campaign
-through annotation.racing_replay (the real monitor) and compares the settling reads.
+through tests.support.racing_replay (the real monitor) and compares the settling reads.
 
 Pools: k systems with adequacy rates p_s = 0.35 + 0.5·Beta(2, 2) quantiles at
 (s + ½)/k (bench/monitor_read_bench.py's wmt_like_rates: a smooth spread, neighbours
@@ -92,7 +92,7 @@ from racing_bench import ideal_ratio  # noqa: E402
 from ranking_route_bench import growth_bet, oracle_pvalues  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import holm, pairs  # noqa: E402
 from estimators.sequences import (  # noqa: E402
     betting,
@@ -520,8 +520,8 @@ def nulls(k: int, n: int, runs: int, eps: float, t_star: float) -> None:
 
 def check(k: int = 6, n: int = 240, every: int = 10, orders: int = 3) -> int:
     """Settling reads of this harness vs the monitor's report() (uniform replay)."""
-    from annotation.racing import settled_pairs
-    from annotation.racing_replay import replay
+    from annotation.queue.racing import settled_pairs
+    from tests.support.racing_replay import replay
 
     p = rates(k)
     t_star = min(forecast_planned_labels(k, EPS, ALPHA), n)

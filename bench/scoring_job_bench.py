@@ -38,7 +38,7 @@ def wait(engine, job_id: int, timeout: float = 1800.0):  # type: ignore[no-untyp
 
 
 def main() -> None:
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.scoring_estimate import estimate_scoring

@@ -43,7 +43,7 @@ from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa:
 from pools import load_newstest  # noqa: E402
 from ranking_route_bench import ALPHA, SMALLEST_DIFFERENCE, pair_pvalues  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import holm, pairs  # noqa: E402
 from estimators.live.monitor import CampaignMonitor  # noqa: E402
 

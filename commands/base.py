@@ -64,7 +64,7 @@ def importing(file: Path) -> Iterator[None]:
 def exporting(campaign_checked: bool = False) -> Iterator[None]:
     """Fail saying why when the export in the block cannot be written, or names no campaign
     (unless the caller has looked the campaign up already: then that error propagates)."""
-    from annotation.exports import UnknownCampaign
+    from annotation.results.exports import UnknownCampaign
     from formats.writers import ExportError
 
     try:
@@ -158,7 +158,7 @@ def on_off(switch: str, command: str) -> bool:
 
 def changed_note(engine, cid: int, key: str) -> str:  # type: ignore[no-untyped-def]
     """' (changed after N labels)' for the last logged change of setting ``key``."""
-    from annotation.queue_admin import setting_changes
+    from annotation.queue.admin import setting_changes
 
     last = [c for c in setting_changes(engine, cid) if c.key == key][-1]
     return f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""

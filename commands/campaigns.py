@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP
+from annotation.campaign.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP
 from commands import base
 from commands.base import (
     CampaignName,
@@ -52,7 +52,7 @@ def import_(
     attention_rate: AttentionRateOption = DEFAULT_ATTENTION_RATE,
 ) -> None:
     """Import a campaign file (validated completely first; nothing is written on error)."""
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from formats.campaign_file import parse_column_map
     from formats.scores_file import parse_metric_specs
 
@@ -110,7 +110,7 @@ def _import_settings(
 
 def _echo_quality_settings(show_metrics: bool, overlap: float, attention_rate: float) -> None:
     """What a new campaign's annotators see, and its quality control."""
-    from annotation.visibility import TRADE_OFF
+    from annotation.campaign.visibility import TRADE_OFF
 
     seen = (
         "see metric scores"
@@ -140,7 +140,7 @@ def import_mqm_cmd(
     max_mb: MaxMbOption = None,
 ) -> None:
     """Import WMT-style MQM error annotations as a new error-span campaign."""
-    from annotation.mqm_tsv import import_mqm_tsv
+    from annotation.imports.mqm import import_mqm_tsv
 
     limit = base.import_limit(file, max_mb, regular=True)
     with base.importing(file):
@@ -171,8 +171,12 @@ def span_settings_cmd(
     before the first label only)."""
     from dataclasses import replace
 
-    from annotation.span_judgments import SettingsLocked, campaign_config, set_campaign_config
-    from annotation.spans import SpanConfig, SpanError, Weights
+    from annotation.judging.span_judgments import (
+        SettingsLocked,
+        campaign_config,
+        set_campaign_config,
+    )
+    from annotation.judging.spans import SpanConfig, SpanError, Weights
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -201,8 +205,8 @@ def export_mqm_cmd(
     out: Annotated[Path, typer.Option(help="Output .tsv file.")],
 ) -> None:
     """Export an error-span campaign's current judgments in WMT's MQM TSV layout."""
-    from annotation.mqm_tsv import export_mqm_tsv
-    from annotation.span_judgments import span_agreement
+    from annotation.imports.mqm import export_mqm_tsv
+    from annotation.judging.span_judgments import span_agreement
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -225,7 +229,7 @@ def export(
     out: Annotated[Path, typer.Option(help="Output file; its suffix picks the format.")],
 ) -> None:
     """Export a campaign in the import format (csv, tsv, jsonl, parquet)."""
-    from annotation.exports import export_campaign
+    from annotation.results.exports import export_campaign
 
     fmt = base.export_format(out)
     engine = base.open_engine()
@@ -310,7 +314,7 @@ def campaign_delete(
     ] = None,
 ) -> None:
     """Delete a campaign and every row of it, in one transaction (cannot be undone)."""
-    from annotation.campaign_life import final_exports
+    from annotation.results.campaign_life import final_exports
     from db.campaign.lifecycle import delete_campaign
 
     if export_dir is not None and confirm == name:
@@ -362,8 +366,8 @@ def seed_demo(
     if_empty: Annotated[bool, typer.Option(help="Only when the database has no campaign.")] = True,
 ) -> None:
     """Create the generated demo campaign."""
-    from annotation.demo import seed_demo as seed
-    from annotation.demo import seed_demo_if_empty
+    from annotation.imports.demo import seed_demo as seed
+    from annotation.imports.demo import seed_demo_if_empty
 
     engine = base.open_engine()
     report = seed_demo_if_empty(engine) if if_empty else seed(engine)

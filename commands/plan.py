@@ -96,7 +96,7 @@ def plan(
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
-    from annotation.live_plan import current_plan, set_plan
+    from annotation.campaign.live_plan import current_plan, set_plan
     from estimators.sequences.designs import DESIGN_TEXT
 
     smallest_difference = old_smallest if smallest_difference is None else smallest_difference
@@ -156,7 +156,7 @@ def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
 def _forecast(engine, cid: int, smallest: float, docs, alpha: float = 0.05, score_sd=None) -> int:  # type: ignore[no-untyped-def]
     """The planner's labels per system for ``smallest`` (said aloud); in documents, the
     labels of the complete documents that give the same precision."""
-    from annotation.live_plan import forecast_planned_labels
+    from annotation.campaign.live_plan import forecast_planned_labels
     from db.campaign.campaigns import list_campaigns
 
     n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)

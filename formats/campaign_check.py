@@ -54,7 +54,7 @@ def check_campaign_file(
     The file is read to its end first (a damaged line anywhere makes it unreadable: no
     header), then validated chunk by chunk; ``on_stream`` is given the stream once its
     header is checked and returns what to do with each valid chunk (e.g. check its metric
-    scores: annotation.import_check)."""
+    scores: annotation.imports.check)."""
     try:
         header, records = stream_records(data, filename, max_mb)
         first = list(itertools.islice(records, preview_rows))

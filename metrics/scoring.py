@@ -15,7 +15,7 @@ output or reference gets the family's defined score
 (:data:`metrics.registry.EMPTY_INPUT_SCORES`) and is counted in :attr:`MetricRun.n_empty`.
 
 Choosing and storing a metric's binary threshold from the human labels is
-:func:`annotation.calibration.calibrate_and_save`.
+:func:`annotation.results.calibration.calibrate_and_save`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,11 @@ from typing import Any
 from sqlalchemy import Engine, Table, insert, or_, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, queue_build, session, undo
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.clock import utcnow
 from db.engine import session_scope
 from db.schema.admin_models import Job

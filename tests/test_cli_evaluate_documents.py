@@ -15,7 +15,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 import cli
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import get_engine
 from db.reads.campaign import read_campaign
 from estimators.documents import clustered as cl
@@ -96,7 +96,7 @@ def _plan(engine, monkeypatch, *args: str):  # type: ignore[no-untyped-def]
 
 
 def test_plan_speaks_in_documents(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from annotation.live_plan import current_plan, forecast_planned_labels
+    from annotation.campaign.live_plan import current_plan, forecast_planned_labels
     from estimators.planning.documents import document_plan
 
     raw = doc_csv(N_DOCS, 0, size=SIZE, seed=7)  # no labels yet: the plan can still change

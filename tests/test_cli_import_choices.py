@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from annotation.visibility import TRADE_OFF
+from annotation.campaign.visibility import TRADE_OFF
 from db.engine import get_engine, session_scope
 from db.schema.models import Campaign
 

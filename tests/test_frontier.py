@@ -10,7 +10,9 @@ import math
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.reads.campaign import read_campaign
 from db.schema.models import Assignment

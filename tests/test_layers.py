@@ -87,7 +87,7 @@ def test_the_check_catches_a_violation(tmp_path: Path) -> None:
 def test_accounts_sit_below_annotation(tmp_path: Path) -> None:
     """accounts/ may not reach up into annotation/ (annotation may import accounts)."""
     (tmp_path / "accounts").mkdir()
-    (tmp_path / "accounts" / "probe.py").write_text("from annotation.session import View\n")
+    (tmp_path / "accounts" / "probe.py").write_text("from annotation.judging.session import View\n")
     (tmp_path / "annotation").mkdir()
     (tmp_path / "annotation" / "probe.py").write_text("from accounts.grants import can_write\n")
     found = violations(tmp_path / "accounts" / "probe.py", tmp_path)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import event
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
 from db.judging.annotator_stats import annotator_work
 from db.judging.log_export import annotation_log

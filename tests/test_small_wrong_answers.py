@@ -9,8 +9,8 @@ import re
 import pytest
 from sqlalchemy import Engine, update
 
-from annotation.calibration import calibration_export, import_calibration
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.results.calibration import calibration_export, import_calibration
 from db.engine import session_scope
 from db.reads.campaign import read_campaign
 from db.schema.models import Campaign

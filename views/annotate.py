@@ -1,6 +1,7 @@
 """The annotator's page: one output at a time, keyboard first, saved at once.
 
-It draws a :class:`annotation.session.View` and sends clicks to annotation.session (which decides
+It draws a :class:`annotation.judging.session.View` and sends clicks to annotation.judging.session
+(which decides
 and records); it never sees system names or which items are attention checks. Text is shown
 literally (escaped, ``dir="auto"``), never rendered as markdown or HTML.
 
@@ -8,7 +9,7 @@ Keys: ``a``/``j`` adequate, ``i``/``k`` inadequate, ``s`` skip, ``u`` undo. They
 while typing in the post-edit box (``Esc`` leaves it). ``Ctrl+Enter`` there saves in a
 post-edit campaign; in a "both" campaign it only leaves the box ("Done editing"): a label is
 recorded only when the annotator chooses one. An untouched box is stored as a post-edit only
-with "No edit needed" ticked (annotation.judging.submit enforces both). Our own small
+with "No edit needed" ticked (annotation.judging.save.submit enforces both). Our own small
 listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside text areas
 (it would turn typing an "a" into a label).
 
@@ -27,8 +28,9 @@ import time
 import streamlit as st
 
 from accounts.invites import active_annotator
-from annotation import judging, session, undo
-from annotation.diff import diff_html, literal_html
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.judging.diff import diff_html, literal_html
 from db.campaign.lifecycle import archived_reason
 from db.schema.vocabulary import CampaignMode
 from views import task_complete

@@ -2,7 +2,7 @@
 (An error-span campaign's screen, cESA, is views/annotate_compare_spans.py.)
 
 views/annotate.py hands the page here when the campaign's comparative setting is on
-(annotation.comparative). The outputs come in the annotator's own shuffled order, without
+(annotation.judging.comparative). The outputs come in the annotator's own shuffled order, without
 system names; each gets a label, and one submit saves the screen (every output with its
 place on it, in one transaction). Nothing is saved until then.
 
@@ -21,8 +21,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import comparative, judging, session
-from annotation.diff import literal_html
+from annotation.judging import comparative, session
+from annotation.judging import save as judging
+from annotation.judging.diff import literal_html
 from views.common import engine
 from views.compare_draft import draft, ident
 from views.compare_screen import CSS, footer, source_html

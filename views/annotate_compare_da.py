@@ -1,6 +1,6 @@
 """The comparative DA / SQM screen: every output of one source side by side, each with its
 slider (views/da_slider.py keeps the scores in the browser until ``Enter``), saved together
-by annotation.comparative.submit with each output's place on the screen.
+by annotation.judging.comparative.submit with each output's place on the screen.
 
 Keys: ``0``–``9`` / ``←`` / ``→`` (``Shift``: by 10) / ``Home`` / ``End`` set the highlighted
 output's score, ``↓`` / ``↑`` (or ``j`` / ``k``) move between outputs, ``Enter`` saves the
@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from annotation import comparative, judging, session
-from annotation.da_judgments import scale
+from annotation.judging import comparative, session
+from annotation.judging import save as judging
+from annotation.judging.da_judgments import scale
 from views.common import engine
 from views.compare_screen import CSS, source_html
 from views.da_slider import ident, keys_text, sliders

@@ -1,7 +1,7 @@
 """The comparative screen of an error-span campaign (cESA, as Pearmut calls it): every output
 of one source on one screen, each with its own error spans and, when the campaign asks, its
 own ESA score; one save stores them all with their places on the screen
-(annotation.comparative.submit: one transaction, labels derived as on the span page).
+(annotation.judging.comparative.submit: one transaction, labels derived as on the span page).
 
 The marking is the single-output span page's (views/annotate_spans.py): its widget (one per
 output, the source drawn once above them, so no omission marks here), its actions on one
@@ -22,8 +22,8 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import comparative, session
-from annotation.spans import SpanConfig
+from annotation.judging import comparative, session
+from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import SlotKind
 from views import annotate_spans as marking
 from views import span_ai

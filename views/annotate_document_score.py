@@ -1,7 +1,7 @@
 """The document score of a DA / SQM campaign judged in document order: once the annotator
 has scored the last segment of a document, the whole document (that system's outputs in
 order, with their sources) is shown with one slider for it (views/da_slider.py), before
-the next item. Saved by annotation.document_scores.save; ``u`` undoes the last segment
+the next item. Saved by annotation.judging.document_scores.save; ``u`` undoes the last segment
 instead (the document is then unfinished, and the score is asked again after it)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from annotation import document_scores, session
-from annotation.da_judgments import scale
-from annotation.diff import literal_html
+from annotation.judging import document_scores, session
+from annotation.judging.da_judgments import scale
+from annotation.judging.diff import literal_html
 from views.common import engine
 from views.da_slider import keys_text, sliders
 

@@ -3,7 +3,7 @@
 views/annotate.py hands the item to :func:`slider_item`. The slider is a small in-page
 element (views/da_slider.py) that keeps the score in the browser until ``Enter`` or its save
 button; a typed score and "Save typed score" do the same without the browser script. The
-score is saved by annotation.judging.submit (checked in annotation.da_judgments).
+score is saved by annotation.judging.save.submit (checked in annotation.judging.da_judgments).
 
 Keys: ``0``–``9`` jump to 0, 10 … 90 (SQM: the point 0–6), ``←`` / ``→`` move by 1 (with
 ``Shift`` by 10), ``Home`` / ``End`` the ends, ``Enter`` saves, ``s`` skips, ``u`` undoes.
@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from annotation import judging, session
-from annotation.da_judgments import scale
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.judging.da_judgments import scale
 from views.common import engine
 from views.da_slider import ident, keys_text, sliders
 

@@ -3,7 +3,7 @@
 views/annotate.py hands the item to :func:`span_item`. The texts are drawn by a small custom
 component (views/span_widget/index.html: plain text via ``textContent``, so HTML and
 markdown in items stay literal) that reports selections, clicks on spans and keys; every
-decision is made here, and the judgment is saved by annotation.judging.submit, which
+decision is made here, and the judgment is saved by annotation.judging.save.submit, which
 derives the binary label and the MQM score. No well-kept Streamlit component did this:
 text-highlighter, streamlit-annotation-tools, st-span-annotation and ner-span-annotator
 (last released 2022–2024) select spans but have no severity, no keyboard, no omission marks
@@ -27,8 +27,8 @@ import streamlit as st
 import streamlit.components.v1 as components
 from streamlit.errors import StreamlitAPIException
 
-from annotation import session
-from annotation.spans import SpanConfig
+from annotation.judging import session
+from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import Severity
 from views import span_ai
 from views import span_extras as extras

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from accounts.invites import create_annotator, invite_events, reissue_invite, revoke_annotator
-from annotation import queue_admin, tutorial
+from annotation.judging import tutorial
+from annotation.queue import admin as queue_admin
 from db.engine import SQLITE_ANNOTATOR_LIMIT
 from views.common import allowed, current_account, engine, literal
 

@@ -3,12 +3,12 @@
 screens, guidelines, the public title; the live plan is on the Statistics page), build the
 queue (and re-build it before anyone starts), tasks, invite (personal links, the study
 link), watch (each annotator's work and link). Each step says what is locked at it now
-(annotation.setup_steps); each section is drawn by its own module; this page puts them in
+(annotation.campaign.setup_steps); each section is drawn by its own module; this page puts them in
 order."""
 
 import streamlit as st
 
-from annotation import setup_steps
+from annotation.campaign import setup_steps
 from db.campaign.campaigns import list_campaigns
 from views.annotator_list import annotator_table, invite_form
 from views.annotators_study import public_title_form, rebuild_button, study_link_panel

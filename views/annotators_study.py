@@ -1,13 +1,13 @@
 """The Annotators page's crowd study: the public title annotators see, and the campaign's
 study link (create with the platform's parameters and a cap, the link shown once, its
-participants, revoke). Draws only: accounts.study and annotation.public_title decide."""
+participants, revoke). Draws only: accounts.study and annotation.campaign.public_title decide."""
 
 from urllib.parse import urlsplit
 
 import streamlit as st
 
 from accounts import study
-from annotation.public_title import DEFAULT, public_title, set_public_title
+from annotation.campaign.public_title import DEFAULT, public_title, set_public_title
 from views.common import allowed, current_account, engine, literal
 
 
@@ -99,9 +99,9 @@ def study_link_panel(campaign_id: int, ro: bool) -> None:
 
 
 def rebuild_button(campaign_id: int, ro: bool, stage) -> None:  # type: ignore[no-untyped-def]
-    """Re-build a built queue nobody has started on (annotation.queue_respread.respread_checks):
+    """Re-build a built queue nobody has started on (annotation.tasks.respread.respread_checks):
     the current settings applied, attention checks spread evenly, tasks cut again."""
-    from annotation.queue_respread import respread_checks
+    from annotation.tasks.respread import respread_checks
 
     if not stage.built:
         return

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.calibration import (
+from annotation.results.calibration import (
     calibration_export,
     campaign_calibration,
     import_calibration,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.campaign_life import FINAL_EXPORTS
+from annotation.results.campaign_life import FINAL_EXPORTS
 from db.campaign import lifecycle
 from db.campaign.campaigns import list_campaigns
 from db.reads.campaign import campaign_id

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.exports import export_campaign
+from annotation.results.exports import export_campaign
 from db.admin.jobs import CANCELLED, CANCELLING, DONE, JobRow
 from db.campaign.campaigns import list_campaigns
 from db.reads.campaign import fingerprint

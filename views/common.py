@@ -211,7 +211,7 @@ def current_campaign_data(cid: int) -> CampaignData:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _annotator_work(db: str, cid: int, key: tuple[int, ...]) -> list[AnnotatorWork]:
-    from annotation.queue_admin import annotator_overview
+    from annotation.queue.admin import annotator_overview
 
     return annotator_overview(engine(), cid)
 

@@ -1,12 +1,12 @@
 """The Annotators page's "Comparative mode" form: several outputs of one source judged on
-one screen (annotation.comparative, the function `cli.py comparative` calls: the same
+one screen (annotation.judging.comparative, the function `cli.py comparative` calls: the same
 rules and the same entry in the campaign's setting log)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation import comparative
+from annotation.judging import comparative
 from views.common import allowed, engine, literal
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import comparative
+from annotation.judging import comparative
 
 KEY = "cmp_draft"
 _JS = Path(__file__).with_name("compare_draft.js").read_text(encoding="utf-8")

@@ -9,8 +9,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import comparative, judging
-from annotation.diff import literal_html
+from annotation.judging import comparative
+from annotation.judging import save as judging
+from annotation.judging.diff import literal_html
 
 CSS = """
 .tandem-cmp-current { outline: 3px solid #2563eb; border-radius: 0.5rem; }

@@ -14,8 +14,8 @@ import time
 
 import streamlit as st
 
-from annotation.exports import export_annotations
-from annotation.result_exports import pairs_csv, results_csv, results_latex
+from annotation.results.exports import export_annotations
+from annotation.results.result_exports import pairs_csv, results_csv, results_latex
 from db.reads.campaign import fingerprint
 from estimators.caches.monitor import MonitorCache
 from estimators.caches.report import ReportCache
@@ -163,7 +163,7 @@ else:
 # ------------------------------------------------------------------ metric visibility
 def draw_metric_visibility(campaign: int) -> None:
     """Whether annotators saw the metrics used as controls (issue 17.3: recorded choice)."""
-    from annotation.visibility import metric_visibility, visibility_statement
+    from annotation.campaign.visibility import metric_visibility, visibility_statement
 
     st.caption(visibility_statement(metric_visibility(engine(), campaign)))
 

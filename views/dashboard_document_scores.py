@@ -1,13 +1,13 @@
 """The dashboard's document-score section (DA / SQM judged in document order): the system
 mean of the 0–100 document scores, documents as the unit, with its own live verdicts
-(annotation.document_scores.document_report). Drawn only when document scores exist."""
+(annotation.judging.document_scores.document_report). Drawn only when document scores exist."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from annotation.document_scores import document_report
+from annotation.judging.document_scores import document_report
 from db.judging.document_scores import stamp
 from views.common import engine
 

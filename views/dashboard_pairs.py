@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from annotation import racing
+from annotation.queue import racing
 from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
 from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
 from formats.writers import MIME
@@ -108,7 +108,7 @@ def draw_pair_table(mon) -> None:  # type: ignore[no-untyped-def]
 
 
 def draw_racing(cid: int) -> None:
-    """Whether racing is on and which systems it dropped (annotation.racing)."""
+    """Whether racing is on and which systems it dropped (annotation.queue.racing)."""
     on, dropped = racing.racing_status(engine(), cid)
     if not on and not dropped:
         return

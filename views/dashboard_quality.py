@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.queue_admin import queue_settings
+from annotation.queue.admin import queue_settings
 from estimators.judgments.agreement import agreement_note
 from views.common import annotator_work, engine
 from views.dashboard_text import rounded

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.active_sampling import sampling_rate
-from annotation.queue_admin import queue_settings
+from annotation.queue.active_sampling import sampling_rate
+from annotation.queue.admin import queue_settings
 from db.schema.vocabulary import Sampling
 from estimators.sampling.active import DEFAULT_TAU
 from views.common import engine

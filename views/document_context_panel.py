@@ -1,4 +1,4 @@
-"""The document's earlier segments above the item (annotation.context decides what), and
+"""The document's earlier segments above the item (annotation.campaign.context decides what), and
 the counter of documents judged in order."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import html
 
 import streamlit as st
 
-from annotation import session
-from annotation.context import ContextSegment, document_context
-from annotation.diff import literal_html
+from annotation.campaign.context import ContextSegment, document_context
+from annotation.judging import session
+from annotation.judging.diff import literal_html
 from views.common import engine
 
 CONTEXT_CSS = "border-left:3px solid #98a2b3;padding:0.1rem 0 0.1rem 0.75rem;margin:0 0 0.6rem"
@@ -42,7 +42,7 @@ def _segments_html(segments: tuple[ContextSegment, ...], first: int, outputs: bo
 
 
 def document_context_panel(view: session.View, outputs: bool = True) -> None:
-    """The document's earlier segments above the output (annotation.context decides what;
+    """The document's earlier segments above the output (annotation.campaign.context decides what;
     read once per shown slot, kept in the session for the fragment's reruns). A comparative
     screen passes ``outputs=False``: its outputs are of several systems, so the context is
     the earlier sources only (one system's earlier outputs would single that system out)."""

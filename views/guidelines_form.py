@@ -3,7 +3,7 @@ every annotator of the campaign sees above the item."""
 
 import streamlit as st
 
-from annotation.campaign_guidelines import MAX_GUIDELINES_CHARS, guidelines, set_guidelines
+from annotation.campaign.guidelines import MAX_GUIDELINES_CHARS, guidelines, set_guidelines
 from views.common import allowed, engine, literal
 
 

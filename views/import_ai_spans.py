@@ -1,12 +1,12 @@
 """The Import page's "AI error spans" tab (ESA^AI): a file of spans a quality-estimation
 model marked (or an MQM TSV), imported into an error-span campaign all or nothing
-(annotation.ai_spans), shown pre-filled to its annotators."""
+(annotation.imports.ai_spans), shown pre-filled to its annotators."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.ai_spans import import_ai_spans
+from annotation.imports.ai_spans import import_ai_spans
 from db.campaign.campaigns import list_campaigns
 from db.schema.vocabulary import CampaignMode
 from formats.ai_spans_file import OPTIONAL_COLUMNS, REQUIRED_COLUMNS

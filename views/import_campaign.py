@@ -4,11 +4,11 @@ scores computed elsewhere to an existing campaign."""
 import pandas as pd
 import streamlit as st
 
-from annotation.import_check import check_campaign_upload
-from annotation.importer import import_campaign
-from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
-from annotation.scores_import import import_scores
-from annotation.visibility import TRADE_OFF
+from annotation.campaign.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
+from annotation.campaign.visibility import TRADE_OFF
+from annotation.imports.check import check_campaign_upload
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
 from db.campaign.campaigns import campaign_exists, list_campaigns
 from db.schema.vocabulary import CampaignMode
 from formats.campaign_check import check_campaign_file

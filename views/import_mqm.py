@@ -1,11 +1,11 @@
 """The Import page's path for WMT's MQM TSV (one row per error): preview, then an atomic
-import as an error-span campaign (annotation.mqm_tsv)."""
+import as an error-span campaign (annotation.imports.mqm)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.mqm_tsv import import_mqm_tsv, summarize_mqm_tsv
+from annotation.imports.mqm import import_mqm_tsv, summarize_mqm_tsv
 from db.campaign.campaigns import campaign_exists
 from formats.mqm_tsv import COLUMNS
 from formats.problems import CampaignFileError

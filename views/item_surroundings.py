@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation import campaign_guidelines, session
-from annotation.diff import literal_html
+from annotation.campaign import guidelines as campaign_guidelines
+from annotation.judging import session
+from annotation.judging.diff import literal_html
 from views.common import engine
 
 SIBLING_CSS = (

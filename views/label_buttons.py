@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from annotation import session
+from annotation.judging import session
 from db.schema.vocabulary import CampaignMode
 
 # The label buttons in colours that mean what they say, and with equal weight (neither is

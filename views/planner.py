@@ -15,8 +15,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotation.calibration import campaign_calibration
-from annotation.live_plan import forecast_planned_labels
+from annotation.campaign.live_plan import forecast_planned_labels
+from annotation.results.calibration import campaign_calibration
 from estimators.planning.documents import document_plan, document_pool_fit
 from estimators.planning.inputs import planning_inputs
 from estimators.planning.labels_needed import (

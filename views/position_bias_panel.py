@@ -1,5 +1,5 @@
 """The dashboard's "Position bias" panel: on comparative screens, does an output's place
-change its judgment? Numbers from annotation.comparative.position_bias
+change its judgment? Numbers from annotation.judging.comparative.position_bias
 (estimators.judgments.position_bias); drawn only for a campaign with comparative judgments."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.comparative import position_bias
+from annotation.judging.comparative import position_bias
 from views.common import engine
 
 

@@ -3,9 +3,8 @@ quality-control cost, sampling, document context and order, and the build button
 
 import streamlit as st
 
-from annotation import queue_admin, queue_build
-from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
-from annotation.visibility import (
+from annotation.campaign.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP, qc_cost
+from annotation.campaign.visibility import (
     TRADE_OFF,
     ConfirmationNeeded,
     label_count,
@@ -13,6 +12,8 @@ from annotation.visibility import (
     set_metric_visibility,
     visibility_statement,
 )
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.campaign.campaigns import CampaignSummary
 from db.schema.vocabulary import CampaignMode
 from views.common import allowed, engine, literal
@@ -117,7 +118,7 @@ def _settings_form(campaign_id: int, settings: dict, ro: bool) -> None:
 
 def sampling_form(campaign_id: int, settings: dict, ro: bool) -> None:
     # Active sampling (statistics.md §9): a self-contained form, changes are logged with the
-    # number of labels that existed (annotation.queue_admin.update_queue_settings)
+    # number of labels that existed (annotation.queue.admin.update_queue_settings)
     with st.form("sampling_settings"):
         left, right = st.columns(2)
         sampling = left.radio(
@@ -153,8 +154,8 @@ def statistics_pointer() -> None:
 
 
 def document_context_form(campaign_id: int, ro: bool) -> None:
-    """Document context (annotation.context): its own form, logged like every setting."""
-    from annotation import context as doc_context
+    """Document context (annotation.campaign.context): its own form, logged like every setting."""
+    from annotation.campaign import context as doc_context
 
     current = doc_context.context_setting(engine(), campaign_id)
     with st.form("document_context_settings"):
@@ -177,9 +178,9 @@ def document_context_form(campaign_id: int, ro: bool) -> None:
 
 
 def document_order_form(campaign_id: int, ro: bool) -> None:
-    """Documents judged in order (annotation.document_order): its own form, locked with
+    """Documents judged in order (annotation.campaign.document_order): its own form, locked with
     the reason once it cannot change (after the first label, no doc_id, …)."""
-    from annotation import document_order
+    from annotation.campaign import document_order
 
     status = document_order.document_order_status(engine(), campaign_id)
     with st.form("document_order_settings"):
@@ -205,7 +206,7 @@ def document_order_form(campaign_id: int, ro: bool) -> None:
             else:
                 st.rerun()
     if status.too_few is not None and not status.on:
-        from annotation import context as doc_context
+        from annotation.campaign import context as doc_context
 
         if not doc_context.context_setting(engine(), campaign_id).on and st.button(
             "Show document context instead", key=f"segment-context-{campaign_id}",

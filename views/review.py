@@ -6,7 +6,7 @@ check labels against the metrics, spot a careless annotator or a suspicious metr
 import pandas as pd
 import streamlit as st
 
-from annotation.visibility import metric_visibility, visibility_statement
+from annotation.campaign.visibility import metric_visibility, visibility_statement
 from db.judging.review import labelled_outputs
 from views.common import chosen_campaign, engine, require_admin
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import judging, session
-from annotation.span_judgments import campaign_config, undone_spans
-from annotation.spans import SpanConfig, snap_to_words
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.judging.span_judgments import campaign_config, undone_spans
+from annotation.judging.spans import SpanConfig, snap_to_words
 from views import span_ai
 from views import span_extras as extras
 from views.common import engine

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.span_judgments import span_agreement
+from annotation.judging.span_judgments import span_agreement
 from db.schema.vocabulary import CampaignMode
 from views.common import engine
 

@@ -1,4 +1,4 @@
-"""ESA^AI on the error-span page: an item starts with its AI spans (annotation.ai_prefill),
+"""ESA^AI on the error-span page: an item starts with its AI spans (annotation.judging.ai_prefill),
 drawn with a dashed violet outline until the annotator accepts them (``a``: the selected
 AI span, or all unchecked ones), and a solid one after (accepted or edited). ``j`` selects
 the next span, ``Del`` deletes it, the severity keys change it, and a new selection over
@@ -15,9 +15,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import session
-from annotation.ai_prefill import is_prefilled, prefill_spans
-from annotation.spans import SpanConfig
+from annotation.judging import session
+from annotation.judging.ai_prefill import is_prefilled, prefill_spans
+from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import SlotKind
 from views.common import engine
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import session
-from annotation.spans import SpanConfig
+from annotation.judging import session
+from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import Severity
 from views.annotate_keys import keyboard
 from views.span_actions import SpanActions

@@ -5,7 +5,7 @@ The draft is kept in the browser (the span widget's localStorage, keyed by campa
 annotator, slot and claim): the widget mirrors the spans it is given while the annotator
 works, and offers the stored ones back once, as a ``restore`` event, when a fresh page shows
 the same item with nothing marked yet. The server validates them like any judgment's spans
-(annotation.spans.parse_spans) before they are shown; a saved or skipped item's draft is
+(annotation.judging.spans.parse_spans) before they are shown; a saved or skipped item's draft is
 forgotten (the widget is told to delete its key). No table, no migration."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import session
-from annotation.spans import SpanConfig, SpanError, parse_spans
+from annotation.judging import session
+from annotation.judging.spans import SpanConfig, SpanError, parse_spans
 
 #: ESA's anchors (Kocmi et al. 2024, the DA+SQM scale ESA keeps), as annotators read them.
 ESA_ANCHORS = (

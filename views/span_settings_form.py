@@ -1,7 +1,8 @@
 """The Annotators page's "Span settings" form of an error-span campaign: its error categories
 (the taxonomy), MQM severity weights and whether the ESA 0–100 overall score is asked.
 
-Saved by annotation.span_judgments.set_campaign_config, the function ``cli.py span-settings``
+Saved by annotation.judging.span_judgments.set_campaign_config, the function ``cli.py
+span-settings``
 calls: the same rule (refused once a label exists, or on an archived campaign) and the same
 entry in the campaign's setting log. After the first label the form is shown disabled with
 the reason."""
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.span_judgments import SettingsLocked, campaign_config, set_campaign_config
-from annotation.spans import SpanConfig, SpanError, Weights
-from annotation.visibility import label_count
+from annotation.campaign.visibility import label_count
+from annotation.judging.span_judgments import SettingsLocked, campaign_config, set_campaign_config
+from annotation.judging.spans import SpanConfig, SpanError, Weights
 from views.common import allowed, engine, literal
 
 WEIGHT_LABELS = {

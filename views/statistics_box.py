@@ -3,7 +3,7 @@ level every verdict on the page is read at, and where admins change it."""
 
 import streamlit as st
 
-from annotation.statistics_settings import LEVEL_WARNING_SHORT, PANEL, read_statistics
+from annotation.campaign.statistics_settings import LEVEL_WARNING_SHORT, PANEL, read_statistics
 from views.common import engine, literal
 
 

@@ -1,14 +1,12 @@
 """Admin: a campaign's statistics settings on one page (issue 29.4) — the error rate α, the
 family (Holm or e-BH), the equivalence margin ε, racing, the live design, the estimand and
 the plan. Written through
-annotation.statistics_settings (checked, logged with the label count); this page draws."""
+annotation.campaign.statistics_settings (checked, logged with the label count); this page draws."""
 
 import pandas as pd
 import streamlit as st
 
-from annotation import racing
-from annotation.queue_admin import setting_changes
-from annotation.statistics_settings import (
+from annotation.campaign.statistics_settings import (
     FAMILIES,
     LEVEL_WARNING,
     SETTING_KEYS,
@@ -16,6 +14,8 @@ from annotation.statistics_settings import (
     read_statistics,
     set_statistics,
 )
+from annotation.queue import racing
+from annotation.queue.admin import setting_changes
 from db.campaign.campaigns import list_campaigns
 from estimators.sequences.designs import DESIGN_TEXT, ESTIMAND_TEXT, LiveDesign
 from views.common import admin_page, allowed, campaign_picker, engine, literal, may_write, permitted

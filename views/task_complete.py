@@ -1,6 +1,6 @@
 """The annotator's task on the annotate page: the countdown, and at the end the completion
 code, with the hand-off to the crowd platform (a redirect, and the link in case a browser
-blocks it). Draws only: annotation.task_work decides."""
+blocks it). Draws only: annotation.tasks.work decides."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from html import escape
 
 import streamlit as st
 
-from annotation.task_work import TaskView
+from annotation.tasks.work import TaskView
 
 #: Seconds the code stays on screen before the hand-off redirect (time to note it down).
 REDIRECT_AFTER_S = 3

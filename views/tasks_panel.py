@@ -1,14 +1,15 @@
 """The Annotators page's tasks: settings (quotas, the pass rule, codes, hand-off URL,
 timeout), cutting the queue into tasks, the task table, and pause / resume / reassign /
-expire. Draws only; annotation.tasks and annotation.task_admin decide and log."""
+expire. Draws only; annotation.tasks.batches and annotation.tasks.admin decide and log."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from annotation import task_admin, tasks
-from annotation.queue_admin import setting_changes
+from annotation.queue.admin import setting_changes
+from annotation.tasks import admin as task_admin
+from annotation.tasks import batches as tasks
 from views.common import allowed, engine, literal
 
 HELP = (

@@ -1,4 +1,4 @@
-"""The tutorial before an annotator's first real item (annotation.tutorial): one item at a
+"""The tutorial before an annotator's first real item (annotation.judging.tutorial): one item at a
 time, feedback after each, a second attempt after a failed first, a stop after two. Called
 at the top of the annotate page; draws only, and stops the page until the tutorial is
 passed."""
@@ -7,7 +7,7 @@ from html import escape
 
 import streamlit as st
 
-from annotation import tutorial
+from annotation.judging import tutorial
 from views.common import engine, literal
 
 _FEEDBACK = "tutorial_feedback"

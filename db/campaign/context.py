@@ -7,7 +7,8 @@ same campaign and document that come before it, each with the SAME system's outp
                 → outputs o (item_id, system_id: the unique index)
 
 Document order is the order of ``items.id``: the importer inserts a file's new items in the
-order of their first row (``annotation.importer``, ``insert_returning_ids`` keeps row order),
+order of their first row (``annotation.imports.importer``, ``insert_returning_ids`` keeps row
+order),
 so it is the segments' order in the imported file; an appended file's items come after. No
 other order is stored (there is no segment-number column). Items without a ``doc_id`` have no
 context. The items of a campaign are found by the ``(campaign_id, external_id)`` unique index;

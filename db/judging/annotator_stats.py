@@ -65,7 +65,7 @@ def span_attention_passed(
 ) -> bool | None:
     """A span-mode answer to an attention check passes when a span of the output overlaps a
     region of an injected edit of the check's severity (−5 major, −1 minor), with at least
-    that severity (annotation.attention records the regions). None when the check has no
+    that severity (annotation.queue.attention records the regions). None when the check has no
     regions (made before they were recorded): judge it by its derived label instead."""
     edits = [o for o in operations if o.get("severity") == severity and o.get("regions")]
     if not edits:

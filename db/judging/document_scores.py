@@ -1,6 +1,6 @@
 """Document scores of DA / SQM campaigns judged in document order (``document_scores``):
 which of an annotator's documents wait for their score, what such a document shows, and
-the rows the estimators read. annotation.document_scores decides and checks."""
+the rows the estimators read. annotation.judging.document_scores decides and checks."""
 
 from __future__ import annotations
 

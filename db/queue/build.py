@@ -66,7 +66,7 @@ def drop_unanswered_slots(s: Session, campaign_id: int) -> int:
     """Delete the campaign's slots that no annotation row refers to (never answered, nor
     undone) with their attention checks, and number the remaining ones 0, 1, … in their
     order (positions stay dense: ``db.queue.slot_counts._FAST_COUNTS``). For a re-build before the
-    first label (annotation.queue_build.rebuild_in_order). Returns how many slots were deleted."""
+    first label (annotation.queue.build.rebuild_in_order). Returns how many slots were deleted."""
     answered = exists().where(Annotation.assignment_id == _A.c.id)
     gone = and_(
         _A.c.campaign_id == campaign_id,

@@ -1,6 +1,6 @@
 """SQL of the assignment queue's claim path: claim slots atomically, finish them once.
 
-Only :mod:`annotation.queue` and :mod:`annotation.session` call these (they decide; this
+Only :mod:`annotation.queue` and :mod:`annotation.judging.session` call these (they decide; this
 module reads and writes). Every function runs inside the caller's transaction (a ``Session``
 of ``db.engine.session_scope``). The rest of the queue's SQL: building it
 (db.queue.build), its settings (db.queue.settings), reading a slot for display
@@ -154,7 +154,7 @@ def claim_next(
     """Claim the next open (or expired) slot(s) for an annotator; their ids in queue order.
 
     ``task_id``: only that task's slots (held, open, expired; the paired group is one
-    task's by construction, annotation.tasks).
+    task's by construction, annotation.tasks.batches).
 
     Resumes the annotator's own claims first (refreshing ``claimed_at`` once it is older than
     half the timeout). A new claim takes the lowest-position slot the annotator may judge

@@ -1,4 +1,4 @@
-"""Racing's slots (annotation.racing): pending slots open or pass by their system, a dropped
+"""Racing's slots (annotation.queue.racing): pending slots open or pass by their system, a dropped
 system's open slots pass, and switching racing off opens them again."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def racing_pending(s: Session, campaign_id: int, limit: int) -> list[RacingSlot]
 
 def set_pending_states(s: Session, opened: Sequence[int], passed: Sequence[int]) -> None:
     """A racing round's decisions: pending slots open or pass, with no draw round recorded
-    (inclusion probabilities stay the uniform design's; see annotation.racing)."""
+    (inclusion probabilities stay the uniform design's; see annotation.queue.racing)."""
     for state, ids in ((OPEN, opened), (PASSED, passed)):
         if ids:
             s.connection().execute(

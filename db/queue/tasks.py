@@ -1,6 +1,6 @@
 """SQL of tasks: batches of a campaign's queue that one annotator takes and finishes.
 
-:mod:`annotation.tasks` decides (cutting, quotas, outcomes, codes); this module reads and
+:mod:`annotation.tasks.batches` decides (cutting, quotas, outcomes, codes); this module reads and
 writes, inside the caller's transaction. Taking a task is a compare-and-set on its state
 (open → active), after candidates were read ``FOR UPDATE SKIP LOCKED`` (PostgreSQL; SQLite's
 ``BEGIN IMMEDIATE`` serialises writers), so two annotators never share a task.
@@ -137,7 +137,7 @@ _MINE_LOCKED = (
 
 def lock_current(s: Session, campaign_id: int, annotator_id: int) -> int | None:
     """Lock the annotator's task in progress (active or paused), if any; its id. Every
-    annotator action calls it right after the annotator's row (annotation.session
+    annotator action calls it right after the annotator's row (annotation.judging.session
     .campaign_of), before any slot: the save that ends a task then changes its state, owner
     and code under the same lock as the administrator's pause/reassign/expire."""
     if not has_tasks(s, campaign_id):

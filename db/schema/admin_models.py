@@ -205,7 +205,7 @@ class StudyParticipant(Base):
 
 
 class TutorialAnswer(Base):
-    """An annotator's answer to a tutorial item (annotation.tutorial): append-only, kept
+    """An annotator's answer to a tutorial item (annotation.judging.tutorial): append-only, kept
     apart from the annotations so that no estimator reads it."""
 
     __tablename__ = "tutorial_answers"

@@ -15,7 +15,7 @@ from db.schema.models import Base
 
 class DocumentScore(Base):
     """One annotator's 0–100 score of one system's whole document, given after its last
-    segment (DA / SQM judged in document order; annotation.document_scores). Its own table,
+    segment (DA / SQM judged in document order; annotation.judging.document_scores). Its own table,
     not an annotation row: it judges a document, not one output, and its estimand is the
     system mean of document scores with the document as the unit."""
 

@@ -196,7 +196,7 @@ class Assignment(Base):
 
 class Task(Base):
     """A batch of a campaign's queue (whole item groups in queue order) that one annotator
-    takes and finishes, ending with a completion code (annotation.tasks)."""
+    takes and finishes, ending with a completion code (annotation.tasks.batches)."""
 
     __tablename__ = "tasks"
     __table_args__ = (
@@ -255,7 +255,7 @@ class Annotation(Base):
     seconds: Mapped[float | None] = mapped_column(Float)
     #: Error spans of a span-mode judgment (JSON list of {start, end, severity, category,
     #: side}; [] = "no errors"); ``label`` and ``score`` hold the label and MQM score
-    #: derived from them (annotation.spans). NULL for judgments without spans.
+    #: derived from them (annotation.judging.spans). NULL for judgments without spans.
     spans: Mapped[list[Any] | None] = mapped_column(JSON)
     #: ESA-style 0–100 overall score given with the spans (when the campaign asks for one).
     esa_score: Mapped[float | None] = mapped_column(Float)

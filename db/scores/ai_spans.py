@@ -1,5 +1,5 @@
 """Storage of AI error spans (ESA^AI prefill): replace a campaign's, read an output's, read
-a campaign's for the export. annotation.ai_spans validates before anything comes here."""
+a campaign's for the export. annotation.imports.ai_spans validates before anything comes here."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from accounts.registry import (
 )
 from accounts.sessions import end_admin_sessions, issue_admin_session, session_account
 from accounts.signin import reset_password, set_owner_password, sign_in
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
 from db.reads.campaign import campaign_id
 from db.schema.models import Annotator

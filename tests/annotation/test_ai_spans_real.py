@@ -11,10 +11,10 @@ import time
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.ai_prefill import prefill_spans
-from annotation.ai_spans import import_ai_spans
-from annotation.importer import import_campaign
-from annotation.spans import DEFAULT_CATEGORIES
+from annotation.imports.ai_spans import import_ai_spans
+from annotation.imports.importer import import_campaign
+from annotation.judging.ai_prefill import prefill_spans
+from annotation.judging.spans import DEFAULT_CATEGORIES
 from bench.esa_ai_bench import reference_spans
 from db.engine import session_scope
 from db.schema.admin_models import AISpan

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.attention import MAJOR, MINOR, apply_edit, degrade
-from annotation.diff import diff_html, literal_html, word_diff
+from annotation.judging.diff import diff_html, literal_html, word_diff
+from annotation.queue.attention import MAJOR, MINOR, apply_edit, degrade
 
 WORDS = [
     "the",

@@ -122,7 +122,7 @@ def test_duplicate_or_overlong_annotator_name_is_a_plain_error(engine: Engine) -
     """A taken name (after trimming) or one over the column's 200 characters is refused with
     a sentence that says what to do: no SQL, no token hash, nothing written."""
     from accounts.invites import create_annotator
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from db.reads.campaign import campaign_id
 
     csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"

@@ -11,7 +11,7 @@ import json
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.calibration import import_calibration
+from annotation.results.calibration import import_calibration
 from db.engine import session_scope
 from db.schema.models import CalibrationSet
 from formats import calibration_file as cf

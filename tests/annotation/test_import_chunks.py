@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.campaign.campaigns import campaign_rows
 from db.engine import session_scope
 from db.schema import admin_models  # noqa: F401  (registers its tables on Base.metadata)

@@ -8,7 +8,7 @@ import json
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
 from db.schema.models import Base
 from formats.campaign_file import parse_column_map
@@ -165,7 +165,7 @@ def test_bad_map_syntax() -> None:
 
 def test_failure_midway_through_writing_rolls_back(engine: Engine, monkeypatch) -> None:
     """A database error after some rows were written leaves nothing behind."""
-    from annotation.import_writer import CampaignWriter
+    from annotation.imports.writer import CampaignWriter
 
     def explode(*args, **kwargs):
         raise RuntimeError("disk full")

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
-from annotation.mqm_tsv import import_mqm_tsv, parse_mqm_tsv
+from annotation.imports.mqm import import_mqm_tsv, parse_mqm_tsv
 from db.engine import get_engine, session_scope
 from db.schema.models import Annotation, Campaign
 from formats.mqm_tsv import COLUMNS, unmark

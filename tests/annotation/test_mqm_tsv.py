@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
-from annotation.mqm_tsv import export_mqm_tsv, import_mqm_tsv
+from annotation.imports.mqm import export_mqm_tsv, import_mqm_tsv
 from db.engine import session_scope
 from db.reads.campaign import read_campaign
 from db.schema.models import Annotation, Campaign, Item, Output, System
@@ -248,7 +248,7 @@ def test_cli_import_and_export(sqlite_engine: Engine, tmp_path, monkeypatch) -> 
 def test_calibration_uses_the_derived_label(engine: Engine) -> None:
     """ρ/η of a metric in a span campaign are counted against the label derived from the
     spans (adequate = no major span)."""
-    from annotation.calibration import campaign_calibration
+    from annotation.results.calibration import campaign_calibration
     from db.schema.models import MetricScore
 
     cid = import_mqm_tsv(engine, SMALL, "cal", filename="s.tsv").campaign_id

@@ -17,8 +17,11 @@ from accounts.invites import (
     revoke_annotator,
     token_hash,
 )
-from annotation import judging, queue_build, queue_draws, session, undo
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import build as queue_build
+from annotation.queue import draws as queue_draws
 from db.clock import utcnow
 from db.engine import session_scope
 from db.judging import log

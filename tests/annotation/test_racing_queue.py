@@ -9,7 +9,11 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, queue_build, racing, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.queue import racing
 from db.engine import session_scope
 from db.reads.campaign import read_campaign
 from db.schema.models import Annotation, Output, System

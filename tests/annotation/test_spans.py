@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.spans import (
+from annotation.judging.spans import (
     Span,
     SpanConfig,
     SpanError,

@@ -17,8 +17,11 @@ from sqlalchemy import Engine
 
 from accounts import study
 from accounts.invites import annotator_for_token, create_annotators, link_closed
-from annotation import judging, queue_build, session, tasks
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import batches as tasks
 from db.campaign.lifecycle import archive_campaign, delete_campaign
 from db.engine import session_scope
 from db.queue.settings import setting_changes

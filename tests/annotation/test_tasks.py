@@ -13,8 +13,13 @@ import pytest
 from sqlalchemy import Engine, select, update
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, task_admin, task_work, tasks, undo
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import admin as task_admin
+from annotation.tasks import batches as tasks
+from annotation.tasks import work as task_work
 from db.campaign.campaigns import set_campaign_meta_key
 from db.clock import utcnow
 from db.engine import session_scope

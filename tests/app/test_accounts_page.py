@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from accounts.grants import grant_campaign
 from accounts.registry import create_account, get_account, list_accounts
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from tests.app.conftest import APP
 
 CSV = b"item_id,source,reference,system,output\n1,Hi,Hallo,A,Hallo\n1,Hi,Hallo,B,Hi\n"

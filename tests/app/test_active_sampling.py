@@ -11,8 +11,10 @@ import io
 import numpy as np
 from sqlalchemy import Engine, select
 
-from annotation import judging, queue_admin, session
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
 from db.schema.models import Assignment, MetricScore, Output
 from tests.app.conftest import admin_page

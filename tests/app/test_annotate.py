@@ -11,8 +11,10 @@ from sqlalchemy import Engine, delete, select
 from streamlit.testing.v1 import AppTest
 
 from accounts.invites import create_annotator, revoke_annotator
-from annotation import judging, queue_admin, queue_build
-from annotation.public_title import DEFAULT
+from annotation.campaign.public_title import DEFAULT
+from annotation.judging import save as judging
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.judging import log
 from db.schema.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
@@ -368,7 +370,7 @@ def test_busy_database_on_skip_and_undo_says_so_without_a_traceback(
     """A skip or undo whose transaction stays deadlocked past its retries (session.Busy)
     shows the plain message on the item and saves nothing; before, only the label action
     caught it and a skip or undo ended in a traceback."""
-    from annotation import session, undo
+    from annotation.judging import session, undo
 
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)

@@ -11,8 +11,8 @@ import json
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
 from db.engine import session_scope
 from db.judging.annotator_stats import annotator_work
 from db.schema.models import Annotation, Campaign, MetricScore, Output
@@ -225,7 +225,7 @@ def test_item_text_is_literal_in_the_span_widget(app_engine: Engine) -> None:
 
 
 def test_dashboard_shows_span_f1_for_a_span_campaign(app_engine: Engine) -> None:
-    from annotation.mqm_tsv import import_mqm_tsv
+    from annotation.imports.mqm import import_mqm_tsv
     from formats.mqm_tsv import COLUMNS
     from tests.app.conftest import admin_page
 

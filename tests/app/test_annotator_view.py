@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from accounts.invites import create_annotator
-from annotation import campaign_guidelines
+from annotation.campaign import guidelines as campaign_guidelines
 from tests.app.conftest import APP, admin_page
 from tests.app.test_annotate import (
     TRICKY,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
@@ -42,7 +42,7 @@ def test_study_link_panel_creates_shows_once_and_revokes(app_engine) -> None:  #
 
 
 def test_public_title_form_sets_what_annotators_see(app_engine) -> None:  # type: ignore[no-untyped-def]
-    from annotation.public_title import DEFAULT, public_title
+    from annotation.campaign.public_title import DEFAULT, public_title
 
     csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"
     import_campaign(app_engine, csv.encode(), "team", filename="t.csv")

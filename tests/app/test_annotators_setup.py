@@ -6,9 +6,13 @@ says so before it is switched on; overlap with document order says what happens.
 
 from __future__ import annotations
 
-from annotation import comparative, document_order, queue_admin, queue_build, tasks
-from annotation.importer import import_campaign
-from annotation.queue_respread import respread_checks
+from annotation.campaign import document_order
+from annotation.imports.importer import import_campaign
+from annotation.judging import comparative
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
+from annotation.tasks.respread import respread_checks
 from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.estimators.test_clustered_route import doc_csv
@@ -69,7 +73,7 @@ def test_too_few_documents_said_up_front_with_segment_context_offered(app_engine
     """3 documents (a verdict needs 30): the page says so before document order is switched
     on, offers the document context instead, and says that the 10 % overlap copies
     round(0.1 × 3) = 0 documents (the Import page had promised second judgments)."""
-    from annotation import context
+    from annotation.campaign import context
 
     import_campaign(app_engine, CSV.encode(), "few", filename="f.csv", settings={"overlap": 0.1})
     cid = campaign_id(app_engine, "few")
@@ -96,7 +100,8 @@ def test_enough_documents_no_warning(app_engine) -> None:  # type: ignore[no-unt
 
 def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # type: ignore[no-untyped-def]
     from accounts.invites import create_annotator
-    from annotation import judging, session
+    from annotation.judging import save as judging
+    from annotation.judging import session
 
     import_campaign(app_engine, CSV.encode(), "steps", filename="s.csv",
                     settings={"attention_rate": 0.2})  # fmt: skip
@@ -124,7 +129,7 @@ def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # typ
 
 def test_overlap_note_names_the_share_that_gives_one_copy() -> None:
     """10 % of 5 documents rounds (half to even, as the build) to 0: 11 % is the least."""
-    from annotation.document_order import overlap_note
+    from annotation.campaign.document_order import overlap_note
 
     assert "at least 11 % for one copy" in (overlap_note(0.1, 5) or "")
     assert overlap_note(0.0, 5) is None and "= 1 judged twice." in (overlap_note(0.2, 5) or "")
@@ -136,7 +141,7 @@ def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engi
     screens; the build queues exactly that."""
     from sqlalchemy import func, select
 
-    from annotation.quality import qc_cost
+    from annotation.campaign.quality import qc_cost
     from db.engine import session_scope
     from db.schema.models import Assignment
 

@@ -1,11 +1,12 @@
 """The comparative-mode form on the Annotators page (AppTest, real migrated SQLite): it
-saves through annotation.comparative, logs the change, and says why it refuses."""
+saves through annotation.judging.comparative, logs the change, and says why it refuses."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation import comparative, queue_admin
+from annotation.judging import comparative
+from annotation.queue import admin as queue_admin
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
 

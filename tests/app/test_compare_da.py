@@ -9,7 +9,7 @@ import json
 
 from sqlalchemy import Engine, select
 
-from annotation import comparative
+from annotation.judging import comparative
 from db.engine import session_scope
 from db.schema.models import Annotation
 from tests.app.test_annotate import annotator_app, make_campaign

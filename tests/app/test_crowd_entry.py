@@ -9,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from accounts import study
 from accounts.invites import create_annotator
-from annotation import queue_build
-from annotation.public_title import DEFAULT, set_public_title
+from annotation.campaign.public_title import DEFAULT, set_public_title
+from annotation.queue import build as queue_build
 from db.campaign.lifecycle import archive_campaign, delete_campaign
 from tests.app.test_annotate import APP, PLAIN, make_campaign
 

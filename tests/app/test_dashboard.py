@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 
@@ -146,7 +146,7 @@ def test_reasons_are_worded_and_annotators_keep_their_columns(app_engine) -> Non
 def test_a_dashboard_run_writes_no_download(app_engine, monkeypatch) -> None:
     """The results, pairs and ranking files are written when their button is clicked
     (deferred downloads), not on every run and auto-refresh of the page."""
-    import annotation.result_exports as exports
+    import annotation.results.result_exports as exports
     import views.dashboard_pairs as pairs
 
     calls: list[str] = []

@@ -5,8 +5,9 @@ the system means on 0–100 and the pair's verdict."""
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import document_scores as ds
-from annotation import judging, session
+from annotation.judging import document_scores as ds
+from annotation.judging import save as judging
+from annotation.judging import session
 from tests.annotation.test_da_kind import N_ITEMS, _da, _da_campaign, _judge_all
 from tests.annotation.test_document_scores import N_DOCS, _campaign, _doc_score
 from tests.app.conftest import admin_page

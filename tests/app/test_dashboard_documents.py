@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_dashboard import _dashboard
@@ -62,7 +62,7 @@ def test_planner_gives_documents_for_a_doc_ordered_campaign(app_engine) -> None:
 
 
 def test_planner_plans_documents_and_fits_the_pool_in_documents(app_engine) -> None:
-    from annotation.live_plan import forecast_planned_labels
+    from annotation.campaign.live_plan import forecast_planned_labels
     from db.reads.campaign import read_campaign
     from estimators.planning.documents import document_plan
 

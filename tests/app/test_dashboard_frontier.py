@@ -4,7 +4,9 @@ are counted in a note and wait outside the anytime-valid verdicts."""
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 

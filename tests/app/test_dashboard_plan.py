@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from annotation.live_plan import current_plan, set_plan
+from annotation.campaign.live_plan import current_plan, set_plan
 from db.reads.campaign import campaign_id
 from estimators.sequences.designs import DEFAULT_DESIGN, DESIGN_TEXT
 from tests.app.conftest import admin_page

@@ -9,8 +9,10 @@ import re
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import context, queue_admin, queue_build
-from annotation.session import next_view
+from annotation.campaign import context
+from annotation.judging.session import next_view
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
 from db.schema.models import Campaign, Item, Output, System
 from tests.app.conftest import admin_page

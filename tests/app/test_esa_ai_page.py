@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation.ai_spans import import_ai_spans, set_prefill
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.imports.ai_spans import import_ai_spans, set_prefill
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
 from tests.app.test_annotate import annotator_app
 from tests.app.test_annotate_spans import OUTPUTS, click, event, saved, spans_campaign, widget
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
 from tests.app.conftest import admin_page
 
 N = 60

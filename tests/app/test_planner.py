@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation.calibration import calibration_export
+from annotation.results.calibration import calibration_export
 from estimators.planning.labels_needed import (
     PlannedMetric,
     human_labels_needed,

@@ -3,7 +3,7 @@ difference the pool can settle (AppTest; numbers from estimators.planning.pool_f
 
 from __future__ import annotations
 
-from annotation.live_plan import forecast_planned_labels
+from annotation.campaign.live_plan import forecast_planned_labels
 from estimators.planning.pool_fit import pool_fit
 from tests.app.conftest import admin_page
 

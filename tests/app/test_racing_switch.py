@@ -1,13 +1,14 @@
 """The racing switch on the Statistics page (AppTest, real migrated SQLite; it moved there
 from the Annotators page, issue 29.4) and in the CLI: both write campaigns.meta through
-annotation.racing and log the change."""
+annotation.queue.racing and log the change."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_admin, racing
+from annotation.queue import admin as queue_admin
+from annotation.queue import racing
 from db.engine import get_engine
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign

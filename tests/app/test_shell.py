@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.campaign.campaigns import list_campaigns
 from tests.app.conftest import ADMIN_PASSWORD, APP
 

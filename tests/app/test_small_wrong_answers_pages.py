@@ -10,7 +10,7 @@ import re
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotation import queue_admin
+from annotation.queue import admin as queue_admin
 from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import PLAIN, annotator_app, make_campaign

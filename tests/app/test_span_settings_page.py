@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation.queue_admin import setting_changes
-from annotation.span_judgments import SETTING_KEY, campaign_config
-from annotation.spans import SpanConfig
+from annotation.judging.span_judgments import SETTING_KEY, campaign_config
+from annotation.judging.spans import SpanConfig
+from annotation.queue.admin import setting_changes
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import annotator_app
 from tests.app.test_annotate_spans import click, saved, spans_campaign

@@ -4,8 +4,9 @@ brings a one-line suggestion to move to PostgreSQL; up to the limit, nothing is 
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import queue_build, session
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import SQLITE_ANNOTATOR_LIMIT
 from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page

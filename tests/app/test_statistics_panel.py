@@ -8,9 +8,11 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, session
-from annotation.live_plan import forecast_planned_labels
-from annotation.statistics_settings import LEVEL_WARNING, read_statistics
+from annotation.campaign.live_plan import forecast_planned_labels
+from annotation.campaign.statistics_settings import LEVEL_WARNING, read_statistics
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
 from db.campaign.lifecycle import archive_campaign
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
@@ -147,7 +149,7 @@ def test_alpha_after_labels_logged_with_count_and_warned(app_engine: Engine) -> 
 
 
 def test_dashboard_box_reads_the_campaigns_settings(app_engine: Engine) -> None:
-    from annotation.statistics_settings import set_statistics
+    from annotation.campaign.statistics_settings import set_statistics
 
     cid = make_campaign(app_engine, TEXTS, paired=True)
     set_statistics(app_engine, cid, alpha=0.01, family="ebh", racing_on=True)

@@ -4,8 +4,9 @@ and a refused action said in words with nothing changed."""
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import queue_build, session
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.queue.tasks import list_tasks
 from db.reads.campaign import campaign_id

@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
-from annotation.public_title import DEFAULT as PUBLIC_TITLE
+from annotation.campaign.public_title import DEFAULT as PUBLIC_TITLE
+from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.judging import log as annotation_log
 from db.schema.models import Annotation, Campaign, Item, MetricScore, Output, System

@@ -15,7 +15,9 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
 from db.reads.campaign import campaign_id
 from db.schema.models import Annotation, Campaign

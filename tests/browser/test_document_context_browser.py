@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import context, queue_build
+from annotation.campaign import context
+from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import queue_admin, queue_build, racing
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.queue import racing
 from db.engine import session_scope
 from db.schema.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path

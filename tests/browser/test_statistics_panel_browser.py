@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation import queue_admin
+from annotation.queue import admin as queue_admin
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures

@@ -17,8 +17,11 @@ import pytest
 from sqlalchemy import select
 
 from accounts import study
-from annotation import judging, queue_build, session, tasks, tutorial
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session, tutorial
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import batches as tasks
 from db.engine import session_scope
 from db.schema.models import Campaign, Item, Output, System, Task
 from tests.browser.conftest import Server

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select, update
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
 from db.judging.log import append
 from db.queue.settings import log_setting_changes, update_campaign_settings

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation import queue_admin, queue_build, session
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.admin.jobs import create_job
 from db.campaign.campaigns import active_campaign_names, list_campaigns
 from db.campaign.lifecycle import (

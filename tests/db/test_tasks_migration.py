@@ -6,7 +6,8 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import Engine, func, inspect, select
 
-from annotation import queue_build, tasks
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
 from db.engine import session_scope
 from db.migrate import _config, upgrade
 from db.schema.models import Assignment

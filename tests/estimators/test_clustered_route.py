@@ -9,7 +9,7 @@ import io
 
 import numpy as np
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.campaign import campaigns as dbc
 from db.queue.claim import queue_transaction
 from db.queue.settings import log_setting_changes

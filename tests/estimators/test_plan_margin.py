@@ -7,8 +7,9 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_admin, queue_build
-from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
+from annotation.campaign.live_plan import current_plan, forecast_planned_labels, set_plan
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.reads.campaign import read_campaign
 from tests.annotation.test_queue import make_campaign
 from tests.test_live_plan import label_everything

@@ -7,7 +7,7 @@ import pytest
 import sacrebleu
 from sqlalchemy import select
 
-from annotation.calibration import calibrate_and_save
+from annotation.results.calibration import calibrate_and_save
 from db.engine import session_scope
 from db.reads.campaign import read_campaign
 from db.schema.models import Annotation, MetricBaseline
