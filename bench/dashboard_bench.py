@@ -108,7 +108,7 @@ def main() -> None:
         at.session_state["current_campaign"] = campaign
         at.session_state["dash-live"] = False  # time reruns, not the timer
         at.run()
-        at.switch_page("views/dashboard.py").run()
+        at.switch_page("views/pages/dashboard.py").run()
         if at.exception:
             raise RuntimeError(at.exception)
         return at

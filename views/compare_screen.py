@@ -1,5 +1,5 @@
-"""What every comparative screen draws, with labels (views/annotate_compare.py) or with error
-spans (views/annotate_compare_spans.py): its style, the source shown once above the
+"""What every comparative screen draws, with labels (views/annotate/compare.py) or with error
+spans (views/spans/compare.py): its style, the source shown once above the
 outputs, and the row of save, skip and undo under them."""
 
 from __future__ import annotations

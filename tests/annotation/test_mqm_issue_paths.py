@@ -203,8 +203,8 @@ def _mqm_page(data: bytes, strict: bool = False, click: bool = True) -> AppTest:
     def page(data: bytes, strict: bool, click: bool) -> None:
         import streamlit as st
 
-        from views.import_mqm import import_mqm_form
-        from views.long_work import show_finished
+        from views.admin.import_mqm import import_mqm_form
+        from views.admin.long_work import show_finished
 
         st.session_state.setdefault("mqm_strict", strict)
         show_finished("import")  # the report of a finished import, as the Import page draws it

@@ -227,7 +227,7 @@ def test_attention_checks_are_answered_apart_and_pass_rate_shown(app_engine: Eng
     assert kinds.count("attention") == 4 and kinds.count("label") == 12 == len(judged)
     admin = AppTest.from_file(APP, default_timeout=30)
     admin.session_state["role"] = "admin"
-    admin.switch_page("views/annotators.py").run()
+    admin.switch_page("views/pages/annotators.py").run()
     assert not admin.exception, admin.exception
     frame = admin.dataframe[0].value
     row = frame[frame["annotator"] == "ann"].iloc[0]
@@ -241,8 +241,8 @@ def test_annotator_cannot_reach_admin_pages(app_engine: Engine) -> None:
     token = at.query_params["token"]
     # Only the annotate page is registered for an annotator session: AppTest (like the
     # server for a URL) has no route to any admin page.
-    for page in ("views/campaigns.py", "views/import_campaign.py", "views/annotators.py",
-                 "views/dashboard.py"):  # fmt: skip
+    for page in ("views/pages/campaigns.py", "views/pages/import_campaign.py",
+                 "views/pages/annotators.py", "views/pages/dashboard.py"):  # fmt: skip
         # (annotate.py is registered under every admin URL too, so deep links open it)
         only_annotate = r"Known pages: \['[^']*views/annotate\.py'(, '[^']*views/annotate\.py')*\]"
         with pytest.raises(ValueError, match=only_annotate):
@@ -281,7 +281,7 @@ def test_admin_creates_invite_builds_queue_and_revokes(app_engine: Engine) -> No
         s.add(Output(item_id=it.id, system_id=sy.id, text="t"))
     at = AppTest.from_file(APP, default_timeout=30)
     at.session_state["role"] = "admin"
-    at.switch_page("views/annotators.py").run()
+    at.switch_page("views/pages/annotators.py").run()
     assert not at.exception, at.exception
     at.button(key="build_queue").click().run()
     assert "Queued 1 outputs of 1 items" in at.success[0].value

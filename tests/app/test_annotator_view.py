@@ -113,7 +113,7 @@ def test_admin_writes_guidelines_and_annotators_see_them(app_engine: Engine) -> 
     at, _ = annotator_app(app_engine, cid, "before")
     assert _expander(at, "Guidelines for this campaign") is None  # none written yet
 
-    admin = admin_page("views/annotators.py", "demo")
+    admin = admin_page("views/pages/annotators.py", "demo")
     admin.text_area(key=f"guidelines_text_{cid}").input("Judge the **meaning**, not style.")
     admin.text_area(key=f"guidelines_examples_{cid}").input("- *Der Hund* for “the cat”: 0")
     admin.button(key="save_guidelines").click().run()

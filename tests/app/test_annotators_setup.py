@@ -36,7 +36,7 @@ def _two_campaigns(app_engine) -> tuple[int, int]:  # type: ignore[no-untyped-de
 
 def test_switching_campaign_shows_the_new_campaigns_settings(app_engine) -> None:  # type: ignore[no-untyped-def]
     _two_campaigns(app_engine)
-    at = admin_page("views/annotators.py", campaign="alpha")
+    at = admin_page("views/pages/annotators.py", campaign="alpha")
     assert at.toggle(key="document_order").value and at.toggle(key="comparative_on").value
     assert at.text_input(key="task_handoff_url").value.startswith("https://example.org")
     at.selectbox(key="annotators_campaign").select("beta").run()
@@ -61,7 +61,7 @@ def test_comparative_refused_on_a_queue_built_unpaired(app_engine) -> None:  # t
     with pytest.raises(ValueError, match="built unpaired"):
         comparative.set_comparative(app_engine, cid, True)
     assert not comparative.comparative_setting(app_engine, cid).on
-    at = admin_page("views/annotators.py", campaign="gamma")
+    at = admin_page("views/pages/annotators.py", campaign="gamma")
     at.toggle(key="comparative_on").set_value(True)
     next(b for b in at.button if b.label == "Save comparative mode").click().run()
     assert "built unpaired" in " ".join(str(e.value) for e in at.error)
@@ -77,7 +77,7 @@ def test_too_few_documents_said_up_front_with_segment_context_offered(app_engine
 
     import_campaign(app_engine, CSV.encode(), "few", filename="f.csv", settings={"overlap": 0.1})
     cid = campaign_id(app_engine, "few")
-    at = admin_page("views/annotators.py", campaign="few")
+    at = admin_page("views/pages/annotators.py", campaign="few")
     warnings = " ".join(str(w.value) for w in at.warning).replace("\\", "")
     assert "only 3 document(s)" in warnings and "at least 30" in warnings, warnings
     captions = " ".join(str(c.value) for c in at.caption).replace("\\", "")
@@ -106,7 +106,7 @@ def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # typ
     import_campaign(app_engine, CSV.encode(), "steps", filename="s.csv",
                     settings={"attention_rate": 0.2})  # fmt: skip
     cid = campaign_id(app_engine, "steps")
-    at = admin_page("views/annotators.py", campaign="steps")
+    at = admin_page("views/pages/annotators.py", campaign="steps")
     heads = [h.value for h in at.header]
     assert heads == ["1 · Set up", "2 · Build the queue", "3 · Tasks", "4 · Invite", "5 · Watch"]
     assert not [c for c in at.caption if "lock" in str(c.value)]  # nothing built: no lock
@@ -159,7 +159,7 @@ def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engi
     with session_scope(app_engine) as s:
         n = s.scalar(select(func.count()).where(Assignment.campaign_id == cid))
     assert n == 24 + 16 + 5
-    at = admin_page("views/annotators.py", campaign="shape")
+    at = admin_page("views/pages/annotators.py", campaign="shape")
     text = " ".join(str(c.value) for c in at.caption)
     assert "16 second judgments for agreement and 5 attention checks" in text
 
@@ -171,7 +171,7 @@ def test_the_task_table_says_each_tasks_checks_and_pass_mark(app_engine) -> None
     queue_build.build_queue(app_engine, cid, seed=4)
     tasks.cut(app_engine, cid, 10)
     counts = tasks.check_counts(app_engine, cid)
-    at = admin_page("views/annotators.py", campaign="rule")
+    at = admin_page("views/pages/annotators.py", campaign="rule")
     frame = next(d.value for d in at.dataframe if "attention checks" in d.value.columns)
     assert list(frame["attention checks"]) == [counts[t] for t in frame["task"]]
     assert all(n >= 1 for n in frame["attention checks"])

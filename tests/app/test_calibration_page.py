@@ -16,7 +16,7 @@ from metrics.calibration_sets import SignatureMismatch
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
-PAGE = "views/calibration.py"
+PAGE = "views/pages/calibration.py"
 
 
 def _page(campaign: str) -> AppTest:

@@ -21,7 +21,7 @@ def save(at):  # type: ignore[no-untyped-def]
 
 def test_comparative_form(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
-    at = admin_page("views/annotators.py", "demo")
+    at = admin_page("views/pages/annotators.py", "demo")
     assert at.toggle(key="comparative_on").value is False
     at.toggle(key="comparative_on").set_value(True)
     at.checkbox(key="comparative_all").set_value(False)

@@ -18,7 +18,7 @@ TEXTS = [[f"Ausgabe {k} für Satz {j} ist hier" for k in range(3)] for j in rang
 
 
 def slider_data(at) -> dict:  # type: ignore[no-untyped-def]
-    """The data the page hands the slider element (views/da_slider.py)."""
+    """The data the page hands the slider element (views/annotate/da_slider.py)."""
     (el,) = at.get("bidi_component")
     return json.loads(el.proto.json)
 

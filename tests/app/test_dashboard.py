@@ -8,7 +8,7 @@ from annotation.imports.importer import import_campaign
 from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 
-PAGE = "views/dashboard.py"
+PAGE = "views/pages/dashboard.py"
 
 
 def _dashboard(campaign: str | None = None) -> AppTest:
@@ -147,7 +147,7 @@ def test_a_dashboard_run_writes_no_download(app_engine, monkeypatch) -> None:
     """The results, pairs and ranking files are written when their button is clicked
     (deferred downloads), not on every run and auto-refresh of the page."""
     import annotation.results.result_exports as exports
-    import views.dashboard_pairs as pairs
+    import views.dashboard.pairs as pairs
 
     calls: list[str] = []
 

@@ -22,7 +22,7 @@ def test_dashboard_counts_labels_waiting_for_earlier_positions(app_engine) -> No
         view = judging.submit(
             app_engine, b, view.slot.assignment_id, view.slot.claim_version, label=1
         )
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     assert not at.exception, at.exception
     notes = [c.value for c in at.caption if "wait for earlier queue positions" in c.value]
     assert notes == [

@@ -15,7 +15,7 @@ from estimators.planning.tables import calibration_rates
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
-PAGE = "views/planner.py"
+PAGE = "views/pages/planner.py"
 
 
 def _input(at: AppTest, label: str):  # type: ignore[no-untyped-def]

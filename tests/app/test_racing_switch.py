@@ -16,7 +16,7 @@ from tests.app.test_annotate import make_campaign
 TEXTS = [[f"output {j} of system {k} has several words" for k in range(3)] for j in range(12)]
 
 
-PAGE = "views/statistics_panel.py"
+PAGE = "views/pages/statistics_panel.py"
 
 
 def save(at):  # type: ignore[no-untyped-def]
@@ -27,7 +27,7 @@ def save(at):  # type: ignore[no-untyped-def]
 
 def test_switch_on_the_statistics_page(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
-    annotators = admin_page("views/annotators.py", "demo")  # no switch there any more
+    annotators = admin_page("views/pages/annotators.py", "demo")  # no switch there any more
     assert not [t for t in annotators.toggle if t.label.startswith("Racing")]
     assert any("**Statistics** page" in c.value for c in annotators.caption)
     at = admin_page(PAGE, "demo")
@@ -119,7 +119,7 @@ def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> 
 
 
 def test_planner_says_what_racing_and_epsilon_change(app_engine: Engine) -> None:
-    at = admin_page("views/planner.py")
+    at = admin_page("views/pages/planner.py")
     assert not at.exception
     [line] = [c.value for c in at.caption if c.value.startswith("Racing (Statistics page)")]
     assert "larger ε settles equal pairs sooner" in line and "WMT21 en-de" in line

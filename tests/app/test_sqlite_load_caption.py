@@ -22,7 +22,7 @@ def _captions(app_engine, holding: int) -> list[str]:  # type: ignore[no-untyped
         annotator = create_annotator(app_engine, cid, f"a{k}").annotator_id
         if k < holding:
             assert session.next_view(app_engine, annotator).slot is not None
-    at = admin_page("views/annotators.py", campaign="team")
+    at = admin_page("views/pages/annotators.py", campaign="team")
     assert not at.exception
     return [c.value for c in at.caption if "PostgreSQL" in c.value]
 

@@ -17,7 +17,7 @@ from db.campaign.lifecycle import archive_campaign
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
 
-PAGE = "views/statistics_panel.py"
+PAGE = "views/pages/statistics_panel.py"
 TEXTS = [[f"output {j} of system {k} has several words" for k in range(3)] for j in range(12)]
 
 
@@ -153,7 +153,7 @@ def test_dashboard_box_reads_the_campaigns_settings(app_engine: Engine) -> None:
 
     cid = make_campaign(app_engine, TEXTS, paired=True)
     set_statistics(app_engine, cid, alpha=0.01, family="ebh", racing_on=True)
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     box = " ".join(c.value for c in at.sidebar.caption).replace("\\", "")  # markdown escapes
     assert "Error rate α: 0.01" in box and "Family: ebh" in box and "Racing: on" in box
     assert "**Statistics page**" in box

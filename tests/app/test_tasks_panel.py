@@ -25,7 +25,7 @@ def test_cut_pause_and_refusal_on_the_page(app_engine) -> None:  # type: ignore[
     cid = campaign_id(app_engine, "crowd")
     queue_build.build_queue(app_engine, cid, seed=1)
     ann = create_annotator(app_engine, cid, "Ana").annotator_id
-    at = admin_page("views/annotators.py", campaign="crowd")
+    at = admin_page("views/pages/annotators.py", campaign="crowd")
     at.number_input(key="task_size").set_value(4)
     next(b for b in at.button if b.label == "Cut tasks").click().run()
     assert not at.exception, at.exception

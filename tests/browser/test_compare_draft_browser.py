@@ -1,4 +1,4 @@
-"""A comparative screen's labels stay in the browser until Enter (views/compare_draft.py):
+"""A comparative screen's labels stay in the browser until Enter (views/annotate/compare_draft.py):
 keys and mouse clicks on the cards are drawn without a server run, a reload mid-screen
 brings the labels back, Enter saves them in one round trip, and `u` still undoes the screen."""
 

@@ -1,5 +1,5 @@
 """The comparative DA / SQM screen: every output of one source side by side, each with its
-slider (views/da_slider.py keeps the scores in the browser until ``Enter``), saved together
+slider (views/annotate/da_slider.py keeps the scores in the browser until ``Enter``), saved together
 by annotation.judging.comparative.submit with each output's place on the screen.
 
 Keys: ``0``–``9`` / ``←`` / ``→`` (``Shift``: by 10) / ``Home`` / ``End`` set the highlighted
@@ -16,9 +16,9 @@ import streamlit as st
 from annotation.judging import comparative, session
 from annotation.judging import save as judging
 from annotation.judging.da_judgments import scale
+from views.annotate.da_slider import ident, keys_text, sliders
 from views.common import engine
 from views.compare_screen import CSS, source_html
-from views.da_slider import ident, keys_text, sliders
 
 KEYS = {"s": "cmp_skip", "u": "cmp_undo"}
 

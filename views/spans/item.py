@@ -1,7 +1,7 @@
 """The annotate page's error-span mode (MQM / ESA): mark what is wrong, then save.
 
-views/annotate.py hands the item to :func:`span_item`. The texts are drawn by a small custom
-component (views/span_widget/index.html: plain text via ``textContent``, so HTML and
+views/pages/annotate.py hands the item to :func:`span_item`. The texts are drawn by a small custom
+component (views/spans/span_widget/index.html: plain text via ``textContent``, so HTML and
 markdown in items stay literal) that reports selections, clicks on spans and keys; every
 decision is made here, and the judgment is saved by annotation.judging.save.submit, which
 derives the binary label and the MQM score. No well-kept Streamlit component did this:
@@ -30,10 +30,10 @@ from streamlit.errors import StreamlitAPIException
 from annotation.judging import session
 from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import Severity
-from views import span_ai
-from views import span_extras as extras
 from views.common import literal, scores_table
-from views.span_actions import (
+from views.spans import ai as span_ai
+from views.spans import extras
+from views.spans.actions import (
     SpanActions,
     item_work,
     no_edit_key,
@@ -41,7 +41,7 @@ from views.span_actions import (
     span_config,
     widget_span,
 )
-from views.span_events import (
+from views.spans.events import (
     ACTION_KEYS,
     SEEN_KEY,
     SEVERITY_KEYS,
@@ -98,7 +98,7 @@ def span_item(
     if (st.session_state["view"], st.session_state.get("hint")) != before:
         redraw()  # a key in the widget saved, skipped, undid or left a hint: draw afresh
     slot = view.slot
-    assert slot is not None  # views/annotate.py draws the end of the queue
+    assert slot is not None  # views/pages/annotate.py draws the end of the queue
     work = item_work(slot)
     main, side = st.columns([3, 1])
     with main:
@@ -123,7 +123,7 @@ def span_item(
 def _widget(
     slot: session.Slot, work: dict[str, Any], config: SpanConfig, actions: SpanActions
 ) -> None:
-    """The texts with the marked spans (views/span_widget), reporting selections and keys."""
+    """The texts with the marked spans (views/spans/span_widget), reporting selections and keys."""
     cats = " · ".join(f"`{n + 1}` {c}" for n, c in enumerate(config.categories[:9]))
     ai = (
         "Violet outlines: the AI's spans (dashed until checked): a accepts · j next span · "

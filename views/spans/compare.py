@@ -3,9 +3,9 @@ of one source on one screen, each with its own error spans and, when the campaig
 own ESA score; one save stores them all with their places on the screen
 (annotation.judging.comparative.submit: one transaction, labels derived as on the span page).
 
-The marking is the single-output span page's (views/annotate_spans.py): its widget (one per
+The marking is the single-output span page's (views/spans/item.py): its widget (one per
 output, the source drawn once above them, so no omission marks here), its actions on one
-output's unsaved work, its span list and its ESA slider (views/span_extras.py). This module
+output's unsaved work, its span list and its ESA slider (views/spans/extras.py). This module
 adds the screen: which output is current, the shared severity and category buttons (they
 act on the current output), and the save of the whole screen.
 
@@ -25,13 +25,13 @@ import streamlit as st
 from annotation.judging import comparative, session
 from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import SlotKind
-from views import annotate_spans as marking
-from views import span_ai
-from views import span_extras as extras
 from views.common import engine, literal
 from views.compare_screen import CSS, footer, source_html
-from views.span_actions import SpanActions, item_work, span_config, span_json
-from views.span_events import ACTION_KEYS, SEVERITY_KEYS, apply_widget_events
+from views.spans import ai as span_ai
+from views.spans import extras
+from views.spans import item as marking
+from views.spans.actions import SpanActions, item_work, span_config, span_json
+from views.spans.events import ACTION_KEYS, SEVERITY_KEYS, apply_widget_events
 
 KEYS = {k: f"cmp_sev_{s.value}" for k, s in SEVERITY_KEYS.items()}
 KEYS |= {str(n + 1): f"cmp_cat_{n}" for n in range(9)}
@@ -98,7 +98,7 @@ def slots_of(shown: comparative.Screen) -> list[session.Slot]:
 class _Screen:
     """One cESA screen's work: its outputs as the span page's slots, the campaign's span
     settings, and the page's callbacks. Its methods are what the buttons and the widgets do
-    (``state``: views/annotate_compare.py's per-screen state, whose ``current`` is the output
+    (``state``: views/annotate/compare.py's per-screen state, whose ``current`` is the output
     the page's keys and the shared buttons act on)."""
 
     annotator: int

@@ -37,15 +37,15 @@ from views.common import (
     incremental,
     require_admin,
 )
-from views.dashboard_controls import draw_controls
-from views.dashboard_document_scores import draw_document_scores
-from views.dashboard_estimates import draw_estimates
-from views.dashboard_pairs import WIDTH_PAIRS, draw_pairs
-from views.dashboard_plan import draw_plan
-from views.dashboard_quality import draw_quality
-from views.dashboard_sampling import draw_sampling
-from views.position_bias_panel import draw_position_bias
-from views.statistics_box import statistics_box, statistics_settings
+from views.dashboard.controls import draw_controls
+from views.dashboard.document_scores import draw_document_scores
+from views.dashboard.estimates import draw_estimates
+from views.dashboard.pairs import WIDTH_PAIRS, draw_pairs
+from views.dashboard.plan import draw_plan
+from views.dashboard.position_bias import draw_position_bias
+from views.dashboard.quality import draw_quality
+from views.dashboard.sampling import draw_sampling
+from views.dashboard.statistics_box import statistics_box, statistics_settings
 
 require_admin()
 st.title("Dashboard")

@@ -34,7 +34,8 @@ def keyboard(focus_key: str | None, keys: dict[str, str] = KEYS, draft: str | No
     replaced at every draw, so a post-edit campaign's page does not answer `a` / `i`).
     Every draw of the annotate page ends with this call: the listener waits for the draw's
     number to change after each click before it clicks the next key. ``draft``: the
-    identity of a comparative screen whose labels the browser keeps (views/compare_draft.py):
+    identity of a comparative screen whose labels the browser keeps
+    (views/annotate/compare_draft.py):
     its label, move and save keys go to that draft instead of the server's buttons."""
     st.session_state["keys_rev"] = rev = st.session_state.get("keys_rev", 0) + 1
     script = (

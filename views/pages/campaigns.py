@@ -19,7 +19,7 @@ from metrics.scoring_job import (
     resume_orphaned,
     start_scoring,
 )
-from views.campaign_life import archived_section, before_picker, manage
+from views.admin.campaign_life import archived_section, before_picker, manage
 from views.common import (
     admin_page,
     allowed,

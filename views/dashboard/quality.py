@@ -9,7 +9,7 @@ import streamlit as st
 from annotation.queue.admin import queue_settings
 from estimators.judgments.agreement import agreement_note
 from views.common import annotator_work, engine
-from views.dashboard_text import rounded
+from views.dashboard.text import rounded
 
 
 def draw_quality(  # type: ignore[no-untyped-def]
@@ -63,7 +63,7 @@ def draw_agreement(  # type: ignore[no-untyped-def]
         st.metric(f"Krippendorff's α ({a.level})", f"{a.alpha:.3f}")
         st.caption(f"{a.n_units:,} outputs judged more than once ({a.n_judgments:,} "
                    "judgments).")  # fmt: skip
-    from views.span_agreement import draw_span_agreement  # error-span campaigns only
+    from views.dashboard.span_agreement import draw_span_agreement  # error-span campaigns only
 
     draw_span_agreement(mode, db_url, cid, fp)
 

@@ -1,5 +1,5 @@
 // A comparative screen's labels kept in the browser until the screen is saved
-// (views/compare_draft.py): one server round trip per screen instead of one per key.
+// (views/annotate/compare_draft.py): one server round trip per screen instead of one per key.
 // Streamlit's components v2 calls this module's function at every draw of the screen, in the
 // page itself (no iframe). The key queue (views/keys.js) hands the screen's label, move and
 // save keys, and clicks on its card buttons, to window.__tandemDraft in the order they came.

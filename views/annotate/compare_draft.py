@@ -3,7 +3,7 @@
 Each label key used to be a server round trip that redrew the screen (0.2 CPU-s a key, and
 13 keys typed at reading speed took seconds to be drawn). Now the page's key queue
 (views/keys.js) hands the label, move and save keys, and clicks on the cards' buttons, to
-the draft that views/compare_draft.js keeps in the page (a Streamlit components v2
+the draft that views/annotate/compare_draft.js keeps in the page (a Streamlit components v2
 element, no iframe); the labels are drawn at once and sent with the save, in one round trip.
 The draft survives a reload in the tab's sessionStorage, under the screen's identity.
 

@@ -22,6 +22,9 @@ from formats.scores_file import (
     MetricSpec,
     suggest_metric_columns,
 )
+from views.admin.import_ai_spans import ai_spans_tab
+from views.admin.import_mqm import clear_upload, import_mqm_form, is_mqm_tsv, upload_key
+from views.admin.long_work import finished, run_to_the_end, show_finished
 from views.common import (
     allowed_by_name,
     engine,
@@ -33,9 +36,6 @@ from views.common import (
     read_only_notice,
     require_admin,
 )
-from views.import_ai_spans import ai_spans_tab
-from views.import_mqm import clear_upload, import_mqm_form, is_mqm_tsv, upload_key
-from views.long_work import finished, run_to_the_end, show_finished
 
 require_admin()
 st.title("Import a campaign or its metric scores")
@@ -58,7 +58,7 @@ with campaign_tab:
         "columns are kept as metadata. CSV, TSV, JSONL or Parquet. Nothing is written unless "
         "the whole file is valid."
     )
-    show_finished("import")  # the last import's report (views/long_work.py)
+    show_finished("import")  # the last import's report (views/admin/long_work.py)
     # A finished import clears the uploader (a new key): the form of the file just imported
     # would otherwise stay on screen with a disabled Import button (issue 34.7).
     upload = st.file_uploader(

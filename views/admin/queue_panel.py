@@ -16,9 +16,9 @@ from annotation.queue import admin as queue_admin
 from annotation.queue import build as queue_build
 from db.campaign.campaigns import CampaignSummary
 from db.schema.vocabulary import CampaignMode
+from views.admin.long_work import finished, run_to_the_end, show_finished
+from views.admin.span_settings_form import span_settings_form
 from views.common import allowed, engine, literal
-from views.long_work import finished, run_to_the_end, show_finished
-from views.span_settings_form import span_settings_form
 
 
 def queue_status(campaign_id: int) -> None:
@@ -144,7 +144,7 @@ def sampling_form(campaign_id: int, settings: dict, ro: bool) -> None:
 
 def statistics_pointer() -> None:
     """Racing, the error rate α, the family, the equivalence margin, the live design, the
-    estimand and the plan are set on the Statistics page (views/statistics_panel.py): one
+    estimand and the plan are set on the Statistics page (views/pages/statistics_panel.py): one
     place, logged."""
     st.caption(
         "Racing, the error rate α and its family, the equivalence margin, the live design, "

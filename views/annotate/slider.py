@@ -1,7 +1,8 @@
 """The annotate page's DA / SQM mode: one output, one 0–100 slider score (SQM: 0–6).
 
-views/annotate.py hands the item to :func:`slider_item`. The slider is a small in-page
-element (views/da_slider.py) that keeps the score in the browser until ``Enter`` or its save
+views/pages/annotate.py hands the item to :func:`slider_item`. The slider is a small in-page
+element (views/annotate/da_slider.py) that keeps the score in the browser until ``Enter`` or its
+save
 button; a typed score and "Save typed score" do the same without the browser script. The
 score is saved by annotation.judging.save.submit (checked in annotation.judging.da_judgments).
 
@@ -18,8 +19,8 @@ import streamlit as st
 from annotation.judging import save as judging
 from annotation.judging import session
 from annotation.judging.da_judgments import scale
+from views.annotate.da_slider import ident, keys_text, sliders
 from views.common import engine
-from views.da_slider import ident, keys_text, sliders
 
 SLIDER_KEYS = {"s": "skip", "u": "undo"}
 
@@ -43,7 +44,7 @@ def slider_item(
 ) -> None:
     """The held item's slider, its typed-score box and the save that goes with both."""
     slot = view.slot
-    assert slot is not None  # views/annotate.py draws the end of the queue
+    assert slot is not None  # views/pages/annotate.py draws the end of the queue
     sc = scale(view.campaign.mode)
 
     @guarded

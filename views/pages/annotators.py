@@ -10,12 +10,11 @@ import streamlit as st
 
 from annotation.campaign import setup_steps
 from db.campaign.campaigns import list_campaigns
-from views.annotator_list import annotator_table, invite_form
-from views.annotators_study import public_title_form, rebuild_button, study_link_panel
-from views.common import admin_page, campaign_picker, engine, literal, may_write, permitted
-from views.comparative_form import comparative_form
-from views.guidelines_form import guidelines_form
-from views.queue_panel import (
+from views.admin.annotator_list import annotator_table, invite_form
+from views.admin.annotators_study import public_title_form, rebuild_button, study_link_panel
+from views.admin.comparative_form import comparative_form
+from views.admin.guidelines_form import guidelines_form
+from views.admin.queue_panel import (
     build_queue_button,
     document_context_form,
     document_order_form,
@@ -24,7 +23,8 @@ from views.queue_panel import (
     sampling_form,
     statistics_pointer,
 )
-from views.tasks_panel import tasks_panel
+from views.admin.tasks_panel import tasks_panel
+from views.common import admin_page, campaign_picker, engine, literal, may_write, permitted
 
 #: The page's widgets with fixed keys that show a campaign's stored setting.
 CAMPAIGN_WIDGET_KEYS = (
@@ -77,11 +77,11 @@ build_queue_button(campaign_id, RO)
 rebuild_button(campaign_id, RO, STAGE)
 
 step(3, "Tasks", "tasks", "Optional: batches of N with completion codes (crowd studies).")
-tasks_panel(campaign_id, RO)  # tasks, quotas and completion codes (views/tasks_panel.py)
+tasks_panel(campaign_id, RO)  # tasks, quotas and completion codes (views/admin/tasks_panel.py)
 
 step(4, "Invite", "invite", "Personal links, or one study link for a crowd platform.")
 invite_form(campaign_id, RO)
-study_link_panel(campaign_id, RO)  # one link for a crowd study (views/annotators_study.py)
+study_link_panel(campaign_id, RO)  # one link for a crowd study (views/admin/annotators_study.py)
 
 step(5, "Watch", "watch", "Who judged what; the Dashboard has the verdicts.")
 annotator_table(campaign_id, RO)

@@ -1,7 +1,7 @@
 """The annotate page's comparative mode: every output of one source on one screen.
-(An error-span campaign's screen, cESA, is views/annotate_compare_spans.py.)
+(An error-span campaign's screen, cESA, is views/spans/compare.py.)
 
-views/annotate.py hands the page here when the campaign's comparative setting is on
+views/pages/annotate.py hands the page here when the campaign's comparative setting is on
 (annotation.judging.comparative). The outputs come in the annotator's own shuffled order, without
 system names; each gets a label, and one submit saves the screen (every output with its
 place on it, in one transaction). Nothing is saved until then.
@@ -10,7 +10,7 @@ Keys: ``a`` / ``1`` adequate and ``i`` / ``2`` inadequate for the current output
 next one becomes current), ``j`` / ``↓`` next output, ``k`` / ``↑`` previous one, ``Enter``
 saves the screen once every output is judged, ``s`` skips the screen, ``u`` undoes the last
 screen. Buttons for each output do the same with the mouse. In a browser the labels stay
-in the page until the screen is saved (views/compare_draft.py): one round trip per screen.
+in the page until the screen is saved (views/annotate/compare_draft.py): one round trip per screen.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import streamlit as st
 from annotation.judging import comparative, session
 from annotation.judging import save as judging
 from annotation.judging.diff import literal_html
+from views.annotate.compare_draft import draft, ident
 from views.common import engine
-from views.compare_draft import draft, ident
 from views.compare_screen import CSS, footer, source_html
 
 KEYS = {"a": "cmp_adequate", "1": "cmp_adequate", "i": "cmp_inadequate", "2": "cmp_inadequate",
@@ -42,11 +42,11 @@ LABEL_TEXT = {1: "✓ Adequate", 0: "✗ Inadequate", None: "not judged yet"}
 def instructions(view: session.View) -> str:
     """The page's instructions: labels, or error spans per output (cESA)."""
     if view.campaign.mode.asks_spans:
-        from views.annotate_compare_spans import INSTRUCTIONS as SPAN_INSTRUCTIONS
+        from views.spans.compare import INSTRUCTIONS as SPAN_INSTRUCTIONS
 
         return SPAN_INSTRUCTIONS
     if view.campaign.mode.asks_slider:
-        from views.annotate_compare_da import instructions as da_instructions
+        from views.annotate.compare_da import instructions as da_instructions
 
         return da_instructions(view)
     return INSTRUCTIONS
@@ -100,14 +100,14 @@ def compare_page(
     save = guarded(partial(_save, annotator, shown, work, set_view, seconds))
     skip = guarded(partial(_skip, annotator, view, shown, set_view, seconds))
     if view.campaign.mode.asks_spans:  # cESA: error spans per output on the screen
-        from views.annotate_compare_spans import page_keys, span_screen
+        from views.spans.compare import page_keys, span_screen
 
         span_screen(view, annotator, shown, work, set_view, seconds, skip, undo, guarded)
         keyboard(None, page_keys(view.campaign.id))
         return
     if view.campaign.mode.asks_slider:  # DA / SQM: a slider per output on the screen
-        from views.annotate_compare_da import KEYS as DA_KEYS
-        from views.annotate_compare_da import da_screen
+        from views.annotate.compare_da import KEYS as DA_KEYS
+        from views.annotate.compare_da import da_screen
 
         da_screen(view, annotator, shown, set_view, seconds, skip, undo, guarded)
         keyboard(None, DA_KEYS)
@@ -178,7 +178,7 @@ def _cards(shown: comparative.Screen, work: dict[str, Any]) -> None:
         with columns[k % per_row].container(key=key):
             label = work["labels"].get(k)
             mark = " · current" if current else ""
-            st.html(  # the browser's draft (views/compare_draft.js) redraws mark and label
+            st.html(  # the browser's draft (views/annotate/compare_draft.js) redraws mark and label
                 f'<p style="font-weight:700;margin:0 0 0.2rem">Output {k + 1} of {size}'
                 f'<span class="tandem-cmp-cur">{mark}</span>'
                 f' — <span class="tandem-cmp-label">{LABEL_TEXT[label]}</span></p>'

@@ -9,8 +9,8 @@ from annotation.imports.mqm import import_mqm_tsv, summarize_mqm_tsv
 from db.campaign.campaigns import campaign_exists
 from formats.mqm_tsv import COLUMNS
 from formats.problems import CampaignFileError
+from views.admin.long_work import finished
 from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
-from views.long_work import finished
 
 #: How many imports this session finished: part of the uploader's key, so a finished import
 #: clears it and its form (issue 34.7: the form stayed with a disabled Import button).

@@ -1,4 +1,5 @@
-"""The DA / SQM sliders of one screen, kept in the browser until Enter (views/da_slider.js).
+"""The DA / SQM sliders of one screen, kept in the browser until Enter
+(views/annotate/da_slider.js).
 
 One element serves the single-output page (one slider) and the comparative screen (each
 output's text with its slider): the scores are drawn at once, kept in the tab's
@@ -7,7 +8,7 @@ with the save in one round trip. Streamlit's own slider could not do this: it st
 value (an untouched handle is indistinguishable from a chosen 50) and forgets it on reload.
 
 Without the browser script (Streamlit's AppTest, a screen reader that prefers a box) the
-single-output page also takes a typed score (views/annotate_slider.py).
+single-output page also takes a typed score (views/annotate/slider.py).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
 from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
 from formats.writers import MIME
 from views.common import download, engine
-from views.dashboard_text import fmt, needed_text, rounded
+from views.dashboard.text import fmt, needed_text, rounded
 
 #: Up to this many systems the verdict heat map is drawn; beyond, the ranking and the
 #: searchable pair table carry the verdicts (a 60 × 60 map is a wall of cells).

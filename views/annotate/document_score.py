@@ -1,6 +1,6 @@
 """The document score of a DA / SQM campaign judged in document order: once the annotator
 has scored the last segment of a document, the whole document (that system's outputs in
-order, with their sources) is shown with one slider for it (views/da_slider.py), before
+order, with their sources) is shown with one slider for it (views/annotate/da_slider.py), before
 the next item. Saved by annotation.judging.document_scores.save; ``u`` undoes the last segment
 instead (the document is then unfinished, and the score is asked again after it)."""
 
@@ -15,8 +15,8 @@ import streamlit as st
 from annotation.judging import document_scores, session
 from annotation.judging.da_judgments import scale
 from annotation.judging.diff import literal_html
+from views.annotate.da_slider import keys_text, sliders
 from views.common import engine
-from views.da_slider import keys_text, sliders
 
 
 def document_step(

@@ -1,4 +1,4 @@
-"""Two parts of the error-span page (views/annotate_spans.py): the ESA overall score as a
+"""Two parts of the error-span page (views/spans/item.py): the ESA overall score as a
 slider with its anchors, and the span draft that survives a reload.
 
 The draft is kept in the browser (the span widget's localStorage, keyed by campaign,

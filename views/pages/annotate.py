@@ -14,7 +14,7 @@ listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside 
 (it would turn typing an "a" into a label).
 
 "Adequate" is green and "Inadequate" red, with equal weight
-(:data:`views.label_buttons.BUTTON_CSS`, by the buttons' keys, which the key listener
+(:data:`views.annotate.label_buttons.BUTTON_CSS`, by the buttons' keys, which the key listener
 clicks). The progress line counts the annotator's own work and what is left for them; an
 undo says what it took back; a paired campaign shows the output's place among its source's
 outputs and offers them all side by side; the administrators' guidelines open above the
@@ -33,20 +33,20 @@ from annotation.judging import session, undo
 from annotation.judging.diff import diff_html, literal_html
 from db.campaign.lifecycle import archived_reason
 from db.schema.vocabulary import CampaignMode
-from views import task_complete
-from views.annotate_compare import compare_page, instructions, is_on
-from views.annotate_keys import KEYS, POST_EDIT_KEYS, keyboard, keys_hint
-from views.common import engine, literal, scores_table
-from views.document_context_panel import document_context_panel
-from views.item_surroundings import guidelines_panel, position_text, side_by_side
-from views.label_buttons import (
+from views.annotate import task_complete
+from views.annotate.compare import compare_page, instructions, is_on
+from views.annotate.document_context import document_context_panel
+from views.annotate.item_surroundings import guidelines_panel, position_text, side_by_side
+from views.annotate.label_buttons import (
     button_colours,
     label_buttons,
     no_edit_key,
     post_edit_form,
     post_edit_key,
 )
-from views.tutorial_gate import tutorial_gate
+from views.annotate.tutorial_gate import tutorial_gate
+from views.common import engine, literal, scores_table
+from views.keys import KEYS, POST_EDIT_KEYS, keyboard, keys_hint
 
 SLIDER_MODES = (CampaignMode.DA, CampaignMode.SQM)  # the keys s / u only: digits are the slider's
 
@@ -205,7 +205,7 @@ def item_panel() -> None:
     _progress(view)
     _notices(view)
     if view.campaign.mode.asks_slider:  # DA / SQM in document order: a finished document
-        from views.annotate_document_score import document_step
+        from views.annotate.document_score import document_step
 
         if document_step(view, ANNOTATOR, _guarded, _undo, keyboard):
             return
@@ -227,8 +227,8 @@ def item_panel() -> None:
 
     document_context_panel(view)
     position = position_text(slot)
-    if view.campaign.mode.asks_spans:  # error-span mode: views/annotate_spans.py draws it
-        from views.annotate_spans import span_item
+    if view.campaign.mode.asks_spans:  # error-span mode: views/spans/item.py draws it
+        from views.spans.item import span_item
 
         if position:
             st.caption(f"The output below is output {position}.")
@@ -238,8 +238,8 @@ def item_panel() -> None:
     _item_texts(slot, position)
 
     mode = view.campaign.mode
-    if mode.asks_slider:  # DA / SQM: views/annotate_slider.py draws the slider
-        from views.annotate_slider import slider_item
+    if mode.asks_slider:  # DA / SQM: views/annotate/slider.py draws the slider
+        from views.annotate.slider import slider_item
 
         slider_item(view, ANNOTATOR, _set_view, _seconds, _guarded)
     elif mode.asks_post_edit:
@@ -317,7 +317,7 @@ if is_on(st.session_state["view"]):  # comparative screens: their own instructio
     item_panel()
     st.stop()
 if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions and keys
-    from views.annotate_spans import INSTRUCTIONS
+    from views.spans.item import INSTRUCTIONS
 
     who = literal(st.session_state.get("annotator_name", ""))
     st.caption(f"Signed in as {who}. {INSTRUCTIONS}")
@@ -325,7 +325,7 @@ if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions an
     item_panel()
     st.stop()
 if st.session_state["view"].campaign.mode.asks_slider:  # DA / SQM: its anchors and keys
-    from views.annotate_slider import instructions as slider_instructions
+    from views.annotate.slider import instructions as slider_instructions
 
     page_hint = slider_instructions(st.session_state["view"])
 else:

@@ -1,4 +1,4 @@
-// The DA / SQM sliders of one screen (views/da_slider.py): one output (the single-output
+// The DA / SQM sliders of one screen (views/annotate/da_slider.py): one output (the single-output
 // page) or several (a comparative screen, each output's text above its slider). Streamlit's
 // components v2 calls this module's function at every draw, in the page itself (no iframe).
 // The scores stay in the page, and in the tab's sessionStorage under the screen's identity

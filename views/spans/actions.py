@@ -1,5 +1,5 @@
 """The error-span item's unsaved work (spans, the open selection, the selected span) and
-what the keys, buttons and the widget do to it (views/annotate_spans.py draws it)."""
+what the keys, buttons and the widget do to it (views/spans/item.py draws it)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from annotation.judging import save as judging
 from annotation.judging import session
 from annotation.judging.span_judgments import campaign_config, undone_spans
 from annotation.judging.spans import SpanConfig, snap_to_words
-from views import span_ai
-from views import span_extras as extras
 from views.common import engine
+from views.spans import ai as span_ai
+from views.spans import extras
 
 SELECT_FIRST = "Select the wrong words in the output first (or click in the source where "
 SELECT_FIRST += "something is missing)."
@@ -214,7 +214,7 @@ class SpanActions:
         return extras.draft_key(st.session_state["view"].campaign.id, self.annotator, slot)
 
     def restore(self, raw: Any, config: SpanConfig) -> None:
-        """A browser-kept draft offered back after a reload (views/span_extras.py)."""
+        """A browser-kept draft offered back after a reload (views/spans/extras.py)."""
         slot = self._slot()
         if slot is None:
             return

@@ -11,8 +11,8 @@ import streamlit as st
 from annotation.judging import session
 from annotation.judging.spans import SpanConfig
 from db.schema.vocabulary import Severity
-from views.annotate_keys import keyboard
-from views.span_actions import SpanActions
+from views.keys import keyboard
+from views.spans.actions import SpanActions
 
 WIDGET_KEY = "span_widget"
 SEEN_KEY = "span_widget_seen"  # the newest widget event acted on: {"session", "n"}
@@ -25,7 +25,7 @@ ACTION_KEYS = {
     "Escape": "clear",
     "s": "skip",
     "u": "undo",
-    "a": "accept_ai",  # ESA^AI (views/span_ai.py); nothing to accept elsewhere
+    "a": "accept_ai",  # ESA^AI (views/spans/ai.py); nothing to accept elsewhere
     "j": "next_span",
 }
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from estimators.base.result import reason_text
 from estimators.report.columns import METHODS
-from views.dashboard_text import UNAVAILABLE, interval
+from views.dashboard.text import UNAVAILABLE, interval
 
 
 def draw_estimates(report) -> None:  # type: ignore[no-untyped-def]
