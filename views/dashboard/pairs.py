@@ -13,6 +13,7 @@ import streamlit as st
 from annotation.queue import racing
 from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
 from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
+from estimators.report.campaign_report import WIDTH_PAIRS
 from formats.writers import MIME
 from views.common import download, engine
 from views.dashboard.text import fmt, needed_text, rounded
@@ -20,8 +21,6 @@ from views.dashboard.text import fmt, needed_text, rounded
 #: Up to this many systems the verdict heat map is drawn; beyond, the ranking and the
 #: searchable pair table carry the verdicts (a 60 × 60 map is a wall of cells).
 MAP_SYSTEMS = 15
-#: Up to this many pairs the width chart is drawn (one line per pair).
-WIDTH_PAIRS = 105
 
 
 def verdict_class(verdict: str, row_is_a: bool) -> str:

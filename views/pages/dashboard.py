@@ -1,9 +1,7 @@
 """Live significance dashboard: estimates, pairwise verdicts, labels still needed, exports.
 
-The numbers come from estimators.report.campaign_report (arrays from db.reads.campaign); this page
-only draws
-them,
-each panel from its own module (views/dashboard_*.py).
+The numbers come from estimators.report.campaign_report (arrays from db.reads.campaign); this
+page only draws them, each panel from its own module (views/dashboard/).
 The live part refreshes itself while annotators work and recomputes only when the
 campaign's fingerprint (label count, last annotation id, scores, thresholds) changes.
 """
@@ -25,8 +23,11 @@ from estimators.data.campaign import (
     available_label_kinds,
     default_label_kind,
 )
-from estimators.judgments.zscores import zscored_campaign
-from estimators.report.campaign_report import campaign_report, default_signatures
+from estimators.report.campaign_report import (
+    CampaignReport,
+    dashboard_report,
+    default_signatures,
+)
 from formats.writers import MIME
 from metrics.imported import describe
 from views.common import (
@@ -40,7 +41,7 @@ from views.common import (
 from views.dashboard.controls import draw_controls
 from views.dashboard.document_scores import draw_document_scores
 from views.dashboard.estimates import draw_estimates
-from views.dashboard.pairs import WIDTH_PAIRS, draw_pairs
+from views.dashboard.pairs import draw_pairs
 from views.dashboard.plan import draw_plan
 from views.dashboard.position_bias import draw_position_bias
 from views.dashboard.quality import draw_quality
@@ -54,7 +55,7 @@ st.title("Dashboard")
 @st.cache_resource(max_entries=16, show_spinner=False)
 def monitor_cache(db: str, cid: int, kind: str | None, zscores: bool) -> MonitorCache:
     """The live monitor's analyses of one campaign and judgment kind, carried between reads
-    by this server process (estimators/caches/monitor.py, monitor_carry.py). Entries are
+    by this server process (estimators/caches/monitor.py, estimators/live/carry.py). Entries are
     keyed by digests of each stream's settings and labels, so they never go stale: a read
     after a new label extends the states of the streams it touches (a label undone rolls
     them back) and reuses the rest. One per kind, so switching the judgment shown does not
@@ -71,7 +72,7 @@ def report_cache(db: str, cid: int) -> ReportCache:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def cached_campaign_report(  # type: ignore[no-untyped-def]
+def cached_campaign_report(
     db: str,
     cid: int,
     key: tuple[int, ...],
@@ -79,28 +80,20 @@ def cached_campaign_report(  # type: ignore[no-untyped-def]
     signatures: tuple[str, ...],
     alpha: float,
     zscores: bool = False,
-):
-    """(campaign report, seconds it took), cached per fingerprint ``key`` and settings."""
+) -> tuple[CampaignReport, float]:
+    """(the dashboard's report, seconds it took), cached per fingerprint ``key`` and
+    settings."""
     started = time.perf_counter()
-    data, kind = analysed(campaign_data(db, cid, key), kind, zscores)
-    k = len(data.systems)
-    report = campaign_report(
-        data, label_kind=kind, signatures=list(signatures), alpha=alpha,
+    report = dashboard_report(
+        campaign_data(db, cid, key),
+        label_kind=kind,
+        zscores=zscores,
+        signatures=signatures,
+        alpha=alpha,
         monitor_cache=monitor_cache(db, cid, kind, zscores),
         report_cache=report_cache(db, cid) if incremental() else None,
-        # the width chart is drawn up to WIDTH_PAIRS pairs: beyond, one point per pair
-        # instead of 60 (a 60-system campaign would carry 106,000 rows nobody sees)
-        width_points=60 if k * (k - 1) // 2 <= WIDTH_PAIRS else 0,
     )
     return report, time.perf_counter() - started
-
-
-def analysed(data, kind: str | None, zscores: bool):  # type: ignore[no-untyped-def]
-    """(data, kind) the report runs on: with ``zscores``, the per-annotator z-scores of
-    ``kind`` as the score kind (estimators.judgments.zscores)."""
-    if not zscores or kind is None:
-        return data, kind
-    return zscored_campaign(data, kind), LabelKind.SCORE
 
 
 chosen = chosen_campaign()
@@ -162,7 +155,7 @@ else:
 
 # ------------------------------------------------------------------ metric visibility
 def draw_metric_visibility(campaign: int) -> None:
-    """Whether annotators saw the metrics used as controls (issue 17.3: recorded choice)."""
+    """Whether annotators saw the metrics used as controls (a recorded choice of the campaign)."""
     from annotation.campaign.visibility import metric_visibility, visibility_statement
 
     st.caption(visibility_statement(metric_visibility(engine(), campaign)))
