@@ -1,4 +1,4 @@
-"""Human labels to significance on real pairs (statistics.md §7). A benchmark, not a test.
+"""Human labels to significance on real pairs (docs/statistics-notes.md §22). Not a test.
 
 For each real pair of systems (A, B) and R random label orders (each order is a random
 permutation of the pool's items; a paired method labels both systems' outputs of the first n
@@ -33,7 +33,7 @@ with the sign of the true (whole-pool) difference. Methods:
                      in the monitor (a control would widen the increments' known bounds).
 
 Label savings = 1 − n80(method)/n80(human paired). Oracle bound (Chaganty et al. 2018, §3;
-statistics.md §2): with a metric whose population correlation with D is ρ, no unbiased
+docs/statistics-notes.md §17): with a metric whose population correlation with D is ρ, no unbiased
 estimator has variance below (σ_D²/n)(1 − ρ²), so n80_oracle = n80(human paired)·(1 − R²)
 with R² the whole-pool squared multiple correlation of D with the PPI++ 2 controls (g_A, g_B)
 (the N_u → ∞ floor; ρ of the 1-control form is shown too). The labels are the recorded human
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--learned",
         action="store_true",
-        help="only the learned-control table (statistics.md §8) and MLQE-PE",
+        help="only the learned-control table (docs/statistics-notes.md §23) and MLQE-PE",
     )
     args = ap.parse_args(argv)
     if args.learned:
@@ -388,11 +388,11 @@ def _report_active(rows: list[dict]) -> None:
 
 
 # ----------------------------------------------------------------------------- learned control
-# statistics.md §8 on real data (`--learned`): the cross-fitted ŷ (estimators.fixed_n.learned) from
-# every automatic signal of the pool — the metrics above and the cheap text features of
-# metrics.features — as ONE PPI++ control, against human-only and the best single metric.
-# MLQE-PE has one system per language pair (no pairs): there the system mean is reported,
-# with the translation model's own sentence score `nmt_model_score` as an imported metric.
+# docs/statistics-notes.md §23 on real data (`--learned`): the cross-fitted ŷ
+# (estimators.fixed_n.learned) from every automatic signal of the pool — the metrics above and the
+# cheap text features of metrics.features — as ONE PPI++ control, against human-only and the best
+# single metric. MLQE-PE has one system per language pair (no pairs): there the system mean is
+# reported, with the translation model's own sentence score `nmt_model_score` as an imported metric.
 
 LEARNED_ORDERS = 100  # cross-fitting per order and n: fewer orders than the other methods
 

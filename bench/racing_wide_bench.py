@@ -22,13 +22,13 @@ granularity (reads after every item here) — "oracle racing" of bench/racing_be
 to the replayed racing in every order measured there. ``--check`` replays a small campaign
 through tests.support.racing_replay (the real monitor) and compares the settling reads.
 
-Pools: k systems with adequacy rates p_s = 0.35 + 0.5·Beta(2, 2) quantiles at
-(s + ½)/k (bench/monitor_read_bench.py's wmt_like_rates: a smooth spread, neighbours
-≈ 0.006 apart) or ``--clusters C``: C clusters at those quantiles, systems inside a cluster
-within ±0.01 (WMT25's published human rankings had several clusters). Labels: correlated
-binary, y_{s,j} = 1{√0.5 u_j + √0.5 e_{s,j} < Φ⁻¹(p_s)} (u_j the item's difficulty, shared;
-statistics.md §6's generator, probit form), so the pairs' differences are paired as in real
-data. Nulls: every system's labels a permutation of one base column (Δ = 0 exactly).
+Pools: k systems with adequacy rates p_s = 0.35 + 0.5·Beta(2, 2) quantiles at (s + ½)/k
+(bench/monitor_read_bench.py's wmt_like_rates: a smooth spread, neighbours ≈ 0.006 apart) or
+``--clusters C``: C clusters at those quantiles, systems inside a cluster within ±0.01 (WMT25's
+published human rankings had several clusters). Labels: correlated binary, y_{s,j} = 1{√0.5 u_j +
+√0.5 e_{s,j} < Φ⁻¹(p_s)} (u_j the item's difficulty, shared; docs/statistics-notes.md §21's
+generator, probit form), so the pairs' differences are paired as in real data. Nulls: every system's
+labels a permutation of one base column (Δ = 0 exactly).
 
 ``--shipped``: every shipped pool, the same orders for every row of ROWS — the bets of
 both sides (:class:`Bets`): the app's; the oracle (the growth-optimal constant bet that

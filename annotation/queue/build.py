@@ -1,7 +1,7 @@
 """Building the assignment queue: the one place that decides who sees which output next.
 
-Design (statistics.md, "THE assumption": labelled items must be a uniformly random sample
-with a recorded order and inclusion probabilities):
+Design (docs/statistics-notes.md §15, the random-order assumption: labelled items must be a
+uniformly random sample with a recorded order and inclusion probabilities):
 
 - **Order.** Building the queue draws a seeded random permutation of the campaign's items
   (``Campaign.queue_seed``, set when missing; an extension of the queue uses the stream
