@@ -26,7 +26,7 @@ with the sign of the true (whole-pool) difference. Methods:
                      the true whole-pool difference as the smallest one they care about and
                      knows the spread of D: n_plan = ((z_0.975 + z_0.8)·sd(D)/|Δ|)², clipped
                      to [30, N] (a user cannot know the true n80); the "×0.5" and "×4"
-                     columns mis-plan it. "old default" is the monitor before issue 11
+                     columns mis-plan it. "old default" is the earlier default monitor
                      (AsympCS, super-population increments, t* = N).
                      The labels lie in [0, 1], so the monitor's variance prior (D in
                      [−1, 1]) applies to all; the betting design runs without a control, as
@@ -231,7 +231,7 @@ def run_pair(task) -> list[dict]:
 
 
 def _active_columns(rows, ya, yb, metrics, r_orders, seed) -> None:  # type: ignore[no-untyped-def]
-    """Issue 12: the queue's uniform vs active design on this pair (chrF rows; n80 and live
+    """The queue's uniform vs active design on this pair (chrF rows; n80 and live
     stopping labels; bench/active_significance.py has the method and its own report)."""
     from active_significance import design_columns
 
@@ -373,7 +373,7 @@ def ratio(x: float, ref: float) -> str:
 
 
 def _report_active(rows: list[dict]) -> None:
-    """Issue 12: active vs uniform labelling per chrF row (n80, live stopping labels)."""
+    """Active vs uniform labelling per chrF row (n80, live stopping labels)."""
     rows = [r for r in rows if "n80 active" in r]
     if not rows:
         return

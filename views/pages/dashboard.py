@@ -162,7 +162,7 @@ else:
 
 # ------------------------------------------------------------------ metric visibility
 def draw_metric_visibility(campaign: int) -> None:
-    """Whether annotators saw the metrics used as controls (issue 17.3: recorded choice)."""
+    """Whether annotators saw the metrics used as controls (the recorded choice)."""
     from annotation.campaign.visibility import metric_visibility, visibility_statement
 
     st.caption(visibility_statement(metric_visibility(engine(), campaign)))
