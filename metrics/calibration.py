@@ -68,8 +68,8 @@ class Rate:
     ``estimate`` is k/n, which is also the posterior *mode*, and the interval always
     contains it (and the posterior mean): the equal-tailed interval when 0 < k < n, and
     the one-sided interval of the same level when k ∈ {0, n}, where the mode sits on the
-    boundary and the equal-tailed interval excludes it — k = n = 4 used to read
-    "ρ = 1.000 [0.158, 0.987]". For k = n the posterior CDF is x^{n+1}, so the interval is
+    boundary and the equal-tailed interval excludes it (k = n = 4 would read
+    "ρ = 1.000 [0.158, 0.987]"). For k = n the posterior CDF is x^{n+1}, so the interval is
     [(1 − level)^{1/(n+1)}, 1]; for k = 0 it is [0, 1 − (1 − level)^{1/(n+1)}]. A final guard
     widens the interval to contain k/n (more posterior mass, never less). No trials: NaN.
     """

@@ -238,8 +238,8 @@ def spread_checks(weights: Sequence[int], n_checks: int, rng: np.random.Generato
     ``(u + k) · L``, ``u ~ U[0, 1)``. Any run of whole pieces holding ``R`` screens then holds
     ⌊R / L⌋ or ⌈R / L⌉ checks when pieces are one screen (and within one more when a piece is
     longer than ``L``): every task cut from the queue gets its share, none gets only checks,
-    and no check comes before the first real item. (A uniform draw of the gaps, as before,
-    piled checks up between the few pieces of a document-ordered queue.)
+    and no check comes before the first real item. (A uniform draw of the gaps would pile
+    checks up between the few pieces of a document-ordered queue.)
     """
     if n_checks <= 0 or not weights:
         return []

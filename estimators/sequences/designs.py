@@ -18,8 +18,7 @@ size t* (a planned number of labels per system, fixed before the first label):
 - ``betting_cv`` — the betting design with the campaign's first imported metric as a
   control in half the capital (:mod:`estimators.sequences.betting_control`; an option, not the
   default: on the shipped pools it saved no labels, docs/statistics-notes.md §14).
-- ``eb_strict`` — predictable-plug-in empirical Bernstein (the earlier strict mode; exact,
-  wider).
+- ``eb_strict`` — predictable-plug-in empirical Bernstein (the strict mode; exact, wider).
 
 ``naive`` (re-testing a fixed-n z-interval after every label) is not a design: it is the
 negative control the validity tests run through the same checks, and it fails them.
