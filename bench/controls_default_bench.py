@@ -1,6 +1,6 @@
 """Labels to a verdict with and without an imported metric control in the betting capital.
 
-A benchmark, not a test (issue 30, item 6). The route is bench/ranking_route_bench.py's:
+A benchmark, not a test (docs/statistics-notes.md §14). The route is bench/ranking_route_bench.py's:
 every pair of a shipped pool, the paired queue (every system on every drawn item), the
 test-set estimand (labels without replacement), Holm at α = 0.05 read after every item, the
 planner's t* for a smallest difference of 0.10, the 30-label floor and the known-part rule.

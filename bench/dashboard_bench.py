@@ -1,9 +1,9 @@
 """Dashboard refresh benchmark on the imported WMT21 TED en-de campaign (13 systems × 529).
 
-Sets up (or reuses, with ``--db``) a SQLite database with the WMT campaign imported as the
-issue says (labels from ``human_label_binary``, annotators from ``rater``), chrF and BLEU
-scores, and the Youden chrF threshold. Then times full reruns of the dashboard page in
-Streamlit's AppTest (script execution, no browser):
+Sets up (or reuses, with ``--db``) a SQLite database with the WMT campaign imported with labels from
+``human_label_binary``, annotators from ``rater``, chrF and BLEU scores, and the Youden chrF
+threshold. Then times full reruns of the dashboard page in Streamlit's AppTest (script execution, no
+browser):
 
 - empty rerun: the dashboard page of a campaign with outputs but no labels (the floor:
   Streamlit, navigation, the campaign list and the page's own drawing);

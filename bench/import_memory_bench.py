@@ -1,10 +1,10 @@
-"""Peak memory of each import path against the size of its file (issue 32).
+"""Peak memory of each import path against the size of its file.
 
 Each import runs in a fresh subprocess (so one path's peak does not hide another's) on a
 synthetic file of ``--rows`` rows, into a fresh SQLite file; the subprocess reports its peak
 RSS (``ru_maxrss``). The baseline, measured in the same run, is a subprocess that imports
 the same modules and reads the file's bytes but imports nothing: the ratio printed is
-(peak − baseline) / file size, the import's own memory per byte of file (the issue's bound:
+(peak − baseline) / file size, the import's own memory per byte of file (the target:
 ≤ 5).
 
     .venv/bin/python bench/import_memory_bench.py [--rows 1000000] [--paths mqm,summary,...]

@@ -8,9 +8,9 @@ database and read back through ``db.reads.campaign.read_campaign``. Per language
 each) and per judgment (DA mean; binary DA ≥ 70):
 
 - Pearson r of the stored score with the human judgment (all 1,000 segments);
-- the limiting data efficiency 1/(1 − r²) (statistics.md §2);
-- the measured DE at n labelled of the 1,000: mean(se²_human) / mean(se²_PPI++) over R
-  random label sets (statistics.md §6.3), and the label saving 1 − 1/DE for the same
+- the limiting data efficiency 1/(1 − r²) (docs/statistics-notes.md §17);
+- the measured DE at n labelled of the 1,000: mean(se²_human) / mean(se²_PPI++) over R random label
+  sets (docs/statistics-notes.md §21, check 3), and the label saving 1 − 1/DE for the same
   interval width;
 - the coverage of the PPI++ 95 % interval of the pair's mean over the same R label sets.
 

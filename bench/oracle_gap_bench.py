@@ -17,8 +17,9 @@ its share of the app–oracle gap, (app − row)/(app − oracle):
 - ``no hedge``       one part only, the bold Kelly (weight 1 instead of ⅜): the price of
                      the ¼ plan + ⅜ + ⅜ mixture (valid, but worse on pools where another
                      part wins);
-- ``no floor``       verdicts from the first label (app and oracle both; the 30-label floor
-                     of statistics.md §2 is a rule of the app, not a handicap of the bet);
+- ``no floor``       verdicts from the first label (app and oracle both; the 30-label
+                     floor of docs/statistics-notes.md §17 is a rule of the app, not a
+                     handicap of the bet);
 - ``Bonferroni``     every pair read at α/m instead of Holm's step-down (both);
 - ``oracle``         the constant growth-optimal bet λ* that knows the pair's pool
                      (ranking_route_bench.oracle_pvalues).

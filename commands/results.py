@@ -104,7 +104,7 @@ def export_ranking_cmd(
 
 
 def _statistics(engine, campaign: str):  # type: ignore[no-untyped-def]
-    """The campaign's statistics settings, carried in every results export (issue 29.4)."""
+    """The campaign's statistics settings, carried in every results export."""
     from annotation.campaign.statistics_settings import read_statistics
 
     return read_statistics(engine, base.campaign_id_of(engine, campaign))

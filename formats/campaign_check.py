@@ -1,6 +1,6 @@
 """What the Import page shows of a campaign file before anything is written: its header, the
 first rows, and the whole file validated, read as a stream (one chunk of rows at a time):
-the page's memory stays a small multiple of the file, as the import's does (issue 32)."""
+the page's memory stays a small multiple of the file, as the import's does."""
 
 from __future__ import annotations
 

@@ -240,8 +240,8 @@ def _summary(reports: Sequence[ScoreReport], work: Sequence[PendingWork]) -> str
     for w in work:
         if not w.n_todo:
             lines.append(f"  {w.metric}: 0 new, all {w.n_outputs:,} outputs already scored")
-    # No time here: the page reports the job's one time against its estimate (issue 34.4:
-    # "Scored in 19.9 s", "took 22 s" and two ratios were three figures for one run).
+    # No time here: the page reports the job's one time against its estimate (one run gets one
+    # figure, not several times and ratios that disagree).
     return "\n".join(["Scored:", *lines])
 
 

@@ -141,7 +141,7 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
             st.info("No campaign is open to your account yet: ask an owner to grant you one.")
         return None
     # The session's choice, else the URL's: a reload or a bookmark starts a new session, and
-    # the URL is what it keeps (issue 34.1: a reload went back to the newest campaign).
+    # the URL is what it keeps (else a reload would go back to the newest campaign).
     current = st.session_state.get("current_campaign") or st.query_params.get("campaign")
     index = names.index(current) if current in names else 0
     choice = st.selectbox("Campaign", names, index=index, key=key)

@@ -1,4 +1,4 @@
-"""A campaign's statistics settings in one place (issue 29.4): the error rate α, the family
+"""A campaign's statistics settings in one place: the error rate α, the family
 (family-wise under Holm, or the false discovery rate under e-BH), the equivalence margin ε,
 racing, the live design and the estimand, and the plan (the measurable difference, the
 power, and the planned labels they imply). The Statistics page, ``cli.py statistics``, the

@@ -1,7 +1,7 @@
 """The Import page's check of a campaign file and its metric-score columns before anything is
 written, in one streaming pass (formats.campaign_check): no list of the file's rows or score
-entries is kept, only counts (issue 32: the page's memory, like the import's, is a small
-multiple of the file)."""
+entries is kept, only counts, so the page's memory, like the import's, is a small multiple of the
+file."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ Synthetic English→German sentences built from small templates; four systems co
 reference at different, known rates (word drops, wrong-word substitutions, swaps), so their
 true quality differs and string metrics (chrF, BLEU, TER — scored on seeding) track it
 imperfectly, as real metrics do. A random subset of items carries human labels drawn from a
-known adequacy model; the rest wait in the annotation queue. Nothing here reads
-../shared data; it goes through the same importer as a user's file.
+known adequacy model; the rest wait in the annotation queue. Nothing here reads a data set
+from outside the repository; it goes through the same importer as a user's file.
 """
 
 from __future__ import annotations

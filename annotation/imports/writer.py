@@ -1,6 +1,6 @@
 """Write a validated campaign file chunk by chunk inside the caller's one transaction, keeping
 only compact per-key state between chunks (ids by key, judgments as columns of ints), never
-the rows: peak memory stays a small multiple of the file (issue 32). A problem found in a
+the rows: peak memory stays a small multiple of the file. A problem found in a
 later chunk raises, and the caller's transaction rolls back every chunk written before it.
 
 Imported judgments need the whole file for their arrival order (a seeded permutation of the

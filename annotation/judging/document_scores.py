@@ -1,4 +1,4 @@
-"""Document-level scores of DA / SQM campaigns judged in document order (issue 30).
+"""Document-level scores of DA / SQM campaigns judged in document order.
 
 After an annotator has scored the last segment of one system's document, the page asks one
 0–100 score (SQM: a point 0–6) for that whole document, the document shown whole

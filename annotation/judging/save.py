@@ -70,7 +70,7 @@ def submit(
 
     A post-edit with the same words as the shown output (the box left untouched) counts as a
     post-edit only when the annotator confirmed it (``no_edit_needed``): otherwise HTER data
-    would count every unedited click as a perfect translation (issue 17). Unconfirmed, "both"
+    would count every unedited click as a perfect translation. Unconfirmed, "both"
     stores the label with no post-edit and no HTER, and "post_edit" (which has nothing else
     to store) refuses. ``no_edit_needed`` alone stores the shown output (HTER 0); with a
     changed text it contradicts itself and is refused.

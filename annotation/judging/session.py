@@ -68,7 +68,7 @@ class Group:
     outputs: tuple[str, ...]
     #: Judged apart from the rest of its group (an attention check is claimed on its own,
     #: between groups): one at a time it has no "k of m", which would be the only position
-    #: whose siblings never follow (issue 34.8: "Output 6 of 13" between two groups of 1–13).
+    #: whose siblings never follow ("Output 6 of 13" shown between two groups of 1–13).
     alone: bool = False
 
     @property

@@ -1,5 +1,5 @@
 """Active sampling: the draw rounds that decide which pending slots of the queue get
-labels (statistics.md §9), and the labelling rate they aim at."""
+labels (docs/statistics-notes.md §24), and the labelling rate they aim at."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class DrawRound:
 def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
     """Visit the next pending slots of an active campaign and draw which get labels.
 
-    statistics.md §9 (Zrnic & Candès 2024). In queue order, each pending item (all its
+    docs/statistics-notes.md §24 (Zrnic & Candès 2024). In queue order, each pending item (all its
     systems' outputs, paired design) is visited: its π is fixed from the uncertainty model
     fitted on the labels that exist now (:func:`estimators.sampling.active.item_uncertainties`, on
     the

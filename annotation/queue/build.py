@@ -1,7 +1,7 @@
 """Building the assignment queue: the one place that decides who sees which output next.
 
-Design (statistics.md, "THE assumption": labelled items must be a uniformly random sample
-with a recorded order and inclusion probabilities):
+Design (docs/statistics-notes.md §15, the random-order assumption: labelled items must be a
+uniformly random sample with a recorded order and inclusion probabilities):
 
 - **Order.** Building the queue draws a seeded random permutation of the campaign's items
   (``Campaign.queue_seed``, set when missing; an extension of the queue uses the stream
@@ -238,8 +238,8 @@ def spread_checks(weights: Sequence[int], n_checks: int, rng: np.random.Generato
     ``(u + k) · L``, ``u ~ U[0, 1)``. Any run of whole pieces holding ``R`` screens then holds
     ⌊R / L⌋ or ⌈R / L⌉ checks when pieces are one screen (and within one more when a piece is
     longer than ``L``): every task cut from the queue gets its share, none gets only checks,
-    and no check comes before the first real item. (A uniform draw of the gaps, as before,
-    piled checks up between the few pieces of a document-ordered queue.)
+    and no check comes before the first real item. (A uniform draw of the gaps would pile
+    checks up between the few pieces of a document-ordered queue.)
     """
     if n_checks <= 0 or not weights:
         return []

@@ -70,7 +70,7 @@ ANNOTATION_COLUMNS = [
     "participant_params",  # the platform's parameters at enrolment, JSON text
     "ai_spans",  # ESA^AI: the output's AI spans with their fate (kept/edited/deleted), JSON
     "span_origins",  # ESA^AI: per final span, ai / edited / new (JSON list)
-    # the campaign's statistics settings at export time, the same in every row (issue 29.4)
+    # the campaign's statistics settings at export time, the same in every row
     *EXPORT_COLUMNS,
 ]
 #: Parquet types of the annotation columns (a column empty in every row keeps its type).

@@ -55,7 +55,7 @@ RESULT_COLUMNS = [
     "n_metric",
     "metric",
     "valid_for_verdict",
-    # the statistics settings the verdicts were read at (issue 29.4)
+    # the statistics settings the verdicts were read at
     *EXPORT_COLUMNS,
 ]
 PAIR_COLUMNS = [
@@ -71,11 +71,11 @@ PAIR_COLUMNS = [
     # the three-way outcome (A better / B better / equivalent / undecided)
     "outcome",
     "labels_needed",
-    # what the live verdicts were tuned to (issue 11): the design, t* and the estimand
+    # what the live verdicts were tuned to: the design, t* and the estimand
     "design",
     "t_star",
     "estimand",
-    # the statistics settings they were read at (issue 29.4): α, the family (error_rate),
+    # the statistics settings they were read at: α, the family (error_rate),
     # the equivalence margin ε, racing and the plan
     *EXPORT_COLUMNS,
 ]

@@ -16,9 +16,9 @@ Concurrency:
 - PostgreSQL: every action of an annotator (show, save, skip, undo) starts by locking the
   annotator's row (``annotator_campaign``), before any slot row. Two tabs of one annotator
   therefore run one after the other, and all paths take their locks in the same order:
-  annotator, then slots. (Saving used to lock the slot first and the annotator last, through
-  the judgment's foreign key and the claim, while claiming locked the annotator and then
-  refreshed the held slot: two tabs deadlocked.) The claim selects candidate rows
+  annotator, then slots. (A save that locked the slot first and the annotator last, through
+  the judgment's foreign key and the claim, while a claim locks the annotator and then
+  refreshes the held slot, would deadlock two tabs.) The claim selects candidate rows
   ``FOR UPDATE OF assignments SKIP LOCKED``, so two claimers never wait on or take the same
   slot, and two tabs of one annotator cannot take both slots of an overlapped output.
 - SQLite: every transaction starts with ``BEGIN IMMEDIATE`` (db/engine.py), so claimers are

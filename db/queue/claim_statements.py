@@ -102,12 +102,12 @@ FINISH = (
 )
 
 
-#: PostgreSQL's transaction-scoped advisory lock that serialises the NEW group claims of a
-#: campaign (a paired item, a document block): the first slot is locked by one statement
-#: and the rest of its group collected by a second one, and without this lock a concurrent
-#: claimer's SKIP LOCKED takes the group's next slot in between (issue 32: 37 of 82 items
-#: split between 20 annotators). Taken after the annotator's and task's locks, before any
-#: slot; no path waits for a row lock while holding it (the slot statements SKIP LOCKED).
+#: PostgreSQL's transaction-scoped advisory lock that serialises the NEW group claims of a campaign
+#: (a paired item, a document block): the first slot is locked by one statement and the rest of its
+#: group collected by a second one, and without this lock a concurrent claimer's SKIP LOCKED takes
+#: the group's next slot in between (with 20 annotators claiming at once, 37 of 82 items were
+#: split). Taken after the annotator's and task's locks, before any slot; no path waits for a row
+#: lock while holding it (the slot statements SKIP LOCKED).
 GROUP_LOCK_KEY = 0x7D0C
 GROUP_LOCK = text("SELECT pg_advisory_xact_lock(:ns, :cid)")
 

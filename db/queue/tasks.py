@@ -82,7 +82,7 @@ def next_ordinal(s: Session, campaign_id: int) -> int:
     """The campaign's next task ordinal. PostgreSQL: under the campaign's claim advisory
     lock (db.queue.claim_statements.lock_group_claims), so two transactions that each requeue a
     task's leftovers (an annotator ending a task, an administrator expiring another) cannot
-    both read the same maximum (issue 32: UniqueViolation on
+    both read the same maximum (which would raise a UniqueViolation on
     ``uq_tasks_campaign_id_ordinal``). Not the campaign's row lock: an annotator ending a
     task holds that task's row, and the administrator's actions take the campaign row
     before the task, so that order would deadlock; and not a lock of its own, which would

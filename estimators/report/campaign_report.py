@@ -9,7 +9,7 @@ export show:
   with the system's own calibration counts
   (:func:`estimators.fixed_n.vondaniken.per_system_posterior`), the
   per-system double-sampling estimator (:func:`estimators.fixed_n.double_sampling.per_system`, the
-  default of statistics.md §3), control variates / PPI++ with the chosen metrics as
+  default of docs/statistics-notes.md §18), control variates / PPI++ with the chosen metrics as
   controls (:func:`estimators.fixed_n.control_variates.ppi_mean`) and the von Däniken estimate
   with an imported "ρ, η provided" calibration set;
 - the live anytime-valid intervals, pairwise Holm-adjusted verdicts, rank sets and labels

@@ -13,7 +13,7 @@ from views.admin.long_work import finished
 from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
 
 #: How many imports this session finished: part of the uploader's key, so a finished import
-#: clears it and its form (issue 34.7: the form stayed with a disabled Import button).
+#: clears it and its form (which would otherwise stay, with a disabled Import button).
 UPLOADS = "campaign-file-imports"
 
 

@@ -117,8 +117,8 @@ def _settings_form(campaign_id: int, settings: dict, ro: bool) -> None:
 
 
 def sampling_form(campaign_id: int, settings: dict, ro: bool) -> None:
-    # Active sampling (statistics.md §9): a self-contained form, changes are logged with the
-    # number of labels that existed (annotation.queue.admin.update_queue_settings)
+    # Active sampling (docs/statistics-notes.md §24): a self-contained form, changes are logged with
+    # the number of labels that existed (annotation.queue.admin.update_queue_settings)
     with st.form("sampling_settings"):
         left, right = st.columns(2)
         sampling = left.radio(

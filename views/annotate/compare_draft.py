@@ -1,7 +1,7 @@
-"""A comparative screen's labels kept in the browser until Enter (issue 33).
+"""A comparative screen's labels kept in the browser until Enter.
 
-Each label key used to be a server round trip that redrew the screen (0.2 CPU-s a key, and
-13 keys typed at reading speed took seconds to be drawn). Now the page's key queue
+A server round trip per label key would redraw the screen each time (0.2 CPU-s a key; 13
+keys typed at reading speed would take seconds to be drawn). So the page's key queue
 (views/keys.js) hands the label, move and save keys, and clicks on the cards' buttons, to
 the draft that views/annotate/compare_draft.js keeps in the page (a Streamlit components v2
 element, no iframe); the labels are drawn at once and sent with the save, in one round trip.

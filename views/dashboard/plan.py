@@ -10,7 +10,7 @@ from views.common import literal
 
 
 def draw_plan(report, data) -> None:  # type: ignore[no-untyped-def]
-    """What the live verdicts estimate and what they are tuned to (issue 11, 17.4)."""
+    """What the live verdicts estimate and what they are tuned to."""
     plan = data.live_plan
     st.subheader("What the live verdicts report")
     st.markdown(plan.estimand_sentence(report.label_kind or "label", report.n_items))

@@ -15,7 +15,8 @@ from views.common import engine
 
 def draw_sampling(report, cid: int) -> None:  # type: ignore[no-untyped-def]
     """The queue's sampling design in force and, for active sampling, what it has cost and
-    saved so far (statistics.md §9; numbers from estimators.sampling.active.DesignSummary)."""
+    saved so far (docs/statistics-notes.md §24; numbers from
+    estimators.sampling.active.DesignSummary)."""
     settings = queue_settings(engine(), cid)
     designs = report.monitor.designs if report.monitor is not None else {}
     st.subheader("Sampling design")

@@ -1,4 +1,4 @@
-"""The dashboard's read-only box of the campaign's statistics settings (issue 29.4): the
+"""The dashboard's read-only box of the campaign's statistics settings: the
 level every verdict on the page is read at, and where admins change it."""
 
 import streamlit as st

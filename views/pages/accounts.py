@@ -39,8 +39,8 @@ def _run(action, done: str) -> None:  # type: ignore[no-untyped-def]
 shown = st.session_state.pop("accounts_done", None)
 if shown is not None:
     st.success(literal(shown))
-# Every new password stays until the owner says it is noted (issue 34.10: creating a second
-# account replaced the first one's password before it could be copied).
+# Every new password stays until the owner says it is noted, so creating a second account cannot
+# replace the first one's password before it is copied.
 passwords = st.session_state.get(PASSWORDS, [])
 if passwords:
     with st.container(border=True):

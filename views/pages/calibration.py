@@ -218,7 +218,7 @@ with left:
                     captions=["both adequate", "metric misses", "both inadequate",
                               "metric too lenient"])  # fmt: skip
     # An untouched threshold is the default one: passed on as such, so the JSON says
-    # "youden" (or the stored method) where the page used it, not "manual" (issue 34.9).
+    # "youden" (or the stored method) where the page used it, not "manual".
     chosen = None if cal is stored_cal else cal.threshold
     exported = calibration_set(db_url, cid, key, name, signature, chosen)
     rows = [r for r in exported.items if r["cell"] == cell]

@@ -86,7 +86,7 @@ def _job_caption(job: JobRow) -> str:
     over = ""
     if job.estimate_s and (job.seconds or 0) > 1.5 * job.estimate_s:
         over = " Taking longer than estimated (this machine may be busy)."
-    if not job.total:  # the worker has not counted the work yet: no "0 / 0" (issue 34.4)
+    if not job.total:  # the worker has not counted the work yet: no "0 / 0"
         return f"Scoring {names}: starting the scoring processes, {spent}{estimate}.{over}"
     share = f"{job.done / job.total:.0%}"
     if job.done == 0:  # the worker and its scoring processes start (2–3 s, more when busy)

@@ -155,7 +155,7 @@ else:
 
 # ------------------------------------------------------------------ metric visibility
 def draw_metric_visibility(campaign: int) -> None:
-    """Whether annotators saw the metrics used as controls (a recorded choice of the campaign)."""
+    """Whether annotators saw the metrics used as controls (the recorded choice)."""
     from annotation.campaign.visibility import metric_visibility, visibility_statement
 
     st.caption(visibility_statement(metric_visibility(engine(), campaign)))

@@ -60,7 +60,7 @@ with campaign_tab:
     )
     show_finished("import")  # the last import's report (views/admin/long_work.py)
     # A finished import clears the uploader (a new key): the form of the file just imported
-    # would otherwise stay on screen with a disabled Import button (issue 34.7).
+    # would otherwise stay on screen with a disabled Import button.
     upload = st.file_uploader(
         "Campaign file",
         type=FILE_TYPES,

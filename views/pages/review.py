@@ -1,6 +1,6 @@
 """Admin: review the labelled items, with every stored metric score beside each one.
 
-Whatever annotators were shown, the admin sees the scores here (issue 17.3): the place to
+Whatever annotators were shown, the admin sees the scores here: the place to
 check labels against the metrics, spot a careless annotator or a suspicious metric."""
 
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Admin: a campaign's statistics settings on one page (issue 29.4) — the error rate α, the
+"""Admin: a campaign's statistics settings on one page — the error rate α, the
 family (Holm or e-BH), the equivalence margin ε, racing, the live design, the estimand and
 the plan. Written through
 annotation.campaign.statistics_settings (checked, logged with the label count); this page draws."""

@@ -69,7 +69,7 @@ def esa_slider(slot: session.Slot) -> None:
     """The ESA overall score: a 0–100 slider with the four anchors under it, and a box that
     shows the score set (empty until then) and takes a typed one. The box is how a score of
     exactly 50, where the handle starts, is given: a slider left at its value reports no
-    change (issue 34.6), so moving it there cannot tell a choice from an untouched handle."""
+    change, so moving it there cannot tell a choice from an untouched handle."""
     moved, slider, box = _moved_key(slot), esa_key(slot), _box_key(slot)
     state = st.session_state
 
