@@ -388,23 +388,11 @@ def _pair_statuses(
             else _needed(settings, res, sigma, sums, t_star, float(read_at[i]))
         )  # fmt: skip
         labels = None if docs is None else math.ceil(docs * sums.mean_size)
-        status.append(
-            PairStatus(
-                a=pool.names[a],
-                b=pool.names[b],
-                result=res,
-                p_value=p,
-                p_holm=float(adj[i]),
-                verdict=verdict,
-                labels_needed=labels,
-                forecast_method="asympcs documents",
-                coverage=pool.coverage(pair_pool),
-                needed_basis=basis,
-                outcome=outcome,
-                margin=settings.margin,
-                read_level=float(read_at[i]),
-                documents_needed=docs,
-                e_value=float(evals[i]),
-            )
-        )
+        status.append(PairStatus(
+            a=pool.names[a], b=pool.names[b], result=res, p_value=p, p_holm=float(adj[i]),
+            verdict=verdict, labels_needed=labels, forecast_method="asympcs documents",
+            coverage=pool.coverage(pair_pool), needed_basis=basis, outcome=outcome,
+            margin=settings.margin, read_level=float(read_at[i]), documents_needed=docs,
+            e_value=float(evals[i]),
+        ))  # fmt: skip
     return status
