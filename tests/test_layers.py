@@ -113,22 +113,15 @@ def _module_name(path: Path, root: Path) -> str:
 
 
 def _import_graph(root: Path, files: list[Path]) -> dict[str, set[str]]:
-    """Module → project modules it imports, at the top or inside a function (a lazy import
-    still ties the two modules together); ``if TYPE_CHECKING:`` blocks do not count."""
+    """Module → project modules it imports, at the top, inside a function (a lazy import
+    still ties the two modules together) or under ``if TYPE_CHECKING:`` (a type-only import
+    still makes one module's meaning depend on the other's)."""
     names = {_module_name(f, root) for f in files}
     graph: dict[str, set[str]] = {}
     for f in files:
         tree = ast.parse(f.read_text(encoding="utf-8"))
-        typing_only = {
-            id(inner)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
-            for inner in ast.walk(node)
-        }
         found: set[str] = set()
         for node in ast.walk(tree):
-            if id(node) in typing_only:
-                continue
             if isinstance(node, ast.Import):
                 found |= {a.name for a in node.names if a.name in names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -171,8 +164,8 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circles() -> None:
-    """No two modules import each other, directly or round a loop, lazily or not: each
-    module can be read after the ones it imports."""
+    """No two modules import each other, directly or round a loop, lazily, for types only
+    or not: each module can be read after the ones it imports."""
     bench = sorted((ROOT / "bench").glob("*.py"))
     assert circles(_import_graph(ROOT, _sources() + bench)) == []
 
@@ -186,3 +179,14 @@ def test_the_circle_check_finds_a_lazy_circle(tmp_path: Path) -> None:
     )
     files = sorted((tmp_path / "views").glob("*.py"))
     assert circles(_import_graph(tmp_path, files)) == [["views.a", "views.b"]]
+
+
+def test_the_circle_check_counts_type_only_imports(tmp_path: Path) -> None:
+    """A module importing another only under ``if TYPE_CHECKING:`` still closes a circle."""
+    (tmp_path / "estimators").mkdir()
+    (tmp_path / "estimators" / "a.py").write_text("from estimators.b import x\n")
+    (tmp_path / "estimators" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from estimators.a import y\n"
+    )
+    files = sorted((tmp_path / "estimators").glob("*.py"))
+    assert circles(_import_graph(tmp_path, files)) == [["estimators.a", "estimators.b"]]

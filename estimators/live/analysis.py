@@ -1,20 +1,21 @@
 """The live monitor's analysis of one system or pair: increments, confidence sequence,
 anytime p-value, e-value and the interval and estimate shown.
 
-statistics.md §4–§5, §9. Control-variate increments
-(:func:`estimators.sequences.sequential.cv_increments`;
-Des Raj without replacement on a finite pool) or, with active sampling, the weighted visit
-increments (:func:`estimators.sampling.active.visit_stream`); the path of the live design in force
-(:func:`estimators.sequences.designs.design_paths`: AsympCS, Waudby-Smith et al. 2024; empirical
-Bernstein; betting; O'Brien–Fleming group-sequential); the interval cut by the known part of
-the pool (:mod:`estimators.base.verdicts`); the shown estimate is the regression estimator on a
-finite pool (Cochran 1977, §7.1).
+Control-variate increments (:func:`estimators.sequences.sequential.cv_increments`; Des Raj
+without replacement on a finite pool) or, with active sampling, the weighted visit
+increments (:func:`estimators.sampling.active.visit_stream`); the path of the live design in
+force (:func:`estimators.sequences.designs.design_paths`: AsympCS, Waudby-Smith et al. 2024;
+empirical Bernstein; betting, docs/statistics-notes.md §5; O'Brien–Fleming group-sequential),
+tuned at the level the verdict is read at (§1); the interval cut by the known part of the
+pool (:mod:`estimators.base.verdicts`, §2); the shown estimate is the regression estimator
+on a finite pool (Cochran 1977, §7.1; §2).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,7 +23,9 @@ from estimators.base import verdicts
 from estimators.base.multiple import bonferroni_alpha, pairs
 from estimators.base.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 from estimators.base.verdicts import ErrorRate
-from estimators.live.pools import _Pool
+from estimators.live.carry import MonitorCarry, Paths
+from estimators.live.pools import CampaignPool, Known, Labels, PairStream, Pool
+from estimators.live.settings import MonitorSettings
 from estimators.sampling import active
 from estimators.sequences import betting, betting_control
 from estimators.sequences import confidence_sequences as csq
@@ -34,18 +37,68 @@ from estimators.sequences.designs import LiveDesign, design_paths
 KNOWN_TOL = 1e-12
 
 
-class MonitorAnalysis:
-    """Analysis of :class:`estimators.live.monitor.CampaignMonitor`: each stream's increments,
-    sequence, p-value and shown result under the live design in force."""
+class Analysed(NamedTuple):
+    """A stream's paths under the live design (the sequence cut by the known part of the
+    pool) and the planned size t* they were tuned to."""
 
-    def _analyse(
-        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, theta0: float | None, level=None,
-        stream=None,
-    ):  # type: ignore[no-untyped-def]
-        """Increments, CS at ``alpha_cs``, and the anytime p-value vs ``theta0``, both tuned
-        at ``alpha_cs`` (:meth:`_tuning`); the betting design also leaves its e-value K_t(θ0)
-        in ``self._last_e``. ``level``: the CS at that level instead, same tuning (the
-        interval a rejected pair is read at, :func:`estimators.base.verdicts.read_level`).
+    paths: Paths
+    t_star: int
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """A system's or pair's analysis at this read: the shown result, the last anytime
+    p-value, σ̂ of the increments, t*, the confidence sequence (None without labels) and
+    the e-value K_t(θ0) (1 where the design has none)."""
+
+    result: EstimateResult
+    p_value: float
+    sigma: float
+    t_star: int
+    sequence: csq.ConfidenceSequence | None
+    e_value: float = 1.0
+
+
+@dataclass(frozen=True)
+class _Design:
+    """One stream's design inputs: the increments' scale, the null, t*, the finite pool's
+    size (None: with replacement), Holm's m and the level of the sequence read."""
+
+    alpha_cs: float
+    pair: bool
+    theta0: float | None
+    t_star: int
+    pool_size: int | None
+    m: int
+    level: float | None
+
+
+class MonitorAnalysis:
+    """Each system's or pair's increments, sequence, p-value and shown result under the
+    live design in force. ``carry``: the campaign's carried betting states (None: every
+    stream is analysed from its first label); ``designs`` collects, under active sampling,
+    each stream's design summary as it is built."""
+
+    def __init__(
+        self, settings: MonitorSettings, pool: CampaignPool, labels: Labels,
+        visits: active.Visits | None, carry: MonitorCarry | None,
+    ) -> None:  # fmt: skip
+        self.settings = settings
+        self.pool = pool
+        self.labels = labels
+        self.visits = visits
+        self.carry = carry
+        #: stream name → the active design's effective sample size and measured saving
+        self.designs: dict[str, active.DesignSummary] = {}
+
+    def analyse(
+        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, alpha_cs: float, *, pair: bool,
+        theta0: float | None, level: float | None = None, stream: Any = None,
+    ) -> Analysed:  # fmt: skip
+        """Increments, CS at ``alpha_cs``, the anytime p-value vs ``theta0`` and the betting
+        e-value, all tuned at ``alpha_cs`` (:meth:`MonitorSettings.tuning`). ``level``: the
+        CS at that level instead, same tuning (the interval a rejected pair is read at,
+        :func:`estimators.base.verdicts.read_level`).
 
         t* and the finite-pool N come from the size of the fixed pool and the plan, never
         from the labels seen so far: the path up to t then depends on the first t labels
@@ -53,123 +106,113 @@ class MonitorAnalysis:
         betting design's paths from the state carried between reads
         (:mod:`estimators.live.carry`) — the p-value path is then its last entry only.
         """
-        t_star = self._t_star(pool)
-        pool_size = pool.size if self.finite_pool and self.visits is None else None
-        m = max(self.k * (self.k - 1) // 2, 1)  # the pairs Holm adjusts over
-        paths = self._clt_paths if not self.design.bounded else self._bounded_paths
-        if stream is not None and self._carries:
-            inc, cs, p = self._carried_paths(
-                y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream, g
-            )
+        settings = self.settings
+        t_star = settings.planned_size(pool.size)
+        pool_size = pool.size if settings.finite_increments else None
+        if stream is not None and self.carry is not None:
+            out = self.carry.paths(y, g, pool, alpha_cs, pair=pair, theta0=theta0,
+                                   t_star=t_star, pool_size=pool_size, stream=stream)  # fmt: skip
         else:
-            inc, cs, p = paths(y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, m, level)
-        return inc, self._known_path(self._clip(cs, pair), y, pool, pair), p, t_star
+            design = _Design(alpha_cs, pair, theta0, t_star, pool_size,
+                             settings.pairs_adjusted, level)  # fmt: skip
+            bounded = settings.design.bounded
+            out = (self._bounded_paths if bounded else self._clt_paths)(y, g, pool, design)
+        cut = self._known_path(settings.clip(out.cs, pair), y, pool, pair)
+        return Analysed(out._replace(cs=cut), t_star)
 
-    def _clt_paths(self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m, level):  # type: ignore[no-untyped-def]
+    def _clt_paths(self, y: np.ndarray, g: np.ndarray | None, pool: Pool, d: _Design) -> Paths:
         """Unbounded designs: control-variate increments with replacement (or Des Raj,
         finite pool) and the design's CS and p-value path, with a variance prior."""
+        settings = self.settings
         gbar = None if pool.controls is None else pool.controls.mean
-        inc = seq.cv_increments(y, g, gbar, pool_size=pool_size)
+        inc = seq.cv_increments(y, g, gbar, pool_size=d.pool_size)
         # 10 pseudo-observations of the largest variance the labels allow: keeps the CLT
         # sequence valid at extreme adequacy rates (see csq.asymptotic_cs)
-        prior = (
-            0.0
-            if self.label_range is None
-            else (self.label_range[1] - self.label_range[0]) ** 2 / 4
-        )
-        prior = 4 * prior if pair else prior
+        span = settings.label_range
+        prior = 0.0 if span is None else (span[1] - span[0]) ** 2 / 4
+        prior = 4 * prior if d.pair else prior
         if self.visits is not None and len(self.visits):
             # a visit carries mean(π) labels: its increments' variance is ≈ 1/mean(π)
-            # times a label's, so the prior is scaled alike (statistics.md §9)
+            # times a label's, so the prior is scaled alike
             prior /= max(float(np.mean(self.visits.pi)), 1e-3)
         cs, p = design_paths(
-            self.design, inc.z, level=level or alpha_cs, alpha=self._tuning(alpha_cs), m=m,
-            theta0=theta0, t_star=t_star, var_prior=prior,
+            settings.design, inc.z, level=d.level or d.alpha_cs,
+            alpha=settings.tuning(d.alpha_cs), m=d.m, theta0=d.theta0, t_star=d.t_star,
+            var_prior=prior,
         )  # fmt: skip
-        return inc, cs, p
+        return Paths(inc, cs, p)
 
     def _bounded_paths(
-        self, y, g, pool: _Pool, alpha_cs, pair, theta0, t_star, pool_size, m, level
-    ):  # type: ignore[no-untyped-def]  # type: ignore[no-untyped-def]
+        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, d: _Design
+    ) -> Paths:
         """Bounded designs (strict, betting): increments with known bounds, clipped
-        control coefficients, the design's CS and p-value path; the betting design also
-        leaves its e-value K_t(θ0) in ``self._last_e``."""
+        control coefficients, the design's CS and p-value path, and the betting design's
+        e-value K_t(θ0)."""
+        settings = self.settings
         ctrl = pool.controls
-        gbar = None if ctrl is None else ctrl.mean
-        # the pool's (imputed) control values, for the strict mode's bounds
-        g_all = None if ctrl is None else ctrl.values[pool.mask]
-        lo, hi = self.label_range
-        span = hi - lo
-        yr = (lo - hi, hi - lo) if pair else (lo, hi)
+        yr = settings.estimand_range(d.pair)
+        if settings.design == LiveDesign.BETTING_CV and g is not None and ctrl is not None:
+            return self._controlled_paths(y, g, ctrl.values[pool.mask], yr, d)
         wor = None  # the betting design bets on the labels themselves, without replacement
-        if self.design == LiveDesign.BETTING_CV and g is not None:
-            ebh = pair and self._error_rate() == ErrorRate.FDR
-            return self._controlled_paths(y, g, g_all, yr, alpha_cs, theta0, t_star,
-                                          pool_size, (level, not ebh))  # fmt: skip
-        if self.design.bets:
-            inc, wor = seq.cv_increments(y, None, label_range=yr), pool_size
-        elif g is None:
-            inc = seq.cv_increments(y, None, label_range=yr, pool_size=pool_size)
+        if settings.design.bets:
+            inc, wor = seq.cv_increments(y, None, label_range=yr), d.pool_size
+        elif g is None or ctrl is None:
+            inc = seq.cv_increments(y, None, label_range=yr, pool_size=d.pool_size)
         else:
-            sd = g_all.std(axis=0)
-            sd = np.where(sd > 0, sd, 1.0)
-            clip = (span if pair else 0.5 * span) / sd
-            inc = seq.cv_increments(
-                y,
-                g,
-                gbar,
-                lam_clip=clip,
-                label_range=yr,
-                g_range=(g_all.min(axis=0), g_all.max(axis=0)),
-                pool_size=pool_size,
-            )
+            lo, hi = settings.estimand_range(pair=False)  # one label's range
+            inc = _clipped_cv_increments(y, g, ctrl, pool, (yr, hi - lo), d)
         # e-BH reads the current capital K_t(0): the pair's interval is then the current
         # capital's set, so an interval that excludes 0 is an e-value ≥ m/α (a verdict)
-        ebh = pair and self._error_rate() == ErrorRate.FDR
+        ebh = d.pair and settings.error_rate_in_force() == ErrorRate.FDR
         cs, p = design_paths(
-            self.design, inc.z, level=level or alpha_cs, alpha=self._tuning(alpha_cs), m=m,
-            theta0=theta0, t_star=t_star, bounds=inc.bounds, running=not ebh, pool_size=wor,
+            settings.design, inc.z, level=d.level or d.alpha_cs,
+            alpha=settings.tuning(d.alpha_cs), m=d.m, theta0=d.theta0, t_star=d.t_star,
+            bounds=inc.bounds, running=not ebh, pool_size=wor,
         )  # fmt: skip
-        if theta0 is not None and self.design.bets and level is None:
-            e = betting.betting_evalue(
-                inc.z, theta0, bounds=inc.bounds, alpha_tuning=alpha_cs, t_star=t_star,
-                pool_size=wor,
-            )
-            self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
-        return inc, cs, p
+        if d.theta0 is None or not settings.design.bets or d.level is not None:
+            return Paths(inc, cs, p)
+        e = betting.betting_evalue(
+            inc.z, d.theta0, bounds=inc.bounds, alpha_tuning=d.alpha_cs, t_star=d.t_star,
+            pool_size=wor,
+        )  # fmt: skip
+        return Paths(inc, cs, p, float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0)
 
-    def _controlled_paths(self, y, g, g_all, yr, alpha_cs, theta0, t_star, pool_size, read):  # type: ignore[no-untyped-def]
+    def _controlled_paths(
+        self, y: np.ndarray, g: np.ndarray, g_all: np.ndarray, yr: tuple[float, float],
+        d: _Design,
+    ) -> Paths:  # fmt: skip
         """The ``betting_cv`` design with a control: the capital of
-        :mod:`estimators.sequences.betting_control` (half the label capital, half bets on the labels
-        less the predictable control term), the stream's first control column, its CS, the
-        p-value path and the e-value K_t(θ0) in ``self._last_e``. ``read``: (the level
-        of the CS or None, running capital)."""
-        level, running = read
+        :mod:`estimators.sequences.betting_control` (half the label capital, half bets on the
+        labels less the predictable control term; docs/statistics-notes.md §14), the
+        stream's first control column, its CS, the p-value path and the e-value K_t(θ0)."""
+        ebh = d.pair and self.settings.error_rate_in_force() == ErrorRate.FDR
         inc = seq.cv_increments(y, None, label_range=yr)
         gi, gp = np.asarray(g, dtype=float).reshape(len(y), -1)[:, 0], g_all[:, 0]
-        kw = dict(bounds=inc.bounds, t_star=t_star, pool_size=pool_size)
+        kw: dict[str, Any] = dict(bounds=inc.bounds, t_star=d.t_star, pool_size=d.pool_size)
         cs = betting_control.controlled_cs(
-            inc.z, gi, gp, level or alpha_cs, alpha_tuning=alpha_cs, burn_in=seq.BURN_IN,
-            running=running, **kw,
+            inc.z, gi, gp, d.level or d.alpha_cs, alpha_tuning=d.alpha_cs,
+            burn_in=seq.BURN_IN, running=not ebh, **kw,
         )  # fmt: skip
-        p = None
-        if theta0 is not None:
-            p = betting_control.pvalue_path(
-                inc.z, gi, gp, theta0, alpha_tuning=alpha_cs, burn_in=seq.BURN_IN, **kw
-            )
-            if level is None:
-                e = betting_control.evalue(inc.z, gi, gp, theta0, alpha_tuning=alpha_cs, **kw)
-                self._last_e = float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0
-        return inc, cs, p
+        if d.theta0 is None:
+            return Paths(inc, cs, None)
+        p = betting_control.pvalue_path(
+            inc.z, gi, gp, d.theta0, alpha_tuning=d.alpha_cs, burn_in=seq.BURN_IN, **kw
+        )
+        if d.level is not None:
+            return Paths(inc, cs, p)
+        e = betting_control.evalue(inc.z, gi, gp, d.theta0, alpha_tuning=d.alpha_cs, **kw)
+        return Paths(inc, cs, p, float(e[-1]) if inc.z.shape[-1] >= seq.BURN_IN else 1.0)
 
-    def _known_path(self, cs, y, pool: _Pool, pair: bool):  # type: ignore[no-untyped-def]
+    def _known_path(
+        self, cs: csq.ConfidenceSequence, y: np.ndarray, pool: Pool, pair: bool
+    ) -> csq.ConfidenceSequence:
         """The sequence cut by the known part of the pool along the path (finite pool,
         uniform draws, known label range): after t labels of sum S_t, the pool mean lies in
         [(S_t + (N − t)·lo)/N, (S_t + (N − t)·hi)/N] for sure, so the cut keeps coverage and
         the path ends at the exact mean at the census (:mod:`estimators.base.verdicts`)."""
-        if not self._known_applies:
+        if not self.settings.known_applies:
             return cs
-        lo, hi = self._estimand_range(pair)
+        lo, hi = self.settings.estimand_range(pair)
         n, t = float(pool.size), np.arange(1, np.shape(y)[-1] + 1, dtype=float)
         s = np.cumsum(np.asarray(y, dtype=float), axis=-1)
         k_lo, k_hi = (s + (n - t) * lo) / n, (s + (n - t) * hi) / n
@@ -177,75 +220,43 @@ class MonitorAnalysis:
         empty = low > high
         return replace(cs, lower=np.where(empty, k_lo, low), upper=np.where(empty, k_hi, high))
 
-    @property
-    def _carries(self) -> bool:
-        """The betting design's paths are carried between reads (a campaign cache, uniform
-        draws): :mod:`estimators.live.carry`."""
-        return (
-            self.cache is not None and self.design.bets and self.visits is None
-        )
+    def pair_sequence(self, a: int, b: int) -> csq.ConfidenceSequence | None:
+        """The pair's confidence sequence along its whole label path, from its labels, at
+        its Bonferroni level; ``None`` below the burn-in."""
+        stream_a, stream_b = self.labels.stream(a)[0], self.labels.stream(b)[0]
+        d, g, pool = self.pool.pair_stream(stream_a, stream_b, a, b)
+        if self.visits is not None:
+            d, g, pool, _ = self.weighted((a, b), pool)
+        if d.size < seq.BURN_IN:
+            return None
+        a_pair = bonferroni_alpha(self.settings.alpha, len(pairs(self.pool.k)))
+        return self.analyse(d, g, pool, a_pair, pair=True, theta0=None).paths.cs
 
-    def _tuning(self, alpha_cs: float) -> float:
-        """The level the p-values and sequences are tuned for: the level at which the
-        verdict is first read (α/m for a pair, α/k for a system). The group-sequential
-        design spends the family-wise α over its own level grid (α/j, j ≤ m)."""
-        return self.alpha if self.design == LiveDesign.GSD_OBF else alpha_cs
-
-    def _clip(self, cs: csq.ConfidenceSequence, pair: bool) -> csq.ConfidenceSequence:
-        """Intervals clipped to what the estimand can be: [lo, hi] for a system with labels
-        in [lo, hi], [lo − hi, hi − lo] for a difference (clipping keeps validity)."""
-        if self.label_range is None:
-            return cs
-        lo, hi = self._estimand_range(pair)
-        return replace(cs, lower=np.clip(cs.lower, lo, hi), upper=np.clip(cs.upper, lo, hi))
-
-    def pair_sequence(self, a: int, b: int):  # type: ignore[no-untyped-def]
-        """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
-
-        Entry t − 1 is the interval after the pair's t-th completed item, at the same
-        Bonferroni level, mode, priors and pool option that :meth:`report` uses, cut by the
-        known part of the pair's completed items (finite pool); the last entry contains the
-        interval the report shows (which also uses items labelled for one system only, and
-        the verdict's bound at 0). ``None`` below the burn-in.
-        """
-        cs = self._pair_cs.get((a, b))
-        if cs is None and self.documents is not None:
-            return None  # documents as the unit: no completed document, no sequence yet
-        if cs is None:
-            d, g, pool = self._pair_stream(self._stream(a)[:3], self._stream(b)[:3], a, b)
-            if self.visits is not None:
-                d, g, pool, _ = self._weighted((a, b), pool)
-            if d.size < seq.BURN_IN:
-                return None
-            a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
-            cs = self._analyse(d, g, pool, a_pair, pair=True, theta0=None)[1]
-        return cs if cs.lower.shape[-1] >= seq.BURN_IN else None
-
-    def _error_rate(self) -> ErrorRate:
-        """e-BH needs the betting design's e-values; otherwise Holm is in force."""
-        if self.error_rate == ErrorRate.FDR and self.design.bets:
-            return ErrorRate.FDR
-        return ErrorRate.FWER
-
-    def _weighted(self, systems: tuple[int, ...], pool: _Pool):  # type: ignore[no-untyped-def]
+    def weighted(
+        self, systems: tuple[int, ...], pool: Pool
+    ) -> tuple[np.ndarray, None, Pool, int]:
         """Active sampling: the visit increments of a system or pair (``g`` None: the
         control is inside them) and its label count; records its design summary."""
-        assert self.visits is not None
+        if self.visits is None:
+            raise ValueError("weighted streams need the queue's visits (active sampling)")
         labels = []
         for s in systems:
-            items, y = self._stream(s)[:2]
-            lab = np.full(self.n_items, np.nan)
+            items, y, _ = self.labels.stream(s)[0]
+            lab = np.full(self.pool.n_items, np.nan)
             lab[items] = y
             labels.append(lab)
-        lo, hi = self.label_range if self.label_range is not None else (0.0, 1.0)
+        span = self.settings.label_range
+        lo, hi = span if span is not None else (0.0, 1.0)
         stream = active.visit_stream(
-            self.visits, labels, [self.metrics[s] for s in systems], pool.mask,
+            self.visits, labels, [self.pool.metrics[s] for s in systems], pool.mask,
             prior_mean=(lo + hi) / 2,
         )  # fmt: skip
-        self.designs[" – ".join(self.names[s] for s in systems)] = stream.summary
+        self.designs[" – ".join(self.pool.names[s] for s in systems)] = stream.summary
         return stream.z, None, pool, stream.n_labels
 
-    def _estimate(self, y, g, inc: seq.Increments, pool: _Pool) -> float:  # type: ignore[no-untyped-def]
+    def _estimate(
+        self, y: np.ndarray, g: np.ndarray | None, inc: seq.Increments, pool: Pool
+    ) -> float:
         """The shown estimate. Finite pool (uniform draws): the regression estimator
         ȳ_t − λ_tᵀ(ḡ_t − ḡ_pool) (Cochran 1977, §7.1; λ_t from the labels so far, 0 without
         a control) — the plain label mean without a control, unbiased for the pool mean
@@ -253,7 +264,7 @@ class MonitorAnalysis:
         labels (the Des Raj increments' mean weights early labels ≈ 2×, the last ≈ 0), and
         equal to the exact pool mean at the census (ḡ_t = ḡ_pool there). Otherwise the mean
         of the increments (with-replacement control-variate estimator)."""
-        if not (self.finite_pool and self.visits is None):
+        if not self.settings.finite_increments:
             return float(np.mean(inc.z))
         est = float(np.mean(y))
         if g is not None and pool.controls is not None:
@@ -262,26 +273,25 @@ class MonitorAnalysis:
             est -= float(lam @ (gk.mean(axis=0) - np.asarray(pool.controls.mean).reshape(-1)))
         return est
 
-    def _result(
-        self, y, g, pool: _Pool, alpha_cs, *, pair: bool, method: str, theta0=None, n_labels=None,
-        known=None, stream=None,
-    ):  # type: ignore[no-untyped-def]
+    def result(
+        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, alpha_cs: float, *, pair: bool,
+        method: str, theta0: float | None = None, n_labels: int | None = None,
+        known: Known = None, stream: Any = None,
+    ) -> StreamResult:  # fmt: skip
+        """The stream's analysis at this read (:class:`StreamResult`): its interval cut by
+        the ``known`` set, the p-value 0 when the known set alone rules ``theta0`` out.
+        ``n_labels``: the labels behind a weighted stream of visits."""
         n = int(y.shape[-1]) if n_labels is None else int(n_labels)
         ctrl = pool.controls
         n_metric = 0 if ctrl is None else ctrl.size - int(ctrl.imputed.sum())
         if n == 0:
-            res = EstimateResult(
-                estimate=float("nan"),
-                ci=(-math.inf, math.inf),
-                se=float("nan"),
-                n_human=0,
-                n_metric=n_metric,
-                method=method,
-                level=1 - alpha_cs,
-                valid_for_verdict=False,
-            )
-            return res, 1.0, float("nan"), self._t_star(pool), None
-        inc, cs, p, t_star = self._analyse(
+            empty = EstimateResult(
+                estimate=float("nan"), ci=(-math.inf, math.inf), se=float("nan"), n_human=0,
+                n_metric=n_metric, method=method, level=1 - alpha_cs, valid_for_verdict=False,
+            )  # fmt: skip
+            t_star = self.settings.planned_size(pool.size)
+            return StreamResult(empty, 1.0, float("nan"), t_star, None)
+        (inc, cs, p, e), t_star = self.analyse(
             y, g, pool, alpha_cs, pair=pair, theta0=theta0, stream=stream
         )
         sigma = float(cs.sigma[-1])
@@ -291,15 +301,7 @@ class MonitorAnalysis:
             known[0] - KNOWN_TOL <= theta0 <= known[1] + KNOWN_TOL
         ):
             p_last = 0.0  # the labelled part alone rules θ0 out (verdicts module)
-        diagnostics = {
-            "lam": inc.lam[-1].tolist() if inc.lam.shape[-1] > 1 else float(inc.lam[-1, 0]),
-            "sigma": sigma,
-            "t_star": t_star,
-            "simultaneous_alpha": alpha_cs,
-            "mode": self.mode,
-            "design": str(self.design),
-            "estimand": "test set" if self.finite_pool else "superpopulation",
-        }
+        diagnostics = self._diagnostics(inc, sigma, t_star, alpha_cs)
         if n_labels is not None:
             diagnostics["visits"] = int(inc.z.shape[-1])
         if p is not None:
@@ -310,23 +312,50 @@ class MonitorAnalysis:
         diagnostics["interval"] = (float(cs.lower[-1]), float(cs.upper[-1]))
         estimate, ci = verdicts.shown(ci, float(self._estimate(y, g, inc, pool)))
         res = EstimateResult(
-            estimate=estimate,
-            ci=ci,
-            se=sigma / math.sqrt(inc.z.shape[-1]),
-            n_human=n,
-            n_metric=n_metric,
-            method=method,
-            level=1 - alpha_cs,
-            diagnostics=diagnostics,
+            estimate=estimate, ci=ci, se=sigma / math.sqrt(inc.z.shape[-1]), n_human=n,
+            n_metric=n_metric, method=method, level=1 - alpha_cs, diagnostics=diagnostics,
             valid_for_verdict=n >= MIN_LABELS_FOR_VERDICT,
-        )
-        return res, p_last, sigma, t_star, cs
+        )  # fmt: skip
+        return StreamResult(res, p_last, sigma, t_star, cs, e)
 
-    def _read_interval(self, stream, level: float):  # type: ignore[no-untyped-def]
+    def _diagnostics(
+        self, inc: seq.Increments, sigma: float, t_star: int, alpha_cs: float
+    ) -> dict[str, Any]:
+        """What every result records of how it was computed."""
+        return {
+            "lam": inc.lam[-1].tolist() if inc.lam.shape[-1] > 1 else float(inc.lam[-1, 0]),
+            "sigma": sigma,
+            "t_star": t_star,
+            "simultaneous_alpha": alpha_cs,
+            "mode": self.settings.mode,
+            "design": str(self.settings.design),
+            "estimand": "test set" if self.settings.finite_pool else "superpopulation",
+        }
+
+    def read_interval(self, stream: PairStream, known: Known, level: float) -> Known:
         """A pair's last interval at ``level`` (same tuning as its Bonferroni interval), cut
         by the known part of its pool: the interval its side is read from when it is
         rejected at ``level`` (:func:`estimators.base.verdicts.read_level`)."""
-        d, g, pool, known = stream
-        a_pair = bonferroni_alpha(self.alpha, len(pairs(self.k)))
-        cs = self._analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level)[1]
+        d, g, pool = stream
+        a_pair = bonferroni_alpha(self.settings.alpha, len(pairs(self.pool.k)))
+        cs = self.analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level).paths.cs
         return verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
+
+
+def _clipped_cv_increments(
+    y: np.ndarray, g: np.ndarray, ctrl: seq.PoolControls, pool: Pool,
+    ranges: tuple[tuple[float, float], float], d: _Design,
+) -> seq.Increments:  # fmt: skip
+    """Strict mode with a control: control-variate increments whose coefficient is clipped
+    (to a label's span, half of it for a system, per unit of the control's spread over the
+    pool) so that every increment keeps known bounds. ``ranges``: (the estimand's range,
+    hi − lo of one label)."""
+    yr, span = ranges
+    g_all = ctrl.values[pool.mask]  # the pool's (imputed) control values, for the bounds
+    sd = g_all.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    clip = (span if d.pair else 0.5 * span) / sd
+    return seq.cv_increments(
+        y, g, ctrl.mean, lam_clip=clip, label_range=yr,
+        g_range=(g_all.min(axis=0), g_all.max(axis=0)), pool_size=d.pool_size,
+    )  # fmt: skip

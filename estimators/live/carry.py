@@ -1,26 +1,29 @@
 """The live monitor's betting analyses carried label by label between reads.
 
-statistics.md §10; issue 29. Under the betting design a stream's sequence, p-value and
-e-value after t labels are read from a state that one more label extends in O(grid)
-(:mod:`estimators.sequences.betting_carry`), so a read after one new label costs O(pairs the label
-touches), not O(labels). The state is kept in the campaign's
-:class:`estimators.caches.monitor.MonitorCache` with a digest of everything besides the labels
-it depends on (level, tuning, plan, pool size, null, label bounds, running or current
-capital). A read reuses it only when its labels are a prefix of the stream's labels now;
-the state one read back is kept too, so a label undone rolls back to it (and the labels
-after it, if any, extend it); otherwise the stream is analysed from its first label. The
-full recomputation stays the reference: tests/estimators/test_monitor_carry.py replays
-campaigns and compares every read to 1e-12.
+docs/statistics-notes.md §5 ("Carried between reads"). Under the betting design a stream's
+sequence, p-value and e-value after t labels are read from a state that one more label
+extends in O(grid) (:mod:`estimators.sequences.betting_carry`), so a read after one new
+label costs O(pairs the label touches), not O(labels). The state is kept in the campaign's
+:class:`estimators.caches.monitor.MonitorCache` with a digest of everything besides the
+labels it depends on (level, tuning, plan, pool size, null, label bounds, running or current
+capital). A read reuses it only when its labels are a prefix of the stream's labels now; the
+state one read back is kept too, so a label undone rolls back to it (and the labels after
+it, if any, extend it); otherwise the stream is analysed from its first label. The full
+recomputation stays the reference: tests/estimators/test_monitor_carry.py replays campaigns
+and compares every read to 1e-12.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from estimators.base.verdicts import ErrorRate
-from estimators.caches.monitor import digest
+from estimators.caches.monitor import MonitorCache, digest
+from estimators.live.pools import Pool
+from estimators.live.settings import MonitorSettings
 from estimators.sequences import betting_control as bc
 from estimators.sequences import confidence_sequences as csq
 from estimators.sequences import sequential as seq
@@ -36,43 +39,68 @@ class _Entry:
     prev: CarriedBetting | None
 
 
-class MonitorCarry:
-    """Carried betting paths of :class:`estimators.live.monitor.CampaignMonitor`."""
+class Paths(NamedTuple):
+    """What a stream's analysis under the live design gives: its increments, confidence
+    sequence, anytime p-value path (None without a null; carried: its last entry only) and
+    the betting e-value K_t(θ0) (1 where the design has none or no null was given)."""
 
-    def _carried_paths(self, y, pool, alpha_cs, pair, theta0, t_star, pool_size, stream, g=None):  # type: ignore[no-untyped-def]
-        """(increments, confidence sequence, the last p-value as a one-entry path or None)
-        of the betting design, as
-        :meth:`estimators.live.analysis.MonitorAnalysis._bounded_paths` gives them (the
-        p-value at its last entry); leaves the e-value K_t(θ0) in ``self._last_e`` likewise.
-        ``betting_cv`` with the stream's controls ``g``: the capital with a control
+    inc: seq.Increments
+    cs: csq.ConfidenceSequence
+    p: np.ndarray | None
+    e: float = 1.0
+
+
+#: (the sequences' tuning level, t*, the finite pool's size or None, the burn-in)
+Tuning = tuple[float, int, int | None, int]
+
+
+class MonitorCarry:
+    """The betting design's paths carried between reads in the campaign's cache: each
+    stream's state extended by the labels added since the last read."""
+
+    def __init__(self, settings: MonitorSettings, cache: MonitorCache) -> None:
+        self.settings = settings
+        self.cache = cache
+
+    def paths(
+        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, alpha_cs: float, *, pair: bool,
+        theta0: float | None, t_star: int, pool_size: int | None, stream: Any,
+    ) -> Paths:  # fmt: skip
+        """The betting design's paths as :meth:`estimators.live.analysis.MonitorAnalysis.paths`
+        gives them, the p-value at its last entry only. ``betting_cv`` with the stream's
+        controls ``g``: the capital with a control
         (:mod:`estimators.sequences.betting_control_carry`, the first control column)."""
-        lo, hi = self._estimand_range(pair)
+        settings = self.settings
+        lo, hi = settings.estimand_range(pair)
         inc = seq.cv_increments(y, None, label_range=(lo, hi))
         blo, bhi = float(inc.bounds[0]), float(inc.bounds[1])
         span = bhi - blo
         x01 = np.clip((np.asarray(inc.z, dtype=float) - blo) / span, 0.0, 1.0)
-        ebh = pair and self._error_rate() == ErrorRate.FDR
-        tuning = (self._tuning(alpha_cs), t_star, pool_size, seq.BURN_IN)
+        ebh = pair and settings.error_rate_in_force() == ErrorRate.FDR
+        tuning = (settings.tuning(alpha_cs), t_star, pool_size, seq.BURN_IN)
         th0 = None if theta0 is None else (float(theta0) - blo) / span
         ctrl, gs = None, None
-        if self.design == LiveDesign.BETTING_CV and g is not None:
+        if settings.design == LiveDesign.BETTING_CV and g is not None and pool.controls is not None:
             ctrl = bc.ControlPool.of(pool.controls.values[pool.mask][:, 0])
             gs = ctrl.scaled(np.asarray(g, dtype=float).reshape(len(y), -1)[:, 0])
         key = digest(alpha_cs, tuning, th0, not ebh, blo, bhi, str(ctrl))
-        state = self._carried_state(stream, key, (x01, gs, ctrl), alpha_cs, tuning, th0, not ebh)
+        state = self._state(stream, key, (x01, gs, ctrl), alpha_cs, tuning, th0, not ebh)
         centre, low, high = state.path01()
         cs = csq.ConfidenceSequence(
             center=centre * span + blo, lower=low * span + blo, upper=high * span + blo,
             sigma=np.sqrt(csq._running_mean_var(inc.z)[1]), alpha=alpha_cs,
             t_star=float(t_star), method="betting" if ctrl is None else "betting_cv",
         )  # fmt: skip
-        p = None
-        if theta0 is not None:
-            p = np.array([state.p_value()])
-            self._last_e = state.e_value() if x01.size >= seq.BURN_IN else 1.0
-        return inc, cs, p
+        if theta0 is None:
+            return Paths(inc, cs, None)
+        e = state.e_value() if x01.size >= seq.BURN_IN else 1.0
+        return Paths(inc, cs, np.array([state.p_value()]), e)
 
-    def _carried_state(self, stream, key, data, alpha_cs, tuning, th0, running):  # type: ignore[no-untyped-def]
+    def _state(
+        self, stream: Any, key: bytes,
+        data: tuple[np.ndarray, np.ndarray | None, bc.ControlPool | None], alpha_cs: float,
+        tuning: Tuning, th0: float | None, running: bool,
+    ) -> CarriedBetting:  # fmt: skip
         """The stream's state after the labels ``x01`` (``data``: x01, their controls or
         None, the pool's control or None): the carried one (or the one a read back)
         extended when its labels (and controls) are a prefix of these, else built from the

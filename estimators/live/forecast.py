@@ -1,19 +1,20 @@
 """The live monitor's forecasts: how many more labels until a pair's verdict.
 
-statistics.md §4. The smallest t at which the confidence sequence of the design in force,
-at the current Δ̂ and σ̂, excludes 0 at the level the pair is read at next (or fits inside
-±ε), found by bisection on the decreasing half-width; the group-sequential design's own
-forecast (:func:`estimators.sequences.group_sequential.gsd_labels_needed`); and the planner's
-fixed-n
-forecast (:func:`estimators.planning.labels_needed.labels_still_needed`, 80 % power).
+docs/statistics-notes.md §1. The smallest t at which the confidence sequence of the design
+in force, at the current Δ̂ and σ̂, excludes 0 at the level the pair is read at next (or fits
+inside ±ε), found by bisection on the decreasing half-width; the group-sequential design's
+own forecast (:func:`estimators.sequences.group_sequential.gsd_labels_needed`); and the
+planner's fixed-n forecast (:func:`estimators.planning.labels_needed.labels_still_needed`,
+80 % power).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from estimators.base.multiple import pairs
 from estimators.base.result import MIN_LABELS_FOR_VERDICT, EstimateResult
+from estimators.live.settings import MonitorSettings
 from estimators.planning import labels_needed as planning
 from estimators.sequences import betting
 from estimators.sequences import group_sequential as gsd
@@ -22,9 +23,12 @@ from estimators.sequences.designs import LiveDesign
 
 
 class MonitorForecast:
-    """Forecasts of :class:`estimators.live.monitor.CampaignMonitor`: labels still needed."""
+    """The labels a pair still needs until its verdict, under the monitor's settings."""
 
-    def _planner_forecast(
+    def __init__(self, settings: MonitorSettings) -> None:
+        self.settings = settings
+
+    def planner_forecast(
         self, res: EstimateResult, sigma: float, level: float, pool_size: int
     ) -> int | None:
         """The planner's fixed-n labels-still-needed (80 % power, se = σ̂/√n)."""
@@ -38,7 +42,7 @@ class MonitorForecast:
             return None
         return int(need)
 
-    def _labels_needed(
+    def labels_needed(
         self, res: EstimateResult, sigma: float, t_star: int, pool_size: int, read_at: float,
         a_pair: float,
     ) -> tuple[int | None, str]:  # fmt: skip
@@ -53,36 +57,41 @@ class MonitorForecast:
             return MIN_LABELS_FOR_VERDICT - n, "floor"
         if n >= pool_size:
             return None, "pool exhausted"
-        if self.design == LiveDesign.GSD_OBF:
+        settings = self.settings
+        if settings.design == LiveDesign.GSD_OBF:
             if n >= t_star:
                 return None, "plan spent"
             need = gsd.gsd_labels_needed(
-                res.estimate, sigma, n, level=read_at, alpha=self.alpha,
-                m=max(len(pairs(self.k)), 1), n_max=t_star, max_labels=min(t_star, pool_size),
+                res.estimate, sigma, n, level=read_at, alpha=settings.alpha,
+                m=settings.pairs_adjusted, n_max=t_star, max_labels=min(t_star, pool_size),
             )  # fmt: skip
             return need, "forecast"
         width = self._width_function(sigma, t_star, a_pair)
         est = abs(res.estimate)
-        span = 2 * (self.label_range[1] - self.label_range[0]) if self.label_range else None
-        finite = self.finite_pool and span is not None and self.visits is None
+        labels = settings.label_range
+        span = 2 * (labels[1] - labels[0]) if labels else None
+        finite = settings.finite_increments and span is not None
 
         def ok(t: int) -> bool:
-            if width(t, read_at) < est or width(t, a_pair) < self.margin - est:
+            if width(t, read_at) < est or width(t, a_pair) < settings.margin - est:
                 return True
             # the labelled part alone excludes 0: t/N·|Δ̂| > (N − t)/N·span
             return finite and t * est > (pool_size - t) * span
 
         return seq.smallest_t(ok, n, pool_size, MIN_LABELS_FOR_VERDICT), "forecast"
 
-    def _width_function(self, sigma: float, t_star: int, a_pair: float):  # type: ignore[no-untyped-def]
+    def _width_function(
+        self, sigma: float, t_star: int, a_pair: float
+    ) -> Callable[[int, float], float]:
         """Half-width after t labels read at level a, sequences tuned at α/m."""
-        if self.design == LiveDesign.ASYMPCS:
+        design = self.settings.design
+        if design == LiveDesign.ASYMPCS:
             return lambda t, a: float(
                 seq.asymptotic_half_width(sigma, t, a, t_star, alpha_tuning=a_pair)
             )
-        lo, hi = self.label_range
+        lo, hi = self.settings.estimand_range(pair=False)
         span = 2 * (hi - lo)  # the pair's increments lie in [lo − hi, hi − lo]
-        if self.design.bets:
+        if design.bets:
             return lambda t, a: betting.betting_half_width(sigma, span, t, a, t_star, a_pair)
         return lambda t, a: betting.betting_half_width(sigma, span, t, a, None)
 
@@ -96,7 +105,7 @@ def forecast_labels_needed(
     t_star: float | None = None,
     max_labels: int | None = None,
 ) -> int | None:
-    """More labels until the asymptotic CS half-width falls below |Δ̂| (statistics.md §4).
+    """More labels until the asymptotic CS half-width falls below |Δ̂|.
 
     Assumes Δ̂ and σ̂ stay at their current values and solves
     σ̂·sqrt(2(t r²+1)/(t² r²)·log(sqrt(t r²+1)/α)) < |Δ̂| for the smallest t ≥ max(n_now, 30)

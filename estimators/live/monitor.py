@@ -1,17 +1,17 @@
 """Live campaign monitor: anytime-valid intervals and verdicts after every label.
 
-statistics.md §4–§5. Built from plain arrays — per system the metric scores of every output
+Built from plain arrays — per system the metric scores of every output
 in the fixed pool, and the human labels in the order the annotation queue assigned them —
 the monitor returns for each system its confidence sequence and rank set, and for each pair
 its confidence sequence, anytime p-value (Holm-adjusted across pairs), verdict and a forecast
 of the labels still needed.
 
-Validity rests on the random order (statistics.md, Notation): the items that get labels must
+Validity rests on the random order (docs/statistics-notes.md §8): the items that get labels must
 be drawn at random by the queue, which records each assignment's position and inclusion
 probability. The monitor refuses labels without them, with positions out of order, or with
 unequal inclusion probabilities within a system — unless the queue's active-sampling visits
 are given (``visits``): then every stream is the weighted visit stream of
-:mod:`estimators.sampling.active` (statistics.md §9), whose increments stay a martingale difference
+:mod:`estimators.sampling.active`, whose increments stay a martingale difference
 sequence because each π and ŷ was fixed before its draw.
 
 Paired differences use the items labelled for both systems, in the order the pair was
@@ -21,57 +21,53 @@ Gaps degrade only the items they touch. A system without an output for some item
 on the items it answered, and a pair on the items both answered (its fixed pool: the queue's
 random item order restricted to those items is still uniformly random). A pool item whose
 chosen metric score is missing keeps its label but gets no control (see
-:func:`estimators.sequences.sequential.pool_controls`); every status carries a :class:`PoolCoverage`
-with these counts. The pool sizes — and so t* and the p-value path — come from the known
-item set (``present``), never from the labels seen so far, so the reported anytime p-values
-(running minima along a path that only grows) never increase as labels arrive in queue
-order. A label submitted after labels at later positions (annotators working in parallel)
-is placed at its own position — the random order validity rests on — so the path can change
-from that point, so the caller holds back labels beyond the lowest still-open position
-(:attr:`estimators.data.campaign.CampaignData.open_from`, applied in
+:func:`estimators.sequences.sequential.pool_controls`); every status carries a
+:class:`PoolCoverage` with these counts. The pool sizes — and so t* and the p-value path —
+come from the known item set (``present``), never from the labels seen so far, so the
+reported anytime p-values (running minima along a path that only grows) never increase as
+labels arrive in queue order. A label submitted after labels at later positions (annotators
+working in parallel) is placed at its own position — the random order validity rests on — so
+the path can change from that point, so the caller holds back labels beyond the lowest
+still-open position (:attr:`estimators.data.campaign.CampaignData.open_from`, applied in
 :func:`estimators.report.campaign_report.campaign_report`).
 
 Per-system intervals are Bonferroni-simultaneous over the k systems, pair intervals over the
-k(k−1)/2 pairs; pair verdicts come from Holm on the anytime p-values, which is valid at
-whatever moment the dashboard is read.
+k(k−1)/2 pairs; pair verdicts come from Holm on the anytime p-values (or e-BH, §4), read at
+the level they were tuned for (§1), which is valid at whatever moment the dashboard is read.
+
+The monitor holds its parts: the settings (:mod:`estimators.live.settings`), the fixed pool
+and the validated labels (:mod:`estimators.live.pools`), the analysis of one stream
+(:mod:`estimators.live.analysis`, with the carried betting states of
+:mod:`estimators.live.carry`), and for each read the pass over systems and pairs
+(:mod:`estimators.live.streams`) or, with documents as the unit,
+:func:`estimators.live.document_report.document_report`.
 """
 
 from __future__ import annotations
 
-import math
-import threading
 from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 
-from estimators.base import verdicts
 from estimators.base.multiple import bonferroni_alpha, pairs, rank_sets
-from estimators.base.result import MIN_LABELS_FOR_VERDICT, EstimateResult
-from estimators.base.verdicts import ErrorRate, Outcome
+from estimators.base.result import EstimateResult
+from estimators.base.verdicts import ErrorRate
 from estimators.caches.monitor import MonitorCache
-from estimators.live.analysis import KNOWN_TOL, MonitorAnalysis
+from estimators.live.analysis import MonitorAnalysis
 from estimators.live.carry import MonitorCarry
 from estimators.live.document_report import document_report
-from estimators.live.forecast import MonitorForecast
-from estimators.live.pools import MonitorData
-from estimators.live.status import (
-    MonitorReport,
-    PairStatus,
-    PoolCoverage,
-    SystemStatus,
-    Verdict,
-)
-from estimators.live.streams import MonitorStreams
+from estimators.live.pools import CampaignPool, Labels, Stream
+from estimators.live.settings import MonitorSettings, monitor_settings
+from estimators.live.status import MonitorReport, PoolCoverage, SystemStatus
+from estimators.live.streams import StreamsPass
 from estimators.sampling import active
 from estimators.sequences import confidence_sequences as csq
-from estimators.sequences.designs import LiveDesign
+from estimators.sequences import sequential as seq
 
 
-class CampaignMonitor(
-    MonitorData, MonitorAnalysis, MonitorCarry, MonitorStreams, MonitorForecast
-):
-    """Anytime-valid monitor of one campaign (statistics.md §4–§5).
+class CampaignMonitor:
+    """Anytime-valid monitor of one campaign (module docstring).
 
     Parameters
     ----------
@@ -93,8 +89,8 @@ class CampaignMonitor(
         ``betting`` and ``eb_strict`` need ``label_range``; ``betting`` runs without metric
         controls (a control would widen the increments' known bounds); ``betting_cv`` adds
         the first metric as a control in half the capital
-        (:mod:`estimators.sequences.betting_control`;
-        docs/statistics-notes.md §14 for why it is not the default).
+        (:mod:`estimators.sequences.betting_control`; docs/statistics-notes.md §14 for why
+        it is not the default).
     t_star: planned number of labels per system (= items per pair in the paired design),
         fixed before the first label; each system and pair uses min(t*, its pool size) —
         the AsympCS tuning, the bets' sizing, the group-sequential maximum (default: the
@@ -106,27 +102,26 @@ class CampaignMonitor(
     higher_is_better: ``False`` for HTER-like labels (then Δ̂ < 0 means A is better).
     pair_controls: ``"difference"`` (g_A − g_B) or ``"both"`` ((g_A, g_B)).
     label_range: known (low, high) of the labels (e.g. (0, 1)); required in strict mode.
-    visits: active sampling (:class:`estimators.sampling.active.Visits`, the queue's draw rounds in
-        order): the streams become the weighted visit increments of
-        :func:`estimators.sampling.active.visit_stream` (recorded π, predictable binned ŷ) instead
-        of
-        the uniform-draw control-variate increments; unequal π are then accepted, mixed
+    visits: active sampling (:class:`estimators.sampling.active.Visits`, the queue's draw
+        rounds in order): the streams become the weighted visit increments of
+        :func:`estimators.sampling.active.visit_stream` (recorded π, predictable binned ŷ)
+        instead of the uniform-draw control-variate increments; unequal π are then accepted, mixed
         histories (π = 1 visits first) included. Asymptotic mode only; ``finite_pool`` is
         not applied to them.
     finite_pool: estimand = the mean of the labels the pool's outputs get, one label each,
         taken without replacement (finite-population Des Raj increments: exact, and the
         interval shrinks to a point when the whole pool is labelled). Default ``False``:
-        estimand = μ_s, the expected judgment over annotators (statistics.md, Notation),
-        with the with-replacement increments (conservative under without-replacement order).
+        estimand = μ_s, the expected judgment over annotators, with the with-replacement
+        increments (conservative under without-replacement order).
     documents: (N,) document index of every item, given when the queue draws whole
         documents (judged in order): then every interval, p-value, verdict and forecast
-        counts completed documents (:mod:`estimators.live.document_report`). Not with ``visits``.
+        counts completed documents (:mod:`estimators.live.document_report`). Not with
+        ``visits``.
     cache: a :class:`estimators.caches.monitor.MonitorCache` shared by the monitors built
         for one campaign, read after read: a pair or system whose stream, pool and
         settings are unchanged reuses its analysis (same result, bit for bit), so a read
         after one new label recomputes the pairs that label touched.
     """
-
 
     def __init__(
         self,
@@ -153,193 +148,160 @@ class CampaignMonitor(
         documents: np.ndarray | None = None,
         cache: MonitorCache | None = None,
     ) -> None:
-        self._init_pool(pool_metrics, present, names)
+        self._pool = CampaignPool(pool_metrics, present, names, pair_controls)
+        self.settings: MonitorSettings = monitor_settings(
+            alpha=alpha, mode=mode, design=design, t_star=t_star, margin=equivalence_margin,
+            error_rate=error_rate, higher_is_better=higher_is_better,
+            pair_controls=pair_controls, label_range=label_range, finite_pool=finite_pool,
+            uniform_draws=visits is None, systems=self._pool.k,
+        )  # fmt: skip
+        self._labels = Labels(
+            self._pool, item, system, label, position, inclusion_prob,
+            label_range=label_range, uniform_draws=visits is None,
+        )  # fmt: skip
+        self.documents = _documents(documents, self._pool.n_items, visits)
         #: analyses carried between reads (:mod:`estimators.caches.monitor`); not with
         #: active sampling (its streams record their design summaries as they are built)
         self.cache = cache if visits is None else None
-        self.design = _live_design(mode, design, label_range)
-        if t_star is not None and not t_star >= 1:
-            raise ValueError(f"the planned size t* must be a positive number, not {t_star}")
-        self.alpha, self.mode, self.t_star = alpha, mode, t_star
-        self.margin, self.higher_is_better = equivalence_margin, higher_is_better
-        if error_rate not in tuple(ErrorRate):
-            raise ValueError(
-                f"error_rate must be one of {', '.join(ErrorRate)}, not {error_rate!r}"
-            )
-        if not equivalence_margin > 0:
-            raise ValueError(f"the equivalence margin ε must be positive, not {equivalence_margin}")
-        self.error_rate = ErrorRate(error_rate)
-        self._e_by_thread: dict[int, float] = {}
-        self._last_e = 1.0
-        self.pair_controls, self.label_range = pair_controls, label_range
-        self.finite_pool = finite_pool
-        self.visits = visits
-        if visits is not None and self.design != LiveDesign.ASYMPCS:
-            raise ValueError(
-                f"strict mode needs uniform draws; active sampling is monitored in asymptotic "
-                f"mode with the asympcs design (not {self.design})"
-            )
-        #: stream name → the active design's effective sample size and measured saving
-        self.designs: dict[str, active.DesignSummary] = {}
+        self._analysis = MonitorAnalysis(
+            self.settings, self._pool, self._labels, visits, self._carry(self.cache)
+        )
         #: pair → its confidence sequence, filled by :meth:`report` and reused by
         #: :meth:`pair_sequence` (the width chart), so a refresh computes each pair once
         self._pair_cs: dict[tuple[int, int], csq.ConfidenceSequence] = {}
-        self._init_labels(item, system, label, position, inclusion_prob, documents)
+
+    def _carry(self, cache: MonitorCache | None) -> MonitorCarry | None:
+        """The betting design's paths are carried between reads in a campaign's cache
+        (uniform draws only: ``cache`` is None under active sampling)."""
+        if cache is None or not self.settings.design.bets:
+            return None
+        return MonitorCarry(self.settings, cache)
+
+    @property
+    def k(self) -> int:
+        """The number of systems."""
+        return self._pool.k
+
+    @property
+    def names(self) -> list[str]:
+        """The system names, in system-index order."""
+        return self._pool.names
+
+    @property
+    def designs(self) -> dict[str, active.DesignSummary]:
+        """Active sampling: stream name → the design's effective sample size and saving."""
+        return self._analysis.designs
 
     # ---------------------------------------------------------------- report
     def report(self) -> MonitorReport:
+        """Every system's and pair's status on the labels given (module docstring)."""
+        streams, repeats = self._streams()
         if self.documents is not None:
-            return document_report(self)
-        alpha = self.alpha
-        notes: list[str] = []
-        plist = pairs(self.k)
-        a_sys = bonferroni_alpha(alpha, self.k)
-        a_pair = bonferroni_alpha(alpha, len(plist)) if plist else alpha
-        method = str(self.design)
-
-        sys_results: list[EstimateResult] = []
-        sys_cover: list[PoolCoverage] = []
-        streams = []
-        for s in range(self.k):
-            items, y, pos, repeats = self._stream(s)
-            streams.append((items, y, pos))
-            if repeats:
-                notes.append(f"{self.names[s]}: {repeats} repeat label(s) of an output ignored")
-        self._read_keys(streams)
-        for s in range(self.k):
-            res, pool = self._system_row(s, streams[s], a_sys, method)
-            cover = self._coverage(pool)
-            sys_cover.append(cover)
-            notes.extend(self._coverage_notes(self.names[s], cover))
-            sys_results.append(res)
+            read = document_report(self.settings, self._pool, streams, self.documents)
+            self._pair_cs.update(read.sequences)
+            return read.report
+        settings, pool = self.settings, self._pool
+        notes = [
+            f"{pool.names[s]}: {n} repeat label(s) of an output ignored"
+            for s, n in enumerate(repeats)
+            if n
+        ]
+        plist = pairs(pool.k)
+        a_sys = bonferroni_alpha(settings.alpha, pool.k)
+        a_pair = bonferroni_alpha(settings.alpha, len(plist)) if plist else settings.alpha
+        read = StreamsPass(settings, pool, self._analysis, self.cache, streams)
+        sys_results, sys_cover = self._system_rows(read, a_sys, notes)
         fit_notes = self._plan_fit_notes()
         notes.extend(fit_notes)
-        notes.extend(self._disjoint_pair_notes())
+        notes.extend(pool.disjoint_pair_notes())
         if self.cache is not None:  # a cold read: the pairs' rows on all cores first
             self.cache.warm(
                 [("pair", a, b) for a, b in plist],
-                lambda pair: self._pair_row(pair[1], pair[2], streams, a_pair),
+                lambda pair: read.pair_row(pair[1], pair[2], a_pair),
             )
-        pair_status = self._pair_statuses(plist, streams, a_pair, notes)
+        pair_status = read.pair_statuses(plist, a_pair, notes)
+        self._pair_cs.update(read.sequences)
         sig = np.array([p.decided for p in pair_status], dtype=bool).reshape(len(plist))
         est = np.array([p.result.estimate for p in pair_status], dtype=float).reshape(len(plist))
-        if not self.higher_is_better:
+        if not settings.higher_is_better:
             est = -est
-        ranks = rank_sets(self.k, sig, np.nan_to_num(est))
+        ranks = rank_sets(pool.k, sig, np.nan_to_num(est))
         systems = [
-            SystemStatus(
-                name=self.names[s], result=sys_results[s], rank=ranks[s], coverage=sys_cover[s]
-            )
-            for s in range(self.k)
-        ]
+            SystemStatus(name=pool.names[s], result=sys_results[s], rank=ranks[s],
+                         coverage=sys_cover[s])
+            for s in range(pool.k)
+        ]  # fmt: skip
         return MonitorReport(
-            systems=systems, pairs=pair_status, alpha=alpha, mode=self.mode, notes=notes,
-            design=self.design, planned_labels=None if self.t_star is None else int(self.t_star),
-            finite_pool=self.finite_pool, designs=dict(self.designs),
-            error_rate=self._error_rate(), margin=self.margin,
+            systems=systems, pairs=pair_status, alpha=settings.alpha, mode=settings.mode,
+            notes=notes, design=settings.design,
+            planned_labels=None if settings.t_star is None else int(settings.t_star),
+            finite_pool=settings.finite_pool, designs=dict(self.designs),
+            error_rate=settings.error_rate_in_force(), margin=settings.margin,
             plan_note=fit_notes[0] if fit_notes else None,
         )  # fmt: skip
 
-    @property
-    def _last_e(self) -> float:
-        """The e-value the last stream analysed on this thread left (pairs may be analysed
-        on several threads: :meth:`estimators.caches.monitor.MonitorCache.warm`)."""
-        return self._e_by_thread.get(threading.get_ident(), 1.0)
+    def _streams(self) -> tuple[list[Stream], list[int]]:
+        """Every system's label stream and its count of repeat labels left out."""
+        pairs_of = [self._labels.stream(s) for s in range(self._pool.k)]
+        return [st for st, _ in pairs_of], [n for _, n in pairs_of]
 
-    @_last_e.setter
-    def _last_e(self, value: float) -> None:
-        self._e_by_thread[threading.get_ident()] = value
+    def _system_rows(
+        self, read: StreamsPass, a_sys: float, notes: list[str]
+    ) -> tuple[list[EstimateResult], list[PoolCoverage]]:
+        """Every system's result and pool coverage; their coverage notes go to ``notes``."""
+        results, covers = [], []
+        method = str(self.settings.design)
+        for s in range(self._pool.k):
+            res, system_pool = read.system_row(s, a_sys, method)
+            cover = self._pool.coverage(system_pool)
+            covers.append(cover)
+            notes.extend(self._pool.coverage_notes(self._pool.names[s], cover))
+            results.append(res)
+        return results, covers
 
     def _plan_fit_notes(self) -> list[str]:
         """Say so when the plan's labels per system exceed the pool (the sequences are then
         tuned to the pool: the plan as given cannot be followed)."""
-        if self.t_star is None:
+        t_star = self.settings.t_star
+        if t_star is None:
             return []
-        biggest = max(int(self.present[s].sum()) for s in range(self.k))
-        if self.t_star <= biggest:
+        biggest = self._pool.largest_system_pool()
+        if t_star <= biggest:
             return []
         return [
-            f"The plan asks for {int(self.t_star):,} labels per system, more than the "
+            f"The plan asks for {int(t_star):,} labels per system, more than the "
             f"{biggest:,} items in the pool: the live verdicts are tuned to the pool instead, "
             "so pairs closer than the planned difference may stay undecided until every item "
             "is labelled (see the Planner for the smallest difference this pool settles)."
         ]
 
-    def _pair_status(
-        self, ab, res, p, p_holm, sign, read_at, inputs, cover, a_pair, e_value
-    ) -> PairStatus:  # type: ignore[no-untyped-def]
-        """One pair's status: outcome, the interval shown, and the labels still needed
-        (``sign``: the side of the interval the pair is rejected at, :meth:`_sign`)."""
-        a, b = ab
-        sigma, t_star, pool_size = inputs
-        res = res.with_(ci=verdicts.compatible_interval(res.ci, sign, res.estimate))
-        verdict, out = self._verdict(res, sign, t_star, pool_size, exact=p == 0.0)
-        decided = out != Outcome.UNDECIDED
-        # active sampling: the forecasts run in visits and are reported in labels
-        visits = res.diagnostics.get("visits") or res.n_human
-        per_visit = res.n_human / visits if visits else 1.0
-        in_visits = res.with_(n_human=visits) if per_visit != 1.0 else res
-        needed, basis = (
-            (0, "decided") if decided
-            else self._labels_needed(in_visits, sigma, t_star, pool_size, read_at, a_pair)
-        )  # fmt: skip
-        planner = 0 if decided else self._planner_forecast(in_visits, sigma, 1 - read_at, pool_size)
-        if per_visit != 1.0:
-            needed, planner = (
-                None if x is None else math.ceil(x * per_visit) for x in (needed, planner)
-            )
-        return PairStatus(
-            a=self.names[a], b=self.names[b], result=res, p_value=float(p), p_holm=p_holm,
-            verdict=verdict, labels_needed=needed, labels_needed_planner=planner,
-            forecast_method=str(self.design), coverage=cover, needed_basis=basis,
-            outcome=out, margin=self.margin, e_value=e_value, read_level=read_at,
-        )  # fmt: skip
+    def pair_sequence(self, a: int, b: int) -> csq.ConfidenceSequence | None:
+        """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
 
-    def _verdict(
-        self, res: EstimateResult, sign: int, n_max: int, pool_size: int, *, exact: bool
-    ) -> tuple[Verdict, Outcome]:
-        """(the verdict in words, the outcome) from the side the pair is rejected on and the
-        shown interval (:func:`estimators.base.verdicts.read_outcome`)."""
-        lo, hi = res.ci
-        census = self.finite_pool and lo == hi
-        if res.n_human < MIN_LABELS_FOR_VERDICT and not (exact or census):
-            return "not yet", Outcome.UNDECIDED
-        out = verdicts.read_outcome(
-            sign, res.estimate, res.ci, self.margin, self.higher_is_better
-        )
-        if out in (Outcome.A_BETTER, Outcome.B_BETTER):
-            return str(out), out
-        if out == Outcome.EQUIVALENT:
-            if census and abs(lo) <= KNOWN_TOL:
-                return "exactly equal", out
-            return f"no difference larger than {self.margin:g}", out
-        if res.n_human >= pool_size:
-            return (
-                f"no significant difference at α = {self.alpha:g} with all {pool_size:,} items",
-                out,
-            )
-        if self.design == LiveDesign.GSD_OBF and res.n_human >= n_max:
-            return (
-                f"no significant difference at α = {self.alpha:g} within the planned "
-                f"{n_max:,} labels (the design's α is spent)",
-                out,
-            )
-        return "not yet", out
+        Entry t − 1 is the interval after the pair's t-th completed item, at the same
+        Bonferroni level, mode, priors and pool option that :meth:`report` uses, cut by the
+        known part of the pair's completed items (finite pool); the last entry contains the
+        interval the report shows (which also uses items labelled for one system only, and
+        the verdict's bound at 0). ``None`` below the burn-in.
+        """
+        cs = self._pair_cs.get((a, b))
+        if cs is None and self.documents is not None:
+            return None  # documents as the unit: no completed document, no sequence yet
+        if cs is None:
+            cs = self._analysis.pair_sequence(a, b)
+        return cs if cs is not None and cs.lower.shape[-1] >= seq.BURN_IN else None
 
 
-def _live_design(mode: str, design: str | None, label_range) -> LiveDesign:  # type: ignore[no-untyped-def]
-    """The live design in force: ``design``, else the mode's default (asympcs for
-    "asymptotic", eb_strict for "strict"); bounded designs need the known label range."""
-    if mode not in ("asymptotic", "strict"):
-        raise ValueError(f"mode must be 'asymptotic' or 'strict', not {mode!r}")
-    if design is None:
-        design = LiveDesign.ASYMPCS if mode == "asymptotic" else LiveDesign.EB_STRICT
-    if design not in tuple(LiveDesign):
-        raise ValueError(f"design must be one of {', '.join(LiveDesign)}, not {design!r}")
-    live = LiveDesign(design)
-    if live.bounded and label_range is None:
-        raise ValueError(
-            f"the {live} design (strict mode) needs the known label_range: use "
-            "binary labels or 1 − HTER, or the asympcs / gsd_obf design"
-        )
-    return live
+def _documents(
+    documents: np.ndarray | None, n_items: int, visits: active.Visits | None
+) -> np.ndarray | None:
+    """The document index of every item, when documents are the unit (not with active
+    sampling: it draws outputs, not documents)."""
+    if documents is None:
+        return None
+    out = np.asarray(documents, dtype=int)
+    if out.shape != (n_items,):
+        raise ValueError(f"documents has shape {out.shape}, expected (N,)")
+    if visits is not None:
+        raise ValueError("active sampling draws outputs, not documents: no documents")
+    return out

@@ -1,28 +1,31 @@
 """The live monitor's data: validated label streams and each system's or pair's fixed pool.
 
-statistics.md §4–§5, Notation. The labels arrive as plain arrays (item, system, label, the
+The labels arrive as plain arrays (item, system, label, the
 assignment's position in the queue's random order, its inclusion probability); validity rests
 on that random order, so labels without a recorded position or inclusion probability, with
 positions out of order, or with unequal inclusion probabilities within a system (uniform
 draws only) are refused. A system's pool is the items it has an output for; a pair's pool the
 items both answered — the queue's random order restricted to them is still uniformly random.
-Metric controls come from :func:`estimators.sequences.sequential.pool_controls` (a missing score
-keeps
-its label but gets no control); the known set of a pool mean from :mod:`estimators.base.verdicts`.
+Metric controls come from :func:`estimators.sequences.sequential.pool_controls` (a missing
+score keeps its label but gets no control); the known set of a pool mean from
+:mod:`estimators.base.verdicts` (docs/statistics-notes.md §2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from estimators.base import verdicts
+from estimators.live.settings import MonitorSettings
 from estimators.live.status import PoolCoverage
-from estimators.sequences import group_sequential as gsd
 from estimators.sequences import sequential as seq
-from estimators.sequences.designs import LiveDesign
+
+#: (low, high) a pool mean lies in for sure, given the labels so far (None: no known set)
+Known = tuple[float, float] | None
 
 
 def _require(values: np.ndarray | None, name: str, n: int) -> np.ndarray:
@@ -45,7 +48,7 @@ def _require(values: np.ndarray | None, name: str, n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Pool:
+class Pool:
     """A system's or a pair's fixed pool: item mask and controls (``None``: human only)."""
 
     mask: np.ndarray
@@ -66,16 +69,32 @@ def _as_2d(m: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(arr), arr, np.nan)
 
 
-class MonitorData:
-    """Data assembly of :class:`estimators.live.monitor.CampaignMonitor`: the pool, the label
-    streams in queue order, the pools of systems and pairs, their coverage and known sets."""
+class Stream(NamedTuple):
+    """One system's labels in arrival order, one per output: items, labels, positions."""
 
-    def _init_pool(
+    items: np.ndarray
+    y: np.ndarray
+    pos: np.ndarray
+
+
+class PairStream(NamedTuple):
+    """A pair's paired differences in completion order, their controls (None: human only)
+    and the pair's pool."""
+
+    d: np.ndarray
+    g: np.ndarray | None
+    pool: Pool
+
+
+class CampaignPool:
+    """The fixed pool of a campaign: its size N from the metric scores or ``present``, never
+    from the labels; which outputs exist; the system names; the pools of systems and pairs
+    and what they cover."""
+
+    def __init__(
         self, pool_metrics: Sequence[np.ndarray | None], present: np.ndarray | None,
-        names: Sequence[str] | None,
+        names: Sequence[str] | None, pair_controls: str,
     ) -> None:  # fmt: skip
-        """The fixed pool: its size N from the metric scores or ``present``, never from the
-        labels; which outputs exist; the system names."""
         self.k = len(pool_metrics)
         if self.k < 1:
             raise ValueError("need at least one system")
@@ -100,98 +119,21 @@ class MonitorData:
         self.names = list(names) if names is not None else [f"S{i}" for i in range(self.k)]
         if len(self.names) != self.k:
             raise ValueError("one name per system")
+        self.pair_controls = pair_controls
 
-    def _init_labels(
-        self, item, system, label, position, inclusion_prob, documents
-    ) -> None:  # type: ignore[no-untyped-def]
-        """The labels in arrival order, refused unless drawn in the queue's recorded random
-        order (:meth:`_validate`); the document index of every item when documents are the
-        unit."""
-        n = len(label)
-        self.item = np.asarray(item, dtype=int).reshape(n)
-        self.system = np.asarray(system, dtype=int).reshape(n)
-        self.label = np.asarray(label, dtype=float).reshape(n)
-        self.position = _require(position, "assignment position", n)
-        self.inclusion_prob = _require(inclusion_prob, "inclusion probability", n)
-        self._validate()
-        self.documents = None if documents is None else np.asarray(documents, dtype=int)
-        if self.documents is not None:
-            if self.documents.shape != (self.n_items,):
-                raise ValueError(f"documents has shape {self.documents.shape}, expected (N,)")
-            if self.visits is not None:
-                raise ValueError("active sampling draws outputs, not documents: no documents")
-
-    # ---------------------------------------------------------------- validation
-    def _validate(self) -> None:
-        if np.any(np.diff(self.position) <= 0):
-            i = int(np.argmax(np.diff(self.position) <= 0)) + 1
-            raise ValueError(
-                f"assignment positions must be strictly increasing in arrival order "
-                f"(label {i} has position {self.position[i]} after {self.position[i - 1]})"
-            )
-        if np.any((self.inclusion_prob <= 0) | (self.inclusion_prob > 1)):
-            raise ValueError("inclusion probabilities must lie in (0, 1]")
-        if np.any((self.system < 0) | (self.system >= self.k)):
-            raise ValueError("system index out of range")
-        if np.any((self.item < 0) | (self.item >= self.n_items)):
-            raise ValueError(f"item index out of range 0..{self.n_items - 1}")
-        if not self.present[self.system, self.item].all():
-            raise ValueError("labels for outputs the pool does not have (present is False)")
-        if not np.all(np.isfinite(self.label)):
-            raise ValueError("labels must be finite numbers (drop skipped items upstream)")
-        if self.label_range is not None:
-            lo, hi = self.label_range
-            if np.any((self.label < lo) | (self.label > hi)):
-                raise ValueError(f"labels outside the declared range {self.label_range}")
-        for s in range(self.k if self.visits is None else 0):  # visits: weighted streams
-            pi = self.inclusion_prob[self.system == s]
-            if pi.size and not np.allclose(pi, pi[0], rtol=1e-9, atol=0):
-                raise ValueError(
-                    f"system {self.names[s]!r}: unequal inclusion probabilities "
-                    f"({pi.min():.4g}..{pi.max():.4g}); the sequential monitor needs a "
-                    f"uniformly random draw — use a fixed-n weighted estimator instead"
-                )
-
-    # ---------------------------------------------------------------- per-system streams
-    def _stream(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """Labels of system s in arrival order (first label per output), positions, repeats."""
-        mask = self.system == s
-        items, y, pos = self.item[mask], self.label[mask], self.position[mask]
-        _, first = np.unique(items, return_index=True)
-        keep = np.sort(first)
-        return items[keep], y[keep], pos[keep], int(mask.sum() - keep.size)
-
-    def _t_star(self, pool: _Pool) -> int:
-        """The planned size for one system or pair: min(t*, its pool), fixed in advance.
-        The group-sequential design needs at least one label per look."""
-        t = pool.size if self.t_star is None else min(int(self.t_star), pool.size)
-        return max(t, gsd.LOOKS) if self.design == LiveDesign.GSD_OBF else max(t, 1)
-
-    def _pair_stream(self, stream_a, stream_b, a: int, b: int):  # type: ignore[no-untyped-def]
-        """Paired differences D = y_A − y_B on the items both systems have, in the order
-        the pair was completed (the later of the two labels), their controls and pool."""
-        ia, ya, pa = stream_a
-        ib, yb, pb = stream_b
-        common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
-        order = np.argsort(np.maximum(pa[xa], pb[xb]), kind="stable")
-        items = common[order]
-        pool = self._pair_pool(a, b)
-        g = None if pool.controls is None else pool.controls.values[items]
-        return ya[xa][order] - yb[xb][order], g, pool
-
-    def _system_pool(self, s: int) -> _Pool:
+    def system_pool(self, s: int) -> Pool:
         """System s's pool: the items it has an output for, with its metric controls."""
         mask = self.present[s]
         m = self.metrics[s]
-        return _Pool(mask, None if m is None else seq.pool_controls(m, mask))
+        return Pool(mask, None if m is None else seq.pool_controls(m, mask))
 
-    def _pair_pool(self, a: int, b: int) -> _Pool:
+    def pair_pool(self, a: int, b: int) -> Pool:
         """The pair's pool: the items both systems answered; controls g_A − g_B or (g_A, g_B),
         missing wherever either score is missing."""
         mask = self.present[a] & self.present[b]
         ma, mb = self.metrics[a], self.metrics[b]
         if ma is None or mb is None:
-            return _Pool(mask, None)
+            return Pool(mask, None)
         if self.pair_controls == "difference":
             g_all = ma - mb
         elif self.pair_controls == "both":
@@ -200,9 +142,23 @@ class MonitorData:
             raise ValueError(
                 f"pair_controls must be 'difference' or 'both', not {self.pair_controls!r}"
             )
-        return _Pool(mask, seq.pool_controls(g_all, mask))
+        return Pool(mask, seq.pool_controls(g_all, mask))
 
-    def _coverage(self, pool: _Pool) -> PoolCoverage:
+    def pair_stream(self, stream_a: Stream, stream_b: Stream, a: int, b: int) -> PairStream:
+        """Paired differences D = y_A − y_B on the items both systems have, in the order
+        the pair was completed (the later of the two labels), their controls and pool."""
+        ia, ya, pa = stream_a
+        ib, yb, pb = stream_b
+        common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
+        order = np.argsort(np.maximum(pa[xa], pb[xb]), kind="stable")
+        items = common[order]
+        pool = self.pair_pool(a, b)
+        g = None if pool.controls is None else pool.controls.values[items]
+        return PairStream(ya[xa][order] - yb[xb][order], g, pool)
+
+    def coverage(self, pool: Pool) -> PoolCoverage:
+        """What the pool covers of the campaign: its size, the items without an output, the
+        outputs without a chosen metric score."""
         has_metric = any(m is not None for m in self.metrics)
         if pool.controls is not None:
             no_metric = int(pool.controls.imputed.sum())
@@ -210,7 +166,11 @@ class MonitorData:
             no_metric = pool.size if has_metric else 0
         return PoolCoverage(pool=pool.size, no_output=self.n_items - pool.size, no_metric=no_metric)
 
-    def _disjoint_pair_notes(self) -> list[str]:
+    def largest_system_pool(self) -> int:
+        """The most outputs any one system has."""
+        return max(int(self.present[s].sum()) for s in range(self.k))
+
+    def disjoint_pair_notes(self) -> list[str]:
         """Say so when two systems share no item: a pair is compared on the items both have
         outputs for, so such a pair can never be decided (an unpaired two-sample comparison
         is not built); without the note it would read "not yet" forever."""
@@ -225,7 +185,8 @@ class MonitorData:
             "the items both systems have outputs for, so these cannot be decided."
         ]
 
-    def _coverage_notes(self, name: str, cover: PoolCoverage) -> list[str]:
+    def coverage_notes(self, name: str, cover: PoolCoverage) -> list[str]:
+        """Say so when a system lacks outputs or metric scores for part of the pool."""
         out = []
         if cover.no_output:
             out.append(
@@ -239,27 +200,87 @@ class MonitorData:
             )
         return out
 
-    def _known(self, labelled, pool: _Pool):  # type: ignore[no-untyped-def]
-        """The known set of a system's or pair's pool mean (:mod:`estimators.base.verdicts`):
-        finite-pool estimand with uniform draws and a known label range only."""
-        if not self._known_applies or pool.size == 0:
-            return None
-        parts = []
-        for items, y in labelled:
-            inside = pool.mask[items]
-            parts.append((float(np.sum(y[inside])), int(inside.sum())))
-        if len(parts) == 1:
-            return verdicts.known_bounds(*parts[0], pool.size, self.label_range)
-        return verdicts.pair_known_bounds(parts[0], parts[1], pool.size, self.label_range)
 
-    @property
-    def _known_applies(self) -> bool:
-        """The known part of a pool bounds its mean: finite-pool estimand, uniform draws and
-        a known label range."""
-        return self.finite_pool and self.visits is None and self.label_range is not None
+class Labels:
+    """The human labels in arrival order, refused unless drawn in the queue's recorded
+    random order: positions strictly increasing, inclusion probabilities in (0, 1] and
+    equal within a system under uniform draws, each label for an output the pool has and
+    inside the declared label range."""
 
-    def _estimand_range(self, pair: bool) -> tuple[float, float]:
-        """What the estimand can be: [lo, hi] for a system with labels in [lo, hi],
-        [lo − hi, hi − lo] for a difference."""
-        lo, hi = self.label_range
-        return (lo - hi, hi - lo) if pair else (lo, hi)
+    def __init__(
+        self,
+        pool: CampaignPool,
+        item: Sequence[int] | np.ndarray,
+        system: Sequence[int] | np.ndarray,
+        label: Sequence[float] | np.ndarray,
+        position: Sequence[float] | np.ndarray | None,
+        inclusion_prob: Sequence[float] | np.ndarray | None,
+        *,
+        label_range: tuple[float, float] | None,
+        uniform_draws: bool,
+    ) -> None:
+        n = len(label)
+        self.item = np.asarray(item, dtype=int).reshape(n)
+        self.system = np.asarray(system, dtype=int).reshape(n)
+        self.label = np.asarray(label, dtype=float).reshape(n)
+        self.position = _require(position, "assignment position", n)
+        self.inclusion_prob = _require(inclusion_prob, "inclusion probability", n)
+        self._validate(pool, label_range, uniform_draws)
+
+    def _validate(
+        self, pool: CampaignPool, label_range: tuple[float, float] | None, uniform_draws: bool
+    ) -> None:
+        if np.any(np.diff(self.position) <= 0):
+            i = int(np.argmax(np.diff(self.position) <= 0)) + 1
+            raise ValueError(
+                f"assignment positions must be strictly increasing in arrival order "
+                f"(label {i} has position {self.position[i]} after {self.position[i - 1]})"
+            )
+        if np.any((self.inclusion_prob <= 0) | (self.inclusion_prob > 1)):
+            raise ValueError("inclusion probabilities must lie in (0, 1]")
+        if np.any((self.system < 0) | (self.system >= pool.k)):
+            raise ValueError("system index out of range")
+        if np.any((self.item < 0) | (self.item >= pool.n_items)):
+            raise ValueError(f"item index out of range 0..{pool.n_items - 1}")
+        if not pool.present[self.system, self.item].all():
+            raise ValueError("labels for outputs the pool does not have (present is False)")
+        if not np.all(np.isfinite(self.label)):
+            raise ValueError("labels must be finite numbers (drop skipped items upstream)")
+        if label_range is not None:
+            lo, hi = label_range
+            if np.any((self.label < lo) | (self.label > hi)):
+                raise ValueError(f"labels outside the declared range {label_range}")
+        for s in range(pool.k if uniform_draws else 0):  # active sampling: weighted streams
+            pi = self.inclusion_prob[self.system == s]
+            if pi.size and not np.allclose(pi, pi[0], rtol=1e-9, atol=0):
+                raise ValueError(
+                    f"system {pool.names[s]!r}: unequal inclusion probabilities "
+                    f"({pi.min():.4g}..{pi.max():.4g}); the sequential monitor needs a "
+                    f"uniformly random draw — use a fixed-n weighted estimator instead"
+                )
+
+    def stream(self, s: int) -> tuple[Stream, int]:
+        """System s's labels in arrival order (the first label per output), and how many
+        repeat labels of an output were left out."""
+        mask = self.system == s
+        items, y, pos = self.item[mask], self.label[mask], self.position[mask]
+        _, first = np.unique(items, return_index=True)
+        keep = np.sort(first)
+        return Stream(items[keep], y[keep], pos[keep]), int(mask.sum() - keep.size)
+
+
+def known_bounds(
+    settings: MonitorSettings, labelled: Sequence[tuple[np.ndarray, np.ndarray]], pool: Pool
+) -> Known:
+    """The known set of a system's (one (items, labels) part) or pair's (two parts) pool
+    mean (:mod:`estimators.base.verdicts`): finite-pool estimand with uniform draws and a
+    known label range only."""
+    if not settings.known_applies or pool.size == 0 or settings.label_range is None:
+        return None
+    parts = []
+    for items, y in labelled:
+        inside = pool.mask[items]
+        parts.append((float(np.sum(y[inside])), int(inside.sum())))
+    if len(parts) == 1:
+        return verdicts.known_bounds(*parts[0], pool.size, settings.label_range)
+    return verdicts.pair_known_bounds(parts[0], parts[1], pool.size, settings.label_range)

@@ -1,18 +1,18 @@
 """The ranking with significance clusters, from the live monitor's pair verdicts.
 
-statistics.md §5. Systems are ordered by their live estimate, best first. Clusters follow
-the rule of the WMT findings' human-evaluation tables (the captions of the WMT17–WMT19
-findings' tables: Bojar et al. 2017, "Findings of the 2017 Conference on Machine
+docs/statistics-notes.md §10. Systems are ordered by their live estimate, best first.
+Clusters follow the rule of the WMT findings' human-evaluation tables (the captions of the
+WMT17–WMT19 findings' tables: Bojar et al. 2017, "Findings of the 2017 Conference on Machine
 Translation"; Barrault et al. 2019, "Findings of the 2019 Conference on Machine
 Translation"): "clusters are identified by grouping systems together according to which
 systems significantly outperform all others in lower ranking clusters". Precisely: a cluster
 boundary lies between positions i and i + 1 of the order exactly when every system at
 positions ≤ i is significantly better than every system at positions > i; the clusters are
-the runs between boundaries. Here "significantly better" is the live verdict of the pair
-("A better" / "B better": Holm or e-BH over all pairs, anytime-valid), so the clustering is
+the runs between boundaries. Here "significantly better" is the live verdict of the pair ("A
+better" / "B better": Holm or e-BH over all pairs, anytime-valid), so the clustering is
 valid whenever the dashboard is read: a boundary is a set of verdicts, each of which holds
-with the family-wise (or FDR) guarantee in force. With few labels everything is one
-cluster; at the census the clusters are the exact order up to exact ties.
+with the family-wise (or FDR) guarantee in force. With few labels everything is one cluster;
+at the census the clusters are the exact order up to exact ties.
 
 The table is one row per system (position, cluster, estimate, interval, labels, and how many
 systems it is significantly better / worse than); :func:`ranking_csv` and
@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 
 from estimators.base.verdicts import Outcome
-from estimators.live.status import MonitorReport
+from estimators.live.status import MonitorReport, SystemStatus
 
 
 def clusters(order: Sequence[str], better: set[tuple[str, str]]) -> list[int]:
@@ -59,7 +59,7 @@ def ranking_rows(
             better.add((p.b, p.a))
     sign = 1.0 if higher_is_better else -1.0
 
-    def key(s):  # type: ignore[no-untyped-def]
+    def key(s: SystemStatus) -> tuple[int, float, str]:
         e = s.result.estimate
         return (0, -sign * e, s.name) if math.isfinite(e) else (1, 0.0, s.name)
 

@@ -1,10 +1,10 @@
 """What the live monitor reports: per-system and per-pair statuses and the whole report.
 
-statistics.md §4–§5. Plain frozen records filled by :class:`estimators.live.monitor.CampaignMonitor`
-(and :mod:`estimators.live.document_report`): each pair carries its confidence sequence's interval,
-its
-anytime p-value, the Holm-adjusted p-value, the verdict (:mod:`estimators.base.verdicts`) and the
-forecast of the labels still needed (:mod:`estimators.live.forecast`).
+Plain frozen records filled by :class:`estimators.live.monitor.CampaignMonitor` (and
+:mod:`estimators.live.document_report`): each pair carries its confidence sequence's
+interval, its anytime p-value, the Holm-adjusted p-value, the verdict
+(:mod:`estimators.base.verdicts`; docs/statistics-notes.md §3) and the forecast of the labels
+still needed (:mod:`estimators.live.forecast`).
 """
 
 from __future__ import annotations
