@@ -1,2 +1,15 @@
 """Tasks and quotas: the queue cut into batches one annotator finishes, their administration and
 expiry."""
+
+import lazy_loader
+
+# Each name loads its module on first use: importing one module of this room does not
+# import the others (an annotator's page never loads the dashboard's estimators).
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "batches": ["TaskError"],
+        "respread": ["respread_checks"],
+        "work": ["TaskView"],
+    },
+)

@@ -1,1 +1,13 @@
 """What the monitor and the report carry between reads, keyed by a digest of the data they read."""
+
+import lazy_loader
+
+# Each name loads its module on first use: importing one module of this room does not
+# import the others (an annotator's page never loads the dashboard's estimators).
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "monitor": ["MonitorCache"],
+        "report": ["ReportCache", "cached"],
+    },
+)
