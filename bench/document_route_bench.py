@@ -56,7 +56,7 @@ d`` and the Annotators page's form store it (``labels_in(documents_for(...))`` a
 ICC), with d = the latent-0.1 pairs' difference; the cells marked † rerun the same campaigns
 with a small plan (``forecast_planned_labels`` alone, ≈ 70–80 documents: what the form stored
 before it applied the design effect). The document sequence is tuned at the pool whatever
-the plan (doc_monitor._planned_docs), so the † rows must equal the others.
+the plan (document_report._planned_docs), so the † rows must equal the others.
 
 Measured before the fix (default run, 2,000 campaigns per cell, ≈ 4–5 min), when the
 sequence was tuned at the plan: family-wise false claims 0.017 / 0.016 (all-null / mixed)
@@ -193,7 +193,7 @@ def doc_ends(c: Campaign) -> np.ndarray:
 
 # ------------------------------------------------------------------ the app's route
 def monitor(c: Campaign, n_items: int, t_star: int | None) -> CampaignMonitor:
-    """What report_live.live_monitor builds for this campaign after ``n_items`` items."""
+    """What estimators.report.live.live_monitor builds for this campaign after ``n_items`` items."""
     item, system, label, pos, pi = label_stream(c, n_items)
     return CampaignMonitor(
         [None] * K, item, system, label, pos, pi, names=[f"S{s}" for s in range(K)],
@@ -223,7 +223,7 @@ def _cut(cs, k_lo, k_hi):  # type: ignore[no-untyped-def]
 
 def route_reads(c: Campaign, t_star: int | None) -> Reads:
     """All reads of the dashboard's pair verdicts, with document_report's functions (module
-    docstring; the steps follow doc_monitor._result / _pair_statuses / _verdict)."""
+    docstring; the steps follow document_report._result / _pair_statuses / _verdict)."""
     plist = pairs(K)
     m = len(plist)
     a_pair = bonferroni_alpha(ALPHA, m)
@@ -236,12 +236,12 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
     lo_all, hi_all = np.full((n_docs, m), -np.inf), np.full((n_docs, m), np.inf)
     census = np.zeros((n_docs, m), bool)
     # side[h, r, i]: the side of pair i's interval after document r + 1 at Holm's level
-    # α/(m − h) (h = 0 is the Bonferroni level), cut by the known set (doc_monitor._sign)
+    # α/(m − h) (h = 0 is the Bonferroni level), cut by the known set (document_report._sign)
     side_at = np.zeros((m, n_docs, m), dtype=int)
     for i, (a, b) in enumerate(plist):
         d = c.y[a] - c.y[b]
         sums = cl.document_sums(c.item_doc, np.ones(n, bool), np.arange(n), d, pos)
-        t_docs = max(sums.pool_docs, 1)  # doc_monitor._planned_docs: the pool, not the plan
+        t_docs = max(sums.pool_docs, 1)  # document_report._planned_docs: the pool, not the plan
         inc = cl.document_increments(sums, finite_pool=True)
         prior = cl.document_var_prior(sums, 2.0)
         cs, p = cl.document_paths(

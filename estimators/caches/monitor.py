@@ -3,7 +3,7 @@ by everything it is computed from, so a read after one new label recomputes only
 that label touched.
 
 docs/statistics-notes.md §19–§20. The analysis of a stream (increments, confidence sequence, anytime
-p-value, e-value; :meth:`estimators.live.analysis.MonitorAnalysis._result`) is a
+p-value, e-value; :meth:`estimators.live.analysis.MonitorAnalysis.result`) is a
 deterministic function of the stream's labels in order, its pool (items, metric controls,
 known bounds) and the monitor's settings (α, design, plan, estimand, error rate, label
 range). The key is a digest of all of them, so an entry is reused only for the very same
