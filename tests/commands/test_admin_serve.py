@@ -35,7 +35,7 @@ def test_no_page_relies_on_magic_which_serving_turns_off() -> None:
     runner = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"]
     assert runner["magicEnabled"] is False
     assert "--runner.magicEnabled=false" in SERVE_FLAGS
-    scripts = [ROOT / "app.py", *sorted((ROOT / "views").glob("*.py"))]
+    scripts = [ROOT / "app.py", *sorted((ROOT / "views").rglob("*.py"))]
     assert len(scripts) > 20
     for script in scripts:
         tree = magic.add_magic(script.read_text(), str(script))
@@ -74,7 +74,7 @@ def test_no_annotator_page_polls() -> None:
         "document_context_panel.py",
         "keys.js",
     )
-    pages = [p for name in names for p in ROOT.glob(f"views/{name}")]
+    pages = [p for name in names for p in ROOT.glob(f"views/**/{name}")]
     assert len(pages) >= 6
     for page in pages:
         text = page.read_text()
