@@ -90,6 +90,7 @@ def _pairwise(y, g, gbar, mu, t_star):
     return out, p  # p: (R, T, m)
 
 
+@pytest.mark.slow
 def test_five_equal_systems_family_wise_error():
     y, g, gbar, mu = _five_systems(1, [0.0] * 5)
     assert np.ptp(mu) < 1e-12 and np.ptp(gbar) < 1e-12  # exact null for all 10 pairs
@@ -109,6 +110,7 @@ def test_five_equal_systems_family_wise_error():
     assert unadjusted > fwer_holm  # multiplicity matters: the adjustment is not a no-op
 
 
+@pytest.mark.slow
 def test_one_better_system_power_and_rank_sets():
     y, g, gbar, mu = _five_systems(2, [0.3, 0.0, 0.0, 0.0, 0.0], exchangeable=[1, 2, 3, 4])
     out, p = _pairwise(y, g, gbar, mu, t_star=2000)

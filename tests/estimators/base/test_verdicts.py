@@ -105,6 +105,7 @@ def test_census_every_pair_settles_exactly(design):
     assert len(settled_pairs(rep)) == len(rep.pairs)
 
 
+@pytest.mark.slow
 def test_estimate_mse_no_worse_than_the_plain_mean():
     # 400 fixed-seed runs, pool of 200, read after 60 / 120 / 180 labels
     rng = np.random.default_rng(11)

@@ -66,6 +66,7 @@ def _replay(k: int, n: int, seed: int, **kw) -> tuple[int, MonitorCache]:
 @pytest.mark.parametrize(
     ("design", "rate"), [("betting", "holm"), ("betting", "ebh"), ("asympcs", "holm")]
 )
+@pytest.mark.slow
 def test_every_read_agrees_with_the_full_recomputation(design, rate):
     reads, cache = _replay(4, 24, seed=3, design=design, error_rate=rate)
     assert reads == 4 * 24

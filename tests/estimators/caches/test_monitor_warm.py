@@ -41,6 +41,7 @@ def _monitor(t: int, cache, **kw) -> CampaignMonitor:  # type: ignore[no-untyped
         dict(design="betting_cv"),
     ],
 )
+@pytest.mark.slow
 def test_a_cold_read_on_threads_is_the_read_on_one(kw):
     assert K * (K - 1) // 2 >= MIN_PARALLEL
     t = K * LABELLED - 3

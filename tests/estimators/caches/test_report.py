@@ -7,6 +7,7 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+import pytest
 
 from estimators.caches.report import ReportCache
 from estimators.data.campaign import CampaignData, Judgments, MetricInfo
@@ -49,6 +50,7 @@ def first(data: CampaignData, m: int) -> CampaignData:
     return dataclasses.replace(data, judgments=cut)
 
 
+@pytest.mark.slow
 def test_cached_report_equals_the_fresh_one_read_after_read() -> None:
     data, _ = fake_campaign(n_items=120, labelled=60, repeats=4, provided=[CAL])
     cache = ReportCache()

@@ -8,6 +8,7 @@ import csv
 import io
 
 import numpy as np
+import pytest
 
 from annotation.imports.importer import import_campaign
 from db.campaign import campaigns as dbc
@@ -56,6 +57,7 @@ def set_document_order(engine, cid: int, on: bool) -> None:  # type: ignore[no-u
         log_setting_changes(s, cid, {DOCUMENT_ORDER: (None, {"on": on})})
 
 
+@pytest.mark.slow
 def test_doc_ordered_campaign_reads_documents_as_units(engine) -> None:
     cid = import_campaign(engine, doc_csv(60, 40), "docs", filename="docs.csv").campaign_id
     plain = read_campaign(engine, cid)

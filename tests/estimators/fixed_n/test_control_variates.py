@@ -128,6 +128,7 @@ def _coverage(r: float, n: int, seed: int) -> dict[str, float]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [20, 50, 100, 400])
 @pytest.mark.parametrize("r", [0.8, 0.0])
 def test_fixed_n_coverage_and_width(r: float, n: int):
@@ -167,6 +168,7 @@ def test_data_efficiency_matches_theory(r: float, n: int, n_u: int):
     assert data_efficiency(y[0], g[idx[0]], g[mask]) > 1
 
 
+@pytest.mark.slow
 def test_annotator_noise_ratio_recovers_gamma():
     rng = np.random.default_rng(11)
     gamma, items, hits = 0.5, 400, 0

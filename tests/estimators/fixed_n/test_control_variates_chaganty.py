@@ -125,6 +125,7 @@ def pair_table(seed: int = 1) -> list[dict[str, float]]:
     return out
 
 
+@pytest.mark.slow
 def test_chaganty_hter_chrf_systems():
     table = system_table()
     for row in table:

@@ -26,6 +26,7 @@ def test_per_system_formula_and_collapse():
     assert const.estimate == pytest.approx(y.mean()) and const.diagnostics["collapsed"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [20, 50, 100, 400])
 @pytest.mark.parametrize("r", [0.8, 0.0])
 def test_per_system_coverage(r: float, n: int):

@@ -91,6 +91,7 @@ def _coverage(kind: str, n: int, seed: int) -> dict[str, float]:
     return {k: float(np.mean(v)) for k, v in hits.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [20, 50, 100, 400])
 @pytest.mark.parametrize("kind", ["binary", "post_edit"])
 def test_fixed_n_coverage(kind: str, n: int):

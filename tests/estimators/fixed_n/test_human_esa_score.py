@@ -19,6 +19,7 @@ import math
 from itertools import permutations
 
 import numpy as np
+import pytest
 
 from estimators.data.campaign import (
     ESA_MAX,
@@ -99,6 +100,7 @@ def test_fixed_n_coverage_on_the_esa_score() -> None:
     assert ((cover >= 0.94) & (cover <= 0.96)).all(), cover
 
 
+@pytest.mark.slow
 def test_live_verdicts_on_a_0_to_100_score_make_no_false_claims_at_a_null() -> None:
     """Two systems with exactly equal ESA means on the pool (each output's score is its
     own, the pool stacked under both system orders), labels in the queue's random order,

@@ -144,6 +144,7 @@ def test_ppi_and_chaganty(case) -> None:  # type: ignore[no-untyped-def]
     check(call(cv.ppi_mean, y, g_l, g_u, lam=1.0, bounds=RATE), RATE, 2, "ppi_mean λ = 1")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(labelled_pool(), st.data())
 def test_ppi_pairs(case, data) -> None:  # type: ignore[no-untyped-def]
@@ -158,6 +159,7 @@ def test_ppi_pairs(case, data) -> None:  # type: ignore[no-untyped-def]
         check(r, DIFF, MIN_ASSISTED, f"ppi_paired_difference ({controls})")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(binary_labels(), st.data())
 def test_double_sampling(y, data) -> None:  # type: ignore[no-untyped-def]
@@ -194,6 +196,7 @@ def test_learned_control(case, data) -> None:  # type: ignore[no-untyped-def]
 counts = st.integers(0, 6)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(counts, counts, counts, counts, st.integers(0, 8), st.data())
 def test_von_daniken(tp, fn, tn, fp, n_m, data) -> None:  # type: ignore[no-untyped-def]

@@ -140,6 +140,7 @@ def _coverage(kind: str, n: int, reps: int, seed: int, *, noise_only: bool = Fal
     return hit.mean(axis=0), width.mean(axis=0) / width_h.mean(axis=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "n", "reps"), [("binary", 100, 2000), ("post_edit", 50, 2000)])
 def test_fixed_n_coverage_of_ppi_with_the_learned_control(kind, n, reps):
     cover, ratio = _coverage(kind, n, reps, seed=4 if kind == "binary" else 5)
@@ -148,6 +149,7 @@ def test_fixed_n_coverage_of_ppi_with_the_learned_control(kind, n, reps):
     assert np.all((cover >= 0.94) & (cover <= 0.96))
 
 
+@pytest.mark.slow
 def test_pure_noise_features_cost_at_most_three_percent_width():
     cover, ratio = _coverage("binary", 100, 600, seed=6, noise_only=True)
     print(f"\nnoise features n=100: width / human-only {ratio[0]:.4f} (mean), {ratio[1]:.4f} (pair)")  # noqa: E501
@@ -211,6 +213,7 @@ def test_in_sample_learned_control_under_covers_visibly():
     assert cross_cov >= 0.93
 
 
+@pytest.mark.slow
 def test_anytime_miss_rate_with_the_predictable_learned_control():
     """500 streams of 2,000 labels (without replacement from a pool of 20,000), ŷ refitted
     at 30, 60, 120, … on past labels only: P(ever miss) of the AsympCS ≤ 0.05, and the

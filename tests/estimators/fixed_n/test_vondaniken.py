@@ -59,6 +59,7 @@ def _brute(h, n_h, m, n_m, cal, grid=300, alphas=600):
         (12, 20, 400, 1000, (10, 2, 6, 2)),
     ],
 )
+@pytest.mark.slow
 def test_quadrature_matches_brute_force(case):
     h, n_h, m, n_m, cal = case
     p = posterior(Ratings(h, n_h, m, n_m), MetricAccuracy(calibration=cal))
@@ -109,6 +110,7 @@ def _sim(r: float, n: int, seed: int, offsets=None, systems=2):
     return pool, m, idx, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("r", "n"), [(0.8, 20), (0.8, 50), (0.8, 400), (0.0, 50), (0.0, 400)])
 def test_per_system_posterior_coverage(r: float, n: int):
     """The Bayesian per-system mixed posterior (own calibration counts + h₊ + m₊ of U)."""
@@ -125,6 +127,7 @@ def test_per_system_posterior_coverage(r: float, n: int):
     assert (0.94 <= hits / REPS <= 0.96) if n >= 50 else hits / REPS >= 0.92
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_m", [100, 1000, 10000])
 def test_metric_only_coverage_model_based(n_m: int):
     """Known truth from the model itself: α = 0.6, ρ = 0.8, η = 0.75."""
@@ -147,6 +150,7 @@ def test_metric_only_coverage_model_based(n_m: int):
     assert 0.925 <= hits / reps <= 0.975, hits / reps
 
 
+@pytest.mark.slow
 def test_shared_rate_negative_control():
     """Calibration shift: system 0's metric is biased upward. Shared-rate must lose coverage
     (and say so through its drift test); per-system keeps it. statistics.md §1.6 / §6.7."""

@@ -104,6 +104,7 @@ def test_a_binary_label_is_not_z_scored() -> None:
     assert np.isnan(data.judgments.values(LabelKind.SCORE)).all()
 
 
+@pytest.mark.slow
 def test_live_verdicts_on_zscores_recomputed_at_every_read_keep_the_error_rate() -> None:
     """The dashboard's z-score toggle: at every read z is recomputed from the judgments so
     far (annotator means and sds move as labels arrive) and the monitor runs on it with the

@@ -96,6 +96,7 @@ def _replay(k, n, seed, *, paired=True, continuous=False, racing=False, undo=(),
     ids=["wor-holm", "wor-ebh", "iid-cont", "iid-ebh-unpaired", "wor-cont-unpaired-plan",
          "racing-wor", "racing-iid-cont-ebh", "long-wor", "long-iid-cont-ebh"],
 )
+@pytest.mark.slow
 def test_every_read_agrees_with_the_full_recomputation(case):
     case = dict(case)
     k, n = case.pop("k", 4), case.pop("n", 18)

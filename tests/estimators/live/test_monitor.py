@@ -277,6 +277,7 @@ def test_forecast_predicts_the_realised_decision_time():
 # ------------------------------------------------------------------ validity of the live view
 
 
+@pytest.mark.slow
 def test_reading_the_dashboard_at_every_checkpoint_keeps_the_error_rate():
     """3 exactly equal systems; the dashboard is read every 300 labels up to 3,000: the chance
     that it ever shows a "better" verdict stays ≤ α (+2 MC-SE); the naive z-test does not."""

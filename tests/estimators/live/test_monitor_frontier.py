@@ -39,6 +39,7 @@ def read_after(data, arrived: np.ndarray, n: int):
     return dataclasses.replace(data, judgments=cut, open_from=open_from)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signatures", [[], [SIG]], ids=["no metric", "metric"])
 def test_pvalues_never_increase_when_labels_arrive_out_of_order(signatures):
     """Read the dashboard every 8 submissions while labels arrive up to 30 positions late:

@@ -83,6 +83,7 @@ def _prefix(data, n: int):
     [([], True), ([SIG], True), ([SIG], False)],
     ids=["no metric", "metric, scores missing", "metric, only outputs missing"],
 )
+@pytest.mark.slow
 def test_reported_pvalues_never_increase_as_labels_arrive(signatures, score_gaps):
     """Read the dashboard after every label, in queue order (then every 25 labels): for
     every pair the reported

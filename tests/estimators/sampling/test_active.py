@@ -97,6 +97,7 @@ def pool():
     return make_pool(np.random.default_rng(20261123), 4000, [0.0, 0.3, 0.5], r=0.5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["binned", "wrong"])
 @pytest.mark.parametrize("systems", [(0,), (0, 1)], ids=["mean", "paired"])
 @pytest.mark.parametrize("labels", [50, 200])

@@ -35,6 +35,7 @@ def _campaign(k, n, seed, continuous):  # type: ignore[no-untyped-def]
     ],
     ids=["wor-holm", "iid-cont-ebh", "long-wor-cont"],
 )
+@pytest.mark.slow
 def test_every_read_agrees_with_the_full_recomputation(case):
     case = dict(case)
     k, n, continuous = case.pop("k", 3), case.pop("n", 16), case.pop("continuous", False)

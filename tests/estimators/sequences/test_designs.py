@@ -112,6 +112,7 @@ def test_gsd_pvalues_round_up_to_the_level_grid():
 # ------------------------------------------------------------------ validity
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("factor", [1.0, 0.5, 4.0])
 def test_ever_miss_and_cost_for_every_design_and_plan(alternative, factor):
     ya, yb, ga, gb, (ma, mb), truth, n_plan = alternative
@@ -156,6 +157,7 @@ def test_type_one_error_at_zero_difference(alternative):
     assert max(rates.values()) <= ALPHA + 2 * MC_SE, rates
 
 
+@pytest.mark.slow
 def test_five_equal_systems_family_wise_error_with_holm():
     """5 systems with the same quality on every item (labels drawn independently): any
     significant pair is a false discovery. Holm over the 10 anytime p-values."""
@@ -205,6 +207,7 @@ def test_real_null_pairs_rater_one_vs_rater_two():
         assert max(r) <= ALPHA + 2 * MC_SE, design
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("factor", [1.0, 0.5, 4.0])
 def test_finite_pool_estimand_every_design(factor):
     """The test-set estimand: a pool of 2,000 items, each labelled once, in 500 random

@@ -3,6 +3,7 @@ saves through annotation.judging.comparative, logs the change, and says why it r
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import Engine
 
 from annotation.judging import comparative
@@ -19,6 +20,7 @@ def save(at):  # type: ignore[no-untyped-def]
     return at
 
 
+@pytest.mark.slow
 def test_comparative_form(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
     at = admin_page("views/pages/annotators.py", "demo")

@@ -53,6 +53,7 @@ def test_label_buttons_are_coloured_by_meaning_not_streamlit_primary(
     assert "#15803d" in style and "#b42318" in style  # green adequate, red inadequate
 
 
+@pytest.mark.slow
 def test_progress_shows_the_annotators_own_batch(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)
@@ -108,6 +109,7 @@ def test_unpaired_campaign_shows_no_position(app_engine: Engine) -> None:
     assert _expander(at, SIDE_BY_SIDE) is None
 
 
+@pytest.mark.slow
 def test_admin_writes_guidelines_and_annotators_see_them(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid, "before")

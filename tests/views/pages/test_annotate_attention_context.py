@@ -4,6 +4,7 @@ not a segment of the block the annotator is in. AppTest on a real migrated SQLit
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import Engine, update
 
 from annotation.campaign import document_order
@@ -19,6 +20,7 @@ def counters(at) -> list[str]:  # type: ignore[no-untyped-def]
     return [h.value for h in at.html if "tandem-doc-counter" in h.value]
 
 
+@pytest.mark.slow
 def test_attention_checks_in_document_order_show_no_context(app_engine: Engine) -> None:
     cid = make_document(app_engine)
     with session_scope(app_engine) as s:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
@@ -131,6 +132,7 @@ def test_mark_edit_delete_and_save(app_engine: Engine) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_n_refuses_when_spans_are_marked_and_undo_brings_the_item_back(
     app_engine: Engine,
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.imports.importer import import_campaign
@@ -143,6 +144,7 @@ def test_reasons_are_worded_and_annotators_keep_their_columns(app_engine) -> Non
     assert annotators["labels"].sum() == 120
 
 
+@pytest.mark.slow
 def test_a_dashboard_run_writes_no_download(app_engine, monkeypatch) -> None:
     """The results, pairs and ranking files are written when their button is clicked
     (deferred downloads), not on every run and auto-refresh of the page."""

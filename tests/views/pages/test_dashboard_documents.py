@@ -40,6 +40,7 @@ def test_dashboard_says_too_few_documents_with_the_count(app_engine) -> None:
     assert "4 of 5 so far" in text
 
 
+@pytest.mark.slow
 def test_shipped_wmt21_ted_file_shows_the_too_few_documents_message(app_engine) -> None:
     if not WMT.exists():
         pytest.skip(f"shared data absent: {WMT} (the WMT21 TED en-de file of ../shared/data)")

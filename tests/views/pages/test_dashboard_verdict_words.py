@@ -3,6 +3,8 @@ words."""
 
 from __future__ import annotations
 
+import pytest
+
 from db.campaign import campaigns as dbc
 from db.queue.claim import queue_transaction
 from db.reads.campaign import campaign_id
@@ -14,6 +16,7 @@ def _markdown(at) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(str(m.value) for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_dashboard_says_the_error_rate_margin_and_verdicts(app_engine) -> None:
     seed_campaign(app_engine, "words", n_items=80, labelled=60, overlap=0)
     at = _dashboard("words")

@@ -5,6 +5,7 @@ with the label count; a change of α after labels shows the hazard."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
@@ -63,6 +64,7 @@ def test_sets_every_setting_and_logs_it(app_engine: Engine) -> None:
     assert sorted(table["setting"]) == sorted(logged) and set(table["labels then"]) == {0}
 
 
+@pytest.mark.slow
 def test_design_and_estimand_set_here_and_late_changes_not_applied(app_engine: Engine) -> None:
     """The live design and the estimand are on this page too (the Annotators page only points
     here): set before the first label they apply; set after labels exist they are logged

@@ -4,6 +4,7 @@ annotation.queue.racing and log the change."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
@@ -25,6 +26,7 @@ def save(at):  # type: ignore[no-untyped-def]
     return at
 
 
+@pytest.mark.slow
 def test_switch_on_the_statistics_page(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
     annotators = admin_page("views/pages/annotators.py", "demo")  # no switch there any more
@@ -98,6 +100,7 @@ def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
     assert "Racing dropped (all pairs settled): secret-system-0 (after 1,234 labels)" in captions
 
 
+@pytest.mark.slow
 def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> None:
     from db.campaign import campaigns as dbc
     from db.queue.claim import queue_transaction
