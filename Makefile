@@ -1,4 +1,5 @@
 # The two commands: `make run` and `make test`. Each sets up everything it needs itself.
+# `make test-fast` leaves out the slow simulations and the browser tests (a few minutes).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -12,7 +13,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run replicas test install migrate setup lint bench clean
+.PHONY: run replicas test test-fast install migrate setup lint bench clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,9 +41,13 @@ replicas: install
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# Everything but the tests marked slow (long simulations) and browser: ≤ 4 minutes on 2 cores.
+test-fast: setup
+	$(PY) -m pytest $(PYTEST_ARGS) -m "not slow and not browser"
+
 lint: install
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_layers.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_layers.py tests/test_rooms.py
 
 bench: install
 	@for b in $(filter-out bench/tour.py,$(wildcard bench/*.py)); do echo "== $$b"; $(PY) $$b || exit 1; done

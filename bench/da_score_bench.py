@@ -1,5 +1,5 @@
 """DA / SQM slider scores with known truth, at full size: the numbers
-docs/statistics-notes.md quotes. tests/estimators/test_da_score.py runs
+docs/statistics-notes.md quotes. tests/estimators/fixed_n/test_human_da_score.py runs
 the same generators lighter.
 
 1. fixed-n coverage of a system mean and a paired difference at n = 50, 60 and 100 labels,
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.estimators.test_da_score import (
+from tests.estimators.fixed_n.test_human_da_score import (
     fixed_n_coverage,
     null_false_claims,
     planned_power,

@@ -25,7 +25,7 @@ from annotation.queue import build as queue_build
 from annotation.tasks import batches as tasks
 from db.engine import make_engine
 from db.migrate import upgrade
-from tests.annotation.test_queue import make_campaign
+from tests.annotation.queue.test_queue import make_campaign
 
 
 def _times(engine, ann: int, n: int) -> list[float]:  # type: ignore[no-untyped-def]

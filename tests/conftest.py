@@ -18,7 +18,7 @@ from pathlib import Path
 # two xdist workers on two cores; each worker's OpenBLAS would start a thread per core and
 # spin them on every small product (control_variates._col_sums, the monitor's matrix
 # products), so 2 workers × 2 threads fought for 2 cores: a coverage simulation of
-# tests/estimators/test_control_variates.py took 26 s in two parallel processes against
+# tests/estimators/fixed_n/test_control_variates.py took 26 s in two parallel processes against
 # 1.1 s with one thread each. Results are the same products, in one thread.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from threadpoolctl import threadpool_limits

@@ -2,7 +2,7 @@
 
 :func:`read_delta` gives exactly the :class:`CampaignData` that
 :func:`db.reads.campaign.read_campaign`
-gives (tests/db/test_campaign_delta.py checks it after every kind of write), but after one
+gives (tests/db/reads/test_delta.py checks it after every kind of write), but after one
 new label it reads only the new annotation rows instead of the whole campaign: the dashboard
 of a 60-system campaign re-read 120,000 outputs and 30,000 judgments per label.
 

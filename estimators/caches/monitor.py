@@ -8,7 +8,7 @@ deterministic function of the stream's labels in order, its pool (items, metric 
 known bounds) and the monitor's settings (α, design, plan, estimand, error rate, label
 range). The key is a digest of all of them, so an entry is reused only for the very same
 inputs and the reused result is the one the full recomputation gives, bit for bit
-(tests/estimators/test_monitor_cache.py replays campaigns and compares every read).
+(tests/estimators/caches/test_monitor.py replays campaigns and compares every read).
 Nothing is ever stale: a label that changes a pair's stream changes its key. One entry per
 stream is kept (the last), so the memory is that of one report.
 

@@ -9,7 +9,7 @@ one system's estimates and its k âˆ’ 1 pairs instead of all k systems and k(k âˆ
 (at 60 systems with one metric: 60 PPI++ / double-sampling fits and 1,770 correlations).
 A key is the digest of the inputs (:func:`estimators.caches.monitor.digest`: dtypes, shapes
 and bytes of the arrays, repr of the settings), so an entry is reused only for the very
-same inputs and gives the result the fresh computation gives (tests/test_report_cache.py
+same inputs and gives the result the fresh computation gives (tests/estimators/caches/test_report.py
 compares every read with an uncached report). Nothing can be stale; the cache only grows
 until :data:`MAX_ENTRIES`, then its oldest entries go.
 """

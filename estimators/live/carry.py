@@ -9,8 +9,8 @@ labels it depends on (level, tuning, plan, pool size, null, label bounds, runnin
 capital). A read reuses it only when its labels are a prefix of the stream's labels now; the
 state one read back is kept too, so a label undone rolls back to it (and the labels after
 it, if any, extend it); otherwise the stream is analysed from its first label. The full
-recomputation stays the reference: tests/estimators/test_monitor_carry.py replays campaigns
-and compares every read to 1e-12.
+recomputation stays the reference: tests/estimators/live/test_carry.py replays campaigns and
+compares every read to 1e-12.
 """
 
 from __future__ import annotations

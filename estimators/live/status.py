@@ -58,7 +58,7 @@ class PairStatus:
     #: exclude 0: smallest t with CS half-width(σ̂, t) < |Δ̂|
     #: (:func:`estimators.live.forecast.forecast_labels_needed`); 0 when decided,
     #: ``None`` when the pool cannot get there. It predicts the monitor's own
-    #: decision time (median realised / forecast 1.42 in tests/estimators/test_monitor.py).
+    #: decision time (median realised / forecast 1.42 in tests/estimators/live/test_monitor.py).
     labels_needed: int | None
     # : The planner's fixed-n forecast
     # (:func:`estimators.planning.labels_needed.labels_still_needed`, 80 %

@@ -163,7 +163,7 @@ def fixed_n(z: np.ndarray, n_labels: int, level: float = 0.95) -> EstimateResult
     ``n_labels`` n is the number of human labels among the visits. The t quantile with
     n − 1 degrees of freedom (the information is in the n labels, not the T visits; the
     1/π weights make s_z heavy-tailed) keeps the coverage at 0.95 from n = 50 (measured
-    0.947–0.953 where the normal quantile gave 0.93–0.94, tests/estimators/test_active.py).
+    0.947–0.953 where the normal quantile gave 0.93–0.94, tests/estimators/sampling/test_active.py).
     """
     z = np.asarray(z, dtype=float).ravel()
     t = z.size

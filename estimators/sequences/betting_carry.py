@@ -12,7 +12,7 @@ costs O(grid), not O(t), and gives the numbers of the whole path bit for bit (th
 accumulated in the same order). The reported (last) interval and p-value are read from it
 exactly as :func:`estimators.sequences.betting.betting_cs` and
 :func:`estimators.sequences.betting.betting_pvalue`
-read them from the whole path (tests/estimators/test_monitor_carry.py).
+read them from the whole path (tests/estimators/live/test_carry.py).
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ controls not yet labelled ḡ_rem(i) and the null mean m_i(θ) are functions of 
 and of the pool's known controls, so the state after t labels — the label capital's state,
 the ridge sums, Σg, the Z's plug-in sums and each controlled part's log capital
 (:func:`estimators.sequences.betting_control.log_capital_from`) — is all a new label needs, and
-extending it gives the numbers of the whole stream (tests/estimators/test_betting_control.py
-compares every read of a replayed campaign with the full recomputation, to 1e-12). A stream
-is a pair of arrays: the labels on [0, 1] and their items' standardised controls.
+extending it gives the numbers of the whole stream
+(tests/estimators/sequences/test_betting_control.py compares every read of a replayed
+campaign with the full recomputation, to 1e-12). A stream is a pair of arrays: the labels on
+[0, 1] and their items' standardised controls.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ boundaries are then asymptotic, as for AsympCS. Increments whose variance falls 
 (the finite-pool Des Raj form) have looks more strongly correlated than √(n_j/n_k); more
 correlated looks give fewer chances to cross (measured: P(ever miss) 0.008–0.038 for the
 test-set estimand, vs 0.018–0.052 with replacement). Both approximations are checked by
-simulation in tests/estimators/test_live_designs.py.
+simulation in tests/estimators/sequences/test_designs.py.
 """
 
 from __future__ import annotations

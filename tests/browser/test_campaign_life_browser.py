@@ -14,7 +14,7 @@ from db.schema.models import Campaign
 from tests.browser.conftest import Server, screenshot_path
 from tests.browser.test_downloads_browser import sign_in
 from tests.conftest import PROJECT_ROOT
-from tests.life_data import owned_rows, populate, remaining
+from tests.support.life_data import owned_rows, populate, remaining
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "campaign-manage.png"
 INVITE_SHOT = PROJECT_ROOT / "docs" / "screenshots" / "campaign-archived-invite.png"

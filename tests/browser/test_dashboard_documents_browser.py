@@ -16,7 +16,7 @@ def test_dashboard_says_too_few_documents_in_chromium(server: Server, page) -> N
 
     from annotation.imports.importer import import_campaign
     from db.reads.campaign import campaign_id
-    from tests.estimators.test_clustered_route import set_document_order
+    from tests.estimators.documents.test_clustered_route import set_document_order
 
     mapping = {"doc_id": "doc", "human_label": "human_label_binary", "annotator": "rater"}
     import_campaign(server.engine, shared_file("wmt21-ted-mqm/wmt21_ted_ende.csv"), "wmt",

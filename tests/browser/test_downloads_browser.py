@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tests.browser.conftest import Server
-from tests.life_data import campaign_csv
+from tests.support.life_data import campaign_csv
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 #: Milliseconds between the two clicks: at once, and through the first click's rerun.
@@ -55,7 +55,7 @@ def test_dashboard_result_downloads_are_written_when_clicked(server: Server, pag
     a refresh no longer writes them), and hold the report the page shows."""
     from playwright.sync_api import expect
 
-    from tests.test_reads import seed_campaign
+    from tests.db.reads.test_campaign import seed_campaign
 
     seed_campaign(server.engine, "dash", n_items=40, labelled=30, overlap=0)
     sign_in(page, server.url)

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from db.engine import session_scope
 from db.schema.models import Annotator, Assignment
-from tests.annotation.test_queue import make_campaign
+from tests.annotation.queue.test_queue import make_campaign
 from tests.browser.conftest import Server
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures

@@ -72,7 +72,7 @@ def test_dashboard_of_a_racing_campaign(server: Server, page) -> None:  # type: 
 
     from db.campaign import campaigns as dbc
     from db.queue.claim import queue_transaction
-    from tests.test_reads import seed_campaign
+    from tests.db.reads.test_campaign import seed_campaign
 
     cid = seed_campaign(server.engine, "Racing campaign", n_items=800, labelled=400, overlap=0,
                         deltas=(1.5, 0.0, 0.0, -1.5), seed=3)  # fmt: skip

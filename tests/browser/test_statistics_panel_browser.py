@@ -26,7 +26,7 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     from playwright.sync_api import expect
 
     from db.campaign.campaigns import list_campaigns
-    from tests.test_reads import seed_campaign
+    from tests.db.reads.test_campaign import seed_campaign
 
     cid = seed_campaign(server.engine, NAME, n_items=40, labelled=30, overlap=0)
     page.goto(f"{server.url}/statistics?campaign={NAME}")
