@@ -9,10 +9,12 @@ without-replacement exclusion flag per null mean
 (:func:`estimators.sequences.betting.wor_log_capital_from`),
 and the running maximum of log K since the burn-in — is all a new label needs: extending it
 costs O(grid), not O(t), and gives the numbers of the whole path bit for bit (the sums are
-accumulated in the same order). The reported (last) interval and p-value are read from it
-exactly as :func:`estimators.sequences.betting.betting_cs` and
-:func:`estimators.sequences.betting.betting_pvalue`
-read them from the whole path (tests/estimators/test_monitor_carry.py).
+accumulated in the same order). The p-value is read from it exactly as
+:func:`estimators.sequences.betting.betting_pvalue` reads it from the whole path; the reported
+(last) interval's ends are found exactly (:func:`estimators.sequences.betting.exact_ends`) from
+the carried grid, testing the further means over the labels so far (O(t) per tested mean,
+at each read) — the very computation of :func:`estimators.sequences.betting.betting_cs`, so the
+carried reads equal the full recomputation's (tests/estimators/test_monitor_carry.py).
 """
 
 from __future__ import annotations
@@ -75,14 +77,14 @@ class Capital:
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
     scale), the capital of the grid's ``size`` means followed by the null θ0 (p-value,
-    e-value; one computation for both), the refined cells' capital, and the path of
-    intervals drawn so far (``path``: running mean, lower, upper on [0, 1]; the last entry
-    before its refinement, as :func:`estimators.sequences.betting._path_interval`)."""
+    e-value; one computation for both), and the path of intervals drawn so far (``path``:
+    running mean, lower, upper on [0, 1], as
+    :func:`estimators.sequences.betting._path_interval` draws them, before the running
+    intersection)."""
 
     x01: np.ndarray
     grid: Capital
     size: int
-    cells: tuple[tuple[int, int], Capital] | None
     thr: float
     running: bool
     refine: int
@@ -99,21 +101,17 @@ class CarriedBetting:
         th = m if theta0_01 is None else np.append(m, theta0_01)
         empty = np.zeros(0)
         return cls(
-            empty, Capital(th[:, None], tuning), m.size, None, math.log(1.0 / alpha),
+            empty, Capital(th[:, None], tuning), m.size, math.log(1.0 / alpha),
             running, refine, (empty, empty, empty),
         )  # fmt: skip
 
     def extended(self, x01: np.ndarray) -> CarriedBetting:
-        """The analysis after the further labels ``x01``; the refined cells follow the
-        interval's end points (rebuilt over the whole stream when an end point moves to
-        another grid cell: at most once per cell and side while the running sets shrink)."""
-        cells = None if self.cells is None else self.cells[1]
-        return self._extended(x01, self.grid, cells, lambda pts: Capital(pts, self.grid.tuning))
+        """The analysis after the further labels ``x01``."""
+        return self._extended(x01, self.grid)
 
-    def _extended(self, x01, grid, cells, fresh, **changed):  # type: ignore[no-untyped-def]
-        """:meth:`extended` with the capitals to extend given: ``grid`` and ``cells`` (the
-        carried ones, with whatever else they need for ``x01``), ``fresh(points)`` a new cell
-        capital, ``changed`` further fields of the new state."""
+    def _extended(self, x01, grid, **changed):  # type: ignore[no-untyped-def]
+        """:meth:`extended` with the grid's capital to extend given (the carried one, with
+        whatever else it needs for ``x01``), ``changed`` further fields of the new state."""
         if x01.size == 0:
             return self
         grid, cur, run = grid.extend(x01)
@@ -129,19 +127,7 @@ class CarriedBetting:
         path = tuple(
             np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
         )
-        out = replace(self, x01=whole, grid=grid, path=path, **changed)
-        if grid.t < grid.tuning[3]:
-            return replace(out, cells=None)
-        key = self._cell_ends(out._levels(grid)[: self.size])
-        if self.cells is not None and self.cells[0] == key:
-            return replace(out, cells=(key, cells.extended(x01)))
-        m = self._m
-        f, g = key
-        pts = np.concatenate([
-            np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
-            np.linspace(m[g], min(m[g] + step, 1 - 1e-9), self.refine),
-        ])  # fmt: skip
-        return replace(out, cells=(key, fresh(pts[:, None]).extended(whole)))
+        return replace(self, x01=whole, grid=grid, path=path, **changed)
 
     @property
     def _m(self) -> np.ndarray:
@@ -150,42 +136,31 @@ class CarriedBetting:
     def _levels(self, cap: Capital) -> np.ndarray:
         return cap.run if self.running else cap.current()
 
-    def _cell_ends(self, levels: np.ndarray) -> tuple[int, int]:
-        alive = levels < self.thr
-        if not alive.any():
-            return 0, alive.size - 1
-        return int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
+    def _evaluate(self, points: np.ndarray) -> np.ndarray:
+        """The level at the last step (running maximum, or current log K) at further null
+        means, over the labels so far: :func:`estimators.sequences.betting.betting_cs`'s own
+        evaluation."""
+        alpha, t_star, pool_size, burn_in = self.grid.tuning
+        args = (alpha, t_star, burn_in, self.running, pool_size)
+        return betting._running_log_capital(self.x01, points, *args)[:, -1]
 
     def path01(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(running mean, lower, upper) on [0, 1] along the whole stream, the last interval
-        refined: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
+        exact: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
         centre, low, high = (a.copy() for a in self.path)
+        if self.running:
+            low, high = betting._nested(low, high)
         if self.grid.t >= self.grid.tuning[3]:
-            alive = bool((self._levels(self.grid)[: self.size] < self.thr).any())
-            low[-1], high[-1] = self._refined(float(low[-1]), float(high[-1]), alive)
+            levels = self._levels(self.grid)[: self.size]
+            low[-1], high[-1] = betting.exact_ends(
+                levels, self._m, self.thr, self._evaluate, self.refine
+            )
         return centre, low, high
 
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""
         centre, low, high = self.path01()
         return float(centre[-1]), float(low[-1]), float(high[-1])
-
-    def _refined(self, low: float, high: float, alive_last: bool) -> tuple[float, float]:
-        """The refinement of :func:`estimators.sequences.betting._refine_last` on the carried
-        cells."""
-        (f, g), cells = self.cells
-        m, fine = self._m, 1.0 / (self._m.size + 1) / (self.refine - 1)
-        ok = self._levels(cells) < self.thr
-        ok_lo, ok_hi = ok[: self.refine], ok[self.refine :]
-        pts = cells.th[:, 0]
-        cell_lo, cell_hi = pts[: self.refine], pts[self.refine :]
-        if alive_last or ok_lo.any():
-            low = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
-            high = (
-                min(cell_hi[len(ok_hi) - 1 - np.argmax(ok_hi[::-1])] + fine, 1.0)
-                if ok_hi.any() else m[g] + fine
-            )  # fmt: skip
-        return float(low), float(high)
 
     def p_value(self) -> float:
         """min(1, min_{burn_in ≤ s ≤ t} 1/K_s(θ0))
