@@ -226,7 +226,9 @@ def betting_cs(
         def evaluate(points: np.ndarray) -> np.ndarray:
             return _running_log_capital(x01, points, *args)[:, -1]
 
-        low01[-1], high01[-1] = exact_ends(run[:, -1], m, thr, evaluate, refine)
+        low01[-1], high01[-1] = exact_ends(
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1])
+        )
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
         center=centre * span + lo,
@@ -305,7 +307,7 @@ class _Points:
         return lo + (hi - lo) * (n / self.base**d)
 
 
-def exact_ends(levels, m, thr, evaluate, refine=REFINE):  # type: ignore[no-untyped-def]
+def exact_ends(levels, m, thr, evaluate, refine=REFINE, centre=0.5):  # type: ignore[no-untyped-def]
     """The ends (lower, upper) on [0, 1] of C = {θ : L(θ) < thr}, L the capital's level at
     the last step (max_{burn_in ≤ s ≤ t} log K_s(θ) for the running sets, log K_t(θ) for
     the current ones): ``levels`` L on the grid ``m`` (evenly spaced inside (0, 1)),
@@ -320,10 +322,12 @@ def exact_ends(levels, m, thr, evaluate, refine=REFINE):  # type: ignore[no-unty
     (bisection when ``refine`` = 1). When no grid mean survives, the two grid cells around
     the grid's least L are searched for a survivor (all the means two depths deeper, then
     around the least L found, :data:`SEEK_DEPTH` times): a quasi-convex L has its
-    sublevel set there. The reported ends are the floats next to the final excluded means,
-    on the inside: a mean tested and excluded — the null Δ = 0 of a pair is the grid's
-    middle mean — is never inside the interval, so with the p-value of the same capital
-    p ≤ 1/e^thr exactly when the interval excludes it.
+    sublevel set there. Ties (L = +∞ wherever the labelled part alone rules the mean out,
+    near the census) go to the mean nearest ``centre``, the running mean of the labels,
+    which the labelled part never rules out. The reported ends are the floats next to the
+    final excluded means, on the inside: a mean tested and excluded — the null Δ = 0 of a
+    pair is the grid's middle mean — is never inside the interval, so with the p-value of
+    the same capital p ≤ 1/e^thr exactly when the interval excludes it.
 
     Nested: the brackets follow one fixed hierarchy of means (:class:`_Points`) and the rule
     only looks at which means survive; the running level never decreases in t, so the
@@ -337,7 +341,7 @@ def exact_ends(levels, m, thr, evaluate, refine=REFINE):  # type: ignore[no-unty
         f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
         lo, hi = [f, 0], [g + 1, 0]  # [u, depth]: bracket [u, u + 1] at that depth
     else:
-        found = _seek(levels, pts, thr, evaluate)
+        found = _seek(levels, pts, thr, evaluate, centre)
         if isinstance(found, float):
             return found, found
         lo, hi = found
@@ -359,22 +363,29 @@ def exact_ends(levels, m, thr, evaluate, refine=REFINE):  # type: ignore[no-unty
     return low, high
 
 
-def _seek(levels, pts: _Points, thr, evaluate):  # type: ignore[no-untyped-def]
+def _least(levels: np.ndarray, means: np.ndarray, centre: float) -> int:
+    """The index of the least level, ties to the mean nearest ``centre``."""
+    return int(np.lexsort((np.abs(means - centre), levels))[0])
+
+
+def _seek(levels, pts: _Points, thr, evaluate, centre):  # type: ignore[no-untyped-def]
     """Brackets ([u, depth] lower, upper) of :func:`exact_ends` from a search for a surviving
     mean when no grid mean survives, or the tested mean of least L (a float) when none is
     found. The window starts as the two grid cells around the grid's least L."""
-    j = int(np.argmin(levels)) + 1  # the edge index of the grid's least L
+    j = _least(levels, pts.edges[1:-1], centre) + 1  # the edge index of the grid's least L
     a, b, d, best, best_level = j - 1, j + 1, 0, float(pts.edges[j]), float(levels[j - 1])
     for _ in range(SEEK_DEPTH):
         a, b, d = a * pts.base**2, b * pts.base**2, d + 2
         us = np.arange(a + 1, b)
-        lev = evaluate(np.array([pts.value(int(u), d) for u in us]))
+        means = np.array([pts.value(int(u), d) for u in us])
+        lev = evaluate(means)
         alive = lev < thr
         if alive.any():
             f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
             return [int(us[f]) - 1, d], [int(us[g]), d]
-        k = int(np.argmin(lev))
-        if lev[k] < best_level:
+        k = _least(lev, means, centre)
+        nearer = abs(means[k] - centre) < abs(best - centre)
+        if lev[k] < best_level or (lev[k] == best_level and nearer):
             best, best_level = pts.value(int(us[k]), d), float(lev[k])
         a, b = int(us[k]) - 1, int(us[k]) + 1
     return best

@@ -153,7 +153,7 @@ class CarriedBetting:
         if self.grid.t >= self.grid.tuning[3]:
             levels = self._levels(self.grid)[: self.size]
             low[-1], high[-1] = betting.exact_ends(
-                levels, self._m, self.thr, self._evaluate, self.refine
+                levels, self._m, self.thr, self._evaluate, self.refine, float(centre[-1])
             )
         return centre, low, high
 
