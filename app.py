@@ -33,8 +33,8 @@ from accounts.sessions import (
     session_hours,
 )
 from accounts.study import StudyRefused, enrol
-from annotation.public_title import public_title
-from db.lifecycle import archived_reason
+from annotation.campaign.public_title import public_title
+from db.campaign.lifecycle import archived_reason
 from db.migrate import DatabaseNotMigrated, ensure_migrated
 from views.common import current_account, engine, literal
 
@@ -62,7 +62,7 @@ def set_session_cookie(value: str, max_age_s: int, name: str = SESSION_COOKIE) -
 
 def only_page(script: str, title: str, icon: str) -> list:
     """``script`` as the default page and under every admin URL path (hidden navigation)."""
-    own = script.removeprefix("views/").removesuffix(".py")
+    own = script.removeprefix("views/pages/").removesuffix(".py")
     return [st.Page(script, title=title, icon=icon, default=True)] + [
         st.Page(script, title=title, icon=icon, url_path=path)
         for path in ADMIN_URL_PATHS
@@ -159,35 +159,40 @@ if token or st.session_state.get("role") == "annotator":
         # The link this session came with: a re-issued link ends the old one's sessions.
         invite=token_hash(token) if token else st.session_state.get("invite"),
     )
-    pages = only_page("views/annotate.py", title="Annotate", icon=":material/edit_note:")
+    pages = only_page("views/pages/annotate.py", title="Annotate", icon=":material/edit_note:")
 elif st.session_state.get("role") == "admin":
     account = current_account()
     pages = {
         "Campaigns": [
             st.Page(
-                "views/campaigns.py", title="Campaigns", icon=":material/list_alt:", default=True
+                "views/pages/campaigns.py",
+                title="Campaigns",
+                icon=":material/list_alt:",
+                default=True,
             ),
-            st.Page("views/import_campaign.py", title="Import", icon=":material/upload_file:"),
-            st.Page("views/annotators.py", title="Annotators", icon=":material/group:"),
             st.Page(
-                "views/statistics_panel.py", title="Statistics", icon=":material/functions:",
+                "views/pages/import_campaign.py", title="Import", icon=":material/upload_file:"
+            ),
+            st.Page("views/pages/annotators.py", title="Annotators", icon=":material/group:"),
+            st.Page(
+                "views/pages/statistics_panel.py", title="Statistics", icon=":material/functions:",
                 url_path="statistics",
             ),
         ],
         "Analysis": [
-            st.Page("views/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
-            st.Page("views/calibration.py", title="Calibration", icon=":material/tune:"),
-            st.Page("views/planner.py", title="Planner", icon=":material/calculate:"),
-            st.Page("views/review.py", title="Review", icon=":material/fact_check:"),
+            st.Page("views/pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
+            st.Page("views/pages/calibration.py", title="Calibration", icon=":material/tune:"),
+            st.Page("views/pages/planner.py", title="Planner", icon=":material/calculate:"),
+            st.Page("views/pages/review.py", title="Review", icon=":material/fact_check:"),
         ],
     }
     if not account.read_only:
         pages["Annotation"] = [
-            st.Page("views/annotate.py", title="Annotate", icon=":material/edit_note:"),
+            st.Page("views/pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
         ]
     if account.is_owner:
         pages["Administration"] = [
-            st.Page("views/accounts.py", title="Accounts", icon=":material/manage_accounts:"),
+            st.Page("views/pages/accounts.py", title="Accounts", icon=":material/manage_accounts:"),
         ]
     with st.sidebar:
         st.markdown(f":small[Signed in as **{literal(account.name)}** ({account.role}).]")
@@ -203,6 +208,6 @@ elif st.session_state.get("role") == "admin":
 else:
     if cookie:
         set_session_cookie("", 0)  # a stale cookie (expired or revoked): forget it
-    pages = only_page("views/login.py", title="Sign in", icon=":material/key:")
+    pages = only_page("views/pages/login.py", title="Sign in", icon=":material/key:")
 
 st.navigation(pages, position="hidden" if isinstance(pages, list) else "sidebar").run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from accounts.registry import Account, get_account
 from db import Engine
-from db import accounts as store
+from db.admin import accounts as store
 
 
 class PermissionDenied(ValueError):
@@ -13,7 +13,7 @@ class PermissionDenied(ValueError):
 
 
 def _campaign_id(engine: Engine, campaign: str) -> int:
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
 
     found = campaign_id(engine, campaign)
     if found is None:

@@ -15,9 +15,11 @@ from datetime import UTC, datetime
 
 from accounts.grants import require_write
 from accounts.registry import Account
-from db import Engine, invites, lifecycle
-from db import annotators as dbannotators
+from db import Engine
+from db.campaign import lifecycle
 from db.engine import session_scope
+from db.people import annotators as dbannotators
+from db.people import invites
 from formats.problems import MAX_LENGTH
 
 INVITE_TOKEN_BYTES = 24
@@ -54,7 +56,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-#: The annotators.name column's length (db/models.py), as the importer checks it.
+#: The annotators.name column's length (db/schema/models.py), as the importer checks it.
 MAX_ANNOTATOR_NAME = MAX_LENGTH["annotator"]
 
 

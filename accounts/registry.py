@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from accounts.passwords import check_password_strength, hash_password
 from db import Engine
-from db import accounts as store
-from db.accounts import AccountNameTaken, AccountRow
+from db.admin import accounts as store
+from db.admin.accounts import AccountNameTaken, AccountRow
 
 OWNER_NAME = "owner"
 ROLES = ("owner", "admin", "viewer")

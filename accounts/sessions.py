@@ -32,8 +32,8 @@ from accounts.registry import (
 )
 from accounts.signin import SignInResult, set_owner_password, sign_in
 from db import Engine
-from db import accounts as account_store
-from db.settings import add_setting_if_absent, get_setting, set_setting
+from db.admin import accounts as account_store
+from db.admin.settings import add_setting_if_absent, get_setting, set_setting
 
 #: Where the single admin password's hash was kept before accounts (migration 0009 reads it).
 ADMIN_HASH_KEY = "admin_password_hash"

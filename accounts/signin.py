@@ -43,8 +43,8 @@ from accounts.registry import (
     new_password,
 )
 from db import Engine
-from db import accounts as store
-from db.accounts import AccountNameTaken, AccountRow, ThrottleState
+from db.admin import accounts as store
+from db.admin.accounts import AccountNameTaken, AccountRow, ThrottleState
 
 FREE_FAILURES = 5  # wrong passwords from one client before its first lockout
 LOCKOUT_BASE_S = 30  # the first lockout; each further failure doubles it

@@ -9,7 +9,7 @@ tables carry it) and records the parameters; on a return with the same id (and t
 session / assignment, when the platform has one) it resumes the same annotator, so their
 task goes on where it stopped; a return under the same id with another session is a second
 enrolment and refused, as is a participant beyond the link's cap. A finished task hands off
-with its code (annotation.tasks' hand-off URL).
+with its code (annotation.tasks.batches' hand-off URL).
 
 Only the SHA-256 of the link's token is stored, as for invite links (accounts.invites);
 creating a new link revokes the old one; creation, revocation and cap changes go to the
@@ -32,12 +32,12 @@ from accounts.invites import (
 )
 from accounts.registry import Account
 from db import Engine
-from db import annotators as dbannotators
-from db import queue as dbq
-from db import queue_settings as dbset
-from db import study as dbstudy
+from db.campaign.lifecycle import CampaignArchived
 from db.engine import session_scope
-from db.lifecycle import CampaignArchived
+from db.people import annotators as dbannotators
+from db.people import study as dbstudy
+from db.queue import claim as dbq
+from db.queue import settings as dbset
 
 #: The platforms whose parameter names are known: (participant id, attempt, all recorded).
 PLATFORMS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {

@@ -1,4 +1,4 @@
-"""Active vs uniform labelling on every real pair (statistics.md §7, §9). A benchmark.
+"""Active vs uniform labelling on every real pair (docs/statistics-notes.md §22, §24). A benchmark.
 
 For each real pair (A, B) of bench/labels_to_significance.py's data sets and R random item
 orders, the queue's two designs are replayed on the recorded human labels

@@ -9,7 +9,7 @@ built (100,000 slots), and one invited annotator. Then measures, with Streamlit'
   (records the label, claims the next item, reads it, its scores and the progress counts);
 - ``redraw``: the annotate page rerun without an action (drawing the item alone);
 - ``empty``: a rerun of a page that draws nothing (the floor of any Streamlit interaction);
-- ``submit``: annotation.judging.submit alone (the database part), without Streamlit;
+- ``submit``: annotation.judging.save.submit alone (the database part), without Streamlit;
 - ``span save``: the same campaign switched to error-span mode; an item with two marked
   spans (one minor, one major) is saved with "Save and next" → the next item is rendered
   (validates the spans, derives label and MQM score, records, claims and draws the next
@@ -42,11 +42,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from sqlalchemy import Engine, insert, select  # noqa: E402
 
 from accounts.invites import create_annotator  # noqa: E402
-from annotation import judging, queue_build, session  # noqa: E402
-from db import annotations as log  # noqa: E402
+from annotation.judging import save as judging  # noqa: E402
+from annotation.judging import session  # noqa: E402
+from annotation.queue import build as queue_build  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
+from db.judging import log  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
-from db.models import Campaign, Item, MetricScore, Output, System  # noqa: E402
+from db.schema.models import Campaign, Item, MetricScore, Output, System  # noqa: E402
 
 N_ITEMS, N_SYSTEMS = 10_000, 10
 
@@ -153,7 +155,7 @@ def main() -> None:
     cid, token = populate(engine)
 
     # The database part alone, a label and two spans in turn (the campaign's mode switched
-    # before each, so both meet the same load): annotators label through annotation.judging.
+    # before each, so both meet the same load): annotators label through annotation.judging.save.
     other = create_annotator(engine, cid, "direct").annotator_id
     direct_spans = create_annotator(engine, cid, "direct-spans").annotator_id
     view = session.next_view(engine, other)

@@ -41,9 +41,10 @@ STATE = ("() => [...document.querySelectorAll('.tandem-source, .tandem-output')]
 def seed(db_url: str, items: int) -> dict[str, str]:
     """Two campaigns (single, comparative); their annotators' invite tokens."""
     from accounts.invites import create_annotator
-    from annotation import comparative, queue_build
+    from annotation.judging import comparative
+    from annotation.queue import build as queue_build
     from db.engine import make_engine, session_scope
-    from db.models import Campaign, Item, Output, System
+    from db.schema.models import Campaign, Item, Output, System
 
     engine = make_engine(db_url)
     tokens = {}

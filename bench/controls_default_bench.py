@@ -1,6 +1,6 @@
 """Labels to a verdict with and without an imported metric control in the betting capital.
 
-A benchmark, not a test (issue 30, item 6). The route is bench/ranking_route_bench.py's:
+A benchmark, not a test (docs/statistics-notes.md §14). The route is bench/ranking_route_bench.py's:
 every pair of a shipped pool, the paired queue (every system on every drawn item), the
 test-set estimand (labels without replacement), Holm at α = 0.05 read after every item, the
 planner's t* for a smallest difference of 0.10, the 30-label floor and the known-part rule.
@@ -56,7 +56,7 @@ from ranking_route_bench import (  # noqa: E402
     pair_pvalues,
 )
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import pairs  # noqa: E402
 from estimators.sequences import betting_control as bc  # noqa: E402
 from estimators.sequences.sequential import BURN_IN  # noqa: E402

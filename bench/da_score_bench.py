@@ -1,5 +1,5 @@
-"""DA / SQM slider scores with known truth, at full size (issue 30): the numbers
-docs/statistics-notes.md and the final report quote. tests/estimators/test_da_score.py runs
+"""DA / SQM slider scores with known truth, at full size: the numbers
+docs/statistics-notes.md quotes. tests/estimators/test_da_score.py runs
 the same generators lighter.
 
 1. fixed-n coverage of a system mean and a paired difference at n = 50, 60 and 100 labels,

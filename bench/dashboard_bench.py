@@ -1,9 +1,9 @@
 """Dashboard refresh benchmark on the imported WMT21 TED en-de campaign (13 systems × 529).
 
-Sets up (or reuses, with ``--db``) a SQLite database with the WMT campaign imported as the
-issue says (labels from ``human_label_binary``, annotators from ``rater``), chrF and BLEU
-scores, and the Youden chrF threshold. Then times full reruns of the dashboard page in
-Streamlit's AppTest (script execution, no browser):
+Sets up (or reuses, with ``--db``) a SQLite database with the WMT campaign imported with labels from
+``human_label_binary``, annotators from ``rater``, chrF and BLEU scores, and the Youden chrF
+threshold. Then times full reruns of the dashboard page in Streamlit's AppTest (script execution, no
+browser):
 
 - empty rerun: the dashboard page of a campaign with outputs but no labels (the floor:
   Streamlit, navigation, the campaign list and the page's own drawing);
@@ -36,13 +36,13 @@ EMPTY_CSV = b"item_id,source,reference,system,output\n1,a,b,A,x\n1,a,b,B,y\n2,c,
 
 
 def setup(db: Path) -> None:
-    from annotation.calibration import calibrate_and_save
-    from annotation.importer import import_campaign
-    from db.campaigns import campaign_exists
+    from annotation.imports.importer import import_campaign
+    from annotation.results.calibration import calibrate_and_save
+    from db.campaign.campaigns import campaign_exists
     from db.engine import make_engine
     from db.migrate import upgrade
-    from db.reads import campaign_id
-    from db.scores import campaign_signatures
+    from db.reads.campaign import campaign_id
+    from db.scores.metric_scores import campaign_signatures
     from metrics.scoring import score_campaign
 
     engine = make_engine(f"sqlite:///{db}")
@@ -66,17 +66,17 @@ def setup(db: Path) -> None:
 
 def undo_one_label(db: Path) -> None:
     """Append an undo of the newest current label: a real log event that changes the key."""
-    from db.annotations import append
     from db.engine import make_engine, session_scope
-    from db.log_export import annotation_log
-    from db.reads import campaign_id
+    from db.judging.log import append
+    from db.judging.log_export import annotation_log
+    from db.reads.campaign import campaign_id
 
     engine = make_engine(f"sqlite:///{db}")
     last = [r for r in annotation_log(engine, campaign_id(engine, "wmt")) if r["kind"] == "label"][
         -1
     ]
     with session_scope(engine) as s:
-        from db.models import Annotation
+        from db.schema.models import Annotation
 
         ann = s.get(Annotation, last["annotation_id"])
         append(
@@ -108,7 +108,7 @@ def main() -> None:
         at.session_state["current_campaign"] = campaign
         at.session_state["dash-live"] = False  # time reruns, not the timer
         at.run()
-        at.switch_page("views/dashboard.py").run()
+        at.switch_page("views/pages/dashboard.py").run()
         if at.exception:
             raise RuntimeError(at.exception)
         return at

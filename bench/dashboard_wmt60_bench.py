@@ -22,7 +22,7 @@ system browser) and times:
 
 Each with the ratio to the floor and the "Computed in" figure the page shows, first for a
 server reading afresh per label (``TANDEM_INCREMENTAL=0``: full campaign reads, no carried
-report parts; the baseline) then for the default (delta reads, db.campaign_delta; carried
+report parts; the baseline) then for the default (delta reads, db.reads.delta; carried
 report parts, estimators/caches/report.py), in the same run; before that, the campaign read
 alone after one label in this process, full against delta. ``--screenshot PATH`` saves the
 drawn dashboard (docs/screenshots/dashboard-60-systems.png).
@@ -63,8 +63,8 @@ def build(db: Path, metric: bool = False) -> None:
     from dashboard_bench import EMPTY_CSV
     from monitor_read_bench import wmt_like_rates
 
-    from annotation.importer import import_campaign
-    from db.campaigns import campaign_exists
+    from annotation.imports.importer import import_campaign
+    from db.campaign.campaigns import campaign_exists
     from db.engine import make_engine
     from db.migrate import upgrade
 
@@ -95,8 +95,8 @@ def score_campaign(engine) -> None:  # type: ignore[no-untyped-def]
     """chrF-like scores for every output of "wmt60" (the label's rate plus noise, ρ ≈ 0.5)
     and a threshold, unless scored already: the metric columns and efficiency the
     dashboard then computes too."""
-    from db.reads import campaign_id, read_campaign
-    from db.scores import ScoreRow, insert_scores, save_threshold
+    from db.reads.campaign import campaign_id, read_campaign
+    from db.scores.metric_scores import ScoreRow, insert_scores, save_threshold
 
     cid = campaign_id(engine, "wmt60")
     data = read_campaign(engine, cid)
@@ -116,10 +116,10 @@ def score_campaign(engine) -> None:  # type: ignore[no-untyped-def]
 def undo_one_label(db: Path) -> None:
     """Append an undo of the newest current label of "wmt60": a new log event that takes a
     label back, so each call changes the judgments (and the monitor's streams)."""
-    from db.annotations import append
     from db.engine import make_engine, session_scope
-    from db.models import Annotation
-    from db.reads import campaign_id, current_rows
+    from db.judging.log import append
+    from db.reads.campaign import campaign_id, current_rows
+    from db.schema.models import Annotation
 
     engine = make_engine(f"sqlite:///{db}")
     cid = campaign_id(engine, "wmt60")
@@ -136,10 +136,10 @@ def add_one_label(db: Path) -> None:
     writes), so it extends the live monitor's prefix like a label in a running campaign."""
     from sqlalchemy import func, select
 
-    from db.annotations import append
     from db.engine import make_engine, session_scope
-    from db.models import Annotation, Annotator, Assignment, Item, Output
-    from db.reads import campaign_id
+    from db.judging.log import append
+    from db.reads.campaign import campaign_id
+    from db.schema.models import Annotation, Annotator, Assignment, Item, Output
 
     engine = make_engine(f"sqlite:///{db}")
     cid = campaign_id(engine, "wmt60")
@@ -171,10 +171,10 @@ def add_one_label(db: Path) -> None:
 
 def campaign_reads(db: Path, repeats: int = 5) -> tuple[float, float]:
     """Median seconds of the campaign read after one label, in this process: a full read
-    (db.reads.read_campaign) and a delta read (db.campaign_delta.read_delta)."""
-    from db.campaign_delta import read_delta
+    (db.reads.campaign.read_campaign) and a delta read (db.reads.delta.read_delta)."""
     from db.engine import make_engine
-    from db.reads import campaign_id, read_campaign
+    from db.reads.campaign import campaign_id, read_campaign
+    from db.reads.delta import read_delta
 
     engine = make_engine(f"sqlite:///{db}")
     cid = campaign_id(engine, "wmt60")

@@ -1,6 +1,6 @@
 """Deleting a campaign: WMT21 TED en-de (529 items × 13 systems = 6,877 outputs) with its
 queue built (10 % attention checks), cut into tasks, 49 labels, beside a second campaign of
-the same size, deleted with ``db.lifecycle.delete_campaign`` — once on today's schema and
+the same size, deleted with ``db.campaign.lifecycle.delete_campaign`` — once on today's schema and
 once without ``ix_attention_checks_output`` (the schema before migration 0013), in the same
 run, on SQLite and (with ``--pg-url``) PostgreSQL.
 
@@ -25,10 +25,13 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, tasks
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
+from db.campaign.lifecycle import delete_campaign
 from db.engine import make_engine
-from db.lifecycle import delete_campaign
 from db.migrate import upgrade
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

@@ -4,9 +4,9 @@ One SQLite campaign (or PostgreSQL with ``--url``) of 10,000 items × 10 systems
 documents of 100 segments (doc_id on every item), the queue built, one annotator. Measures,
 alternating so that the machine's noise hits both sides alike:
 
-- ``submit``: annotation.judging.submit (record the label, claim and read the next item);
-- ``context``: annotation.context.document_context for the item just shown (the campaign's
-  meta, then db.context.earlier_segments: one statement), window 3;
+- ``submit``: annotation.judging.save.submit (record the label, claim and read the next item);
+- ``context``: annotation.campaign.context.document_context for the item just shown (the campaign's
+  meta, then db.campaign.context.earlier_segments: one statement), window 3;
 - ``page off`` / ``page on``: the annotate page's "Adequate" click → next item drawn, in
   Streamlit's AppTest (wall time of the run), with document context off and on.
 
@@ -31,7 +31,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from sqlalchemy import Engine  # noqa: E402
 
 from accounts.invites import create_annotator  # noqa: E402
-from annotation import context, judging, queue_build, session  # noqa: E402
+from annotation.campaign import context  # noqa: E402
+from annotation.judging import save as judging  # noqa: E402
+from annotation.judging import session  # noqa: E402
+from annotation.queue import build as queue_build  # noqa: E402
 from bench.synthetic import documents_campaign  # noqa: E402
 from db.engine import make_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402

@@ -2,8 +2,8 @@
 
 Two campaigns of 2,000 items × 10 systems in 20 documents of 100 segments (SQLite, or
 PostgreSQL with ``--url``), queues built, one annotator each: one judged segment by segment
-(the default), one with documents in order (annotation.document_order). Measures
-``annotation.judging.submit`` (record the label, claim and read the next item), alternating
+(the default), one with documents in order (annotation.campaign.document_order). Measures
+``annotation.judging.save.submit`` (record the label, claim and read the next item), alternating
 the two campaigns so that the machine's noise hits both alike, and separately the submits
 that start a new block (the whole block claimed at once: 100 slots unpaired, 1,000 paired).
 
@@ -28,7 +28,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from sqlalchemy import Engine  # noqa: E402
 
 from accounts.invites import create_annotator  # noqa: E402
-from annotation import document_order, judging, queue_build, session  # noqa: E402
+from annotation.campaign import document_order  # noqa: E402
+from annotation.judging import save as judging  # noqa: E402
+from annotation.judging import session  # noqa: E402
+from annotation.queue import build as queue_build  # noqa: E402
 from bench.synthetic import documents_campaign  # noqa: E402
 from db.engine import make_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402

@@ -88,7 +88,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base import verdicts  # noqa: E402
 from estimators.base.multiple import bonferroni_alpha, holm, pairs  # noqa: E402
 from estimators.base.verdicts import Outcome  # noqa: E402
@@ -307,7 +307,7 @@ def check_against_report(c: Campaign, t_star: int | None, reads: Reads, at: list
 
 # ------------------------------------------------------------------ planner
 def campaign_data(c: Campaign, n_docs: int) -> CampaignData:
-    """The campaign as ``db.reads.read_campaign`` returns it after ``n_docs`` documents
+    """The campaign as ``db.reads.campaign.read_campaign`` returns it after ``n_docs`` documents
     (binary labels, documents judged in order), for the app's planner functions."""
     n_items = int(doc_ends(c)[n_docs - 1]) if n_docs else 0
     item, system, label, pos, pi = label_stream(c, n_items)
@@ -338,7 +338,7 @@ def t_star_in_force(c: Campaign, smallest: float, rule: str = "cli") -> int:
     --smallest-difference`` stores it, the labels of
     ``documents_for(forecast_planned_labels(k, d))`` documents at the assumed ICC
     (commands/plan.py ``_forecast``; the Annotators page's form since it applies the design
-    effect, annotation.live_plan.campaign_planned_labels); ``"form"``: a small plan,
+    effect, annotation.campaign.live_plan.campaign_planned_labels); ``"form"``: a small plan,
     ``forecast_planned_labels(k, d)`` labels with no design effect (what the form stored
     before)."""
     if rule == "form":

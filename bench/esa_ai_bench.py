@@ -9,7 +9,7 @@ level, over the outputs of all 13 systems:
 - agreement of prefill and reference: exact span F1 (same start and end; with severity),
   and character-level F1 (estimators.judgments.agreement.span_f1, plain and severity-aware);
 - what the export would say if the annotator ended at the reference
-  (annotation.ai_prefill.provenance): final spans from the AI unchanged / edited / new,
+  (annotation.judging.ai_prefill.provenance): final spans from the AI unchanged / edited / new,
   AI spans deleted;
 - the annotator's operations to get from the prefill to the reference, against marking from
   scratch, under a stated model (a mark = select + severity + category = 3 actions; an
@@ -36,7 +36,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.ai_prefill import provenance
+from annotation.judging.ai_prefill import provenance
 from estimators.judgments.agreement import span_f1
 
 DATA = (

@@ -43,7 +43,7 @@ STATE = """() => { const f = [...document.querySelectorAll('iframe')].find(
 
 
 def _snap(text: str, spans):  # type: ignore[no-untyped-def]
-    from annotation.spans import snap_to_words
+    from annotation.judging.spans import snap_to_words
 
     out = []
     for s, e, major in spans:
@@ -66,12 +66,12 @@ def pick(n: int, seed: int = 3) -> list[tuple[str, list, list]]:
 
 def seed(db_url: str, picked: list) -> dict[str, str]:
     from accounts.invites import create_annotator
-    from annotation import queue_build
-    from annotation.ai_spans import import_ai_spans
-    from annotation.span_judgments import META_KEY
-    from annotation.spans import SpanConfig
+    from annotation.imports.ai_spans import import_ai_spans
+    from annotation.judging.span_judgments import META_KEY
+    from annotation.judging.spans import SpanConfig
+    from annotation.queue import build as queue_build
     from db.engine import make_engine, session_scope
-    from db.models import Campaign, Item, Output, System
+    from db.schema.models import Campaign, Item, Output, System
 
     engine = make_engine(db_url)
     tokens = {}

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pandas as pd
 from sqlalchemy import create_engine, text
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import make_engine
 from db.migrate import upgrade
 

@@ -1,10 +1,10 @@
-"""Peak memory of each import path against the size of its file (issue 32).
+"""Peak memory of each import path against the size of its file.
 
 Each import runs in a fresh subprocess (so one path's peak does not hide another's) on a
 synthetic file of ``--rows`` rows, into a fresh SQLite file; the subprocess reports its peak
 RSS (``ru_maxrss``). The baseline, measured in the same run, is a subprocess that imports
 the same modules and reads the file's bytes but imports nothing: the ratio printed is
-(peak − baseline) / file size, the import's own memory per byte of file (the issue's bound:
+(peak − baseline) / file size, the import's own memory per byte of file (the target:
 ≤ 5).
 
     .venv/bin/python bench/import_memory_bench.py [--rows 1000000] [--paths mqm,summary,...]
@@ -87,10 +87,10 @@ sys.path.insert(0, {root!r})
 from pathlib import Path
 from db.engine import make_engine
 from db.migrate import upgrade
-from annotation.importer import import_campaign
-from annotation.mqm_tsv import import_mqm_tsv
-from annotation.scores_import import import_scores
-from annotation.calibration import import_calibration
+from annotation.imports.importer import import_campaign
+from annotation.imports.mqm import import_mqm_tsv
+from annotation.imports.scores_import import import_scores
+from annotation.results.calibration import import_calibration
 from formats import calibration_file
 path, kind, db = Path({path!r}), {kind!r}, {db!r}
 engine = make_engine(db if "://" in db else "sqlite:///" + db)
@@ -109,7 +109,7 @@ elif kind == "scores":
 elif kind == "calibration":
     calibration_file.parse(path.read_bytes())
 elif kind == "summary":  # the Import page's check of a campaign file (its bytes in memory)
-    from annotation.import_check import check_campaign_upload
+    from annotation.imports.check import check_campaign_upload
     from formats.campaign_check import check_campaign_file
     from formats.scores_file import MetricSpec
     data = path.read_bytes()
@@ -119,7 +119,7 @@ elif kind == "summary":  # the Import page's check of a campaign file (its bytes
     )
     assert check.ok and check.n_rows == {rows} and scores.counts()["comet"] == {rows}, check
 elif kind == "mqm_summary":  # the Import page's summary of an MQM TSV
-    from annotation.mqm_tsv import summarize_mqm_tsv
+    from annotation.imports.mqm import summarize_mqm_tsv
     summary = summarize_mqm_tsv(path.read_bytes(), path.name)
     assert summary.judgments == {rows}, summary
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

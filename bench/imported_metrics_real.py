@@ -4,13 +4,13 @@ MLQE-PE test20 (../shared/data/mlqe-pe-test20, the only shared data set whose RE
 a segment-level automatic score as a column: ``nmt_model_score``, the translation model's
 own sentence score) is imported exactly as a user would (``cli.py import … --metric
 nmt_model_score=nmt_model_score``, labels from ``human_label_binary``) into a fresh SQLite
-database and read back through ``db.reads.read_campaign``. Per language pair (one system
+database and read back through ``db.reads.campaign.read_campaign``. Per language pair (one system
 each) and per judgment (DA mean; binary DA ≥ 70):
 
 - Pearson r of the stored score with the human judgment (all 1,000 segments);
-- the limiting data efficiency 1/(1 − r²) (statistics.md §2);
-- the measured DE at n labelled of the 1,000: mean(se²_human) / mean(se²_PPI++) over R
-  random label sets (statistics.md §6.3), and the label saving 1 − 1/DE for the same
+- the limiting data efficiency 1/(1 − r²) (docs/statistics-notes.md §17);
+- the measured DE at n labelled of the 1,000: mean(se²_human) / mean(se²_PPI++) over R random label
+  sets (docs/statistics-notes.md §21, check 3), and the label saving 1 − 1/DE for the same
   interval width;
 - the coverage of the PPI++ 95 % interval of the pair's mean over the same R label sets.
 
@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import make_engine
 from db.migrate import upgrade
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.data.campaign import LabelKind
 from estimators.fixed_n import control_variates as cv
 from formats.scores_file import MetricSpec

@@ -1,4 +1,4 @@
-"""Human labels to significance on real pairs (statistics.md §7). A benchmark, not a test.
+"""Human labels to significance on real pairs (docs/statistics-notes.md §22). Not a test.
 
 For each real pair of systems (A, B) and R random label orders (each order is a random
 permutation of the pool's items; a paired method labels both systems' outputs of the first n
@@ -26,14 +26,14 @@ with the sign of the true (whole-pool) difference. Methods:
                      the true whole-pool difference as the smallest one they care about and
                      knows the spread of D: n_plan = ((z_0.975 + z_0.8)·sd(D)/|Δ|)², clipped
                      to [30, N] (a user cannot know the true n80); the "×0.5" and "×4"
-                     columns mis-plan it. "old default" is the monitor before issue 11
+                     columns mis-plan it. "old default" is the earlier default monitor
                      (AsympCS, super-population increments, t* = N).
                      The labels lie in [0, 1], so the monitor's variance prior (D in
                      [−1, 1]) applies to all; the betting design runs without a control, as
                      in the monitor (a control would widen the increments' known bounds).
 
 Label savings = 1 − n80(method)/n80(human paired). Oracle bound (Chaganty et al. 2018, §3;
-statistics.md §2): with a metric whose population correlation with D is ρ, no unbiased
+docs/statistics-notes.md §17): with a metric whose population correlation with D is ρ, no unbiased
 estimator has variance below (σ_D²/n)(1 − ρ²), so n80_oracle = n80(human paired)·(1 − R²)
 with R² the whole-pool squared multiple correlation of D with the PPI++ 2 controls (g_A, g_B)
 (the N_u → ∞ floor; ρ of the 1-control form is shown too). The labels are the recorded human
@@ -231,7 +231,7 @@ def run_pair(task) -> list[dict]:
 
 
 def _active_columns(rows, ya, yb, metrics, r_orders, seed) -> None:  # type: ignore[no-untyped-def]
-    """Issue 12: the queue's uniform vs active design on this pair (chrF rows; n80 and live
+    """The queue's uniform vs active design on this pair (chrF rows; n80 and live
     stopping labels; bench/active_significance.py has the method and its own report)."""
     from active_significance import design_columns
 
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--learned",
         action="store_true",
-        help="only the learned-control table (statistics.md §8) and MLQE-PE",
+        help="only the learned-control table (docs/statistics-notes.md §23) and MLQE-PE",
     )
     args = ap.parse_args(argv)
     if args.learned:
@@ -373,7 +373,7 @@ def ratio(x: float, ref: float) -> str:
 
 
 def _report_active(rows: list[dict]) -> None:
-    """Issue 12: active vs uniform labelling per chrF row (n80, live stopping labels)."""
+    """Active vs uniform labelling per chrF row (n80, live stopping labels)."""
     rows = [r for r in rows if "n80 active" in r]
     if not rows:
         return
@@ -388,11 +388,11 @@ def _report_active(rows: list[dict]) -> None:
 
 
 # ----------------------------------------------------------------------------- learned control
-# statistics.md §8 on real data (`--learned`): the cross-fitted ŷ (estimators.fixed_n.learned) from
-# every automatic signal of the pool — the metrics above and the cheap text features of
-# metrics.features — as ONE PPI++ control, against human-only and the best single metric.
-# MLQE-PE has one system per language pair (no pairs): there the system mean is reported,
-# with the translation model's own sentence score `nmt_model_score` as an imported metric.
+# docs/statistics-notes.md §23 on real data (`--learned`): the cross-fitted ŷ
+# (estimators.fixed_n.learned) from every automatic signal of the pool — the metrics above and the
+# cheap text features of metrics.features — as ONE PPI++ control, against human-only and the best
+# single metric. MLQE-PE has one system per language pair (no pairs): there the system mean is
+# reported, with the translation model's own sentence score `nmt_model_score` as an imported metric.
 
 LEARNED_ORDERS = 100  # cross-fitting per order and n: fewer orders than the other methods
 

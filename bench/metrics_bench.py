@@ -49,8 +49,8 @@ def plain_sacrebleu(hyps: list[str], refs: list[str]) -> dict[str, list[float]]:
 
 def stored_scores(engine, cid: int, signature: str) -> dict[tuple[str, str], float]:  # type: ignore[no-untyped-def]
     """Stored scores of a signature by (external item id, system), read the way the app
-    reads them (:func:`db.reads.read_campaign`); outputs without a score left out."""
-    from db.reads import read_campaign
+    reads them (:func:`db.reads.campaign.read_campaign`); outputs without a score left out."""
+    from db.reads.campaign import read_campaign
 
     data = read_campaign(engine, cid, [signature])
     grid = data.scores[signature]
@@ -95,8 +95,8 @@ def main() -> int:
     import numpy as np
     from scipy import stats
 
-    from annotation.calibration import calibrate_and_save
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
+    from annotation.results.calibration import calibrate_and_save
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.bertscore import BertScoreMetric

@@ -4,7 +4,7 @@ reads (estimators.caches.monitor), measured in the same run. A benchmark, not a 
 
 Campaigns (synthetic, binary labels, paired queue, every system's output of an item in a
 random order, the app's default live plan: betting design, test-set estimand, Holm):
-- 15 systems × 1,875 items, all labelled (the size of the issue's 1,875-item pool);
+- 15 systems × 1,875 items, all labelled (the size of a 1,875-item WMT22 pool);
   adequacy rates evenly spread over 0.55–0.80;
 - 60 systems × 2,000 items (``--wmt60``), modelled on a WMT25-like spread of quality:
   adequacy rates 0.35 + 0.5·B_s, B_s the (s + ½)/60 quantiles of a Beta(2, 2) — dense in

@@ -17,8 +17,9 @@ its share of the app–oracle gap, (app − row)/(app − oracle):
 - ``no hedge``       one part only, the bold Kelly (weight 1 instead of ⅜): the price of
                      the ¼ plan + ⅜ + ⅜ mixture (valid, but worse on pools where another
                      part wins);
-- ``no floor``       verdicts from the first label (app and oracle both; the 30-label floor
-                     of statistics.md §2 is a rule of the app, not a handicap of the bet);
+- ``no floor``       verdicts from the first label (app and oracle both; the 30-label
+                     floor of docs/statistics-notes.md §17 is a rule of the app, not a
+                     handicap of the bet);
 - ``Bonferroni``     every pair read at α/m instead of Holm's step-down (both);
 - ``oracle``         the constant growth-optimal bet λ* that knows the pair's pool
                      (ranking_route_bench.oracle_pvalues).
@@ -61,7 +62,7 @@ from ranking_route_bench import (  # noqa: E402
     pair_pvalues,
 )
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import holm, pairs  # noqa: E402
 from estimators.sequences import (  # noqa: E402
     betting,

@@ -3,7 +3,7 @@
 A benchmark, not a test. The pool: the 13 MT systems of ../shared/data/wmt21-ted-mqm
 (529 items, the recorded binary MQM label ``human_label_binary`` of each output is the label
 it gets). For each random item order (a seed), the queue is replayed twice
-(:func:`annotation.racing_replay.replay`): uniform (every system labelled on every drawn
+(:func:`tests.support.racing_replay.replay`): uniform (every system labelled on every drawn
 item) and racing (a system is dropped for good once all its pairs are settled). The live
 verdicts are read every ``--every`` items with the app's route: the campaign monitor with
 the default live design (betting), the test-set estimand (finite pool), Holm over the 78
@@ -34,9 +34,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.live_plan import forecast_planned_labels
-from annotation.racing import settled_pairs
-from annotation.racing_replay import replay
+from annotation.campaign.live_plan import forecast_planned_labels
+from annotation.queue.racing import settled_pairs
+from tests.support.racing_replay import replay
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/wmt21-ted-mqm/wmt21_ted_ende.csv"
 CHAGANTY = DATA.parents[1] / "chaganty2018-cnndm-summaries/items.csv"
@@ -194,8 +194,11 @@ def latency(n_labels: int = 2_000) -> None:
     import tempfile
 
     from accounts.invites import create_annotator
-    from annotation import judging, queue_build, racing, session
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
+    from annotation.judging import save as judging
+    from annotation.judging import session
+    from annotation.queue import build as queue_build
+    from annotation.queue import racing
     from db.engine import make_engine
     from db.migrate import upgrade
 
@@ -230,7 +233,7 @@ def latency(n_labels: int = 2_000) -> None:
 
 
 def _cid(engine, name: str) -> int:  # type: ignore[no-untyped-def]
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
 
     cid = campaign_id(engine, name)
     assert cid is not None
@@ -238,7 +241,7 @@ def _cid(engine, name: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def _output_keys(engine, cid: int) -> dict[int, tuple[str, str]]:  # type: ignore[no-untyped-def]
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
 
     data = read_campaign(engine, cid)
     return {

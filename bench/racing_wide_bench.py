@@ -20,15 +20,15 @@ uniform's k·max_s T_s: a pair's stream under racing is its uniform stream stopp
 (docs/statistics-notes.md §8, point 2), so this is racing's total up to the read
 granularity (reads after every item here) — "oracle racing" of bench/racing_bench.py, equal
 to the replayed racing in every order measured there. ``--check`` replays a small campaign
-through annotation.racing_replay (the real monitor) and compares the settling reads.
+through tests.support.racing_replay (the real monitor) and compares the settling reads.
 
-Pools: k systems with adequacy rates p_s = 0.35 + 0.5·Beta(2, 2) quantiles at
-(s + ½)/k (bench/monitor_read_bench.py's wmt_like_rates: a smooth spread, neighbours
-≈ 0.006 apart) or ``--clusters C``: C clusters at those quantiles, systems inside a cluster
-within ±0.01 (WMT25's published human rankings had several clusters). Labels: correlated
-binary, y_{s,j} = 1{√0.5 u_j + √0.5 e_{s,j} < Φ⁻¹(p_s)} (u_j the item's difficulty, shared;
-statistics.md §6's generator, probit form), so the pairs' differences are paired as in real
-data. Nulls: every system's labels a permutation of one base column (Δ = 0 exactly).
+Pools: k systems with adequacy rates p_s = 0.35 + 0.5·Beta(2, 2) quantiles at (s + ½)/k
+(bench/monitor_read_bench.py's wmt_like_rates: a smooth spread, neighbours ≈ 0.006 apart) or
+``--clusters C``: C clusters at those quantiles, systems inside a cluster within ±0.01 (WMT25's
+published human rankings had several clusters). Labels: correlated binary, y_{s,j} = 1{√0.5 u_j +
+√0.5 e_{s,j} < Φ⁻¹(p_s)} (u_j the item's difficulty, shared; docs/statistics-notes.md §21's
+generator, probit form), so the pairs' differences are paired as in real data. Nulls: every system's
+labels a permutation of one base column (Δ = 0 exactly).
 
 ``--shipped``: every shipped pool, the same orders for every row of ROWS — the bets of
 both sides (:class:`Bets`): the app's; the oracle (the growth-optimal constant bet that
@@ -44,7 +44,7 @@ Same Holm over all m pairs, the floor and the known-part rule in every row.
 The ideal. Two references, both knowing each pair's Δ and σ and settling it on its median
 path (the z-statistic at n equal to |Δ|/se_n, finite-pool se, the 30-label floor):
 
-- ``ideal`` (racing_bench.ideal_ratio, the issue's criterion "≤ 1.05× the ideal racing"):
+- ``ideal`` (racing_bench.ideal_ratio, the target "≤ 1.05× the ideal racing"):
   two-sided z at α/m for both claims; compared as racing ÷ uniform;
 - ``NP ideal`` (:func:`np_ideal_ends`): the Neyman–Pearson version — one-sided z at the
   level the claim is read at (Holm's step-down over the pairs for a side, α/m for "no
@@ -64,7 +64,7 @@ differences the z-test is not exactly the NP test; Holm's levels on the median p
 actual step depends on which pairs happen to settle first); a median bound per system, not
 a bound on the mean over orders of Σ_s T_s; and racing ÷ uniform is NOT monotone in the
 test's speed (a faster test shortens uniform's max_s T_s too), so only the labels column
-is a bound — the two-sided ``ideal`` ratio is the issue's yardstick, not a bound (its
+is a bound — the two-sided ``ideal`` ratio is a yardstick, not a bound (its
 Bonferroni two-sided z is stricter than Holm's one-sided levels: the app can beat it).
 
     .venv/bin/python bench/racing_wide_bench.py --orders 5 --nulls 20
@@ -92,7 +92,7 @@ from racing_bench import ideal_ratio  # noqa: E402
 from ranking_route_bench import growth_bet, oracle_pvalues  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import holm, pairs  # noqa: E402
 from estimators.sequences import (  # noqa: E402
     betting,
@@ -413,7 +413,7 @@ ROWS = {
 def shipped(orders: int, eps: float, rows: list[str] | None = None) -> int:
     """Racing ÷ uniform on every shipped pool with this harness (reads after every item),
     for each row of ROWS (the bets of :class:`Bets`) on the same orders, beside the ideal
-    fixed-n racing of bench/racing_bench.py (module docstring, "The ideal"): the issue's
+    fixed-n racing of bench/racing_bench.py (module docstring, "The ideal"): the target
     "racing ≤ 1.05× the ideal racing" and how close bets that know more get to it."""
     from labels_to_significance import load_chaganty, load_wmt
     from pools import load_newstest
@@ -520,8 +520,8 @@ def nulls(k: int, n: int, runs: int, eps: float, t_star: float) -> None:
 
 def check(k: int = 6, n: int = 240, every: int = 10, orders: int = 3) -> int:
     """Settling reads of this harness vs the monitor's report() (uniform replay)."""
-    from annotation.racing import settled_pairs
-    from annotation.racing_replay import replay
+    from annotation.queue.racing import settled_pairs
+    from tests.support.racing_replay import replay
 
     p = rates(k)
     t_star = min(forecast_planned_labels(k, EPS, ALPHA), n)

@@ -10,7 +10,7 @@ p-value (the default betting design, Des Raj increments of D = y_A − y_B) is r
 runs over all m pairs at α = 0.05; a pair's labels to a verdict = the first t at which Holm
 settles it with the sign of the whole-pool Δ (wrong signs are counted). The plan is what a
 user could set without knowing Δ: the planner's forecast for a smallest difference of 0.10
-(``annotation.live_plan.forecast_planned_labels``), which the monitor tunes to
+(``annotation.campaign.live_plan.forecast_planned_labels``), which the monitor tunes to
 min(plan, pool).
 
 Reference: the fixed-n paired t-test planned at the Bonferroni level α/m: n80 = the
@@ -57,7 +57,7 @@ from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa:
 from pools import load_newstest  # noqa: E402
 from scipy import optimize, stats  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import holm, pairs  # noqa: E402
 from estimators.sequences import betting  # noqa: E402
 from estimators.sequences.sequential import BURN_IN, cv_increments  # noqa: E402

@@ -7,8 +7,8 @@ click, through the app's real functions:
 
 - the page run's gate: ``ensure_migrated``, ``annotator_for_token`` (the link in the URL)
   and ``active_annotator`` (the click's own check of the invite);
-- the **save**: ``annotation.judging.submit`` (records the label, finishes the slot, claims
-  the next one and reads it: db.queue → db.annotations, one transaction), timed;
+- the **save**: ``annotation.judging.save.submit`` (records the label, finishes the slot, claims
+  the next one and reads it: db.queue.claim → db.judging.log, one transaction), timed;
 - the page's guidelines read.
 
 Between clicks an annotator pauses a uniform random 0–2 s (``--think-ms``, default 2000):
@@ -47,10 +47,13 @@ from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
 from accounts.invites import active_annotator, annotator_for_token, create_annotator, token_hash  # noqa: E402
-from annotation import campaign_guidelines, judging, queue_build, session  # noqa: E402
+from annotation.campaign import guidelines as campaign_guidelines  # noqa: E402
+from annotation.judging import save as judging  # noqa: E402
+from annotation.judging import session  # noqa: E402
+from annotation.queue import build as queue_build  # noqa: E402
 from db.engine import make_engine, session_scope  # noqa: E402
 from db.migrate import ensure_migrated, upgrade  # noqa: E402
-from db.models import Annotation, Assignment, Campaign, Item, Output, System  # noqa: E402
+from db.schema.models import Annotation, Assignment, Campaign, Item, Output, System  # noqa: E402
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 N_ITEMS, N_SYSTEMS = 1_000, 8  # 8,000 outputs per campaign: enough for every run's saves
@@ -215,7 +218,7 @@ def drop_pg(admin_url: str, name: str) -> None:
 
 def report(db: str, runs: list[Run]) -> None:
     one = runs[0]
-    print(f"\n{db}: save = annotation.judging.submit; page = gate + save + guidelines")
+    print(f"\n{db}: save = annotation.judging.save.submit; page = gate + save + guidelines")
     print(
         "  annotators  saves   save p50 / p99 / max ms   × 1 annotator (p50/p99/max)"
         "   page p99 ms (×1)   labels/s  problems"

@@ -14,7 +14,7 @@ segments each, so no two systems share items and there is no paired verdict to r
 The continuous score enters the monitor as the ESA score does, rescaled to its known range:
 y = 1 + score / 25 ∈ [0, 1] (the ESA score is y = score / 100). For each random item order
 (a seed), the queue is replayed uniformly (every system on every drawn item,
-:func:`annotation.racing_replay.replay`, the whole pool) with the app's route: the campaign
+:func:`tests.support.racing_replay.replay`, the whole pool) with the app's route: the campaign
 monitor, default betting design, test-set estimand, Holm over the pairs at α = 0.05, the
 planner's t* for ε = 0.10 (the same plan for both signals), read every ``--every`` items.
 Per pair: the items labelled (per system) at the first read with a "better" verdict.
@@ -39,9 +39,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.live_plan import forecast_planned_labels
-from annotation.racing_replay import replay
+from annotation.campaign.live_plan import forecast_planned_labels
 from estimators.live.status import is_decided
+from tests.support.racing_replay import replay
 
 SHARED = Path(__file__).resolve().parents[2] / "shared/data"
 POOLS = {

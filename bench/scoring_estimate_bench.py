@@ -30,7 +30,7 @@ METRICS = ["bleu", "chrf", "ter"]
 
 
 def wait(engine, job_id: int, timeout: float = 3600.0):  # type: ignore[no-untyped-def]
-    from db import jobs
+    from db.admin import jobs
 
     deadline = time.monotonic() + timeout
     moves, last = [], -1
@@ -51,7 +51,7 @@ def wait(engine, job_id: int, timeout: float = 3600.0):  # type: ignore[no-untyp
 
 
 def estimate_check() -> None:
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.scoring_estimate import estimate_scoring, format_seconds

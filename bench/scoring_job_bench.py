@@ -27,7 +27,7 @@ DATA = ROOT.parent / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"
 
 
 def wait(engine, job_id: int, timeout: float = 1800.0):  # type: ignore[no-untyped-def]
-    from db import jobs
+    from db.admin import jobs
 
     deadline = time.monotonic() + timeout
     while (job := jobs.get_job(engine, job_id)) is not None and job.active:
@@ -38,7 +38,7 @@ def wait(engine, job_id: int, timeout: float = 1800.0):  # type: ignore[no-untyp
 
 
 def main() -> None:
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from db.engine import make_engine
     from db.migrate import upgrade
     from metrics.scoring_estimate import estimate_scoring

@@ -10,9 +10,8 @@ database), starts the server, opens one annotator's invite link, then
 - **judge**: ``--judgments`` label keys, each pressed once the previous next item is drawn
   and the page idle: the server's CPU-seconds per judgment, and key → next item (p50 / p95).
 
-``--watcher`` also runs the old way of serving (Streamlit's file watcher on and a full garbage
-collection after every script run, as ``make run`` and ``cli.py serve`` did before issue 33)
-in the same run, as the baseline of the ratio.
+``--watcher`` also runs Streamlit's default way of serving (the file watcher on and a full
+garbage collection after every script run) in the same run, as the baseline of the ratio.
 ``--mode comparative``: comparative screens of 13 outputs instead, keys at ``--rate`` per
 second, then Enter: each key's mark drawn after its key, Enter → next screen, and CPU-seconds
 per output. Run: ``.venv/bin/python bench/serve_cpu_bench.py [--watcher] [--postgres]``.

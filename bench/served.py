@@ -61,9 +61,9 @@ def seed(db_url: str, name: str, annotators: int, *, comparative: bool = False,
     """Migrate ``db_url``, import the TED file as campaign ``name`` (binary labels, its
     judgments left out), build its queue; ``annotators`` invite tokens."""
     from accounts.invites import create_annotator
-    from annotation import comparative as cmp
-    from annotation import queue_build
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
+    from annotation.judging import comparative as cmp
+    from annotation.queue import build as queue_build
     from db.engine import make_engine
     from db.migrate import upgrade
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import Engine, insert, select
 
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 
 
 def documents_campaign(

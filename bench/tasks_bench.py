@@ -19,7 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, tasks
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
 from db.engine import make_engine
 from db.migrate import upgrade
 from tests.annotation.test_queue import make_campaign

@@ -92,7 +92,7 @@ def app_server(workdir: Path, password: str) -> Iterator[str]:
 def stop_scoring(db_url: str) -> None:
     """Cancel every scoring job still running (a tour stopped early): the worker runs in its
     own session and would outlive the server; it stops within 10 s of a cancel."""
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
     from db.engine import make_engine
     from metrics.scoring_job import active_job, cancel_job
 

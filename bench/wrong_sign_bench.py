@@ -16,7 +16,7 @@ the verdict rule in force (estimators.base.verdicts.read_outcome) never claims a
 screen misses only reads of the old rule whose Bonferroni interval missed Δ.
 
 Pools: every shipped binary pool (WMT21 TED en-de, 13 systems; Chaganty CNN/DM, 4
-systems), Chaganty 1 − HTER, and the issue's minimal case (2 binary systems, N = 200,
+systems), Chaganty 1 − HTER, and a minimal case (2 binary systems, N = 200,
 Δ = −0.005: independent coin flips adjusted to that difference, a fixed seed).
 
 Before/after: run this file on the commit before the fix and on the fix (the monitor is
@@ -43,7 +43,7 @@ from labels_to_significance import MIN_N, Pool, load_chaganty, load_wmt  # noqa:
 from pools import load_newstest  # noqa: E402
 from ranking_route_bench import ALPHA, SMALLEST_DIFFERENCE, pair_pvalues  # noqa: E402
 
-from annotation.live_plan import forecast_planned_labels  # noqa: E402
+from annotation.campaign.live_plan import forecast_planned_labels  # noqa: E402
 from estimators.base.multiple import holm, pairs  # noqa: E402
 from estimators.live.monitor import CampaignMonitor  # noqa: E402
 
@@ -51,7 +51,7 @@ CHUNK = 50
 
 
 def minimal_pool(seed: int = 37, n: int = 200) -> Pool:
-    """The issue's minimal case: two binary systems, pool Δ = −1/N."""
+    """The minimal case: two binary systems, pool Δ = −1/N."""
     rng = np.random.default_rng(seed)
     a = (rng.random(n) < 0.5).astype(float)
     b = (rng.random(n) < 0.5).astype(float)

@@ -187,9 +187,9 @@ def accounts_grant(
 
 
 #: How every served mode starts Streamlit (`make run`, `cli.py serve`, deploy/replicas.sh):
-#: no file watcher and no run-on-save (an idle page then costs nothing: issue 33), no browser
+#: no file watcher and no run-on-save (an idle page then costs nothing), no browser
 #: opened, no usage statistics, no full garbage collection after every run (60 % of a
-#: judgment's CPU, issue 33), no "magic" (no page draws a bare expression, and Streamlit
+#: judgment's CPU), no "magic" (no page draws a bare expression, and Streamlit
 #: rewrites every page's syntax tree for it again in each new browser session: 26 ms per
 #: dashboard reload). Given on the command line, not only in .streamlit/config.toml, which
 #: Streamlit reads from the current folder only.

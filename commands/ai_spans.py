@@ -1,5 +1,5 @@
 """`cli.py import-ai-spans`: error spans of a quality-estimation model, pre-filled for the
-annotators of an error-span campaign (ESA^AI; annotation.ai_spans)."""
+annotators of an error-span campaign (ESA^AI; annotation.imports.ai_spans)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def import_ai_spans_cmd(
     max_mb: MaxMbOption = None,
 ) -> None:
     """Import AI error spans into an error-span campaign (all or nothing; before any label)."""
-    from annotation.ai_spans import import_ai_spans
+    from annotation.imports.ai_spans import import_ai_spans
 
     limit = base.import_limit(file, max_mb)
     with base.importing(file):

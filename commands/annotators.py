@@ -28,7 +28,7 @@ def sampling(
 ) -> None:
     """Switch a campaign's queue between uniform and active sampling (logged with the number
     of labels so far; the untouched tail of the queue is drawn in rounds from now on)."""
-    from annotation.queue_admin import setting_changes, update_queue_settings
+    from annotation.queue.admin import setting_changes, update_queue_settings
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -58,7 +58,7 @@ def racing_switch(
 ) -> None:
     """Switch racing on or off (logged with the number of labels so far). On: each newly
     drawn item is queued only for the systems with a pair not yet settled."""
-    from annotation import racing
+    from annotation.queue import racing
 
     base.switch_setting(campaign, "racing", switch, racing.set_racing, racing.KEY)
 
@@ -81,7 +81,7 @@ def document_context_switch(
     system's output), the last WINDOW open. Needs a doc_id column in the campaign file. It
     is only shown: items are still drawn one segment at a time at random, so every estimate
     is unchanged."""
-    from annotation import context
+    from annotation.campaign import context
 
     on = on_off(switch, "document-context")
     engine = base.open_engine()
@@ -110,8 +110,8 @@ def document_order_switch(
     or every system's in the paired design) in random order, an annotator keeps a document
     they started and sees its earlier segments (document context is switched on too). Needs
     a doc_id column; not with active sampling or racing. A built queue is re-drawn."""
-    from annotation import document_order
-    from db.vocabulary import DOCUMENT_ORDER as KEY
+    from annotation.campaign import document_order
+    from db.schema.vocabulary import DOCUMENT_ORDER as KEY
 
     base.switch_setting(
         campaign, "document order", switch, document_order.set_documents_in_order, KEY
@@ -135,7 +135,7 @@ def comparative_switch(
     order shuffled per annotator, without system names; one submit saves them all with
     their places on the screen. Needs the paired design and a binary or error-span campaign
     (error spans: each output its own spans and ESA score, cESA)."""
-    from annotation import comparative
+    from annotation.judging import comparative
 
     on = on_off(switch, "comparative")
     engine = base.open_engine()

@@ -64,7 +64,7 @@ def importing(file: Path) -> Iterator[None]:
 def exporting(campaign_checked: bool = False) -> Iterator[None]:
     """Fail saying why when the export in the block cannot be written, or names no campaign
     (unless the caller has looked the campaign up already: then that error propagates)."""
-    from annotation.exports import UnknownCampaign
+    from annotation.results.exports import UnknownCampaign
     from formats.writers import ExportError
 
     try:
@@ -95,7 +95,7 @@ def max_mb_option(value: float | None) -> float:
 
 def campaign_id_of(engine, name: str) -> int:  # type: ignore[no-untyped-def]
     """The id of campaign ``name``, or fail pointing at `cli.py campaigns`."""
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
 
     cid = campaign_id(engine, name)
     if cid is None:
@@ -105,7 +105,7 @@ def campaign_id_of(engine, name: str) -> int:  # type: ignore[no-untyped-def]
 
 def metric_signatures(engine, campaign: str, names: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
     """``--metric`` values (names such as chrf or comet22, or signatures) → stored signatures."""
-    from db.scores import campaign_signatures
+    from db.scores.metric_scores import campaign_signatures
     from metrics.base import MetricConfigError
     from metrics.registry import resolve_signatures
 
@@ -158,7 +158,7 @@ def on_off(switch: str, command: str) -> bool:
 
 def changed_note(engine, cid: int, key: str) -> str:  # type: ignore[no-untyped-def]
     """' (changed after N labels)' for the last logged change of setting ``key``."""
-    from annotation.queue_admin import setting_changes
+    from annotation.queue.admin import setting_changes
 
     last = [c for c in setting_changes(engine, cid) if c.key == key][-1]
     return f" (changed after {last.labels_before:,} labels)" if last.labels_before else ""

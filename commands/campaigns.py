@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from annotation.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP
+from annotation.campaign.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP
 from commands import base
 from commands.base import (
     CampaignName,
@@ -52,7 +52,7 @@ def import_(
     attention_rate: AttentionRateOption = DEFAULT_ATTENTION_RATE,
 ) -> None:
     """Import a campaign file (validated completely first; nothing is written on error)."""
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
     from formats.campaign_file import parse_column_map
     from formats.scores_file import parse_metric_specs
 
@@ -93,7 +93,7 @@ def _import_settings(
     attention_rate: float,
 ) -> dict[str, object]:
     """The campaign settings of an import; fails on an unknown ``--mode``."""
-    from db.vocabulary import CampaignMode
+    from db.schema.vocabulary import CampaignMode
 
     if mode is not None and mode not in tuple(CampaignMode):
         fail(f"--mode {mode!r}: use {', '.join(CampaignMode)}.")
@@ -110,7 +110,7 @@ def _import_settings(
 
 def _echo_quality_settings(show_metrics: bool, overlap: float, attention_rate: float) -> None:
     """What a new campaign's annotators see, and its quality control."""
-    from annotation.visibility import TRADE_OFF
+    from annotation.campaign.visibility import TRADE_OFF
 
     seen = (
         "see metric scores"
@@ -140,7 +140,7 @@ def import_mqm_cmd(
     max_mb: MaxMbOption = None,
 ) -> None:
     """Import WMT-style MQM error annotations as a new error-span campaign."""
-    from annotation.mqm_tsv import import_mqm_tsv
+    from annotation.imports.mqm import import_mqm_tsv
 
     limit = base.import_limit(file, max_mb, regular=True)
     with base.importing(file):
@@ -171,8 +171,12 @@ def span_settings_cmd(
     before the first label only)."""
     from dataclasses import replace
 
-    from annotation.span_judgments import SettingsLocked, campaign_config, set_campaign_config
-    from annotation.spans import SpanConfig, SpanError, Weights
+    from annotation.judging.span_judgments import (
+        SettingsLocked,
+        campaign_config,
+        set_campaign_config,
+    )
+    from annotation.judging.spans import SpanConfig, SpanError, Weights
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -201,8 +205,8 @@ def export_mqm_cmd(
     out: Annotated[Path, typer.Option(help="Output .tsv file.")],
 ) -> None:
     """Export an error-span campaign's current judgments in WMT's MQM TSV layout."""
-    from annotation.mqm_tsv import export_mqm_tsv
-    from annotation.span_judgments import span_agreement
+    from annotation.imports.mqm import export_mqm_tsv
+    from annotation.judging.span_judgments import span_agreement
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -225,7 +229,7 @@ def export(
     out: Annotated[Path, typer.Option(help="Output file; its suffix picks the format.")],
 ) -> None:
     """Export a campaign in the import format (csv, tsv, jsonl, parquet)."""
-    from annotation.exports import export_campaign
+    from annotation.results.exports import export_campaign
 
     fmt = base.export_format(out)
     engine = base.open_engine()
@@ -238,7 +242,7 @@ def export(
 @app.command()
 def campaigns() -> None:
     """List campaigns with their counts."""
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
 
     rows = list_campaigns(base.open_engine())
     if not rows:
@@ -258,8 +262,9 @@ app.add_typer(campaign_app, name="campaign")
 
 
 def _life(action, *args) -> None:  # type: ignore[no-untyped-def]
-    """Run a db.lifecycle change from the command line; its error exits 1, nothing changed."""
-    from db.lifecycle import CampaignLifeError
+    """Run a db.campaign.lifecycle change from the command line; its error exits 1, nothing
+    changed."""
+    from db.campaign.lifecycle import CampaignLifeError
 
     try:
         return action(base.open_engine(), *args, via="cli")
@@ -273,7 +278,7 @@ def campaign_rename(
     new: Annotated[str, typer.Argument(help="Its new name (unique, at most 200 characters).")],
 ) -> None:
     """Rename a campaign (invite links keep working)."""
-    from db.lifecycle import rename_campaign
+    from db.campaign.lifecycle import rename_campaign
 
     typer.echo(f"Renamed {old!r} to {_life(rename_campaign, old, new)!r}.")
 
@@ -281,7 +286,7 @@ def campaign_rename(
 @campaign_app.command("archive")
 def campaign_archive(name: Annotated[str, typer.Argument(help="Campaign name.")]) -> None:
     """Archive a campaign: hidden from the lists, read-only, restorable."""
-    from db.lifecycle import archive_campaign
+    from db.campaign.lifecycle import archive_campaign
 
     _life(archive_campaign, name)
     typer.echo(
@@ -293,7 +298,7 @@ def campaign_archive(name: Annotated[str, typer.Argument(help="Campaign name.")]
 @campaign_app.command("restore")
 def campaign_restore(name: Annotated[str, typer.Argument(help="Campaign name.")]) -> None:
     """Restore an archived campaign."""
-    from db.lifecycle import restore_campaign
+    from db.campaign.lifecycle import restore_campaign
 
     _life(restore_campaign, name)
     typer.echo(f"Restored {name!r}: listed and writable again.")
@@ -309,8 +314,8 @@ def campaign_delete(
     ] = None,
 ) -> None:
     """Delete a campaign and every row of it, in one transaction (cannot be undone)."""
-    from annotation.campaign_life import final_exports
-    from db.lifecycle import delete_campaign
+    from annotation.results.campaign_life import final_exports
+    from db.campaign.lifecycle import delete_campaign
 
     if export_dir is not None and confirm == name:
         engine = base.open_engine()
@@ -329,7 +334,7 @@ def campaign_list(
     archived: Annotated[bool, typer.Option(help="List the archived campaigns.")] = False,
 ) -> None:
     """List the active campaigns, or the archived ones."""
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
 
     rows = list_campaigns(base.open_engine(), archived=archived)
     if not rows:
@@ -344,7 +349,7 @@ def campaign_log_cmd(
     name: Annotated[str | None, typer.Argument(help="Only events under this name.")] = None,
 ) -> None:
     """The log of renames, archives, restores and deletions (kept after a deletion)."""
-    from db.lifecycle import campaign_events
+    from db.campaign.lifecycle import campaign_events
 
     events = campaign_events(base.open_engine(), name)
     if not events:
@@ -361,8 +366,8 @@ def seed_demo(
     if_empty: Annotated[bool, typer.Option(help="Only when the database has no campaign.")] = True,
 ) -> None:
     """Create the generated demo campaign."""
-    from annotation.demo import seed_demo as seed
-    from annotation.demo import seed_demo_if_empty
+    from annotation.imports.demo import seed_demo as seed
+    from annotation.imports.demo import seed_demo_if_empty
 
     engine = base.open_engine()
     report = seed_demo_if_empty(engine) if if_empty else seed(engine)

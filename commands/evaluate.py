@@ -49,7 +49,7 @@ def evaluate(
 ) -> None:
     """Print per-system and pairwise fixed-n results with the chosen controls (headless).
     Documents judged in order: the document-unit ratio estimates instead (no controls)."""
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from estimators.data.campaign import LABEL_KINDS, display_scale
     from estimators.fixed_n.controls import LEARNED, control_efficiency, evaluate, learned_control
 

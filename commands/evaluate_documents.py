@@ -1,6 +1,6 @@
 """`cli.py evaluate`'s section on document scores (DA / SQM judged in document order): the
 system mean of the 0–100 document scores, documents as the unit, with the live verdicts
-(annotation.document_scores)."""
+(annotation.judging.document_scores)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 
 def document_score_section(engine, campaign_id: int, alpha: float) -> None:  # type: ignore[no-untyped-def]
     """Print the section when the campaign has document scores (nothing otherwise)."""
-    from annotation.document_scores import document_report
+    from annotation.judging.document_scores import document_report
 
     report = document_report(engine, campaign_id, alpha)
     if report is None:

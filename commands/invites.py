@@ -147,7 +147,7 @@ def tutorial_command(
 ) -> None:
     """Set the tutorial annotators answer before their first item (feedback after each;
     two attempts at the comprehension check), or --remove it. Logged."""
-    from annotation import tutorial
+    from annotation.judging import tutorial
 
     if (file is None) == (not remove):
         fail("give --file FILE, or --remove")

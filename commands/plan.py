@@ -96,7 +96,7 @@ def plan(
 ) -> None:
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
-    from annotation.live_plan import current_plan, set_plan
+    from annotation.campaign.live_plan import current_plan, set_plan
     from estimators.sequences.designs import DESIGN_TEXT
 
     smallest_difference = old_smallest if smallest_difference is None else smallest_difference
@@ -147,7 +147,7 @@ def plan(
 
 def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
     """The campaign's DocumentPlan when it judges documents in order, else None."""
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
     from estimators.planning.documents import document_plan
 
     return document_plan(read_campaign(engine, cid))
@@ -156,8 +156,8 @@ def _document_plan(engine, cid: int):  # type: ignore[no-untyped-def]
 def _forecast(engine, cid: int, smallest: float, docs, alpha: float = 0.05, score_sd=None) -> int:  # type: ignore[no-untyped-def]
     """The planner's labels per system for ``smallest`` (said aloud); in documents, the
     labels of the complete documents that give the same precision."""
-    from annotation.live_plan import forecast_planned_labels
-    from db.campaigns import list_campaigns
+    from annotation.campaign.live_plan import forecast_planned_labels
+    from db.campaign.campaigns import list_campaigns
 
     n_systems = next(c.n_systems for c in list_campaigns(engine) if c.id == cid)
     if score_sd is not None and not 0 < score_sd <= 0.5:
@@ -201,7 +201,7 @@ def _error_rate_text(rate: str) -> str:
 def _plan_fit_lines(engine, cid: int, plan, docs=None) -> list[str]:  # type: ignore[no-untyped-def]
     """Whether the planned labels (documents, when judged in order) fit the pool, and what
     the pool can settle."""
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
     from estimators.planning.documents import document_pool_fit
     from estimators.planning.pool_fit import pool_fit
 

@@ -28,7 +28,7 @@ def export_annotations_cmd(
     ] = False,
 ) -> None:
     """Export annotations with annotator, time and assignment position."""
-    from annotation.exports import ANNOTATION_FORMATS, export_annotations
+    from annotation.results.exports import ANNOTATION_FORMATS, export_annotations
 
     fmt = out.suffix.lstrip(".").lower()
     if fmt not in ANNOTATION_FORMATS:
@@ -63,7 +63,7 @@ def export_results_cmd(
     ] = None,
 ) -> None:
     """Export the dashboard's results table (all estimators, rank sets, verdicts)."""
-    from annotation.result_exports import pairs_csv, results_csv, results_latex
+    from annotation.results.result_exports import pairs_csv, results_csv, results_latex
 
     engine, report = _report(campaign, out, metric, alpha, label_kind)
     settings = _statistics(engine, campaign)
@@ -104,8 +104,8 @@ def export_ranking_cmd(
 
 
 def _statistics(engine, campaign: str):  # type: ignore[no-untyped-def]
-    """The campaign's statistics settings, carried in every results export (issue 29.4)."""
-    from annotation.statistics_settings import read_statistics
+    """The campaign's statistics settings, carried in every results export."""
+    from annotation.campaign.statistics_settings import read_statistics
 
     return read_statistics(engine, base.campaign_id_of(engine, campaign))
 
@@ -113,7 +113,7 @@ def _statistics(engine, campaign: str):  # type: ignore[no-untyped-def]
 def _report(campaign: str, out: Path, metric, alpha, label_kind):  # type: ignore[no-untyped-def]
     """(engine, report) for an export to ``out`` (.csv or .tex), checked as both exports
     check it: the file type, the label kind, the metrics named."""
-    from annotation.result_exports import campaign_results
+    from annotation.results.result_exports import campaign_results
     from estimators.data.campaign import LABEL_KINDS
 
     if out.suffix.lower() not in (".csv", ".tex"):

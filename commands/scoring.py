@@ -38,7 +38,7 @@ def import_scores_cmd(
     max_mb: MaxMbOption = None,
 ) -> None:
     """Add metric scores you computed elsewhere (COMET, MetricX, an LLM judge) to a campaign."""
-    from annotation.scores_import import import_scores
+    from annotation.imports.scores_import import import_scores
 
     limit = base.import_limit(file, max_mb)
     with base.importing(file):
@@ -52,7 +52,7 @@ def export_scores_cmd(
     out: Annotated[Path, typer.Option(help="Scores file; its suffix picks the format.")],
 ) -> None:
     """Export a campaign's imported metric scores as a scores file (import-scores reads it)."""
-    from annotation.scores_file import export_scores
+    from annotation.imports.score_columns import export_scores
 
     fmt = base.export_format(out)
     with base.exporting():
@@ -73,9 +73,9 @@ def export_calibration_cmd(
     ] = None,
 ) -> None:
     """Export a rho/eta calibration set (JSON) and the items behind it (CSV)."""
-    from annotation.calibration import calibration_export
-    from annotation.exports import UnknownCampaign
-    from db.reads import read_campaign
+    from annotation.results.calibration import calibration_export
+    from annotation.results.exports import UnknownCampaign
+    from db.reads.campaign import read_campaign
     from formats.calibration_file import CalibrationSetError
 
     engine = base.open_engine()
@@ -98,8 +98,8 @@ def import_calibration_cmd(
     campaign: Annotated[str, typer.Option(help="Campaign that uses it as its prior.")],
 ) -> None:
     """Use a calibration set as a campaign's "rho, eta provided" von Daeniken prior."""
-    from annotation.calibration import import_calibration
-    from annotation.exports import UnknownCampaign
+    from annotation.results.calibration import import_calibration
+    from annotation.results.exports import UnknownCampaign
     from formats.calibration_file import CalibrationSetError
 
     if not file.exists():
@@ -151,7 +151,7 @@ def score(
     builtin, imported = split_metric_names(metrics)
     lines = []
     if imported:  # scores brought by the user: nothing to compute, say how much is there
-        from annotation.scores_import import imported_coverage
+        from annotation.imports.scores_import import imported_coverage
 
         try:
             lines = imported_coverage(engine, campaign, imported)

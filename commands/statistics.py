@@ -74,7 +74,7 @@ Labels = Annotated[
 @statistics_app.command("show")
 def show(campaign: CampaignName) -> None:
     """The statistics settings in force, and what changed after labels existed."""
-    from annotation.statistics_settings import read_statistics
+    from annotation.campaign.statistics_settings import read_statistics
 
     engine = base.open_engine()
     _print(read_statistics(engine, campaign_id_of(engine, campaign)))
@@ -94,7 +94,7 @@ def set_(
     estimand: Estimand = None,
 ) -> None:
     """Change any of them; every value is checked first (a bad one changes nothing)."""
-    from annotation.statistics_settings import read_statistics, set_statistics
+    from annotation.campaign.statistics_settings import read_statistics, set_statistics
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -115,7 +115,7 @@ def set_(
 
 
 def _print(now) -> None:  # type: ignore[no-untyped-def]
-    from annotation.statistics_settings import LEVEL_WARNING
+    from annotation.campaign.statistics_settings import LEVEL_WARNING
 
     for line in now.lines():
         typer.echo(line)

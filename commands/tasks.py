@@ -24,8 +24,8 @@ TaskId = Annotated[int, typer.Argument(help="Task id (`cli.py tasks list` shows 
 
 def _task_call(call):  # type: ignore[no-untyped-def]
     """Run a task action; its refusal (nothing changed) as a clear error."""
-    from annotation.tasks import TaskError
-    from db.lifecycle import CampaignLifeError
+    from annotation.tasks.batches import TaskError
+    from db.campaign.lifecycle import CampaignLifeError
 
     try:
         return call()
@@ -48,7 +48,7 @@ def tasks_cut(
     ] = None,
 ) -> None:
     """Cut the campaign's uncut open slots into tasks (whole item groups and documents)."""
-    from annotation import tasks
+    from annotation.tasks import batches as tasks
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -67,7 +67,7 @@ def tasks_cut(
 def tasks_respread(campaign: CampaignName) -> None:
     """Re-build a queue nobody has started on with its attention checks spread evenly (and
     cut its tasks again at the last size): mends a queue built before checks were spread."""
-    from annotation.queue_respread import respread_checks
+    from annotation.tasks.respread import respread_checks
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -83,7 +83,7 @@ def tasks_respread(campaign: CampaignName) -> None:
 @tasks_app.command("list")
 def tasks_list(campaign: CampaignName) -> None:
     """Every task: state, annotator, progress, outcome (idle ones expire first)."""
-    from annotation import task_admin
+    from annotation.tasks import admin as task_admin
 
     engine = base.open_engine()
     rows = _task_call(lambda: task_admin.list_tasks(engine, campaign_id_of(engine, campaign)))
@@ -97,7 +97,7 @@ def tasks_list(campaign: CampaignName) -> None:
 
 
 def _task_action(campaign: str, action: str, task: int, *args: str) -> None:
-    from annotation import task_admin
+    from annotation.tasks import admin as task_admin
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
@@ -153,7 +153,8 @@ def tasks_codes(
     ] = None,
 ) -> None:
     """Set the completion codes, hand-off URL and pass rule; list the codes given."""
-    from annotation import task_admin, tasks
+    from annotation.tasks import admin as task_admin
+    from annotation.tasks import batches as tasks
 
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)

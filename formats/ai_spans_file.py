@@ -13,7 +13,7 @@ an emoji is one), never bytes or UTF-16 units. ``severity`` is minor, major or c
 ``category``, ``confidence`` (a number) and ``model`` are optional. A row whose start, end
 and severity are all empty says "the model found no error in this output" (it still names
 the output). Whether the offsets fit the output is checked by the caller, which has the
-texts (annotation.ai_spans). Every problem names the file, row and column and says what
+texts (annotation.imports.ai_spans). Every problem names the file, row and column and says what
 to do.
 """
 

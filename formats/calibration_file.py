@@ -42,7 +42,7 @@ MAX_DEPTH = 8  # the format nests 4 deep (posteriors → rho → interval → nu
 MAX_SYSTEMS = 1000
 #: Counts are stored in 32-bit INTEGER columns (and a count beyond this is no real set).
 MAX_COUNT = 2**31 - 1
-#: Text columns' lengths (db.models.CalibrationSet).
+#: Text columns' lengths (db.schema.models.CalibrationSet).
 MAX_NAME, MAX_SIGNATURE = 200, 500
 
 

@@ -1,6 +1,6 @@
 """What the Import page shows of a campaign file before anything is written: its header, the
 first rows, and the whole file validated, read as a stream (one chunk of rows at a time):
-the page's memory stays a small multiple of the file, as the import's does (issue 32)."""
+the page's memory stays a small multiple of the file, as the import's does."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def check_campaign_file(
     The file is read to its end first (a damaged line anywhere makes it unreadable: no
     header), then validated chunk by chunk; ``on_stream`` is given the stream once its
     header is checked and returns what to do with each valid chunk (e.g. check its metric
-    scores: annotation.import_check)."""
+    scores: annotation.imports.check)."""
     try:
         header, records = stream_records(data, filename, max_mb)
         first = list(itertools.islice(records, preview_rows))

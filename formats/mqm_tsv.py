@@ -8,7 +8,7 @@ The erroneous text is marked ``<v>…</v>`` in the target (or in the source, for
 and source errors); a segment a rater found error-free has one row with category and
 severity ``No-error``. Reading (formats.mqm_tsv_read, in two streaming passes) groups the
 rows into one :class:`Segment` per (system, seg_id, rater) with its raw spans; what a valid
-span is comes from the caller (:class:`SpanRules`; annotation.mqm_tsv imports the segments
+span is comes from the caller (:class:`SpanRules`; annotation.imports.mqm imports the segments
 as a span campaign). Writing gives one row per span (a "No-error" row for none), with the
 formula guard of
 formats.spreadsheet: the trailing empty column ``tandem_formula_guard``, and a ``'`` before
@@ -151,7 +151,7 @@ REPAIRED_FIX = (
 
 @dataclass(frozen=True)
 class SpanRules:
-    """What makes a span valid, given by the caller (annotation.spans knows it): the
+    """What makes a span valid, given by the caller (annotation.judging.spans knows it): the
     problem with one raw span of a segment (None when valid) and the spans one judgment
     may hold."""
 

@@ -1,5 +1,5 @@
 """Reading an MQM TSV in two streaming passes, in memory bounded by a small multiple of
-the file (issue 32): a segment's error rows may be anywhere in the file, so they cannot be
+the file: a segment's error rows may be anywhere in the file, so they cannot be
 grouped as they are read without keeping every segment until the end.
 
 Pass 1 (:func:`scan`) reads each line once, checks what one row can show alone (its

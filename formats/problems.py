@@ -11,7 +11,7 @@ from typing import Any
 
 DEFAULT_MAX_MB = float(os.environ.get("TANDEM_MAX_IMPORT_MB", "200"))
 MAX_PROBLEMS = 50
-#: Longest value the database keeps, per column (the String(n) lengths in db/models.py; a
+#: Longest value the database keeps, per column (the String(n) lengths in db/schema/models.py; a
 #: test checks they agree). PostgreSQL refuses longer values, SQLite would store them: the
 #: same limit is enforced here so both databases accept exactly the same files.
 MAX_LENGTH = {"item_id": 300, "doc_id": 300, "system": 300, "annotator": 200}
@@ -102,7 +102,7 @@ def check_campaign_name(name: str, filename: str) -> None:
     if "\x00" in name:
         raise failure(filename, "the campaign name contains a NUL byte", "Remove it from the name.")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        # as a rename refuses them (db.lifecycle.check_new_name): a line break or tab in a
+        # as a rename refuses them (db.campaign.lifecycle.check_new_name): a line break or tab in a
         # name breaks the lists, the CLI's output and the `--campaign NAME` round trip
         raise failure(
             filename,

@@ -33,7 +33,7 @@ class Row:
     annotator: str | None = None
     is_human: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
-    #: Error spans of the judgment (JSON, annotation.spans); set by the MQM TSV importer.
+    #: Error spans of the judgment (JSON, annotation.judging.spans); set by the MQM TSV importer.
     spans: list[dict[str, Any]] | None = None
 
     @property

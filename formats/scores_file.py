@@ -11,7 +11,7 @@ Scores file (CSV, TSV, JSONL or Parquet, read like a campaign file), one row per
 are optional, but must agree across every row of one metric. In a campaign file, a column
 ``metric:NAME`` is the scores of metric NAME, and any other column can be used as one with
 ``--metric NAME=COLUMN`` (:class:`MetricSpec`). What a valid metric name, version and
-direction are comes from the caller (:class:`MetricRules`; annotation.scores_file gives
+direction are comes from the caller (:class:`MetricRules`; annotation.imports.score_columns gives
 metrics.imported's). Every problem names the file, row and column and says what to do.
 """
 

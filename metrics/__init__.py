@@ -5,7 +5,8 @@
 - :mod:`metrics.bertscore` — BERTScore P/R/F (bert-score; offline MiniLM by default);
   :mod:`metrics.bertscore_model` finds its model offline and loads it once.
 - :mod:`metrics.registry` — metric names → configured metrics, keys, directions.
-- :mod:`metrics.scoring` — batch scoring of a campaign with storage (via :mod:`db.scores`);
+- :mod:`metrics.scoring` — batch scoring of a campaign with storage (via
+:mod:`db.scores.metric_scores`);
   its result is :mod:`metrics.score_report`.
 - :mod:`metrics.scoring_job` / :mod:`metrics.scoring_estimate` — scoring as a background
   job, and its time estimate.

@@ -7,7 +7,7 @@ stored with every score (sacrebleu's ``key:value|…`` format). Two scores with 
 signature were computed the same way; two with different signatures are not comparable.
 
 Pure computation: no database, no Streamlit. Batch orchestration lives in
-:mod:`metrics.scoring`, storage in :mod:`db.scores`.
+:mod:`metrics.scoring`, storage in :mod:`db.scores.metric_scores`.
 """
 
 from __future__ import annotations

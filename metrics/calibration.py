@@ -3,15 +3,15 @@
 A metric g becomes a binary metric m(z) = 1{g(z) ≥ t} (``higher_is_better``; for TER/HTER
 m(z) = 1{g(z) ≤ t}). On the human-labelled outputs (label 1 = adequate):
 
-- ρ = P(m = 1 | human = 1) (true-positive rate), η = P(m = 0 | human = 0) (true-negative
-  rate) — statistics.md §1, von Däniken et al. 2022. With a uniform prior their posteriors
+- ρ = P(m = 1 | human = 1) (true-positive rate), η = P(m = 0 | human = 0) (true-negative rate) —
+  docs/statistics-notes.md §16, von Däniken et al. 2022. With a uniform prior their posteriors
   are ρ ~ Beta(TP+1, FN+1), η ~ Beta(TN+1, FP+1); :class:`Rate` reports the empirical rate
   (the posterior mode), the posterior mean and a credible interval that contains both.
 - The threshold maximises Youden's J = TPR + TNR − 1 (Youden 1950) over the observed score
   values. ``method="balanced_accuracy"`` maximises (TPR + TNR)/2 = (J + 1)/2, which picks the
   same threshold; both names are accepted so the stored method says what the user chose.
   Ties go to the strictest threshold (fewest metric positives).
-- Per-system ρ/η: statistics.md §1.6 — they differ between systems, so the per-system
+- Per-system ρ/η: docs/statistics-notes.md §16.6 — they differ between systems, so the per-system
   figures are the default inputs of the von Däniken estimator.
 
 Pure numpy/scipy: arrays in, small result objects out.
@@ -68,8 +68,8 @@ class Rate:
     ``estimate`` is k/n, which is also the posterior *mode*, and the interval always
     contains it (and the posterior mean): the equal-tailed interval when 0 < k < n, and
     the one-sided interval of the same level when k ∈ {0, n}, where the mode sits on the
-    boundary and the equal-tailed interval excludes it — k = n = 4 used to read
-    "ρ = 1.000 [0.158, 0.987]". For k = n the posterior CDF is x^{n+1}, so the interval is
+    boundary and the equal-tailed interval excludes it (k = n = 4 would read
+    "ρ = 1.000 [0.158, 0.987]"). For k = n the posterior CDF is x^{n+1}, so the interval is
     [(1 − level)^{1/(n+1)}, 1]; for k = 0 it is [0, 1 − (1 − level)^{1/(n+1)}]. A final guard
     widens the interval to contain k/n (more posterior mass, never less). No trials: NaN.
     """

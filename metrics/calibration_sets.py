@@ -1,12 +1,12 @@
 """ρ/η calibration sets as portable JSON: build, validate, and check a metric signature.
 
-A calibration set records how well one binary metric (a metric signature and a threshold)
-agrees with human binary labels: the confusion counts TP/FN/TN/FP, the Beta posteriors
-ρ ~ Beta(TP+1, FN+1) and η ~ Beta(TN+1, FP+1) (von Däniken et al. 2022, §3.2; statistics.md
-§1), per-system counts (ρ, η differ between systems, statistics.md §1.6) with the drift
-test, and where it came from. Another campaign can use it as the "ρ, η provided" prior of
-the von Däniken estimator — only if its scores carry the same signature: ρ and η of one
-metric configuration say nothing about another, so :func:`check_signature` refuses.
+A calibration set records how well one binary metric (a metric signature and a threshold) agrees
+with human binary labels: the confusion counts TP/FN/TN/FP, the Beta posteriors ρ ~ Beta(TP+1, FN+1)
+and η ~ Beta(TN+1, FP+1) (von Däniken et al. 2022, §3.2; docs/statistics-notes.md §16), per-system
+counts (ρ, η differ between systems, docs/statistics-notes.md §16.6) with the drift test, and where
+it came from. Another campaign can use it as the "ρ, η provided" prior of the von Däniken estimator
+— only if its scores carry the same signature: ρ and η of one metric configuration say nothing about
+another, so :func:`check_signature` refuses.
 
 The file format (read, validated and written) is :mod:`formats.calibration_file`; the
 item-level rows behind a set are :func:`calibration_items`.

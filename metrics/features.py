@@ -1,4 +1,4 @@
-"""Cheap text features of an output: inputs to the learned control (statistics.md §8).
+"""Cheap text features of an output: inputs to the learned control (docs/statistics-notes.md §23).
 
 Stored like metric scores (one key each, with a signature), so they are computed once per
 output, cached by :mod:`metrics.scoring`, shown with the metrics and usable as controls or

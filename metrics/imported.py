@@ -1,7 +1,8 @@
 """Imported metric scores: names, directions and the provenance signature.
 
 A team's own automatic scores (COMET, MetricX, an LLM judge) come into Tandem as columns of
-a campaign file or as a separate scores file (:mod:`annotation.scores_file`) and are stored
+a campaign file or as a separate scores file (:mod:`annotation.imports.score_columns`) and are
+stored
 like a built-in metric: one ``metric_scores`` row per (output, signature). Their signature
 records where the numbers came from, in sacrebleu's ``key:value|…`` style::
 
@@ -23,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from db.scores import IMPORTED_MARK
+from db.scores.metric_scores import IMPORTED_MARK
 from metrics.registry import HIGHER_IS_BETTER, METRIC_NAMES
 
 __all__ = [

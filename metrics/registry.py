@@ -27,9 +27,9 @@ from metrics.features import HIGHER_IS_BETTER as FEATURE_DIRECTIONS
 from metrics.sacrebleu_metrics import SACREBLEU_KEYS, SacrebleuMetric
 
 METRIC_NAMES: tuple[str, ...] = (*SACREBLEU_KEYS, "bertscore", "features")
-#: What both the Campaigns page and ``cli.py score`` score unless told otherwise (issue 34.5:
-#: the CLI added BERTScore, the page did not). BERTScore is opt-in: its offline model is
-#: English (all-MiniLM-L6-v2), slow on 2 cores, and WMT reports the sacrebleu trio.
+#: What both the Campaigns page and ``cli.py score`` score unless told otherwise (one list, so the
+#: two cannot differ). BERTScore is opt-in: its offline model is English (all-MiniLM-L6-v2), slow on
+#: 2 cores, and WMT reports the sacrebleu trio.
 DEFAULT_METRICS: tuple[str, ...] = ("bleu", "chrf", "ter")
 KEYS: dict[str, tuple[str, ...]] = {
     **{k: (k,) for k in SACREBLEU_KEYS},

@@ -1,7 +1,8 @@
 """Batch scoring of a campaign: find what is missing → compute in chunks → store.
 
 :func:`score_campaign` is what ``cli.py score`` and the admin page's button call. For each
-requested metric it builds the signature, asks :mod:`db.scores` which outputs already have
+requested metric it builds the signature, asks :mod:`db.scores.metric_scores` which outputs already
+have
 a score with that signature, computes only the missing ones (sacrebleu metrics on a process
 pool over all cores when the batch is large, BERTScore with the model loaded once per
 process) and stores them chunk by chunk, so an interrupted run keeps what it finished and a
@@ -14,7 +15,7 @@ output or reference gets the family's defined score
 (:data:`metrics.registry.EMPTY_INPUT_SCORES`) and is counted in :attr:`MetricRun.n_empty`.
 
 Choosing and storing a metric's binary threshold from the human labels is
-:func:`annotation.calibration.calibrate_and_save`.
+:func:`annotation.results.calibration.calibrate_and_save`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from db import scores as store
-from db.lifecycle import archived_reason
+from db.campaign.lifecycle import archived_reason
+from db.scores import metric_scores as store
 from metrics import ter_fast
 from metrics.base import Metric, MetricConfigError, Progress
 from metrics.bertscore import Baseline, BertScoreConfig, BertScoreMetric

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from db.settings import get_setting, set_setting
+from db.admin.settings import get_setting, set_setting
 from metrics import ter_fast
 from metrics.bertscore import BertScoreConfig
 from metrics.cost_model import BERTSCORE_SECONDS_PER_OUTPUT

@@ -5,7 +5,7 @@ Why a separate process and a table rather than a thread of the web server: scori
 work (sacrebleu in Python, BERTScore in torch) that would compete with every page for the
 server process; a worker process leaves the server free, survives a server restart, and can
 be stopped hard without corrupting anything (scores are stored chunk by chunk, each chunk
-one transaction). The ``jobs`` row (:mod:`db.jobs`) is the only link between page and
+one transaction). The ``jobs`` row (:mod:`db.admin.jobs`) is the only link between page and
 worker: the page writes the request and reads progress; the worker writes progress and a
 heartbeat every :data:`HEARTBEAT_S` and reads cancel requests. A job whose heartbeat is
 older than :data:`STALE_AFTER_S` has lost its worker; :func:`resume_orphaned` (called when
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from db import jobs as store
+from db.admin import jobs as store
 from metrics import ter_fast
 from metrics.bertscore import BertScoreConfig
 from metrics.registry import KEYS, parse_metric_names
@@ -166,7 +166,7 @@ def serve_jobs(engine: Any, poll_s: float = 2.0, rounds: int | None = None) -> N
     """The dedicated scoring process of a deployment (`cli.py scoring-worker`): every
     ``poll_s`` it starts a worker process for each new queued job and resumes lost ones.
     A job just given a worker is not started again while that worker loads (its claim,
-    :func:`db.jobs.claim`, would refuse a second one anyway). ``rounds``: stop after so many
+    :func:`db.admin.jobs.claim`, would refuse a second one anyway). ``rounds``: stop after so many
     (tests); forever otherwise."""
     started: dict[int, float] = {}
     n = 0
@@ -240,8 +240,8 @@ def _summary(reports: Sequence[ScoreReport], work: Sequence[PendingWork]) -> str
     for w in work:
         if not w.n_todo:
             lines.append(f"  {w.metric}: 0 new, all {w.n_outputs:,} outputs already scored")
-    # No time here: the page reports the job's one time against its estimate (issue 34.4:
-    # "Scored in 19.9 s", "took 22 s" and two ratios were three figures for one run).
+    # No time here: the page reports the job's one time against its estimate (one run gets one
+    # figure, not several times and ratios that disagree).
     return "\n".join(["Scored:", *lines])
 
 

@@ -53,8 +53,9 @@ def shared_file(relative: str) -> Path:
 
 def stored_scores(engine: Engine, campaign_id: int, signature: str) -> dict[tuple[str, str], float]:
     """The stored scores of a signature keyed by (external item id, system), read the way
-    the app reads them (:func:`db.reads.read_campaign`); outputs without a score left out."""
-    from db.reads import read_campaign
+    the app reads them (:func:`db.reads.campaign.read_campaign`); outputs without a score left
+    out."""
+    from db.reads.campaign import read_campaign
 
     data = read_campaign(engine, campaign_id, [signature])
     grid = data.scores.get(signature)

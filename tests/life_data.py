@@ -9,13 +9,16 @@ from typing import Any
 from sqlalchemy import Engine, Table, insert, or_, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, queue_build, session, undo
-from annotation.importer import import_campaign
-from db.admin_models import Job
-from db.calibration import store_set
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Base, CampaignSettingChange, MetricBaseline, Threshold
+from db.schema.admin_models import Job
+from db.schema.models import Base, CampaignSettingChange, MetricBaseline, Threshold
+from db.scores.calibration import store_set
 
 
 def campaign_csv(tag: str, n_items: int = 8) -> bytes:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from db.campaigns import list_campaigns
+from db.campaign.campaigns import list_campaigns
 from db.engine import get_engine
 from tests.life_data import owned_rows, populate, remaining
 

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import comparative
+from annotation.judging import comparative
 from db.engine import get_engine
 from tests.annotation.test_queue import make_campaign
 

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 import cli
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import get_engine
 from formats.scores_file import MetricSpec
 from tests.conftest import shared_file

@@ -15,9 +15,9 @@ from scipy import stats
 from typer.testing import CliRunner
 
 import cli
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import get_engine
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.documents import clustered as cl
 from estimators.report.campaign_report import campaign_report
 from tests.estimators.test_clustered_route import doc_csv, set_document_order
@@ -96,7 +96,7 @@ def _plan(engine, monkeypatch, *args: str):  # type: ignore[no-untyped-def]
 
 
 def test_plan_speaks_in_documents(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from annotation.live_plan import current_plan, forecast_planned_labels
+    from annotation.campaign.live_plan import current_plan, forecast_planned_labels
     from estimators.planning.documents import document_plan
 
     raw = doc_csv(N_DOCS, 0, size=SIZE, seed=7)  # no labels yet: the plan can still change

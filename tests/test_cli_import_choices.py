@@ -6,9 +6,9 @@ from __future__ import annotations
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from annotation.visibility import TRADE_OFF
+from annotation.campaign.visibility import TRADE_OFF
 from db.engine import get_engine, session_scope
-from db.models import Campaign
+from db.schema.models import Campaign
 
 CSV = "item_id,source,reference,system,output\n1,a,b,S,b\n2,c,d,S,d\n"
 

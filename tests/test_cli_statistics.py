@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_admin
-from annotation.live_plan import forecast_planned_labels
-from annotation.statistics_settings import read_statistics
+from annotation.campaign.live_plan import forecast_planned_labels
+from annotation.campaign.statistics_settings import read_statistics
+from annotation.queue import admin as queue_admin
 from tests.annotation.test_queue import make_campaign
 
 
@@ -79,8 +79,8 @@ def test_bad_value_exits_in_words(engine: Engine, cli_app, args, message) -> Non
 
 
 def test_evaluate_reads_the_campaigns_alpha(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
-    from annotation import queue_build
-    from annotation.statistics_settings import set_statistics
+    from annotation.campaign.statistics_settings import set_statistics
+    from annotation.queue import build as queue_build
     from tests.test_live_plan import label_everything
 
     cid = make_campaign(engine, 30, 2, name="ev")
@@ -96,7 +96,7 @@ def test_evaluate_reads_the_campaigns_alpha(engine: Engine, cli_app) -> None:  #
 
 
 def test_archived_campaign_refused(engine: Engine, cli_app) -> None:  # type: ignore[no-untyped-def]
-    from db.lifecycle import archive_campaign
+    from db.campaign.lifecycle import archive_campaign
 
     cid = make_campaign(engine, 10, 2, name="old")
     archive_campaign(engine, "old", via="test")

@@ -8,10 +8,11 @@ import pytest
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
-from annotation import queue_build, session
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
-from db.queue_settings import setting_changes
-from db.tasks import list_tasks
+from db.queue.settings import setting_changes
+from db.queue.tasks import list_tasks
 from tests.annotation.test_queue import make_campaign
 
 

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from annotation.exports import export_annotations, export_campaign, export_records
-from annotation.importer import import_campaign
-from annotation.result_exports import RESULT_COLUMNS
+from annotation.imports.importer import import_campaign
+from annotation.results.exports import export_annotations, export_campaign, export_records
+from annotation.results.result_exports import RESULT_COLUMNS
 from formats.readers import read_records
 from formats.rows import OPTIONAL, REQUIRED
 from formats.spreadsheet import GUARD_COLUMN, NUMBER, TRIGGERS

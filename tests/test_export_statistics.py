@@ -12,8 +12,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_build
-from annotation.statistics_settings import EXPORT_COLUMNS, set_statistics
+from annotation.campaign.statistics_settings import EXPORT_COLUMNS, set_statistics
+from annotation.queue import build as queue_build
 from tests.annotation.test_queue import make_campaign
 from tests.test_live_plan import label_everything
 
@@ -67,7 +67,7 @@ def test_the_annotations_export_carries_them_too(engine: Engine) -> None:
 
     import pyarrow.parquet as pq
 
-    from annotation.exports import export_annotations
+    from annotation.results.exports import export_annotations
 
     cid = make_campaign(engine, 20, 2, name="ann", paired=True)
     queue_build.build_queue(engine, cid, seed=3)

@@ -9,12 +9,17 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.calibration import calibration_export, import_calibration
-from annotation.exports import ANNOTATION_COLUMNS, export_annotations
-from annotation.importer import import_campaign
-from annotation.result_exports import campaign_results, pairs_csv, results_csv, results_latex
-from db.calibration import applied_sets, remove_set
-from db.reads import campaign_id, read_campaign
+from annotation.imports.importer import import_campaign
+from annotation.results.calibration import calibration_export, import_calibration
+from annotation.results.exports import ANNOTATION_COLUMNS, export_annotations
+from annotation.results.result_exports import (
+    campaign_results,
+    pairs_csv,
+    results_csv,
+    results_latex,
+)
+from db.reads.campaign import campaign_id, read_campaign
+from db.scores.calibration import applied_sets, remove_set
 from estimators.report.campaign_report import campaign_report
 from formats import calibration_file as cf
 from formats.writers import to_csv
@@ -77,7 +82,7 @@ def test_results_csv_and_latex_match_the_report(engine) -> None:
 
 
 def test_latex_escapes_system_names() -> None:
-    from annotation.result_exports import latex_escape
+    from annotation.results.result_exports import latex_escape
 
     assert latex_escape("a_b & 100% {x}") == r"a\_b \& 100\% \{x\}"
 

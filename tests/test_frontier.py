@@ -1,6 +1,7 @@
 """The queue's frontier on real SQLite and PostgreSQL, through the real queue: a label
 submitted ahead of an earlier slot that is still being annotated waits outside the live
-monitor (db.reads.read_campaign → CampaignData.open_from → estimators.report.campaign_report)."""
+monitor (db.reads.campaign.read_campaign → CampaignData.open_from →
+estimators.report.campaign_report)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import math
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Assignment
-from db.reads import read_campaign
-from db.vocabulary import SlotKind
+from db.reads.campaign import read_campaign
+from db.schema.models import Assignment
+from db.schema.vocabulary import SlotKind
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign
 

@@ -78,7 +78,7 @@ def test_the_check_catches_a_violation(tmp_path: Path) -> None:
     """The rule itself can fail: a fake estimators module importing the database."""
     fake = tmp_path / "estimators" / "probe.py"
     fake.parent.mkdir()
-    fake.write_text("import sqlalchemy\nfrom db.reads import read_campaign\n")
+    fake.write_text("import sqlalchemy\nfrom db.reads.campaign import read_campaign\n")
     found = violations(fake, root=tmp_path)
     assert len(found) == 2 and "SQLAlchemy belongs in db/" in found[0]
     assert "estimators/ may import only estimators" in found[1]
@@ -87,7 +87,7 @@ def test_the_check_catches_a_violation(tmp_path: Path) -> None:
 def test_accounts_sit_below_annotation(tmp_path: Path) -> None:
     """accounts/ may not reach up into annotation/ (annotation may import accounts)."""
     (tmp_path / "accounts").mkdir()
-    (tmp_path / "accounts" / "probe.py").write_text("from annotation.session import View\n")
+    (tmp_path / "accounts" / "probe.py").write_text("from annotation.judging.session import View\n")
     (tmp_path / "annotation").mkdir()
     (tmp_path / "annotation" / "probe.py").write_text("from accounts.grants import can_write\n")
     found = violations(tmp_path / "accounts" / "probe.py", tmp_path)
@@ -98,7 +98,7 @@ def test_accounts_sit_below_annotation(tmp_path: Path) -> None:
 def test_formats_stay_a_leaf(tmp_path: Path) -> None:
     """A format module importing the database, and the database importing a format."""
     (tmp_path / "formats").mkdir()
-    (tmp_path / "formats" / "probe.py").write_text("from db.reads import read_campaign\n")
+    (tmp_path / "formats" / "probe.py").write_text("from db.reads.campaign import read_campaign\n")
     (tmp_path / "db").mkdir()
     (tmp_path / "db" / "probe.py").write_text("from formats.rows import Row\n")
     assert "formats/ only parses" in violations(tmp_path / "formats" / "probe.py", tmp_path)[0]

@@ -13,9 +13,12 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, queue_build, session
-from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
-from db.reads import fingerprint, read_campaign
+from annotation.campaign.live_plan import current_plan, forecast_planned_labels, set_plan
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from db.reads.campaign import fingerprint, read_campaign
 from estimators.report.campaign_report import campaign_report
 from estimators.sequences.designs import DEFAULT_DESIGN, LiveDesign, LivePlan, plan_in_force
 from tests.annotation.test_queue import make_campaign

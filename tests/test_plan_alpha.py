@@ -9,10 +9,11 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_admin, queue_build
-from annotation.live_plan import current_plan, set_plan
-from annotation.result_exports import pairs_csv
-from db.reads import read_campaign
+from annotation.campaign.live_plan import current_plan, set_plan
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.results.result_exports import pairs_csv
+from db.reads.campaign import read_campaign
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign
 from tests.test_live_plan import label_everything

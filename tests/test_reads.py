@@ -1,4 +1,4 @@
-"""db.reads: a campaign as arrays, on real SQLite and PostgreSQL.
+"""db.reads.campaign: a campaign as arrays, on real SQLite and PostgreSQL.
 
 Also home of :func:`seed_campaign`, the labelled, scored campaign the dashboard, export and
 page tests share.
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from sqlalchemy import event
 
-from annotation.importer import import_campaign
-from db.annotator_stats import annotator_work
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
-from db.log_export import annotation_log
-from db.models import Annotation, Annotator, Assignment, AttentionCheck
-from db.reads import fingerprint, read_campaign
-from db.scores import ScoreRow, insert_scores, save_threshold
+from db.judging.annotator_stats import annotator_work
+from db.judging.log_export import annotation_log
+from db.reads.campaign import fingerprint, read_campaign
+from db.schema.models import Annotation, Annotator, Assignment, AttentionCheck
+from db.scores.metric_scores import ScoreRow, insert_scores, save_threshold
 from tests.support.simulation import make_pool
 
 SIG = "chrf|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:test"
@@ -181,7 +181,7 @@ def test_unknown_campaign_raises(engine) -> None:
 
 
 def test_annotator_speed_and_pass_rate_for_the_dashboard() -> None:
-    from db.annotator_stats import AnnotatorWork
+    from db.judging.annotator_stats import AnnotatorWork
 
     n = 12
     work = AnnotatorWork(1, "a", "annotator", False, n, 0, 0, 5.0, 5.0 * n, 4, 3, 0,

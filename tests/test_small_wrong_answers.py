@@ -9,13 +9,13 @@ import re
 import pytest
 from sqlalchemy import Engine, update
 
-from annotation.calibration import calibration_export, import_calibration
-from annotation.importer import import_campaign
-from db.calibration import applied_sets
+from annotation.imports.importer import import_campaign
+from annotation.results.calibration import calibration_export, import_calibration
 from db.engine import session_scope
-from db.models import Campaign
-from db.reads import read_campaign
-from db.scores import ScoreRow, insert_scores, save_threshold
+from db.reads.campaign import read_campaign
+from db.schema.models import Campaign
+from db.scores.calibration import applied_sets
+from db.scores.metric_scores import ScoreRow, insert_scores, save_threshold
 from metrics.calibration_sets import TaskMismatch
 from tests.test_reads import SIG, seed_campaign, seed_csv
 

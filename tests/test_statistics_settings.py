@@ -8,11 +8,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from annotation import queue_admin, queue_build
-from annotation.live_plan import forecast_planned_labels
-from annotation.statistics_settings import read_statistics, set_statistics
-from db.lifecycle import CampaignLifeError, archive_campaign
-from db.reads import read_campaign
+from annotation.campaign.live_plan import forecast_planned_labels
+from annotation.campaign.statistics_settings import read_statistics, set_statistics
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from db.campaign.lifecycle import CampaignLifeError, archive_campaign
+from db.reads.campaign import read_campaign
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign
 from tests.test_live_plan import label_everything

@@ -20,12 +20,13 @@ from accounts.grants import (
 from accounts.registry import Account
 from db import Engine
 from db.engine import database_url, get_engine
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 
-if TYPE_CHECKING:  # db.reads (numpy) is imported by the analysis pages only, not at sign-in
-    from db.annotator_stats import AnnotatorWork
-    from db.campaign_delta import DeltaState
-    from db.campaigns import CampaignSummary
+# db.reads.campaign (numpy) is imported by the analysis pages only, not at sign-in
+if TYPE_CHECKING:
+    from db.campaign.campaigns import CampaignSummary
+    from db.judging.annotator_stats import AnnotatorWork
+    from db.reads.delta import DeltaState
     from estimators.data.campaign import CampaignData
 
 
@@ -140,7 +141,7 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
             st.info("No campaign is open to your account yet: ask an owner to grant you one.")
         return None
     # The session's choice, else the URL's: a reload or a bookmark starts a new session, and
-    # the URL is what it keeps (issue 34.1: a reload went back to the newest campaign).
+    # the URL is what it keeps (else a reload would go back to the newest campaign).
     current = st.session_state.get("current_campaign") or st.query_params.get("campaign")
     index = names.index(current) if current in names else 0
     choice = st.selectbox("Campaign", names, index=index, key=key)
@@ -153,7 +154,7 @@ def campaign_picker(names: list[str], key: str = "campaign") -> str | None:
 def chosen_campaign(key: str = "campaign") -> tuple[str, int] | None:
     """The name and id of the active campaign picked (:func:`campaign_picker`) among those
     the account may see; None when there is none (the picker says why)."""
-    from db.campaigns import active_campaign_names
+    from db.campaign.campaigns import active_campaign_names
 
     visible = visible_campaign_ids(engine(), current_account())
     ids = {n: i for n, i in active_campaign_names(engine()) if visible is None or i in visible}
@@ -169,7 +170,7 @@ def incremental() -> bool:
 
 
 class _LastRead:
-    """The last read of one campaign in this server process (db.campaign_delta), so a new
+    """The last read of one campaign in this server process (db.reads.delta), so a new
     label costs a delta read, not a full one; the lock keeps two sessions from reading
     over each other's state."""
 
@@ -187,11 +188,11 @@ def _last_read(db: str, cid: int) -> _LastRead:
 def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
     """The campaign's arrays; ``key`` (the fingerprint) makes a new label a new entry, ``db``
     (the database URL) keeps two databases served by one process apart. Read as a delta
-    of this process's last read (:func:`db.campaign_delta.read_delta`: only the rows added
+    of this process's last read (:func:`db.reads.delta.read_delta`: only the rows added
     since, when the database proves nothing else changed; the same data as a full read).
     ``TANDEM_INCREMENTAL=0`` turns that off (:func:`incremental`)."""
-    from db.campaign_delta import read_delta
-    from db.reads import read_campaign
+    from db.reads.campaign import read_campaign
+    from db.reads.delta import read_delta
 
     if not incremental():
         return read_campaign(engine(), cid)
@@ -203,14 +204,14 @@ def campaign_data(db: str, cid: int, key: tuple[int, ...]) -> CampaignData:
 
 def current_campaign_data(cid: int) -> CampaignData:
     """The campaign's arrays as they are now: re-read only when its fingerprint changed."""
-    from db.reads import fingerprint
+    from db.reads.campaign import fingerprint
 
     return campaign_data(str(engine().url), cid, fingerprint(engine(), cid))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _annotator_work(db: str, cid: int, key: tuple[int, ...]) -> list[AnnotatorWork]:
-    from annotation.queue_admin import annotator_overview
+    from annotation.queue.admin import annotator_overview
 
     return annotator_overview(engine(), cid)
 

@@ -1,5 +1,5 @@
-"""What every comparative screen draws, with labels (views/annotate_compare.py) or with error
-spans (views/annotate_compare_spans.py): its style, the source shown once above the
+"""What every comparative screen draws, with labels (views/annotate/compare.py) or with error
+spans (views/spans/compare.py): its style, the source shown once above the
 outputs, and the row of save, skip and undo under them."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotation import comparative, judging
-from annotation.diff import literal_html
+from annotation.judging import comparative
+from annotation.judging import save as judging
+from annotation.judging.diff import literal_html
 
 CSS = """
 .tandem-cmp-current { outline: 3px solid #2563eb; border-radius: 0.5rem; }

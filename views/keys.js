@@ -1,4 +1,4 @@
-// The annotate pages' key listener (views/annotate_keys.py keyboard()), installed once per
+// The annotate pages' key listener (views/keys.py keyboard()), installed once per
 // browser tab. __KEYS__, __FOCUS__ and __REV__ are replaced by JSON before it is sent.
 //
 // Keys are queued and clicked one at a time, each once the page is idle and the run its
@@ -14,7 +14,7 @@
 const w = window, doc = document;
 w.__tandemKeys = __KEYS__;
 w.__tandemKeysRev = __REV__;
-// A comparative screen whose labels the page keeps until Enter (views/compare_draft.js):
+// A comparative screen whose labels the page keeps until Enter (views/annotate/compare_draft.js):
 // its identity, so a draft of an earlier screen is never used.
 w.__tandemDraftIdent = __DRAFT__;
 if (!w.__tandemKeysInstalled) {

@@ -7,13 +7,9 @@ itself (see db/migrate.py for why batch rebuilds need foreign keys off).
 
 from alembic import context
 
-from db import (
-    admin_models,  # noqa: F401  (registers its tables on Base.metadata)
-    document_models,  # noqa: F401  (registers document_scores)
-)
 from db.engine import database_url, make_engine
 from db.migrate import check_foreign_keys, foreign_keys_off
-from db.models import Base
+from db.schema.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -1,4 +1,4 @@
-"""Several systems: Holm, Bonferroni simultaneous intervals, rank sets (statistics.md §5).
+"""Several systems: Holm, Bonferroni intervals, rank sets (docs/statistics-notes.md §20).
 
 - :func:`holm` — Holm (1979) step-down adjusted p-values over the k(k−1)/2 pairwise tests.
   With anytime-valid p-values
@@ -86,7 +86,7 @@ class RankSet:
 
 
 def rank_sets(k: int, significant: np.ndarray, estimates: np.ndarray) -> list[RankSet]:
-    """Rank sets from significant pairwise differences (statistics.md §5).
+    """Rank sets from significant pairwise differences (docs/statistics-notes.md §20).
 
     ``significant[p]`` says whether pair p of :func:`pairs(k) <pairs>` (a, b) is significant,
     ``estimates[p]`` is Δ̂ = μ̂_a − μ̂_b (its sign says who is better; higher μ = better —

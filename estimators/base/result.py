@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 #: Below this many human labels (per system, or per pair) no verdict may say "significant":
-#: CLT intervals under-cover for binary labels at small n (statistics.md §2, "Small n").
+#: CLT intervals under-cover for binary labels at small n (docs/statistics-notes.md §17, "Small n").
 MIN_LABELS_FOR_VERDICT = 30
 
 #: Fewest labels (per system, or per pair) for which a metric-assisted fixed-n interval

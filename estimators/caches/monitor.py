@@ -2,7 +2,7 @@
 by everything it is computed from, so a read after one new label recomputes only the pairs
 that label touched.
 
-statistics.md §4–§5. The analysis of a stream (increments, confidence sequence, anytime
+docs/statistics-notes.md §19–§20. The analysis of a stream (increments, confidence sequence, anytime
 p-value, e-value; :meth:`estimators.live.analysis.MonitorAnalysis._result`) is a
 deterministic function of the stream's labels in order, its pool (items, metric controls,
 known bounds) and the monitor's settings (α, design, plan, estimand, error rate, label

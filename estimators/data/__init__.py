@@ -1,1 +1,1 @@
-"""A campaign as plain arrays: what every estimator reads (db.reads fills it)."""
+"""A campaign as plain arrays: what every estimator reads (db.reads.campaign fills it)."""

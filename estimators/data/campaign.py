@@ -1,4 +1,4 @@
-"""What the estimators read: a campaign as arrays (pure numpy; db.reads fills it).
+"""What the estimators read: a campaign as arrays (pure numpy; db.reads.campaign fills it).
 
 A campaign is a fixed pool: ``systems × items`` outputs (``output_ids``, −1 where a system
 has no output), a metric-score grid of the same shape per metric signature, and the human

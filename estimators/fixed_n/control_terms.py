@@ -1,7 +1,7 @@
 """The controls panel's per-system and per-pair terms
 (estimators.fixed_n.controls.control_efficiency):
 ρ between the judgment and a control, and the data efficiency PPI++ measures with it
-(statistics.md §2), as functions of the rows they read, so estimators.caches.report can
+(docs/statistics-notes.md §17), as functions of the rows they read, so estimators.caches.report can
 carry them between reads."""
 
 from __future__ import annotations

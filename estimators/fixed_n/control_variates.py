@@ -1,7 +1,7 @@
 """Control variates (Chaganty, Mussmann & Liang 2018) = PPI++ (Angelopoulos, Duchi & Zrnic 2023).
 
-One estimator family (statistics.md §2). A labelled set L (n items: human scores ``y`` and
-metric scores ``g_labelled``) and a disjoint unlabelled set U (N_u items, metric only):
+One estimator family (docs/statistics-notes.md §17). A labelled set L (n items: human scores ``y``
+and metric scores ``g_labelled``) and a disjoint unlabelled set U (N_u items, metric only):
 
     θ̂_λ = ȳ_L − λᵀ(ḡ_L − ḡ_U)
     se²  = Var_L(y − λᵀg)/n + λᵀ Cov_U(g) λ / N_u
@@ -191,7 +191,7 @@ def ppi_mean(
     """PPI++ / control-variate mean: θ̂_λ = ȳ_L − λᵀ(ḡ_L − ḡ_U), interval θ̂ ± c·se.
 
     se² = Var_L(y − λᵀg)/n + λᵀCov_U(g)λ/N_u (Angelopoulos et al. 2023, PPI++ mean,
-    Example 6.1; statistics.md §2). ``lam=None`` estimates λ̂ (:func:`optimal_lambda`);
+    Example 6.1; docs/statistics-notes.md §17). ``lam=None`` estimates λ̂ (:func:`optimal_lambda`);
     ``lam=0`` is exactly :func:`estimators.fixed_n.human.mean_t`; ``lam=1`` is plain PPI. The
     critical value c is t_{n−1−k} (λ estimated) or t_{n−1} (λ given); ``use_t=False`` uses z.
     ``diagnostics["de"]`` is the data efficiency se²_human/se² on these data. ``bounds``
@@ -260,7 +260,7 @@ def ppi_paired_difference(
     use_t: bool = True,
     bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
-    """PPI++ on paired differences D_j = y_{A,j} − y_{B,j} (statistics.md §2, "Pairs").
+    """PPI++ on paired differences D_j = y_{A,j} − y_{B,j} (docs/statistics-notes.md §17, "Pairs").
 
     Controls are g_A − g_B (``controls="difference"``, one coefficient) or the vector
     (g_A, g_B) (``controls="both"``, two coefficients, never worse asymptotically). Labelled
@@ -340,7 +340,7 @@ def data_efficiency(
 def theoretical_data_efficiency(
     rho_y: float, n: float, n_unlabelled: float = math.inf, gamma: float | None = None
 ) -> float:
-    """DE at the optimal λ: 1 / (1 − ρ_y²·N_u/(N_u + n))  (statistics.md §2).
+    """DE at the optimal λ: 1 / (1 − ρ_y²·N_u/(N_u + n))  (docs/statistics-notes.md §17).
 
     As N_u → ∞ this is 1/(1 − ρ_y²); with annotator-noise ratio γ and a metric of
     correlation ρ_f with f, (1+γ)/(1 − ρ_f² + γ) when ``gamma`` is given (then ``rho_y`` is

@@ -9,7 +9,7 @@ What ``cli.py evaluate`` prints and the dashboard's controls panel shows (pure n
 - :func:`control_efficiency` — per control (each metric and ŷ): correlation with the human
   judgment and measured data efficiency se²(human)/se²(PPI++) for system means and pairs;
 - :func:`evaluate` — per system and per pair, human-only and PPI++ with the chosen controls
-  (statistics.md §2; pairs on the items labelled for both systems, control g_A − g_B),
+  (docs/statistics-notes.md §17; pairs on the items labelled for both systems, control g_A − g_B),
   t-test p-values and Holm across pairs (§5).
 
 These are fixed-n intervals: valid when the number of labels was not chosen by watching the
@@ -110,7 +110,7 @@ def _display(data: CampaignData, name: str) -> str:
 
 @dataclass(frozen=True)
 class ControlEfficiency:
-    """How much one control saves on this campaign (statistics.md §2).
+    """How much one control saves on this campaign (docs/statistics-notes.md §17).
 
     ``rho``: median over systems of corr(judgment, control) on the labelled outputs;
     ``rho_pairs``: median over pairs of corr(D, g_A − g_B); ``de`` / ``de_pairs``: median

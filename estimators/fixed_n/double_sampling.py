@@ -1,7 +1,7 @@
 """Per-system double sampling: the default estimator with a binary (or discrete) metric.
 
 Tenenbein (1970) double sampling, i.e. post-stratification of each system's labelled items
-on its own metric value m (statistics.md §3); with two strata it is stratified PPI. It
+on its own metric value m (docs/statistics-notes.md §18); with two strata it is stratified PPI. It
 needs no shared ρ, η, so it stays valid when a metric's error rates differ between systems
 (unlike :func:`estimators.fixed_n.vondaniken.shared_rate`).
 
@@ -49,7 +49,7 @@ def _codes(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Strata:
-    """Post-stratification of one system's labelled items on its metric (statistics.md §3).
+    """Post-stratify one system's labelled items on its metric (docs/statistics-notes.md §18).
 
     q_m = pool share of stratum m, ȳ_m = labelled mean in it, and the influence of item j
     on Σ_m q_m ȳ_m: u_j = n·q_m/n_m·e_j with e_j = (y_j − ȳ_m)·sqrt(n_m/(n_m−1)), so that
@@ -104,7 +104,7 @@ def per_system(
     *,
     bounds: tuple[float, float] | None = None,
 ) -> EstimateResult:
-    """Per-system double-sampling estimator (Tenenbein 1970; statistics.md §3). The default.
+    """Per-system double sampling, the default (Tenenbein 1970; docs/statistics-notes.md §18).
 
     q̂ = metric-positive rate over all N outputs of the system (``m_all``, labelled ones
     included); p̂₁, p̂₀ = human means among labelled items with m = 1 / m = 0;
@@ -150,10 +150,10 @@ def per_system_difference(
 ) -> EstimateResult:
     """Paired difference α_A − α_B of two per-system double-sampling estimates.
 
-    Each system is post-stratified on its own metric (statistics.md §3); items labelled for
-    both systems make the two estimates correlated, which the paired influence-function
-    variance Σ_j (u_{A,j} − u_{B,j})²/n² uses (u = n·q_m/n_m·e, the linearisation of
-    Σ_m q_m ȳ_m), plus the pool term Var_pool(ȳ_{m_A} − ȳ_{m_B})/N. t quantile, n − 3 df.
+    Each system is post-stratified on its own metric (docs/statistics-notes.md §18); items labelled
+    for both systems make the two estimates correlated, which the paired influence-function variance
+    Σ_j (u_{A,j} − u_{B,j})²/n² uses (u = n·q_m/n_m·e, the linearisation of Σ_m q_m ȳ_m), plus the
+    pool term Var_pool(ȳ_{m_A} − ȳ_{m_B})/N. t quantile, n − 3 df.
     """
     y_a = np.asarray(y_a, float).ravel()
     y_b = np.asarray(y_b, float).ravel()

@@ -1,4 +1,7 @@
-"""How much each metric saves: measured and limiting data efficiency (statistics.md §2)."""
+"""How much each metric saves: measured and limiting data efficiency.
+
+The formulas are in docs/statistics-notes.md §17.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ __all__ = ["MetricEfficiency", "correlation", "finite_median", "metric_efficienc
 
 @dataclass(frozen=True)
 class MetricEfficiency:
-    """How much one metric saves: measured and limiting data efficiency (statistics.md §2).
+    """One metric's measured and limiting data efficiency (docs/statistics-notes.md §17).
 
     ``de_measured`` = median over systems of se²(human)/se²(PPI++) on this campaign (needs
     unlabelled outputs: ``None`` for a census); ``de_limit`` = 1/(1 − ρ_y²), the efficiency
@@ -57,7 +60,7 @@ def metric_efficiency(
     labelled: np.ndarray,
     cache: ReportCache | None = None,
 ) -> list[MetricEfficiency]:
-    """Measured and limiting data efficiency of every stored metric (statistics.md §2).
+    """Measured and limiting data efficiency of every stored metric (docs/statistics-notes.md §17).
 
     ``y_grid`` (k, N): the judgment the estimators use per output; ``labelled`` where it is.
     Measured DE is :func:`estimators.fixed_n.control_variates.ppi_mean`'s ``de``; the limits are

@@ -6,7 +6,7 @@ All functions take plain numbers or arrays and return :class:`EstimateResult`.
   posterior, the Wilson score interval, the Wald z interval.
 - Continuous scores (HTER, 1 − HTER, DA): mean with a Student-t interval.
 - Paired differences of two systems judged on the same items: t interval on D = y_A − y_B
-  (statistics.md §2 "Pairs"; Chaganty et al. 2018 measured paired variance 0.58–0.99 ×
+  (docs/statistics-notes.md §17 "Pairs"; Chaganty et al. 2018 measured paired variance 0.58–0.99 ×
   unpaired), and Welch's unpaired interval for comparison.
 """
 
@@ -132,11 +132,11 @@ def mean_t(
 ) -> EstimateResult:
     """Mean of human scores with a Student-t interval: ȳ ± t_{n−1}·s/√n (s with ddof = 1).
 
-    Works for binary labels too (then it is the Wald interval with the t quantile and the
-    unbiased variance, which is what statistics.md §2 "Small n" asks for). ``bounds`` is the
-    range of a single score ((0, 1) for binary labels and 1 − HTER): the interval is clipped
-    to it (:func:`estimators.base.result.within`). Fewer than 2 scores, or all equal (s = 0, a
-    zero-width interval), give an unavailable result (:func:`estimators.base.result.guarded`).
+    Works for binary labels too (then it is the Wald interval with the t quantile and the unbiased
+    variance, which is what docs/statistics-notes.md §17 "Small n" asks for). ``bounds`` is the
+    range of a single score ((0, 1) for binary labels and 1 − HTER): the interval is clipped to it
+    (:func:`estimators.base.result.within`). Fewer than 2 scores, or all equal (s = 0, a zero-width
+    interval), give an unavailable result (:func:`estimators.base.result.guarded`).
     """
     y = np.asarray(y, dtype=float).ravel()
     n = y.size
@@ -166,7 +166,7 @@ def paired_difference(
 ) -> EstimateResult:
     """Paired difference μ_A − μ_B from the same items: t interval on D_j = y_{A,j} − y_{B,j}.
 
-    D̄ ± t_{n−1}·s_D/√n (statistics.md §2, "Pairs"; the paired design is the default).
+    D̄ ± t_{n−1}·s_D/√n (docs/statistics-notes.md §17, "Pairs"; the paired design is the default).
     ``bounds`` is the range of one score; the interval is clipped to the range of a
     difference, [lo − hi, hi − lo] ([−1, 1] for rates). Every D_j equal (n = 4 all ties
     read "[0.0000, 0.0000]") or n < 2 → unavailable, as in :func:`mean_t`.

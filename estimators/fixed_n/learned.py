@@ -1,10 +1,10 @@
 """A learned control ŷ: one prediction of the human judgment from every metric, cross-fitted.
 
-statistics.md §8 (cross-prediction; Zrnic & Candès, "Cross-prediction-powered inference",
-PNAS 2024). Several weak signals (BLEU/chrF/TER, BERTScore P·R·F, imported COMET-like
-columns, cheap text features) predict the human judgment better together than any one.
-A model h(x) is fitted on the labelled outputs, but the prediction used for a labelled
-output must come from a model that never saw that output's label:
+docs/statistics-notes.md §23 (cross-prediction; Zrnic & Candès, "Cross-prediction-powered
+inference", PNAS 2024). Several weak signals (BLEU/chrF/TER, BERTScore P·R·F, imported COMET-like
+columns, cheap text features) predict the human judgment better together than any one. A model h(x)
+is fitted on the labelled outputs, but the prediction used for a labelled output must come from a
+model that never saw that output's label:
 
 - K-fold cross-fitting: the labelled items are split into K folds *by item* (all systems'
   outputs of one input share a fold, so a paired difference's two predictions are both
@@ -16,12 +16,12 @@ output must come from a model that never saw that output's label:
       θ̂ = ȳ_L − λ̂·(mean_L ŷ − mean_U ŷ),  se² = Var_L(y − λ̂ŷ)/n + λ̂²·Var_U(ŷ)/N_u,
 
   so a useless ŷ costs at most the λ-noise of one control; the data efficiency is
-  1/(1 − ρ²·N_u/(N_u+n)) with ρ = corr(Y, ŷ) (statistics.md §2).
-- Predictable (for anytime-valid monitoring, statistics.md §4): h is refitted only on the
-  labels seen before, at doubling label counts t = 30, 60, 120, …; increment t uses the
-  model of the last refit, centred on that same model's mean over the whole pool
-  (:func:`predictable_control`), so E[h_t | past] = 0 for an item drawn uniformly from the
-  pool and the increments stay martingale differences.
+  1/(1 − ρ²·N_u/(N_u+n)) with ρ = corr(Y, ŷ) (docs/statistics-notes.md §17).
+- Predictable (for anytime-valid monitoring, docs/statistics-notes.md §19): h is refitted only on
+  the labels seen before, at doubling label counts t = 30, 60, 120, …; increment t uses the model of
+  the last refit, centred on that same model's mean over the whole pool
+  (:func:`predictable_control`), so E[h_t | past] = 0 for an item drawn uniformly from the pool and
+  the increments stay martingale differences.
 
 Models (fixed seeds, features standardised on the training fold, missing values set to
 the training mean): L2-regularised logistic regression for binary labels, ridge
@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 
-#: Default number of cross-fitting folds (statistics.md §8: K = 5–10).
+#: Default number of cross-fitting folds (docs/statistics-notes.md §23: K = 5–10).
 FOLDS = 5
 #: Residual variance Var_L(y − λ̂ŷ) of a fitted intercept and slope: n − 2 in the
 #: denominator (the t quantile then has n − 2 degrees of freedom), as for any regression
@@ -348,7 +348,7 @@ def predictable_control(
     model: Model = "auto",
     seed: int = 0,
 ) -> PredictableControl:
-    """Learned controls for anytime-valid increments (statistics.md §8, monitor).
+    """Learned controls for anytime-valid increments (docs/statistics-notes.md §23, monitor).
 
     ``x_stream`` (T, m, p): features of the m outputs labelled at step t (m = 1 for a
     system mean, 2 for a pair); ``y_stream`` (T, m) their labels in arrival order;

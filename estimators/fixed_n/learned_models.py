@@ -1,4 +1,6 @@
-"""The models behind the learned control ŷ (:mod:`estimators.fixed_n.learned`, statistics.md §8).
+"""The models behind the learned control ŷ of :mod:`estimators.fixed_n.learned`.
+
+docs/statistics-notes.md §23.
 
 Fixed seeds, features standardised on the training fold, missing values set to the training
 mean: L2-regularised logistic regression for binary labels (Newton's method on the penalised

@@ -1,7 +1,7 @@
 """Binary error-prone metrics: the model of von Däniken et al. (2022).
 
 Model (von Däniken, Deriu, Tuggener, Cieliebak 2022, "On the Effectiveness of Automated
-Metrics for Text Generation Systems", Findings of EMNLP, §3; statistics.md §1): a binary
+Metrics for Text Generation Systems", Findings of EMNLP, §3; docs/statistics-notes.md §16): a binary
 metric m says "adequate" with true-positive rate ρ = P(m=1 | human=1) and true-negative rate
 η = P(m=0 | human=0). For a system with adequacy rate α the metric-positive rate is
 
@@ -18,8 +18,8 @@ metric m says "adequate" with true-positive rate ρ = P(m=1 | human=1) and true-
 - :func:`per_system_posterior` — :func:`mixed` with each system's own calibration counts.
   (The default per-system double-sampling estimator, which needs no ρ, η at all, is
   :mod:`estimators.fixed_n.double_sampling`.)
-- :func:`shared_rate` — one ρ, η pooled over systems. Biased when a metric's error rates
-  differ between systems (statistics.md §1.6: coverage 95% → 78% under a 0.1-SD shift), so
+- :func:`shared_rate` — one ρ, η pooled over systems. Biased when a metric's error rates differ
+  between systems (docs/statistics-notes.md §16.6: coverage 95% → 78% under a 0.1-SD shift), so
   it is returned with ``valid_for_verdict=False`` and a per-system ρ/η drift test.
 """
 
@@ -189,7 +189,7 @@ def metric_only_calibrated(
     """α from metric verdicts alone with ρ, η estimated from calibration counts.
 
     ρ ~ Beta(TP+1, FN+1), η ~ Beta(TN+1, FP+1); p(m₊|α) = ∫∫ Bin(m₊; n_m, α_M) p(ρ)p(η)
-    (von Däniken et al. 2022, §3.2 with an uncertain metric; statistics.md §1.3), by
+    (von Däniken et al. 2022, §3.2 with an uncertain metric; docs/statistics-notes.md §16.3), by
     quadrature instead of the tool's MCMC. Posterior mean, SD and credible interval.
     """
     return mixed(Ratings(0, 0, m_pos, n_m), MetricAccuracy(calibration=calibration), level,
@@ -263,10 +263,10 @@ def shared_rate(
 ) -> list[EstimateResult]:
     """Shared-rate von Däniken: one ρ, η pooled over all systems' calibration items.
 
-    For each system s: :func:`mixed` with its own h₊, m₊ and the pooled (TP, FN, TN, FP).
-    This is the paper's setting of one calibration set per metric. It is biased whenever
-    the metric's error rates differ between systems (statistics.md §1.6), so every result
-    has ``valid_for_verdict=False`` and carries the :func:`drift_test` in its diagnostics.
+    For each system s: :func:`mixed` with its own h₊, m₊ and the pooled (TP, FN, TN, FP). This is
+    the paper's setting of one calibration set per metric. It is biased whenever the metric's error
+    rates differ between systems (docs/statistics-notes.md §16.6), so every result has
+    ``valid_for_verdict=False`` and carries the :func:`drift_test` in its diagnostics.
     """
     if not len(y_labelled) == len(m_labelled) == len(m_unlabelled):
         raise ValueError("one labelled and one unlabelled array per system")

@@ -1,10 +1,13 @@
 """The grid posterior of the von Däniken et al. (2022) model (:mod:`estimators.fixed_n.vondaniken`).
 
-Posterior of a system's adequacy rate α ∝ α^{h₊}(1−α)^{h₋} · ∫∫ Bin(m₊; n_m, α_M(α, ρ, η))
-p(ρ) p(η) dρ dη (von Däniken, Deriu, Tuggener, Cieliebak 2022, §3.3; statistics.md §1), with
-α_M = (ρ + η − 1)·α + (1 − η), ρ ~ Beta(TP+1, FN+1), η ~ Beta(TN+1, FP+1) from a calibration
-set (or point masses). The double integral is done by adaptive Gauss–Hermite quadrature
-(Liu & Pierce 1994) at Chebyshev knots in α and interpolated (barycentric) to a grid.
+Posterior of a system's adequacy rate
+
+    α ∝ α^{h₊}(1−α)^{h₋} · ∫∫ Bin(m₊; n_m, α_M(α, ρ, η)) p(ρ) p(η) dρ dη
+
+(von Däniken, Deriu, Tuggener, Cieliebak 2022, §3.3; docs/statistics-notes.md §16.3–§16.4),
+with α_M = (ρ + η − 1)·α + (1 − η), ρ ~ Beta(TP+1, FN+1), η ~ Beta(TN+1, FP+1) from a
+calibration set (or point masses). The double integral is done by adaptive Gauss–Hermite
+quadrature (Liu & Pierce 1994) at Chebyshev knots in α and interpolated (barycentric) to a grid.
 """
 
 from __future__ import annotations

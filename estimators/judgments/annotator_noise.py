@@ -1,9 +1,9 @@
 """Annotator noise: how much of the human judgments' variance is disagreement between raters.
 
-Chaganty, Mussmann & Liang (2018, "The price of debiasing automatic metrics in natural
-language evaluation", ACL, §4.1 and Prop. 1; statistics.md §2): with γ = σ_a²/σ_f² the ratio
-of annotator noise to the variance of the true item scores, no metric can give a data
-efficiency above (1+γ)/γ (:func:`estimators.fixed_n.control_variates.theoretical_data_efficiency`).
+Chaganty, Mussmann & Liang (2018, "The price of debiasing automatic metrics in natural language
+evaluation", ACL, §4.1 and Prop. 1; docs/statistics-notes.md §17): with γ = σ_a²/σ_f² the ratio of
+annotator noise to the variance of the true item scores, no metric can give a data efficiency above
+(1+γ)/γ (:func:`estimators.fixed_n.control_variates.theoretical_data_efficiency`).
 """
 
 from __future__ import annotations

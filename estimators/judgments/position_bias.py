@@ -3,7 +3,7 @@ judgment?
 
 Data: complete screens of one size k; screen i has a judgment y_ij (a 0/1 label or a score)
 at each position j = 0..k-1. The outputs were put in a random order per annotator and item
-(annotation.comparative), so under H0 "no position effect" the k judgments of a screen are
+(annotation.judging.comparative), so under H0 "no position effect" the k judgments of a screen are
 exchangeable over positions.
 
 Reported per position j, over the n screens:

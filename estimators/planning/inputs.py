@@ -1,5 +1,6 @@
 """What a campaign says about the planner's inputs: labelled and metric-only outputs per
-system, the adequacy rate, and a binary metric's calibration counts (statistics.md §1)."""
+system, the adequacy rate, and a binary metric's calibration counts
+(docs/statistics-notes.md §16)."""
 
 from __future__ import annotations
 

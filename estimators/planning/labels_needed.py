@@ -5,7 +5,7 @@ The formulas. The planner's tables (:mod:`estimators.planning.tables`), a campai
 (:mod:`estimators.planning.pool_fit`) and plans in documents (:mod:`estimators.planning.documents`)
 build on them.
 
-The planning quantity of von Däniken et al. (2022, §4 and Figure 1; statistics.md §1.5):
+The planning quantity of von Däniken et al. (2022, §4 and Figure 1; docs/statistics-notes.md §16.5):
 
     ε = z_{1−a/2} · sqrt(2 · Var[α | data])
 
@@ -107,7 +107,7 @@ def measurable_difference(
 ) -> float:
     """ε = z·sqrt(2·Var[α|data]) (von Däniken et al. 2022, §4, Figure 1); with ``power``,
     the gap detected with that probability: (z_{1−a/2} + z_{power})·sqrt(2·Var)
-    (statistics.md §1.5: ≈ 1.43·ε at 95 % / 80 %).
+    (docs/statistics-notes.md §16.5: ≈ 1.43·ε at 95 % / 80 %).
 
     Human-only (``n_metric = 0``), metric-only (``n_human = 0``; ρ, η known, or estimated
     from ``metric.n_calibration`` labelled items), or mixed (both > 0). 1 when both counts
@@ -246,7 +246,7 @@ def score_labels_needed(
         n = ⌈ 2 σ² (z_{1−a/2} + z_{power})² / δ² ⌉
 
     the two-sample normal approximation (the same as the binary planner's
-    ε = (z + z_β)·sqrt(2·Var), statistics.md §1.5, with Var = σ²/n in place of the Beta
+    ε = (z + z_β)·sqrt(2·Var), docs/statistics-notes.md §16.5, with Var = σ²/n in place of the Beta
     posterior's ≈ p(1−p)/n). ``variance`` is the score's per-judgment variance on the
     analysed scale (a pilot's or a previous campaign's; at most 0.25 on [0, 1], Popoviciu's
     bound, where this equals the binary worst case). A paired design whose differences

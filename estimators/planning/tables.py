@@ -1,6 +1,6 @@
 """The planner's tables: ε over human × metric counts (von Däniken et al. 2022, Table 1) and
 against metric accuracy (their Figure 1), and ρ, η from calibration counts. Each cell is
-:func:`estimators.planning.labels_needed.measurable_difference` (statistics.md §1.5)."""
+:func:`estimators.planning.labels_needed.measurable_difference` (docs/statistics-notes.md §16.5)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ DEFAULT_METRIC = PlannedMetric(0.8, 0.8)  # ρ = η = 0.8, known
 def calibration_rates(tp: int, fn: int, tn: int, fp: int) -> tuple[float, float, int]:
     """(ρ̂, η̂, n_c) from calibration counts: ρ̂ = TP/(TP+FN), η̂ = TN/(TN+FP), n_c = their sum.
 
-    The planner's inputs for the calibrated case (statistics.md §1.3): with ``n_calibration
-    = n_c`` the planning functions spread the n_c items over the classes at the planned α
-    (expected counts), so a calibration set whose positive share differs much from α is
+    The planner's inputs for the calibrated case (docs/statistics-notes.md §16.3): with
+    ``n_calibration = n_c`` the planning functions spread the n_c items over the classes at the
+    planned α (expected counts), so a calibration set whose positive share differs much from α is
     approximated. Raises ValueError when a class is empty (ρ or η undefined).
     """
     if min(tp, fn, tn, fp) < 0:

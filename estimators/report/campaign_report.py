@@ -1,7 +1,7 @@
 """The dashboard's numbers: a campaign's arrays → every estimator → tables (pure numpy/scipy).
 
 One call, :func:`campaign_report`, turns a :class:`estimators.data.campaign.CampaignData` (what
-:func:`db.reads.read_campaign` returns) into everything the dashboard and the results
+:func:`db.reads.campaign.read_campaign` returns) into everything the dashboard and the results
 export show:
 
 - per system, side by side (:func:`estimators.report.columns.fixed_n_estimates`): the
@@ -9,7 +9,7 @@ export show:
   with the system's own calibration counts
   (:func:`estimators.fixed_n.vondaniken.per_system_posterior`), the
   per-system double-sampling estimator (:func:`estimators.fixed_n.double_sampling.per_system`, the
-  default of statistics.md §3), control variates / PPI++ with the chosen metrics as
+  default of docs/statistics-notes.md §18), control variates / PPI++ with the chosen metrics as
   controls (:func:`estimators.fixed_n.control_variates.ppi_mean`) and the von Däniken estimate
   with an imported "ρ, η provided" calibration set;
 - the live anytime-valid intervals, pairwise Holm-adjusted verdicts, rank sets and labels
@@ -39,11 +39,13 @@ from estimators.caches.report import ReportCache
 from estimators.data.campaign import (
     LABEL_KINDS,
     CampaignData,
+    LabelKind,
     default_label_kind,
     display_scale,
 )
 from estimators.fixed_n.efficiency import MetricEfficiency, metric_efficiency
 from estimators.judgments.agreement import Agreement, agreement
+from estimators.judgments.zscores import zscored_campaign
 from estimators.live.status import MonitorReport
 from estimators.report.columns import (
     METHODS,
@@ -136,6 +138,42 @@ def _complete(data: CampaignData, grid: np.ndarray | None, s: int) -> np.ndarray
     if grid is None or not present.any() or not np.isfinite(grid[present]).all():
         return None
     return grid
+
+
+#: The width chart draws each pair's interval path up to this many pairs (15 systems); a
+#: larger campaign carries one point per pair instead of 60 (at 60 systems, 106,000 rows that
+#: no chart shows).
+WIDTH_PAIRS = 105
+
+
+def dashboard_report(
+    data: CampaignData,
+    *,
+    label_kind: str | None,
+    zscores: bool = False,
+    signatures: Sequence[str] = (),
+    alpha: float | None = None,
+    monitor_cache: MonitorCache | None = None,
+    report_cache: ReportCache | None = None,
+) -> CampaignReport:
+    """The dashboard's report: :func:`campaign_report` on the judgment kind shown.
+
+    With ``zscores`` the report runs on each judgment's per-annotator z-score
+    (:func:`estimators.judgments.zscores.zscored_campaign`) analysed as a score; width paths
+    are kept only for campaigns with at most :data:`WIDTH_PAIRS` pairs."""
+    kind = label_kind
+    if zscores and kind is not None:
+        data, kind = zscored_campaign(data, kind), LabelKind.SCORE
+    k = len(data.systems)
+    return campaign_report(
+        data,
+        label_kind=kind,
+        signatures=signatures,
+        alpha=alpha,
+        monitor_cache=monitor_cache,
+        report_cache=report_cache,
+        width_points=60 if k * (k - 1) // 2 <= WIDTH_PAIRS else 0,
+    )
 
 
 def campaign_report(

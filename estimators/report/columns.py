@@ -5,10 +5,10 @@ estimate (Beta
 posterior for binary labels, t interval otherwise), von Däniken mixed with the system's own
 calibration counts (:func:`estimators.fixed_n.vondaniken.per_system_posterior`), the per-system
 double-sampling estimator (:func:`estimators.fixed_n.double_sampling.per_system`, the default of
-statistics.md §3), control variates / PPI++ with the chosen metrics as controls
+docs/statistics-notes.md §18), control variates / PPI++ with the chosen metrics as controls
 (:func:`estimators.fixed_n.control_variates.ppi_mean`) and the von Däniken estimate with an imported
 "ρ, η provided" calibration set. Active sampling replaces them with the weighted
-active-inference estimate (statistics.md §9), documents judged in order with the ratio
+active-inference estimate (docs/statistics-notes.md §24), documents judged in order with the ratio
 estimate over completed documents (cluster-robust interval).
 """
 

@@ -1,9 +1,8 @@
 """The dashboard's live column: the anytime-valid monitor on a campaign, and its width paths.
 
-Part of :func:`estimators.report.campaign_report.campaign_report` (statistics.md §4–§5): the labels
-with a
-recorded random order, the gap-free prefix of the queue order only, go to
-:class:`estimators.live.monitor.CampaignMonitor` under the campaign's plan in force; every pair's
+Part of :func:`estimators.report.campaign_report.campaign_report` (docs/statistics-notes.md
+§19–§20): the labels with a recorded random order, the gap-free prefix of the queue order only, go
+to :class:`estimators.live.monitor.CampaignMonitor` under the campaign's plan in force; every pair's
 confidence sequence is then read along its whole path for the width chart.
 """
 

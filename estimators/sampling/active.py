@@ -1,5 +1,5 @@
-"""Active labelling: draw items with recorded probabilities that favour uncertain ones, and
-weight them back (Zrnic & Candès, "Active statistical inference", ICML 2024; statistics.md §9).
+"""Active labelling: draw items with recorded probabilities that favour uncertain ones, and weight
+them back (Zrnic & Candès, "Active statistical inference", ICML 2024; docs/statistics-notes.md §24).
 
 The design (:mod:`annotation.queue` runs it). The queue's recorded random permutation of the
 items is *visited* in order; visit t of item J_t labels it (ξ_t = 1, all systems' outputs
@@ -22,14 +22,14 @@ visit counts), every visit gives the increment
 
     z_t = mean_pool(ŷ_t) + (Y_{J_t} − ŷ_t(J_t))·ξ_t/π_t                (:func:`increments`)
 
-E[z_t | past] = mean_pool(ŷ_t) + mean_j (f_j − ŷ_t(j)) = μ for an item drawn uniformly from
-the pool (the same with-replacement convention as estimators.sequences.sequential): the z_t are a
-martingale difference sequence because π_t and ŷ_t are fixed before draw t, so the fixed-n
-mean ± z·s/√T (:func:`fixed_n`) and the confidence sequences of statistics.md §4 apply to them
-unchanged. A visit without a label contributes mean_pool(ŷ_t) only. Uniform labelling is the
-special case π = 1 (every visited item labelled), so a campaign that switched from uniform to
-active is one stream of visits with π = 1 and then π < 1: mixed histories need no special
-case. Paired differences use D = Y_A − Y_B with ŷ_D = ŷ_A − ŷ_B.
+E[z_t | past] = mean_pool(ŷ_t) + mean_j (f_j − ŷ_t(j)) = μ for an item drawn uniformly from the pool
+(the same with-replacement convention as estimators.sequences.sequential): the z_t are a martingale
+difference sequence because π_t and ŷ_t are fixed before draw t, so the fixed-n mean ± z·s/√T
+(:func:`fixed_n`) and the confidence sequences of docs/statistics-notes.md §19 apply to them
+unchanged. A visit without a label contributes mean_pool(ŷ_t) only. Uniform labelling is the special
+case π = 1 (every visited item labelled), so a campaign that switched from uniform to active is one
+stream of visits with π = 1 and then π < 1: mixed histories need no special case. Paired differences
+use D = Y_A − Y_B with ŷ_D = ŷ_A − ŷ_B.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def increments(
 
     ``labelled`` is ξ_t (True: the visit drew the item and its label is in), ``pi`` the
     recorded π_t ∈ (0, 1]. A martingale difference sequence with mean μ whenever π_t and ŷ_t
-    were fixed before draw t (Zrnic & Candès 2024, §4 "sequential"; statistics.md §9).
+    were fixed before draw t (Zrnic & Candès 2024, §4 "sequential"; docs/statistics-notes.md §24).
     """
     pi = np.asarray(pi, dtype=float)
     if np.any(~np.isfinite(pi) | (pi <= 0) | (pi > 1)):
@@ -214,7 +214,7 @@ def design_summary(
     yhat: np.ndarray,
     yhat_pool_mean: np.ndarray,
 ) -> DesignSummary:
-    """Effective sample size and the measured saving of one visit stream (statistics.md §9).
+    """Effective sample size and measured saving of one visit stream (docs/statistics-notes.md §24).
 
     Active: Var̂ = s_z²/T. Uniform with the same n labels and the same ŷ (increments
     mean_pool(ŷ) + Y − ŷ): Var̂ = σ̂²_U/n with σ̂²_U = m₂ − m₁², m_k = (1/T) Σ_t ξ_t (Y_t − ŷ_t)^k/π_t

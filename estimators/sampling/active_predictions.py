@@ -1,12 +1,12 @@
 """The predictable ŷ of active labelling: a binned-metric model refitted at fixed visit counts.
 
-statistics.md §9 (Zrnic & Candès, "Active statistical inference", ICML 2024). The metric's
-pool scores are cut into quantile bins; ŷ of an item is its bin's label mean shrunk towards
-the overall mean with :data:`PRIOR_WEIGHT` pseudo-labels, (s_b + w·m₀)/(n_b + w), and its
-E[(Y − ŷ)²] the bin's shrunk residual variance. Along a visit stream the model is refitted
+docs/statistics-notes.md §24 (Zrnic & Candès, "Active statistical inference", ICML 2024). The
+metric's pool scores are cut into quantile bins; ŷ of an item is its bin's label mean shrunk
+towards the overall mean with :data:`PRIOR_WEIGHT` pseudo-labels, (s_b + w·m₀)/(n_b + w), and
+its E[(Y − ŷ)²] the bin's shrunk residual variance. Along a visit stream the model is refitted
 only after the visit counts in :data:`REFIT_AT`, on earlier visits' labels, so ŷ_t is fixed
-before draw t and the increments of :func:`estimators.sampling.active.increments` stay a martingale
-difference sequence.
+before draw t and the increments of :func:`estimators.sampling.active.increments` stay a
+martingale difference sequence.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Anytime-valid confidence sequences and p-values on a path of increments.
 
-statistics.md §4. Run on the increments of :mod:`estimators.sequences.sequential`, these stay valid
-at
-any data-dependent stopping time:
+docs/statistics-notes.md §19. Run on the increments of :mod:`estimators.sequences.sequential`, these
+stay valid at any data-dependent stopping time:
 
 - :func:`asymptotic_cs` — asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha,
   Kennedy & Ramdas 2024, "Time-uniform central limit theory and asymptotic confidence
@@ -88,7 +87,7 @@ def asymptotic_cs(
     prior_weight: float = 10.0,
     alpha_tuning: float | None = None,
 ) -> ConfidenceSequence:
-    """Asymptotic confidence sequence for the mean of the increments (statistics.md §4).
+    """Asymptotic confidence sequence for the mean of the increments (docs/statistics-notes.md §19).
 
     Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas (2024), Thm 2.2 with the optimal tuning:
     C_t = μ̂_t ± σ̂_t·sqrt( 2(t r² + 1)/(t² r²) · log( sqrt(t r² + 1)/α ) ),
@@ -160,7 +159,7 @@ def asymptotic_cs_pvalue(
     The same p_t is min(1, min_s 1/M_s) for the normal-mixture martingale (Robbins 1970;
     WS et al. 2024) with S_s = Σ_{i≤s}(z_i − θ0) = s(μ̂_s − θ0), V_s = s·σ̂_s² and mixing
     variance ρ = t*·σ̂_s²/(2 log(1/α) + log(1 + 2 log(1/α))) = σ̂_s²/r²:
-    M_s = sqrt(ρ/(V_s + ρ))·exp(S_s²/(2(V_s + ρ))) (statistics.md §4).
+    M_s = sqrt(ρ/(V_s + ρ))·exp(S_s²/(2(V_s + ρ))) (docs/statistics-notes.md §19).
     """
     z = np.asarray(z, dtype=float)
     th = np.asarray(theta0, dtype=float)
@@ -208,7 +207,7 @@ def empirical_bernstein_cs(
     burn_in: int = BURN_IN,
     running_intersection: bool = True,
 ) -> ConfidenceSequence:
-    """Strict mode: predictable-plug-in empirical-Bernstein CS (statistics.md §4).
+    """Strict mode: predictable-plug-in empirical-Bernstein CS (docs/statistics-notes.md §19).
 
     Waudby-Smith & Ramdas (2024), Thm 2: increments are mapped to x ∈ [0, 1] with the known
     ``bounds``; μ̂_t = (1/2 + Σx_i)/(t+1), σ̂²_t = (1/4 + Σ(x_i − μ̂_i)²)/(t+1),

@@ -1,9 +1,9 @@
 """The live designs a campaign can choose, and one call that runs any of them on a stream.
 
-statistics.md §4 and §10. Every design turns predictable increments z_1, z_2, … (conditional
-mean = the estimand) into a confidence-sequence path and an anytime p-value path that stay
-valid however often and whenever the dashboard is read, and is tuned to the campaign's
-planned size t* (a planned number of labels per system, fixed before the first label):
+docs/statistics-notes.md §19 and §25. Every design turns predictable increments z_1, z_2, …
+(conditional mean = the estimand) into a confidence-sequence path and an anytime p-value path that
+stay valid however often and whenever the dashboard is read, and is tuned to the campaign's planned
+size t* (a planned number of labels per system, fixed before the first label):
 
 - ``asympcs`` — asymptotic confidence sequence (Waudby-Smith et al. 2024) with t* = the
   plan: tightest around the planned size, valid at every t
@@ -18,8 +18,7 @@ planned size t* (a planned number of labels per system, fixed before the first l
 - ``betting_cv`` — the betting design with the campaign's first imported metric as a
   control in half the capital (:mod:`estimators.sequences.betting_control`; an option, not the
   default: on the shipped pools it saved no labels, docs/statistics-notes.md §14).
-- ``eb_strict`` — predictable-plug-in empirical Bernstein (the earlier strict mode; exact,
-  wider).
+- ``eb_strict`` — predictable-plug-in empirical Bernstein (the strict mode; exact, wider).
 
 ``naive`` (re-testing a fixed-n z-interval after every label) is not a design: it is the
 negative control the validity tests run through the same checks, and it fails them.
@@ -236,7 +235,7 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_MARGIN = 0.05
 #: Error-rate values (estimators.base.verdicts.ErrorRate).
 ERROR_RATES = ("holm", "ebh")
-#: Estimand values (db.vocabulary.Estimand): the campaign's own items, or μ over annotators.
+#: Estimand values (db.schema.vocabulary.Estimand): the campaign's own items, or μ over annotators.
 TEST_SET, SUPERPOPULATION = "test_set", "superpopulation"
 ESTIMAND_TEXT = {
     TEST_SET: "this campaign's own items (test set, as WMT reports)",

@@ -1,9 +1,9 @@
 """Group-sequential design: Lan–DeMets α-spending with O'Brien–Fleming-type spending.
 
-statistics.md §10. The test looks at the data only at K label counts fixed before the first
-label, n_k = ⌈k·n_max/K⌉ (k = 1..K, n_max = the planned maximum), and spends the error
-α(τ) = 2 − 2Φ(z_{1−α/2}/√τ) by information fraction τ = n/n_max (Lan & DeMets 1983,
-O'Brien–Fleming-type spending). The two-sided boundaries c_1 > c_2 > … > c_K solve
+docs/statistics-notes.md §25. The test looks at the data only at K label counts fixed before the
+first label, n_k = ⌈k·n_max/K⌉ (k = 1..K, n_max = the planned maximum), and spends the error α(τ) =
+2 − 2Φ(z_{1−α/2}/√τ) by information fraction τ = n/n_max (Lan & DeMets 1983, O'Brien–Fleming-type
+spending). The two-sided boundaries c_1 > c_2 > … > c_K solve
 
     P(|Z_1| < c_1, …, |Z_{k−1}| < c_{k−1}, |Z_k| ≥ c_k) = α(τ_k) − α(τ_{k−1})
 

@@ -1,8 +1,8 @@
 """Anytime-valid monitoring: predictable control-variate increments.
 
-statistics.md §4. A dashboard that re-tests a fixed-n interval after every label and stops at
-the first "significant" result is invalid (≈ 35–37 % false positives on real null pairs). The
-objects here stay valid at any data-dependent stopping time:
+docs/statistics-notes.md §19. A dashboard that re-tests a fixed-n interval after every label and
+stops at the first "significant" result is invalid (≈ 35–37 % false positives on real null pairs).
+The objects here stay valid at any data-dependent stopping time:
 
 - :func:`cv_increments` / :func:`paired_cv_increments` — predictable control-variate
   increments z_i = y_i − λ_{i−1}·(g_i − ḡ_pool): λ_{i−1} uses labels 1..i−1 only and ḡ_pool is
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Labels before which no confidence sequence is reported (statistics.md §4).
+#: Labels before which no confidence sequence is reported (docs/statistics-notes.md §19).
 BURN_IN = 30
 #: Labels before which λ stays 0 (an estimate from a handful of labels adds variance only).
 LAMBDA_MIN_LABELS = 10
@@ -120,7 +120,7 @@ def cv_increments(
     label_range: tuple[float, float] | None = None,
     g_range: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Increments:
-    """Predictable control-variate increments for a system mean (statistics.md §2, §4).
+    """Predictable control-variate increments for a system mean (docs/statistics-notes.md §17, §19).
 
     z_i = y_i − λ_{i−1}ᵀ(g_i − ḡ_pool), with λ_{i−1} = Σ_gg⁻¹σ_gy from labels 1..i−1
     (Chaganty, Mussmann & Liang 2018; PPI++, Angelopoulos, Duchi & Zrnic 2023). Because λ_{i−1}
@@ -231,7 +231,7 @@ class PoolControls:
 
 
 def pool_controls(g: np.ndarray, in_pool: np.ndarray) -> PoolControls | None:
-    """Controls over a fixed pool when some metric scores are missing (statistics.md §4).
+    """Controls over a fixed pool with some metric scores missing (docs/statistics-notes.md §19).
 
     ``g`` (N, c) holds the control of every item (NaN = score missing); ``in_pool`` (N,)
     marks the pool. Each column's missing pool entries are set to that column's mean over the
@@ -274,7 +274,7 @@ def paired_cv_increments(
     controls: str = "difference",
     **kwargs,
 ) -> Increments:
-    """Predictable CV increments for a paired difference Δ = μ_A − μ_B (statistics.md §2, §4).
+    """Predictable CV increments for a paired Δ = μ_A − μ_B (docs/statistics-notes.md §17, §19).
 
     D_i = y_{A,i} − y_{B,i} on the i-th item labelled for both systems; controls are the metric
     difference g_A − g_B (``controls="difference"``, pool mean ḡ_A − ḡ_B) or the 2-vector

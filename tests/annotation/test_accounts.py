@@ -28,10 +28,10 @@ from accounts.registry import (
 )
 from accounts.sessions import end_admin_sessions, issue_admin_session, session_account
 from accounts.signin import reset_password, set_owner_password, sign_in
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
-from db.models import Annotator
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
+from db.schema.models import Annotator
 from tests.db.test_migration_data import blank_engine  # noqa: F401  (the fixture)
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -176,9 +176,9 @@ def test_upgrade_keeps_the_single_password_and_its_sessions(
     import hmac
 
     from accounts import sessions
-    from db.accounts import account_by_name
+    from db.admin.accounts import account_by_name
+    from db.admin.settings import set_setting
     from db.migrate import migrate_to
-    from db.settings import set_setting
 
     monkeypatch.delenv("TANDEM_ADMIN_PASSWORD", raising=False)
     migrate_to(blank_engine, "0008")

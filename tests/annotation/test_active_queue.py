@@ -13,10 +13,14 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import active_sampling, judging, queue_admin, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import active_sampling
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import make_engine, session_scope
-from db.models import Annotation, Assignment, Campaign, MetricScore, Output
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation, Assignment, Campaign, MetricScore, Output
 from estimators.report.campaign_report import campaign_report, default_signatures
 from estimators.sampling.active import DEFAULT_TAU
 from tests.annotation.test_queue import make_campaign, slots

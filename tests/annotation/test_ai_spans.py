@@ -14,15 +14,17 @@ from typer.testing import CliRunner
 
 import cli
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
-from annotation.ai_prefill import is_prefilled, prefill_spans, provenance
-from annotation.ai_spans import import_ai_spans, prefill_setting, set_prefill
-from annotation.exports import export_annotations
-from annotation.span_judgments import META_KEY
-from annotation.spans import DEFAULT_CATEGORIES, SpanConfig
-from db.admin_models import AISpan
+from annotation.imports.ai_spans import import_ai_spans, prefill_setting, set_prefill
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.judging.ai_prefill import is_prefilled, prefill_spans, provenance
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import DEFAULT_CATEGORIES, SpanConfig
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
 from db.engine import get_engine, session_scope
-from db.models import Campaign, CampaignSettingChange, Item, Output, System
+from db.schema.admin_models import AISpan
+from db.schema.models import Campaign, CampaignSettingChange, Item, Output, System
 from formats.problems import CampaignFileError
 
 # "é" as e + combining acute (2 code points), an emoji (1 code point, 2 UTF-16 units).

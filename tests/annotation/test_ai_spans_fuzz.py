@@ -13,7 +13,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation.ai_spans import _check_rows
+from annotation.imports.ai_spans import _check_rows
 from formats.ai_spans_file import AiSpanRow, read_ai_spans_file
 from formats.problems import CampaignFileError
 

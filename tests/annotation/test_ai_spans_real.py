@@ -11,14 +11,14 @@ import time
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.ai_prefill import prefill_spans
-from annotation.ai_spans import import_ai_spans
-from annotation.importer import import_campaign
-from annotation.spans import DEFAULT_CATEGORIES
+from annotation.imports.ai_spans import import_ai_spans
+from annotation.imports.importer import import_campaign
+from annotation.judging.ai_prefill import prefill_spans
+from annotation.judging.spans import DEFAULT_CATEGORIES
 from bench.esa_ai_bench import reference_spans
-from db.admin_models import AISpan
 from db.engine import session_scope
-from db.models import Item, Output, System
+from db.schema.admin_models import AISpan
+from db.schema.models import Item, Output, System
 from formats.mqm_tsv import COLUMNS, mark
 from formats.problems import CampaignFileError
 from tests.conftest import shared_file

@@ -8,12 +8,16 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import campaign_guidelines, judging, queue_admin, queue_build, session, undo
-from db import annotations as log
-from db import queue as dbq
-from db import slot_counts as dbcount
+from annotation.campaign import guidelines as campaign_guidelines
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Assignment, AttentionCheck, Campaign, Output
+from db.judging import log
+from db.queue import claim as dbq
+from db.queue import slot_counts as dbcount
+from db.schema.models import Assignment, AttentionCheck, Campaign, Output
 from tests.annotation.test_queue import make_campaign
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.attention import MAJOR, MINOR, apply_edit, degrade
-from annotation.diff import diff_html, literal_html, word_diff
+from annotation.judging.diff import diff_html, literal_html, word_diff
+from annotation.queue.attention import MAJOR, MINOR, apply_edit, degrade
 
 WORDS = [
     "the",
@@ -111,7 +111,7 @@ def test_edits_record_where_they_are_in_the_degraded_text() -> None:
 
 
 def test_span_level_attention_rule() -> None:
-    from db.annotator_stats import span_attention_passed
+    from db.judging.annotator_stats import span_attention_passed
 
     ops = [
         {"op": "replace", "severity": MAJOR, "regions": [[10, 20]]},

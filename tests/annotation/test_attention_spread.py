@@ -14,14 +14,17 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from accounts.invites import create_annotator
-from annotation import comparative, document_order, queue_build, tasks
-from annotation.importer import import_campaign
-from annotation.queue_respread import respread_checks
-from annotation.session import next_view
+from annotation.campaign import document_order
+from annotation.imports.importer import import_campaign
+from annotation.judging import comparative
+from annotation.judging.session import next_view
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
+from annotation.tasks.respread import respread_checks
 from db.engine import session_scope
-from db.models import Assignment, Task
-from db.queue_settings import setting_changes
-from db.tasks import CutSlot
+from db.queue.settings import setting_changes
+from db.queue.tasks import CutSlot
+from db.schema.models import Assignment, Task
 from tests.annotation.test_queue import make_campaign
 from tests.conftest import shared_file
 

@@ -66,7 +66,7 @@ def test_the_throttle_is_persistent(admin_engine: Engine) -> None:
         sign_in_admin(admin_engine, f"guess-{i}", now=T0)
     # A new session, a new process: the state lives in the database (signin_throttle).
     from accounts.signin import client_key
-    from db.accounts import throttle_states
+    from db.admin.accounts import throttle_states
 
     key = client_key("-")
     assert throttle_states(admin_engine, [key])[key].failures == FREE_FAILURES
@@ -90,7 +90,7 @@ def test_new_hashes_use_owasp_iterations() -> None:
 def test_old_pbkdf2_hash_verifies_and_is_upgraded_to_argon2(admin_engine: Engine) -> None:
     """The single admin password's PBKDF2 hash (moved to the owner account by migration
     0009) still verifies, and becomes an argon2 hash at its first successful sign-in."""
-    from db.accounts import account_by_name, update_account
+    from db.admin.accounts import account_by_name, update_account
 
     owner = account_by_name(admin_engine, "owner")
     old = hash_secret(PASSWORD, iterations=200_000)
@@ -112,7 +112,7 @@ def _annotator_count(engine: Engine) -> int:
     from sqlalchemy import func, select
 
     from db.engine import session_scope
-    from db.models import Annotator
+    from db.schema.models import Annotator
 
     with session_scope(engine) as s:
         return s.scalar(select(func.count()).select_from(Annotator))
@@ -122,8 +122,8 @@ def test_duplicate_or_overlong_annotator_name_is_a_plain_error(engine: Engine) -
     """A taken name (after trimming) or one over the column's 200 characters is refused with
     a sentence that says what to do: no SQL, no token hash, nothing written."""
     from accounts.invites import create_annotator
-    from annotation.importer import import_campaign
-    from db.reads import campaign_id
+    from annotation.imports.importer import import_campaign
+    from db.reads.campaign import campaign_id
 
     csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"
     import_campaign(engine, csv.encode(), "names", filename="n.csv")

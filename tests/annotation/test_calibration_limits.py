@@ -11,9 +11,9 @@ import json
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.calibration import import_calibration
+from annotation.results.calibration import import_calibration
 from db.engine import session_scope
-from db.models import CalibrationSet
+from db.schema.models import CalibrationSet
 from formats import calibration_file as cf
 from tests.test_exports import _payload
 from tests.test_reads import seed_campaign

@@ -12,11 +12,12 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import comparative, queue_build, screen_judgments, session
-from annotation.exports import export_annotations
-from db import queue_settings as dbset
+from annotation.judging import comparative, screen_judgments, session
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
-from db.models import Annotation, Assignment, Campaign
+from db.queue import settings as dbset
+from db.schema.models import Annotation, Assignment, Campaign
 from tests.annotation.test_queue import make_campaign
 
 
@@ -208,8 +209,9 @@ def test_position_bias_reads_complete_screens(engine: Engine) -> None:
 
 def test_screen_undo_stops_at_a_finished_task(engine: Engine) -> None:
     """A screen that finished a task (its completion code given) is not taken back, as a
-    single judgment is not (annotation.undo)."""
-    from annotation import tasks, undo
+    single judgment is not (annotation.judging.undo)."""
+    from annotation.judging import undo
+    from annotation.tasks import batches as tasks
 
     cid, ann = setup(engine, n_items=1)
     tasks.cut(engine, cid, 4)  # one task: the one screen of 4 outputs

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation import comparative, screen_judgments, session
-from annotation.screen_judgments import ScreenJudgment
+from annotation.judging import comparative, screen_judgments, session
+from annotation.judging.screen_judgments import ScreenJudgment
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.annotation.test_comparative import current_screen, setup
 
 

@@ -9,10 +9,11 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import comparative, queue_build, session, span_judgments
-from annotation.spans import SpanConfig
+from annotation.judging import comparative, session, span_judgments
+from annotation.judging.spans import SpanConfig
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.annotation.test_queue import make_campaign
 
 WORD = (10, 16)  # "system" in "output of system k for item j with eight words"

@@ -15,9 +15,11 @@ from collections import Counter
 from sqlalchemy import Engine, func, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import make_engine, session_scope
-from db.models import Annotation, Assignment
+from db.schema.models import Annotation, Assignment
 from tests.annotation.test_queue import make_campaign
 
 N_ANNOTATORS = 20

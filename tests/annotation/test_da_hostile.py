@@ -1,6 +1,6 @@
 """Hostile input to the two places a DA / SQM score enters from outside: the browser's
-save (views.da_slider.sent_scores parses what the page sends) and the score check every
-save passes (annotation.da_judgments.checked_score). Hypothesis: whatever arrives, either a
+save (views.annotate.da_slider.sent_scores parses what the page sends) and the score check every
+save passes (annotation.judging.da_judgments.checked_score). Hypothesis: whatever arrives, either a
 clear refusal (ValueError / InvalidJudgment) or scores that are this screen's and in range."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.da_judgments import checked_score
-from annotation.session import InvalidJudgment
-from db.vocabulary import CampaignMode
+from annotation.judging.da_judgments import checked_score
+from annotation.judging.session import InvalidJudgment
+from db.schema.vocabulary import CampaignMode
 
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
@@ -24,8 +24,8 @@ JSONISH = st.recursive(
 
 
 def _sent_scores():  # type: ignore[no-untyped-def]
-    # imported here: views/da_slider.py declares a Streamlit component at import
-    from views.da_slider import sent_scores
+    # imported here: views/annotate/da_slider.py declares a Streamlit component at import
+    from views.annotate.da_slider import sent_scores
 
     return sent_scores
 

@@ -16,10 +16,12 @@ from typer.testing import CliRunner
 
 import cli
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
-from db.models import Annotation
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation
 from estimators.base.verdicts import Outcome
 from estimators.data.campaign import LabelKind, available_label_kinds, default_label_kind
 from estimators.report.campaign_report import campaign_report
@@ -150,7 +152,7 @@ def test_cli_on_da(sqlite_engine, monkeypatch, tmp_path) -> None:  # type: ignor
         np.mean([_da(0, i) for i in range(N_ITEMS)]) / 100)  # fmt: skip
     from io import BytesIO
 
-    from annotation.exports import export_annotations
+    from annotation.results.exports import export_annotations
 
     ann = pd.read_csv(BytesIO(export_annotations(sqlite_engine, "c", "csv")))
     assert sorted(ann["da_score"]) == sorted(_da(k, i) for k in (0, 1) for i in range(N_ITEMS))
@@ -163,7 +165,7 @@ def test_plan_on_the_score_variance(sqlite_engine, monkeypatch) -> None:  # type
     """`cli.py plan --smallest-difference 0.05 --score-sd 0.2` stores the variance-based
     plan (2·0.04·(z_{1−0.05/2} + z_{0.8})² / 0.05² = 252 for two systems), not the binary
     worst case; a sd outside (0, 0.5] is refused and changes nothing."""
-    from annotation.live_plan import current_plan, forecast_planned_labels
+    from annotation.campaign.live_plan import current_plan, forecast_planned_labels
 
     cid, _ = _da_campaign(sqlite_engine)
     assert forecast_planned_labels(2, 0.05, score_sd=0.2) == 252

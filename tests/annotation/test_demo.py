@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import Engine
 
-from annotation.demo import DEMO_SYSTEMS, seed_demo, seed_demo_if_empty
-from annotation.queue_admin import queue_status
-from db.campaigns import list_campaigns
-from db.reads import campaign_id, read_campaign
+from annotation.imports.demo import DEMO_SYSTEMS, seed_demo, seed_demo_if_empty
+from annotation.queue.admin import queue_status
+from db.campaign.campaigns import list_campaigns
+from db.reads.campaign import campaign_id, read_campaign
 
 
 def test_demo_is_seeded_once_scored_and_queued(sqlite_engine: Engine) -> None:

@@ -1,4 +1,5 @@
-"""Document context (annotation.context, db.context) on SQLite and PostgreSQL: document
+"""Document context (annotation.campaign.context, db.campaign.context) on SQLite and PostgreSQL:
+document
 order, the window, the same system only, other documents and document-less items left out,
 the setting's log and its refusals, and doc_id in the annotations export."""
 
@@ -11,13 +12,15 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import context, queue_admin, queue_build
-from annotation.exports import export_annotations
-from annotation.judging import submit
-from annotation.session import next_view
-from db.context import earlier_segments
+from annotation.campaign import context
+from annotation.judging.save import submit
+from annotation.judging.session import next_view
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from db.campaign.context import earlier_segments
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 
 # (external id, doc id): stored in this order (the file's order); ids chosen so that a
 # sort by external id (string or natural) would give another order than the file's

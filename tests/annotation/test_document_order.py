@@ -1,5 +1,7 @@
-"""Documents judged in order (annotation.document_order, annotation.queue_draws.draw_blocks,
-db.document_blocks.claim_block) on SQLite and PostgreSQL: the queue is random over document blocks
+"""Documents judged in order (annotation.campaign.document_order,
+annotation.queue.draws.draw_blocks,
+db.queue.document_blocks.claim_block) on SQLite and PostgreSQL: the queue is random over document
+blocks
 with each block's segments consecutive and in document order; an annotator who starts a
 block keeps it, so two annotators never interleave in one; an abandoned block expires and
 is taken over at its next segment; undo and skip keep the order; the setting's refusals
@@ -15,15 +17,18 @@ import pytest
 from sqlalchemy import Engine, select, update
 
 from accounts.invites import create_annotator
-from annotation import context, document_order, queue_admin, queue_build, racing
-from annotation.judging import LOST_CLAIM, skip, submit
-from annotation.session import next_view, start_next_task
-from annotation.undo import undo
+from annotation.campaign import context, document_order
+from annotation.judging.save import LOST_CLAIM, skip, submit
+from annotation.judging.session import next_view, start_next_task
+from annotation.judging.undo import undo
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.queue import racing
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Annotation, Assignment, Campaign, Item, Output
-from db.vocabulary import DOCUMENT_ORDER as KEY
-from db.vocabulary import SlotKind
+from db.schema.models import Annotation, Assignment, Campaign, Item, Output
+from db.schema.vocabulary import DOCUMENT_ORDER as KEY
+from db.schema.vocabulary import SlotKind
 from tests.annotation.test_document_context import ITEMS, make_docs
 
 DOC_OF = {ext: doc for ext, doc in ITEMS}
@@ -306,7 +311,7 @@ N_DOCS, SEGMENTS, N_THREADS = 30, 4, 8
 
 def many_docs(engine: Engine, paired: bool, overlap: float) -> int:
     """N_DOCS documents of SEGMENTS segments, three systems."""
-    from db.models import System
+    from db.schema.models import System
 
     with session_scope(engine) as s:
         camp = Campaign(name="many", paired=paired, overlap=overlap, attention_rate=0.1)
@@ -336,7 +341,7 @@ def test_annotators_in_parallel_never_split_a_block(engine: Engine, paired: bool
     import threading
 
     from db.engine import make_engine
-    from db.vocabulary import SlotKind
+    from db.schema.vocabulary import SlotKind
 
     cid = many_docs(engine, paired, overlap=0.2)
     document_order.set_documents_in_order(engine, cid, True)
@@ -401,7 +406,7 @@ def test_tasks_on_document_blocks(engine: Engine) -> None:
     """Tasks cut from a document-ordered queue: each annotator claims only their task's
     slots, a block inside a task is judged whole and in order, and a document longer than a
     task is split between consecutive tasks (never two annotators inside one task)."""
-    from annotation import tasks
+    from annotation.tasks import batches as tasks
 
     cid = campaign(engine, paired=False)
     document_order.set_documents_in_order(engine, cid, True)
@@ -442,10 +447,10 @@ def test_tasks_on_document_blocks(engine: Engine) -> None:
 
 
 def test_the_plan_form_applies_the_design_effect_in_document_order(engine: Engine) -> None:
-    """The Annotators page's plan (annotation.live_plan.campaign_planned_labels) stores, in
+    """The Annotators page's plan (annotation.campaign.live_plan.campaign_planned_labels) stores, in
     document order, the labels of the complete documents the planner asks for, as
     ``cli.py plan`` does; before, it stored the independent labels (no design effect)."""
-    from annotation.live_plan import campaign_planned_labels, forecast_planned_labels
+    from annotation.campaign.live_plan import campaign_planned_labels, forecast_planned_labels
 
     cid = campaign(engine, paired=True)
     plain = forecast_planned_labels(2, 0.1)

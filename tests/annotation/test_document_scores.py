@@ -10,12 +10,14 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from accounts.invites import create_annotator
-from annotation import document_scores as ds
-from annotation import judging, queue_build, session
-from annotation.document_order import set_documents_in_order
-from db.document_models import DocumentScore
+from annotation.campaign.document_order import set_documents_in_order
+from annotation.judging import document_scores as ds
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.document_models import DocumentScore
+from db.schema.models import Campaign, Item, Output, System
 from estimators.base.verdicts import Outcome
 from estimators.data.campaign import LabelKind
 from estimators.report.campaign_report import campaign_report
@@ -130,7 +132,7 @@ def test_cli_evaluate_prints_the_document_score_section(sqlite_engine, monkeypat
 
 
 def test_undoing_the_last_segment_reopens_the_document(engine: Engine) -> None:
-    from annotation import undo
+    from annotation.judging import undo
 
     cid = _campaign(engine)
     a = create_annotator(engine, cid, "a").annotator_id

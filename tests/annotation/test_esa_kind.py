@@ -14,11 +14,13 @@ from typer.testing import CliRunner
 
 import cli
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
+from annotation.queue import build as queue_build
 from db.engine import get_engine
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
 from estimators.data.campaign import LabelKind, available_label_kinds, default_label_kind
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, update
 from typer.testing import CliRunner
 
-from annotation.exports import export_annotations, export_campaign
-from annotation.importer import import_campaign
-from annotation.mqm_tsv import export_mqm_tsv, import_mqm_tsv
-from annotation.scores_file import export_scores
-from annotation.scores_import import import_scores
+from annotation.imports.importer import import_campaign
+from annotation.imports.mqm import export_mqm_tsv, import_mqm_tsv
+from annotation.imports.score_columns import export_scores
+from annotation.imports.scores_import import import_scores
+from annotation.results.exports import export_annotations, export_campaign
 from db.engine import get_engine, session_scope
-from db.models import Annotator, Item, System
+from db.schema.models import Annotator, Item, System
 from formats.mqm_tsv import COLUMNS
 from formats.writers import ExportError
 
@@ -58,7 +58,7 @@ def tsv(*rows: tuple[str, ...]) -> bytes:
 
 
 def _judgments(engine: Engine, campaign_id: int) -> list[tuple]:
-    from db import annotations as log
+    from db.judging import log
 
     with session_scope(engine) as s:
         rows = log.current_span_judgments(s, campaign_id)

@@ -13,11 +13,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
-from annotation.importer import import_campaign
-from db import admin_models  # noqa: F401  (registers its tables on Base.metadata)
-from db.campaigns import campaign_rows
+from annotation.imports.importer import import_campaign
+from db.campaign.campaigns import campaign_rows
 from db.engine import session_scope
-from db.models import Annotation, Assignment, Base, Campaign, Item, MetricScore, Output, System
+from db.schema import admin_models  # noqa: F401  (registers its tables on Base.metadata)
+from db.schema.models import (
+    Annotation,
+    Assignment,
+    Base,
+    Campaign,
+    Item,
+    MetricScore,
+    Output,
+    System,
+)
 from formats.campaign_file import parse_campaign_file, stream_campaign_file
 from formats.problems import CampaignFileError
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from formats.problems import CampaignFileError
 from tests.annotation.test_import_validation import table_counts
 

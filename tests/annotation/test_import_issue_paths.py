@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
-from annotation.importer import import_campaign
-from annotation.mqm_tsv import import_mqm_tsv
+from annotation.imports.importer import import_campaign
+from annotation.imports.mqm import import_mqm_tsv
 from db.engine import get_engine, session_scope
-from db.models import Campaign, Output
+from db.schema.models import Campaign, Output
 from formats.mqm_tsv import COLUMNS
 from formats.problems import CampaignFileError
 

@@ -19,9 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import Engine
 
-from annotation.exports import export_campaign, export_records
-from annotation.importer import import_campaign
-from db.models import Annotator, Campaign, Item, System
+from annotation.imports.importer import import_campaign
+from annotation.results.exports import export_campaign, export_records
+from db.schema.models import Annotator, Campaign, Item, System
 from formats.problems import MAX_CAMPAIGN_NAME, MAX_LENGTH, CampaignFileError, check_size
 from tests.annotation.test_import_validation import HEADER, rejected, table_counts
 

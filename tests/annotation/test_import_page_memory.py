@@ -12,8 +12,8 @@ from __future__ import annotations
 import tracemalloc
 from collections.abc import Callable
 
-from annotation.import_check import check_campaign_upload
-from annotation.mqm_tsv import summarize_mqm_tsv
+from annotation.imports.check import check_campaign_upload
+from annotation.imports.mqm import summarize_mqm_tsv
 from formats.scores_file import MetricSpec
 
 ROWS, SYSTEMS, BOUND = 15_000, 4, 3.0

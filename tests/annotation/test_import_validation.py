@@ -8,13 +8,9 @@ import json
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation.importer import import_campaign
-from db import (
-    admin_models,  # noqa: F401  (registers its tables on Base.metadata)
-    document_models,  # noqa: F401  (registers document_scores)
-)
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
-from db.models import Base
+from db.schema.models import Base
 from formats.campaign_file import parse_column_map
 from formats.problems import CampaignFileError
 
@@ -169,7 +165,7 @@ def test_bad_map_syntax() -> None:
 
 def test_failure_midway_through_writing_rolls_back(engine: Engine, monkeypatch) -> None:
     """A database error after some rows were written leaves nothing behind."""
-    from annotation.import_writer import CampaignWriter
+    from annotation.imports.writer import CampaignWriter
 
     def explode(*args, **kwargs):
         raise RuntimeError("disk full")

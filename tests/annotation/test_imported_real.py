@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from annotation.calibration import calibration_export, import_calibration
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
-from db.reads import read_campaign
-from db.scores import campaign_signatures
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
+from annotation.results.calibration import calibration_export, import_calibration
+from db.reads.campaign import read_campaign
+from db.scores.metric_scores import campaign_signatures
 from formats.scores_file import MetricSpec
 from metrics.calibration_sets import SignatureMismatch
 from metrics.imported import content_hash, parse_signature

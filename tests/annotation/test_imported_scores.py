@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
-from db.reads import read_campaign
-from db.scores import campaign_signatures
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
+from db.reads.campaign import read_campaign
+from db.scores.metric_scores import campaign_signatures
 from formats.problems import CampaignFileError
 from formats.scores_file import MetricSpec, parse_metric_specs
 from metrics.imported import content_hash, higher_is_better, parse_signature, same_computation
@@ -357,8 +357,8 @@ def test_parse_metric_specs_syntax() -> None:
 
 
 def test_imported_metrics_are_shown_beside_the_item(camp: Engine) -> None:
-    from db import slot_display as dbshow
     from db.engine import session_scope
+    from db.queue import slot_display as dbshow
 
     report = import_scores(camp, SCORES.encode(), "c", filename="scores.csv")
     data = read_campaign(camp, report.campaign_id)
@@ -369,7 +369,7 @@ def test_imported_metrics_are_shown_beside_the_item(camp: Engine) -> None:
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "parquet"])
 def test_exported_scores_import_back_exactly(camp: Engine, fmt: str) -> None:
-    from annotation.scores_file import export_scores
+    from annotation.imports.score_columns import export_scores
 
     data = HEAD + "1,A,mx,-3.25,false,=v9\n2,B,mx,1e-07,false,=v9\n1,B,judge,0.5,,\n"
     first = import_scores(camp, data.encode(), "c", filename="s.csv")

@@ -16,8 +16,11 @@ from accounts.invites import (
     revoke_annotator,
     token_hash,
 )
-from annotation import judging, queue_admin, queue_build, session
-from db import annotators
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from db.people import annotators
 from tests.annotation.test_queue import make_campaign
 
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from annotation.calibration import campaign_calibration, with_learned_control
-from db.reads import read_campaign
+from annotation.results.calibration import campaign_calibration, with_learned_control
+from db.reads.campaign import read_campaign
 from estimators.data.campaign import LabelKind
 from estimators.fixed_n.controls import LEARNED, learned_control
 from tests.test_reads import seed_campaign

@@ -15,9 +15,9 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
-from annotation.mqm_tsv import import_mqm_tsv, parse_mqm_tsv
+from annotation.imports.mqm import import_mqm_tsv, parse_mqm_tsv
 from db.engine import get_engine, session_scope
-from db.models import Annotation, Campaign
+from db.schema.models import Annotation, Campaign
 from formats.mqm_tsv import COLUMNS, unmark
 from formats.problems import CampaignFileError
 from tests.app.conftest import app_engine  # noqa: F401  (the AppTest database fixture)
@@ -203,8 +203,8 @@ def _mqm_page(data: bytes, strict: bool = False, click: bool = True) -> AppTest:
     def page(data: bytes, strict: bool, click: bool) -> None:
         import streamlit as st
 
-        from views.import_mqm import import_mqm_form
-        from views.long_work import show_finished
+        from views.admin.import_mqm import import_mqm_form
+        from views.admin.long_work import show_finished
 
         st.session_state.setdefault("mqm_strict", strict)
         show_finished("import")  # the report of a finished import, as the Import page draws it

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
-from annotation.mqm_tsv import export_mqm_tsv, import_mqm_tsv
+from annotation.imports.mqm import export_mqm_tsv, import_mqm_tsv
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from estimators.data.campaign import LabelKind
 from formats.mqm_tsv import COLUMNS, mark, unmark
 from formats.problems import CampaignFileError
@@ -43,7 +43,7 @@ SMALL = tsv(
 
 def _judgments(engine: Engine, cid: int) -> dict[tuple[str, str, str], tuple]:
     with session_scope(engine) as s:
-        from db.models import Annotator
+        from db.schema.models import Annotator
 
         rows = s.execute(
             select(System.name, Item.external_id, Annotator.name, Annotation.label,
@@ -248,8 +248,8 @@ def test_cli_import_and_export(sqlite_engine: Engine, tmp_path, monkeypatch) -> 
 def test_calibration_uses_the_derived_label(engine: Engine) -> None:
     """ρ/η of a metric in a span campaign are counted against the label derived from the
     spans (adequate = no major span)."""
-    from annotation.calibration import campaign_calibration
-    from db.models import MetricScore
+    from annotation.results.calibration import campaign_calibration
+    from db.schema.models import MetricScore
 
     cid = import_mqm_tsv(engine, SMALL, "cal", filename="s.tsv").campaign_id
     # derived labels: sysA seg 7 → r1 0 (first judgment in arrival order may be r2: 1);

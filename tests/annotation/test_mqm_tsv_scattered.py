@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
 import formats.mqm_tsv_read as reader
-from annotation.mqm_tsv import SPAN_RULES, import_mqm_tsv
+from annotation.imports.mqm import SPAN_RULES, import_mqm_tsv
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Campaign, Item, Output, System
+from db.schema.models import Annotation, Annotator, Campaign, Item, Output, System
 from formats.mqm_tsv import COLUMNS, mark
 from formats.problems import MAX_PROBLEMS, CampaignFileError
 

@@ -17,13 +17,16 @@ from accounts.invites import (
     revoke_annotator,
     token_hash,
 )
-from annotation import judging, queue_build, queue_draws, session, undo
-from annotation.importer import import_campaign
-from db import annotations as log
-from db.annotator_stats import annotator_work
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import build as queue_build
+from annotation.queue import draws as queue_draws
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Assignment, Campaign, Item, Output, System
+from db.judging import log
+from db.judging.annotator_stats import annotator_work
+from db.schema.models import Annotation, Annotator, Assignment, Campaign, Item, Output, System
 
 
 def make_campaign(engine: Engine, n_items: int, n_systems: int, name: str = "c", **settings) -> int:
@@ -347,7 +350,7 @@ def test_attention_checks_mixed_in_excluded_and_scored(engine: Engine) -> None:
 
 
 def test_fast_progress_counts_equal_a_full_count(engine: Engine) -> None:
-    from db import slot_counts as dbcount
+    from db.queue import slot_counts as dbcount
 
     csv = b"item_id,source,reference,system,output,human_label\n" + b"".join(
         f"{j},s{j},r,{s},o {j} {s},{'1' if j < 2 else ''}\n".encode()

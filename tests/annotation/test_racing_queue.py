@@ -9,10 +9,14 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, queue_build, racing, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.queue import racing
 from db.engine import session_scope
-from db.models import Annotation, Output, System
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation, Output, System
 from estimators.live.monitor import CampaignMonitor
 from estimators.report.campaign_report import campaign_report
 from tests.annotation.test_queue import make_campaign, slots

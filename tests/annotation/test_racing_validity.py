@@ -2,7 +2,7 @@
 simulation with known truth. Each campaign is a fresh pool of 4 systems × 200 items with
 binary labels (a shared item difficulty, so pairs are correlated): one clearly better
 system, whose pairs settle early and which racing then drops, and three close ones. The
-queue is replayed with and without racing (annotation.racing_replay), reading the monitor
+queue is replayed with and without racing (tests.support.racing_replay), reading the monitor
 (the app's default betting design, test-set estimand) every 12 items to the end of the pool.
 At every read, for every pair, against the exact pool difference:
 
@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from annotation.racing_replay import replay
 from estimators.live.status import MonitorReport, is_decided
+from tests.support.racing_replay import replay
 
 K, N, EVERY, REPS = 4, 200, 12, 100
 ALPHA, EPSILON = 0.2, 0.15  # a large α makes the error rate measurable with few runs

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from annotation.exports import export_campaign
-from annotation.importer import import_campaign
-from db.campaigns import list_campaigns
+from annotation.imports.importer import import_campaign
+from annotation.results.exports import export_campaign
+from db.campaign.campaigns import list_campaigns
 from formats.spreadsheet import neutralise, restore
 from tests.conftest import shared_file
 

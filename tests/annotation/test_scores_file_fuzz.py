@@ -12,7 +12,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation.scores_file import parse_scores_file
+from annotation.imports.score_columns import parse_scores_file
 from formats.problems import CampaignFileError
 from metrics.imported import name_problem, parse_signature
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, select
 
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
 from db.engine import session_scope
-from db.models import MetricScore
+from db.schema.models import MetricScore
 from formats.problems import CampaignFileError
 from tests.annotation.test_import_chunks import dump
 

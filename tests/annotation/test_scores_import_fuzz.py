@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
 from formats.problems import CampaignFileError
 from tests.annotation.test_import_fuzz import _damage_bytes, _delimited, _jsonl, _parquet
 from tests.annotation.test_import_validation import table_counts

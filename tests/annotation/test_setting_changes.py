@@ -6,7 +6,10 @@ import pytest
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from tests.annotation.test_queue import make_campaign
 
 

@@ -24,7 +24,7 @@ from accounts.signin import (
     set_owner_password,
     sign_in,
 )
-from db.accounts import throttle_states
+from db.admin.accounts import throttle_states
 
 PASSWORD = "the owner's long password"
 T0 = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
-from annotation.spans import SpanError, parse_spans, snap_to_words
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.judging.spans import SpanError, parse_spans, snap_to_words
+from annotation.queue import build as queue_build
 from tests.annotation.test_queue import make_campaign
 from tests.app.conftest import app_engine  # noqa: F401  (the AppTest database fixture)
 from tests.app.test_annotate import annotator_app

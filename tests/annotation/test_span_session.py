@@ -1,4 +1,4 @@
-"""Span-mode judgments through annotation.session: one annotation row per judgment, the
+"""Span-mode judgments through annotation.judging.session: one annotation row per judgment, the
 label and MQM score derived, undo/correction appended; the estimators read them."""
 
 from __future__ import annotations
@@ -7,14 +7,16 @@ import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, undo
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
-from db import annotations as log
-from db.annotator_stats import annotator_work
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation
-from db.reads import read_campaign
+from db.judging import log
+from db.judging.annotator_stats import annotator_work
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation
 from estimators.data.campaign import LabelKind
 from tests.annotation.test_queue import make_campaign
 
@@ -125,7 +127,7 @@ def test_esa_score_and_configured_weights(engine: Engine) -> None:
 def test_attention_checks_are_judged_at_span_level(engine: Engine) -> None:
     """Marking the injected major edit as major passes; "no errors" fails; a major span
     somewhere else fails too (its derived label 0 would have passed the label rule)."""
-    from db.models import Assignment, AttentionCheck
+    from db.schema.models import Assignment, AttentionCheck
 
     cid = make_campaign(engine, 30, 1, mode="spans", attention_rate=0.3)
     queue_build.build_queue(engine, cid, seed=4)
@@ -167,7 +169,11 @@ def test_attention_checks_are_judged_at_span_level(engine: Engine) -> None:
 
 
 def test_span_settings_are_set_before_the_first_label_only(engine: Engine) -> None:
-    from annotation.span_judgments import SettingsLocked, campaign_config, set_campaign_config
+    from annotation.judging.span_judgments import (
+        SettingsLocked,
+        campaign_config,
+        set_campaign_config,
+    )
 
     cid = make_campaign(engine, 2, 1, mode="spans")
     queue_build.build_queue(engine, cid, seed=3)
@@ -229,7 +235,7 @@ def test_annotation_export_carries_the_spans(engine: Engine) -> None:
     import io
     import json
 
-    from annotation.exports import export_annotations
+    from annotation.results.exports import export_annotations
 
     cid = make_campaign(engine, 2, 1, mode="spans", name="exp")
     queue_build.build_queue(engine, cid, seed=3)

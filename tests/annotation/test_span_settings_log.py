@@ -1,4 +1,5 @@
-"""annotation.span_judgments.set_campaign_config (the CLI's `span-settings` and the Annotators
+"""annotation.judging.span_judgments.set_campaign_config (the CLI's `span-settings` and the
+Annotators
 page call it) logs each change in the campaign's setting log, on SQLite and PostgreSQL; an
 unchanged save logs nothing."""
 
@@ -8,11 +9,11 @@ from dataclasses import replace
 
 from sqlalchemy import Engine
 
-from annotation.queue_admin import setting_changes
-from annotation.span_judgments import SETTING_KEY, campaign_config, set_campaign_config
-from annotation.spans import SpanConfig
+from annotation.judging.span_judgments import SETTING_KEY, campaign_config, set_campaign_config
+from annotation.judging.spans import SpanConfig
+from annotation.queue.admin import setting_changes
 from db.engine import session_scope
-from db.models import Campaign
+from db.schema.models import Campaign
 
 
 def test_each_change_is_logged_once(engine: Engine) -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.spans import (
+from annotation.judging.spans import (
     Span,
     SpanConfig,
     SpanError,
@@ -17,7 +17,7 @@ from annotation.spans import (
     parse_spans,
     snap_to_words,
 )
-from db.vocabulary import Severity
+from db.schema.vocabulary import Severity
 
 MINOR, MAJOR, CRITICAL = Severity.MINOR, Severity.MAJOR, Severity.CRITICAL
 TEXT = "Der Hund sitzt auf der Matte."

@@ -17,11 +17,14 @@ from sqlalchemy import Engine
 
 from accounts import study
 from accounts.invites import annotator_for_token, create_annotators, link_closed
-from annotation import judging, queue_build, session, tasks
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import batches as tasks
+from db.campaign.lifecycle import archive_campaign, delete_campaign
 from db.engine import session_scope
-from db.lifecycle import archive_campaign, delete_campaign
-from db.queue_settings import setting_changes
+from db.queue.settings import setting_changes
 from tests.annotation.test_queue import make_campaign
 
 
@@ -90,7 +93,7 @@ def test_closed_campaign_links_say_closed(engine: Engine) -> None:
     assert "closed" in (link_closed(engine, inv.token) or "")
     with pytest.raises(study.StudyRefused, match="closed"):
         study.enrol(engine, tok, _prolific("P1"))
-    from db.lifecycle import restore_campaign
+    from db.campaign.lifecycle import restore_campaign
 
     restore_campaign(engine, "crowd", via="test")
     delete_campaign(engine, "crowd", "crowd", via="test")
@@ -171,7 +174,7 @@ def test_cli_invite_writes_working_links(
 
 
 def annotator_names(engine: Engine, cid: int) -> list[str]:
-    from db.annotators import list_annotators
+    from db.people.annotators import list_annotators
 
     with session_scope(engine) as s:
         return [a.name for a in list_annotators(s, cid)]

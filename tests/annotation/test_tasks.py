@@ -13,15 +13,20 @@ import pytest
 from sqlalchemy import Engine, select, update
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, task_admin, task_work, tasks, undo
-from annotation.exports import export_annotations
-from db import tasks as dbt
-from db.campaigns import set_campaign_meta_key
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import admin as task_admin
+from annotation.tasks import batches as tasks
+from annotation.tasks import work as task_work
+from db.campaign.campaigns import set_campaign_meta_key
 from db.clock import utcnow
 from db.engine import session_scope
-from db.models import Assignment, Item, Task
-from db.queue_settings import setting_changes
-from db.vocabulary import DOCUMENT_ORDER as DOC_ORDER
+from db.queue import tasks as dbt
+from db.queue.settings import setting_changes
+from db.schema.models import Assignment, Item, Task
+from db.schema.vocabulary import DOCUMENT_ORDER as DOC_ORDER
 from tests.annotation.test_queue import make_campaign
 
 
@@ -192,7 +197,7 @@ def test_per_item_quota_and_overlap(engine: Engine) -> None:
 
 def _with_attention(engine: Engine, cid: int) -> None:
     """Make the first two slots attention checks expecting 'inadequate' (0)."""
-    from db.models import AttentionCheck
+    from db.schema.models import AttentionCheck
 
     with session_scope(engine) as s:
         rows = list(

@@ -9,9 +9,10 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
 from accounts.invites import create_annotator
-from annotation import queue_build, tutorial
+from annotation.judging import tutorial
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.annotation.test_queue import make_campaign
 
 CSV = (

@@ -23,10 +23,11 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import judging, session
-from annotation.queue_build import build_queue
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue.build import build_queue
 from db.engine import make_engine, session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.annotation.test_queue import make_campaign
 
 N_ANNOTATORS = 3

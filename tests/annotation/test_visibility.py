@@ -12,17 +12,19 @@ import pytest
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
-from annotation.exports import export_annotations
-from annotation.importer import import_campaign
-from annotation.visibility import (
+from annotation.campaign.visibility import (
     ConfirmationNeeded,
     metric_visibility,
     set_metric_visibility,
     shown_at,
     visibility_statement,
 )
-from db.review import labelled_outputs
+from annotation.imports.importer import import_campaign
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from db.judging.review import labelled_outputs
 from metrics.scoring import score_campaign
 from tests.annotation.test_queue import make_campaign
 

@@ -21,8 +21,8 @@ def app_engine(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.delenv("TANDEM_ADMIN_PASSWORD", raising=False)
     set_admin_password(sqlite_engine, ADMIN_PASSWORD)
     # AppTest runs every test's pages under one session id, so a long write's kept report
-    # (views.long_work, kept per browser session) would leak into the next test's page.
-    from views import long_work
+    # (views.admin.long_work, kept per browser session) would leak into the next test's page.
+    from views.admin import long_work
 
     long_work._NOTES.clear()
     yield sqlite_engine

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from accounts.grants import grant_campaign
 from accounts.registry import create_account, get_account, list_accounts
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from tests.app.conftest import APP
 
 CSV = b"item_id,source,reference,system,output\n1,Hi,Hallo,A,Hallo\n1,Hi,Hallo,B,Hi\n"
@@ -23,7 +23,7 @@ def _as(account, page: str) -> AppTest:  # type: ignore[no-untyped-def]
 
 
 def test_owner_creates_an_account_and_sees_its_password_once(app_engine) -> None:
-    at = _as(get_account(app_engine, "owner"), "views/accounts.py")
+    at = _as(get_account(app_engine, "owner"), "views/pages/accounts.py")
     at.text_input(key="acc_new_name").input("ada")
     at.selectbox(key="acc_new_role").select("admin")
     next(b for b in at.button if b.label == "Create account").click().run()
@@ -44,9 +44,9 @@ def test_only_an_owner_may_open_the_accounts_page(app_engine) -> None:
 
     ada, _ = create_account(app_engine, "ada", "admin", "ada's long password")
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        _as(ada, "views/accounts.py")  # not routed for an admin
+        _as(ada, "views/pages/accounts.py")  # not routed for an admin
     # and the page itself refuses, were it ever run for one
-    page = AppTest.from_file(APP.replace("app.py", "views/accounts.py"), default_timeout=60)
+    page = AppTest.from_file(APP.replace("app.py", "views/pages/accounts.py"), default_timeout=60)
     page.session_state["role"] = "admin"
     page.session_state["account"] = ada
     page.run()
@@ -59,12 +59,12 @@ def test_a_viewer_sees_only_its_campaigns_read_only(app_engine) -> None:
     import_campaign(app_engine, CSV, "other", filename="o.csv")
     vic, _ = create_account(app_engine, "vic", "viewer", "vic's long password")
     grant_campaign(app_engine, "vic", "granted")
-    at = _as(vic, "views/annotators.py")
+    at = _as(vic, "views/pages/annotators.py")
     assert "Read-only" in at.info[0].value
     assert at.selectbox(key="annotators_campaign").options == ["granted"]
     writes = [b for b in at.button if b.label in ("Build / extend queue", "Create invite link")]
     assert len(writes) == 2 and all(b.disabled for b in writes)
-    campaigns = _as(vic, "views/campaigns.py")
+    campaigns = _as(vic, "views/pages/campaigns.py")
     assert list(campaigns.dataframe[0].value["campaign"]) == ["granted"]
     start = [b for b in campaigns.button if b.label == "Start scoring"]
     assert start and start[0].disabled

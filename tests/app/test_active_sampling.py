@@ -11,10 +11,12 @@ import io
 import numpy as np
 from sqlalchemy import Engine, select
 
-from annotation import judging, queue_admin, session
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
-from db.models import Assignment, MetricScore, Output
+from db.schema.models import Assignment, MetricScore, Output
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import annotator_app, make_campaign, shown_output
 
@@ -37,7 +39,7 @@ def _campaign(engine: Engine) -> int:
 
 def test_active_campaign_end_to_end(app_engine: Engine) -> None:
     cid = _campaign(app_engine)
-    at = admin_page("views/annotators.py", "demo")
+    at = admin_page("views/pages/annotators.py", "demo")
     at.radio[0].set_value("active")
     at.number_input(key="active_tau").set_value(0.4)
     next(b for b in at.button if b.label == "Save sampling").click().run()
@@ -76,7 +78,7 @@ def test_active_campaign_end_to_end(app_engine: Engine) -> None:
     assert len(exported) == sum(state == "done" for state, _, _ in rows)
     assert sorted({float(r["inclusion_prob"]) for r in exported}) == drawn_pi
 
-    dash = admin_page("views/dashboard.py", "demo")
+    dash = admin_page("views/pages/dashboard.py", "demo")
     assert not dash.exception and not dash.error
     assert "Sampling design" in [h.value for h in dash.subheader]
     captions = "\n".join(c.value for c in dash.caption)

@@ -11,11 +11,13 @@ from sqlalchemy import Engine, delete, select
 from streamlit.testing.v1 import AppTest
 
 from accounts.invites import create_annotator, revoke_annotator
-from annotation import judging, queue_admin, queue_build
-from annotation.public_title import DEFAULT
-from db import annotations as log
+from annotation.campaign.public_title import DEFAULT
+from annotation.judging import save as judging
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
+from db.judging import log
+from db.schema.models import Annotation, Annotator, Campaign, Item, MetricScore, Output, System
 from tests.app.conftest import APP
 
 TRICKY = [
@@ -225,7 +227,7 @@ def test_attention_checks_are_answered_apart_and_pass_rate_shown(app_engine: Eng
     assert kinds.count("attention") == 4 and kinds.count("label") == 12 == len(judged)
     admin = AppTest.from_file(APP, default_timeout=30)
     admin.session_state["role"] = "admin"
-    admin.switch_page("views/annotators.py").run()
+    admin.switch_page("views/pages/annotators.py").run()
     assert not admin.exception, admin.exception
     frame = admin.dataframe[0].value
     row = frame[frame["annotator"] == "ann"].iloc[0]
@@ -239,8 +241,8 @@ def test_annotator_cannot_reach_admin_pages(app_engine: Engine) -> None:
     token = at.query_params["token"]
     # Only the annotate page is registered for an annotator session: AppTest (like the
     # server for a URL) has no route to any admin page.
-    for page in ("views/campaigns.py", "views/import_campaign.py", "views/annotators.py",
-                 "views/dashboard.py"):  # fmt: skip
+    for page in ("views/pages/campaigns.py", "views/pages/import_campaign.py",
+                 "views/pages/annotators.py", "views/pages/dashboard.py"):  # fmt: skip
         # (annotate.py is registered under every admin URL too, so deep links open it)
         only_annotate = r"Known pages: \['[^']*views/annotate\.py'(, '[^']*views/annotate\.py')*\]"
         with pytest.raises(ValueError, match=only_annotate):
@@ -279,7 +281,7 @@ def test_admin_creates_invite_builds_queue_and_revokes(app_engine: Engine) -> No
         s.add(Output(item_id=it.id, system_id=sy.id, text="t"))
     at = AppTest.from_file(APP, default_timeout=30)
     at.session_state["role"] = "admin"
-    at.switch_page("views/annotators.py").run()
+    at.switch_page("views/pages/annotators.py").run()
     assert not at.exception, at.exception
     at.button(key="build_queue").click().run()
     assert "Queued 1 outputs of 1 items" in at.success[0].value
@@ -368,7 +370,7 @@ def test_busy_database_on_skip_and_undo_says_so_without_a_traceback(
     """A skip or undo whose transaction stays deadlocked past its retries (session.Busy)
     shows the plain message on the item and saves nothing; before, only the label action
     caught it and a skip or undo ended in a traceback."""
-    from annotation import session, undo
+    from annotation.judging import session, undo
 
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)

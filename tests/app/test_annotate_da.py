@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.app.test_annotate import PLAIN, annotator_app, make_campaign
 
 

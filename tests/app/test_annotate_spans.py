@@ -11,11 +11,11 @@ import json
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
-from db.annotator_stats import annotator_work
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
 from db.engine import session_scope
-from db.models import Annotation, Campaign, MetricScore, Output
+from db.judging.annotator_stats import annotator_work
+from db.schema.models import Annotation, Campaign, MetricScore, Output
 from tests.app.test_annotate import TRICKY, annotator_app, make_campaign
 
 OUTPUTS = [
@@ -165,7 +165,7 @@ def test_esa_score_is_asked_and_stored(app_engine: Engine) -> None:
     at, _ = annotator_app(app_engine, cid)
     at = click(at, "span_no_errors")
     assert "Set the overall score first" in at.warning[0].value and saved(app_engine) == []
-    at.slider[0].set_value(87)  # the ESA slider (views/span_extras.py)
+    at.slider[0].set_value(87)  # the ESA slider (views/spans/extras.py)
     at = click(at, "span_no_errors").run()
     assert saved(app_engine)[0][:5] == ("label", 1, 0.0, [], 87.0)
 
@@ -225,7 +225,7 @@ def test_item_text_is_literal_in_the_span_widget(app_engine: Engine) -> None:
 
 
 def test_dashboard_shows_span_f1_for_a_span_campaign(app_engine: Engine) -> None:
-    from annotation.mqm_tsv import import_mqm_tsv
+    from annotation.imports.mqm import import_mqm_tsv
     from formats.mqm_tsv import COLUMNS
     from tests.app.conftest import admin_page
 
@@ -239,7 +239,7 @@ def test_dashboard_shows_span_f1_for_a_span_campaign(app_engine: Engine) -> None
         f"A\td\t{seg}\t{seg}\t{r}\ts\t{t}\t{c}\t{v}\n" for seg, r, t, c, v in rows
     )
     import_mqm_tsv(app_engine, text.encode(), "mqm", filename="m.tsv")
-    at = admin_page("views/dashboard.py", "mqm")
+    at = admin_page("views/pages/dashboard.py", "mqm")
     (f1,) = [m for m in at.metric if m.label == "Span F1 (characters)"]
     assert f1.value == f"{2 * 4 / (4 + 9 + 4):.3f}"
 
@@ -279,7 +279,7 @@ def test_row_widgets_follow_their_span_after_a_delete(app_engine: Engine) -> Non
 
 def test_import_page_takes_an_mqm_tsv(app_engine: Engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from tests.annotation.test_mqm_tsv import SMALL
-    from views.import_mqm import is_mqm_tsv
+    from views.admin.import_mqm import is_mqm_tsv
 
     assert is_mqm_tsv("x.tsv", SMALL) and not is_mqm_tsv("x.csv", SMALL)
     assert not is_mqm_tsv("x.tsv", b"item_id\tsource\treference\tsystem\toutput\n")
@@ -287,8 +287,8 @@ def test_import_page_takes_an_mqm_tsv(app_engine: Engine, tmp_path) -> None:  # 
     path.write_bytes(SMALL)
     at = AppTest.from_string(
         "from pathlib import Path\n"
-        "from views.import_mqm import import_mqm_form\n"
-        "from views.long_work import show_finished\n"
+        "from views.admin.import_mqm import import_mqm_form\n"
+        "from views.admin.long_work import show_finished\n"
         "show_finished('import')\n"  # the finished import's report, as the Import page shows it
         f"import_mqm_form('m.tsv', Path({str(path)!r}).read_bytes())\n",
         default_timeout=30,

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from accounts.invites import create_annotator
-from annotation import campaign_guidelines
+from annotation.campaign import guidelines as campaign_guidelines
 from tests.app.conftest import APP, admin_page
 from tests.app.test_annotate import (
     TRICKY,
@@ -113,7 +113,7 @@ def test_admin_writes_guidelines_and_annotators_see_them(app_engine: Engine) -> 
     at, _ = annotator_app(app_engine, cid, "before")
     assert _expander(at, "Guidelines for this campaign") is None  # none written yet
 
-    admin = admin_page("views/annotators.py", "demo")
+    admin = admin_page("views/pages/annotators.py", "demo")
     admin.text_area(key=f"guidelines_text_{cid}").input("Judge the **meaning**, not style.")
     admin.text_area(key=f"guidelines_examples_{cid}").input("- *Der Hund* for “the cat”: 0")
     admin.button(key="save_guidelines").click().run()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation.importer import import_campaign
-from db.reads import campaign_id
+from annotation.imports.importer import import_campaign
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
 
@@ -12,7 +12,7 @@ def test_duplicate_name_shows_a_plain_sentence(app_engine) -> None:  # type: ign
     csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"
     import_campaign(app_engine, csv.encode(), "team", filename="t.csv")
     create_annotator(app_engine, campaign_id(app_engine, "team"), "Ana")
-    at = admin_page("views/annotators.py", campaign="team")
+    at = admin_page("views/pages/annotators.py", campaign="team")
     next(t for t in at.text_input if t.label == "Name").input("Ana")
     next(b for b in at.button if b.label == "Create invite link").click().run()
     errors = [e.value for e in at.error]
@@ -26,7 +26,7 @@ def test_study_link_panel_creates_shows_once_and_revokes(app_engine) -> None:  #
     csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"
     import_campaign(app_engine, csv.encode(), "team", filename="t.csv")
     cid = campaign_id(app_engine, "team")
-    at = admin_page("views/annotators.py", campaign="team")
+    at = admin_page("views/pages/annotators.py", campaign="team")
     at.number_input(key=f"study-cap-{cid}").set_value(40)
     next(b for b in at.button if b.label == "Create study link").click().run()
     assert not at.exception, at.exception
@@ -42,12 +42,12 @@ def test_study_link_panel_creates_shows_once_and_revokes(app_engine) -> None:  #
 
 
 def test_public_title_form_sets_what_annotators_see(app_engine) -> None:  # type: ignore[no-untyped-def]
-    from annotation.public_title import DEFAULT, public_title
+    from annotation.campaign.public_title import DEFAULT, public_title
 
     csv = "item_id,source,reference,system,output\n1,a,b,A,c\n"
     import_campaign(app_engine, csv.encode(), "team", filename="t.csv")
     cid = campaign_id(app_engine, "team")
-    at = admin_page("views/annotators.py", campaign="team")
+    at = admin_page("views/pages/annotators.py", campaign="team")
     assert at.text_input(key=f"public-title-input-{cid}").value == DEFAULT
     at.text_input(key=f"public-title-input-{cid}").input("Rate summaries")
     next(b for b in at.button if b.label == "Save title").click().run()

@@ -6,10 +6,14 @@ says so before it is switched on; overlap with document order says what happens.
 
 from __future__ import annotations
 
-from annotation import comparative, document_order, queue_admin, queue_build, tasks
-from annotation.importer import import_campaign
-from annotation.queue_respread import respread_checks
-from db.reads import campaign_id
+from annotation.campaign import document_order
+from annotation.imports.importer import import_campaign
+from annotation.judging import comparative
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
+from annotation.tasks.respread import respread_checks
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.estimators.test_clustered_route import doc_csv
 
@@ -32,7 +36,7 @@ def _two_campaigns(app_engine) -> tuple[int, int]:  # type: ignore[no-untyped-de
 
 def test_switching_campaign_shows_the_new_campaigns_settings(app_engine) -> None:  # type: ignore[no-untyped-def]
     _two_campaigns(app_engine)
-    at = admin_page("views/annotators.py", campaign="alpha")
+    at = admin_page("views/pages/annotators.py", campaign="alpha")
     assert at.toggle(key="document_order").value and at.toggle(key="comparative_on").value
     assert at.text_input(key="task_handoff_url").value.startswith("https://example.org")
     at.selectbox(key="annotators_campaign").select("beta").run()
@@ -57,7 +61,7 @@ def test_comparative_refused_on_a_queue_built_unpaired(app_engine) -> None:  # t
     with pytest.raises(ValueError, match="built unpaired"):
         comparative.set_comparative(app_engine, cid, True)
     assert not comparative.comparative_setting(app_engine, cid).on
-    at = admin_page("views/annotators.py", campaign="gamma")
+    at = admin_page("views/pages/annotators.py", campaign="gamma")
     at.toggle(key="comparative_on").set_value(True)
     next(b for b in at.button if b.label == "Save comparative mode").click().run()
     assert "built unpaired" in " ".join(str(e.value) for e in at.error)
@@ -69,11 +73,11 @@ def test_too_few_documents_said_up_front_with_segment_context_offered(app_engine
     """3 documents (a verdict needs 30): the page says so before document order is switched
     on, offers the document context instead, and says that the 10 % overlap copies
     round(0.1 × 3) = 0 documents (the Import page had promised second judgments)."""
-    from annotation import context
+    from annotation.campaign import context
 
     import_campaign(app_engine, CSV.encode(), "few", filename="f.csv", settings={"overlap": 0.1})
     cid = campaign_id(app_engine, "few")
-    at = admin_page("views/annotators.py", campaign="few")
+    at = admin_page("views/pages/annotators.py", campaign="few")
     warnings = " ".join(str(w.value) for w in at.warning).replace("\\", "")
     assert "only 3 document(s)" in warnings and "at least 30" in warnings, warnings
     captions = " ".join(str(c.value) for c in at.caption).replace("\\", "")
@@ -96,12 +100,13 @@ def test_enough_documents_no_warning(app_engine) -> None:  # type: ignore[no-unt
 
 def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # type: ignore[no-untyped-def]
     from accounts.invites import create_annotator
-    from annotation import judging, session
+    from annotation.judging import save as judging
+    from annotation.judging import session
 
     import_campaign(app_engine, CSV.encode(), "steps", filename="s.csv",
                     settings={"attention_rate": 0.2})  # fmt: skip
     cid = campaign_id(app_engine, "steps")
-    at = admin_page("views/annotators.py", campaign="steps")
+    at = admin_page("views/pages/annotators.py", campaign="steps")
     heads = [h.value for h in at.header]
     assert heads == ["1 · Set up", "2 · Build the queue", "3 · Tasks", "4 · Invite", "5 · Watch"]
     assert not [c for c in at.caption if "lock" in str(c.value)]  # nothing built: no lock
@@ -124,7 +129,7 @@ def test_the_page_reads_as_steps_with_what_is_locked(app_engine) -> None:  # typ
 
 def test_overlap_note_names_the_share_that_gives_one_copy() -> None:
     """10 % of 5 documents rounds (half to even, as the build) to 0: 11 % is the least."""
-    from annotation.document_order import overlap_note
+    from annotation.campaign.document_order import overlap_note
 
     assert "at least 11 % for one copy" in (overlap_note(0.1, 5) or "")
     assert overlap_note(0.0, 5) is None and "= 1 judged twice." in (overlap_note(0.2, 5) or "")
@@ -136,9 +141,9 @@ def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engi
     screens; the build queues exactly that."""
     from sqlalchemy import func, select
 
-    from annotation.quality import qc_cost
+    from annotation.campaign.quality import qc_cost
     from db.engine import session_scope
-    from db.models import Assignment
+    from db.schema.models import Assignment
 
     import_campaign(app_engine, CSV.encode(), "shape", filename="s.csv",
                     settings={"overlap": 0.5, "attention_rate": 0.2})  # fmt: skip
@@ -154,7 +159,7 @@ def test_stated_cost_equals_the_build_in_document_order_and_comparative(app_engi
     with session_scope(app_engine) as s:
         n = s.scalar(select(func.count()).where(Assignment.campaign_id == cid))
     assert n == 24 + 16 + 5
-    at = admin_page("views/annotators.py", campaign="shape")
+    at = admin_page("views/pages/annotators.py", campaign="shape")
     text = " ".join(str(c.value) for c in at.caption)
     assert "16 second judgments for agreement and 5 attention checks" in text
 
@@ -166,7 +171,7 @@ def test_the_task_table_says_each_tasks_checks_and_pass_mark(app_engine) -> None
     queue_build.build_queue(app_engine, cid, seed=4)
     tasks.cut(app_engine, cid, 10)
     counts = tasks.check_counts(app_engine, cid)
-    at = admin_page("views/annotators.py", campaign="rule")
+    at = admin_page("views/pages/annotators.py", campaign="rule")
     frame = next(d.value for d in at.dataframe if "attention checks" in d.value.columns)
     assert list(frame["attention checks"]) == [counts[t] for t in frame["task"]]
     assert all(n >= 1 for n in frame["attention checks"])

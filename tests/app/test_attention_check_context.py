@@ -1,16 +1,16 @@
 """An attention check between document blocks shows no document context and no segment
-counter (annotation.context.document_context): its output is a random one of the pool,
+counter (annotation.campaign.context.document_context): its output is a random one of the pool,
 not a segment of the block the annotator is in. AppTest on a real migrated SQLite database."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, update
 
-from annotation import document_order
-from annotation.session import next_view
+from annotation.campaign import document_order
+from annotation.judging.session import next_view
 from db.engine import session_scope
-from db.models import Campaign
-from db.vocabulary import SlotKind
+from db.schema.models import Campaign
+from db.schema.vocabulary import SlotKind
 from tests.app.test_annotate import annotator_app
 from tests.app.test_document_context_page import N, context_blocks, make_document
 

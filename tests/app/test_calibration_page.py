@@ -5,14 +5,18 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation.calibration import calibration_export, campaign_calibration, import_calibration
-from db.calibration import applied_sets
-from db.reads import campaign_id, read_campaign
+from annotation.results.calibration import (
+    calibration_export,
+    campaign_calibration,
+    import_calibration,
+)
+from db.reads.campaign import campaign_id, read_campaign
+from db.scores.calibration import applied_sets
 from metrics.calibration_sets import SignatureMismatch
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
-PAGE = "views/calibration.py"
+PAGE = "views/pages/calibration.py"
 
 
 def _page(campaign: str) -> AppTest:
@@ -94,7 +98,7 @@ def test_imported_sets_are_listed_and_foreign_ones_refused(app_engine) -> None:
 
 def test_learned_control_is_calibrated_read_not_saved(app_engine) -> None:
     """Issue 14.3: the page calibrates a threshold on ŷ; it is not saved and makes no set."""
-    from annotation.calibration import with_learned_control
+    from annotation.results.calibration import with_learned_control
     from estimators.fixed_n.controls import LEARNED
 
     cid = seed_campaign(app_engine, "demo", n_items=60, labelled=50, overlap=0)

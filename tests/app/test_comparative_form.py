@@ -1,11 +1,12 @@
 """The comparative-mode form on the Annotators page (AppTest, real migrated SQLite): it
-saves through annotation.comparative, logs the change, and says why it refuses."""
+saves through annotation.judging.comparative, logs the change, and says why it refuses."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation import comparative, queue_admin
+from annotation.judging import comparative
+from annotation.queue import admin as queue_admin
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
 
@@ -20,7 +21,7 @@ def save(at):  # type: ignore[no-untyped-def]
 
 def test_comparative_form(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
-    at = admin_page("views/annotators.py", "demo")
+    at = admin_page("views/pages/annotators.py", "demo")
     assert at.toggle(key="comparative_on").value is False
     at.toggle(key="comparative_on").set_value(True)
     at.checkbox(key="comparative_all").set_value(False)

@@ -9,16 +9,16 @@ import json
 
 from sqlalchemy import Engine, select
 
-from annotation import comparative
+from annotation.judging import comparative
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.app.test_annotate import annotator_app, make_campaign
 
 TEXTS = [[f"Ausgabe {k} für Satz {j} ist hier" for k in range(3)] for j in range(3)]
 
 
 def slider_data(at) -> dict:  # type: ignore[no-untyped-def]
-    """The data the page hands the slider element (views/da_slider.py)."""
+    """The data the page hands the slider element (views/annotate/da_slider.py)."""
     (el,) = at.get("bidi_component")
     return json.loads(el.proto.json)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from accounts.invites import create_annotator
-from annotation import comparative, queue_build, session
+from annotation.judging import comparative, session
+from annotation.queue import build as queue_build
 from tests.annotation.test_queue import make_campaign
 from tests.app.test_dashboard import _dashboard
 

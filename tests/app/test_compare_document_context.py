@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation import comparative, document_order
+from annotation.campaign import document_order
+from annotation.judging import comparative
 from tests.app.test_annotate import annotator_app
 from tests.app.test_document_context_page import N, context_blocks, make_document
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from views.compare_draft import ident, sent_labels
+from views.annotate.compare_draft import ident, sent_labels
 
 
 def screen(n: int = 3):  # type: ignore[no-untyped-def]

@@ -12,10 +12,10 @@ import json
 
 from sqlalchemy import Engine, select
 
-from annotation import comparative, span_judgments
-from annotation.spans import SpanConfig
+from annotation.judging import comparative, span_judgments
+from annotation.judging.spans import SpanConfig
 from db.engine import session_scope
-from db.models import Annotation, Assignment
+from db.schema.models import Annotation, Assignment
 from tests.app.test_annotate import annotator_app, make_campaign
 
 TEXTS = [[f"Ausgabe {k} für Satz {j} ist hier" for k in range(3)] for j in range(3)]
@@ -154,7 +154,8 @@ def test_dashboard_position_bias_reads_span_labels(app_engine: Engine) -> None:
     """Screens saved with spans (a major error on the first place only): the dashboard's
     position-bias panel shows the derived labels by place."""
     from accounts.invites import create_annotator
-    from annotation import queue_build, session
+    from annotation.judging import session
+    from annotation.queue import build as queue_build
     from tests.annotation.test_queue import make_campaign as bulk_campaign
     from tests.app.test_dashboard import _dashboard
 

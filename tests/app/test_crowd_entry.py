@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from accounts import study
 from accounts.invites import create_annotator
-from annotation import queue_build
-from annotation.public_title import DEFAULT, set_public_title
-from db.lifecycle import archive_campaign, delete_campaign
+from annotation.campaign.public_title import DEFAULT, set_public_title
+from annotation.queue import build as queue_build
+from db.campaign.lifecycle import archive_campaign, delete_campaign
 from tests.app.test_annotate import APP, PLAIN, make_campaign
 
 
@@ -48,7 +48,7 @@ def test_closed_campaign_links_say_closed(app_engine: Engine) -> None:
     archive_campaign(app_engine, "demo", via="test")
     at = _visit(token=token)
     assert "is closed" in _errors(at) and "mistyped" not in _errors(at)
-    from db.lifecycle import restore_campaign
+    from db.campaign.lifecycle import restore_campaign
 
     restore_campaign(app_engine, "demo", via="test")
     delete_campaign(app_engine, "demo", "demo", via="test")

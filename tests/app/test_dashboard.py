@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
 from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 
-PAGE = "views/dashboard.py"
+PAGE = "views/pages/dashboard.py"
 
 
 def _dashboard(campaign: str | None = None) -> AppTest:
@@ -86,10 +86,10 @@ def test_no_campaigns(app_engine) -> None:
 
 def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> None:
     import estimators.report.campaign_report as report_module
-    from db.annotations import append
     from db.engine import session_scope
-    from db.log_export import annotation_log
-    from db.reads import campaign_id
+    from db.judging.log import append
+    from db.judging.log_export import annotation_log
+    from db.reads.campaign import campaign_id
 
     calls = []
     original = report_module.campaign_report
@@ -117,13 +117,13 @@ def test_refresh_recomputes_only_after_a_new_label(app_engine, monkeypatch) -> N
 
 
 def _output_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
-    from db.models import Annotation
+    from db.schema.models import Annotation
 
     return s.get(Annotation, annotation_id).output_id
 
 
 def _annotator_of(s, annotation_id: int) -> int:  # type: ignore[no-untyped-def]
-    from db.models import Annotation
+    from db.schema.models import Annotation
 
     return s.get(Annotation, annotation_id).annotator_id
 
@@ -146,8 +146,8 @@ def test_reasons_are_worded_and_annotators_keep_their_columns(app_engine) -> Non
 def test_a_dashboard_run_writes_no_download(app_engine, monkeypatch) -> None:
     """The results, pairs and ranking files are written when their button is clicked
     (deferred downloads), not on every run and auto-refresh of the page."""
-    import annotation.result_exports as exports
-    import views.dashboard_pairs as pairs
+    import annotation.results.result_exports as exports
+    import views.dashboard.pairs as pairs
 
     calls: list[str] = []
 

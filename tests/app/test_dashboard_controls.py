@@ -8,7 +8,7 @@ from tests.test_reads import seed_campaign
 
 def test_controls_panel_offers_the_learned_control(app_engine) -> None:
     seed_campaign(app_engine, "demo", n_items=80, labelled=60, overlap=0)
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     assert not at.exception
     assert "Controls: single metrics and the learned ŷ" in [h.value for h in at.subheader]
     frames = [d.value for d in at.dataframe]

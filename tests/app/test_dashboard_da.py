@@ -5,8 +5,9 @@ the system means on 0–100 and the pair's verdict."""
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import document_scores as ds
-from annotation import judging, session
+from annotation.judging import document_scores as ds
+from annotation.judging import save as judging
+from annotation.judging import session
 from tests.annotation.test_da_kind import N_ITEMS, _da, _da_campaign, _judge_all
 from tests.annotation.test_document_scores import N_DOCS, _campaign, _doc_score
 from tests.app.conftest import admin_page
@@ -19,7 +20,7 @@ def _captions(at) -> str:  # type: ignore[no-untyped-def]
 def test_da_campaign_dashboard_defaults_to_the_da_score(app_engine) -> None:  # type: ignore[no-untyped-def]
     _, a = _da_campaign(app_engine)
     _judge_all(app_engine, a)
-    at = admin_page("views/dashboard.py", "c")
+    at = admin_page("views/pages/dashboard.py", "c")
     assert not at.exception, at.exception
     assert "dash-kind" not in [s.key for s in at.selectbox]  # the only kind: no picker
     assert "DA / SQM score is analysed and shown ÷ 100" in _captions(at)
@@ -37,7 +38,7 @@ def test_document_scores_get_their_own_section(app_engine) -> None:  # type: ign
                            da_score=60)  # fmt: skip
         while (w := ds.pending(app_engine, a)) is not None:
             ds.save(app_engine, a, w.key, _doc_score(w.segments))
-    at = admin_page("views/dashboard.py", "docs")
+    at = admin_page("views/pages/dashboard.py", "docs")
     assert not at.exception, at.exception
     assert "Document scores" in [h.value for h in at.subheader]
     systems = next(d.value for d in at.dataframe if "documents" in d.value.columns)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importer import import_campaign
-from db.reads import campaign_id
+from annotation.imports.importer import import_campaign
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_dashboard import _dashboard
 from tests.estimators.test_clustered_route import doc_csv, set_document_order
@@ -54,7 +54,7 @@ def test_shipped_wmt21_ted_file_shows_the_too_few_documents_message(app_engine) 
 def test_planner_gives_documents_for_a_doc_ordered_campaign(app_engine) -> None:
     cid = import_campaign(app_engine, doc_csv(60, 40), "plan", filename="p.csv").campaign_id
     set_document_order(app_engine, cid, True)
-    at = admin_page("views/planner.py", "plan")
+    at = admin_page("views/pages/planner.py", "plan")
     at.radio(key="plan-source").set_value("Take them from a campaign").run()
     assert not at.exception, at.exception
     text = "\n".join(str(c.value) for c in at.caption)
@@ -62,13 +62,13 @@ def test_planner_gives_documents_for_a_doc_ordered_campaign(app_engine) -> None:
 
 
 def test_planner_plans_documents_and_fits_the_pool_in_documents(app_engine) -> None:
-    from annotation.live_plan import forecast_planned_labels
-    from db.reads import read_campaign
+    from annotation.campaign.live_plan import forecast_planned_labels
+    from db.reads.campaign import read_campaign
     from estimators.planning.documents import document_plan
 
     cid = import_campaign(app_engine, doc_csv(60, 40), "plan", filename="p.csv").campaign_id
     set_document_order(app_engine, cid, True)
-    at = admin_page("views/planner.py", "plan")
+    at = admin_page("views/pages/planner.py", "plan")
     at.radio(key="plan-source").set_value("Take them from a campaign").run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.metric}

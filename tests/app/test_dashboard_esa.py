@@ -13,7 +13,7 @@ def _captions(at) -> str:  # type: ignore[no-untyped-def]
 
 def test_esa_campaign_dashboard_defaults_to_the_esa_score_and_offers_zscores(app_engine) -> None:  # type: ignore[no-untyped-def]
     _esa_campaign(app_engine)
-    at = admin_page("views/dashboard.py", "c")
+    at = admin_page("views/pages/dashboard.py", "c")
     picker = at.selectbox(key="dash-kind")
     assert picker.value == "esa"
     assert "ESA score is analysed and shown ÷ 100" in _captions(at)

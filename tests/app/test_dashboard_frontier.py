@@ -4,7 +4,9 @@ are counted in a note and wait outside the anytime-valid verdicts."""
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from tests.app.conftest import admin_page
 from tests.test_reads import seed_campaign
 
@@ -20,7 +22,7 @@ def test_dashboard_counts_labels_waiting_for_earlier_positions(app_engine) -> No
         view = judging.submit(
             app_engine, b, view.slot.assignment_id, view.slot.claim_version, label=1
         )
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     assert not at.exception, at.exception
     notes = [c.value for c in at.caption if "wait for earlier queue positions" in c.value]
     assert notes == [

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from annotation.live_plan import current_plan, set_plan
-from db.reads import campaign_id
+from annotation.campaign.live_plan import current_plan, set_plan
+from db.reads.campaign import campaign_id
 from estimators.sequences.designs import DEFAULT_DESIGN, DESIGN_TEXT
 from tests.app.conftest import admin_page
 from tests.app.test_dashboard import _dashboard, _texts
@@ -59,10 +59,10 @@ def test_exhausted_pool_concludes_and_floor_is_labelled(app_engine) -> None:
 def test_statistics_page_sets_the_plan_from_the_measurable_difference(app_engine) -> None:
     seed_campaign(app_engine, "fresh", n_items=30, labelled=0, overlap=0, scores=False)
     cid = campaign_id(app_engine, "fresh")
-    at = admin_page("views/annotators.py", "fresh")  # no plan form here: a pointer
+    at = admin_page("views/pages/annotators.py", "fresh")  # no plan form here: a pointer
     assert not [b for b in at.button if b.label == "Save plan"]
     assert any("**Statistics** page" in c.value for c in at.caption)
-    at = admin_page("views/statistics_panel.py", "fresh")
+    at = admin_page("views/pages/statistics_panel.py", "fresh")
     at.radio(key="stat-plan-by").set_value("difference")
     at.number_input(key="stat-difference").set_value(0.2)
     next(b for b in at.button if b.label == "Save statistics settings").click().run()

@@ -3,9 +3,9 @@ words."""
 
 from __future__ import annotations
 
-from db import campaigns as dbc
-from db.queue import queue_transaction
-from db.reads import campaign_id
+from db.campaign import campaigns as dbc
+from db.queue.claim import queue_transaction
+from db.reads.campaign import campaign_id
 from tests.app.test_dashboard import _dashboard
 from tests.test_reads import seed_campaign
 

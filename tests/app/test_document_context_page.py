@@ -9,10 +9,12 @@ import re
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import context, queue_admin, queue_build
-from annotation.session import next_view
+from annotation.campaign import context
+from annotation.judging.session import next_view
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import TRICKY, annotator_app, shown_output
 
@@ -99,7 +101,7 @@ def test_context_off_shows_nothing(app_engine: Engine) -> None:
 
 def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
     cid = make_document(app_engine)
-    at = admin_page("views/annotators.py", "demo")
+    at = admin_page("views/pages/annotators.py", "demo")
     assert at.toggle(key="document_context").value is False
     at.toggle(key="document_context").set_value(True)
     at.number_input(key="document_context_window").set_value(4)
@@ -112,7 +114,7 @@ def test_switch_on_the_annotators_page(app_engine: Engine) -> None:
 def test_switch_refused_without_doc_ids(app_engine: Engine) -> None:
     with session_scope(app_engine) as s:
         s.add(Campaign(name="demo"))
-    at = admin_page("views/annotators.py", "demo")
+    at = admin_page("views/pages/annotators.py", "demo")
     at.toggle(key="document_context").set_value(True)
     next(b for b in at.button if b.label == "Save document context").click().run()
     assert not at.exception
@@ -151,7 +153,7 @@ def test_a_viewer_cannot_switch_it(app_engine: Engine) -> None:
     cid = make_document(app_engine)
     vic, _ = create_account(app_engine, "vic", "viewer", "vic's long password")
     grant_campaign(app_engine, "vic", "demo")
-    at = _as(vic, "views/annotators.py")
+    at = _as(vic, "views/pages/annotators.py")
     save = next(b for b in at.button if b.label == "Save document context")
     assert save.disabled  # the save runs only with allowed(campaign_id) too
     assert context.context_setting(app_engine, cid).on is False

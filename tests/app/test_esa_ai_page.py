@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation.ai_spans import import_ai_spans, set_prefill
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.imports.ai_spans import import_ai_spans, set_prefill
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
 from tests.app.test_annotate import annotator_app
 from tests.app.test_annotate_spans import OUTPUTS, click, event, saved, spans_campaign, widget
 
@@ -97,7 +97,7 @@ def test_import_tab_refuses_naming_the_row_then_imports(app_engine: Engine) -> N
     from tests.app.conftest import admin_page
 
     spans_campaign(app_engine, meta={META_KEY: SpanConfig(ask_esa=True).to_meta()})
-    at = admin_page("views/import_campaign.py")
+    at = admin_page("views/pages/import_campaign.py")
     at.selectbox(key="ai-spans-campaign").set_value("demo").run()
     good = b"item_id,system,start,end,severity\ni0,secret-system-0,4,9,major\n"
     bad = good + b"i0,secret-system-1,4,99,major\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
 from tests.app.conftest import admin_page
 
 N = 60
@@ -34,7 +34,7 @@ def _seed(engine) -> str:  # type: ignore[no-untyped-def]
 
 def test_calibration_page_uses_the_imported_metrics_direction(app_engine) -> None:
     sig = _seed(app_engine)
-    at = admin_page("views/calibration.py", "imp")
+    at = admin_page("views/pages/calibration.py", "imp")
     options = at.selectbox(key="cal-metric").options
     assert "mx (imported from mx.csv, sha256 " in options[0] and "lower is better" in options[0]
     at.selectbox(key="cal-metric").set_value(sig).run()
@@ -48,7 +48,7 @@ def test_calibration_page_uses_the_imported_metrics_direction(app_engine) -> Non
 
 def test_dashboard_offers_the_imported_metric_as_a_control(app_engine) -> None:
     sig = _seed(app_engine)
-    at = admin_page("views/dashboard.py", "imp")
+    at = admin_page("views/pages/dashboard.py", "imp")
     picker = at.multiselect(key="dash-metrics")
     assert any(o.startswith("mx (imported from mx.csv") for o in picker.options)
     picker.set_value([sig]).run()
@@ -57,7 +57,7 @@ def test_dashboard_offers_the_imported_metric_as_a_control(app_engine) -> None:
 
 def test_import_page_adds_a_scores_file(app_engine) -> None:
     import_campaign(app_engine, CAMPAIGN.encode(), "imp", filename="imp.csv")
-    at = admin_page("views/import_campaign.py")
+    at = admin_page("views/pages/import_campaign.py")
     at.selectbox(key="scores-campaign").set_value("imp").run()
     bad = _scores().replace(b"0,A,mx,", b"0,Z,mx,", 1)
     at.file_uploader(key="scores-file").upload("mx.csv", bad, "text/csv").run()

@@ -22,7 +22,7 @@ def _rendered(markdown: str) -> str:
 
 
 def test_import_error_shows_column_and_file_names_literally(app_engine) -> None:
-    at = admin_page("views/import_campaign.py")
+    at = admin_page("views/pages/import_campaign.py")
     at.file_uploader[0].upload(FILE_NAME, CSV, "text/csv").run()
     assert not at.exception, at.exception
     [error] = at.error

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation.calibration import calibration_export
+from annotation.results.calibration import calibration_export
 from estimators.planning.labels_needed import (
     PlannedMetric,
     human_labels_needed,
@@ -15,7 +15,7 @@ from estimators.planning.tables import calibration_rates
 from tests.app.conftest import admin_page
 from tests.test_reads import SIG, seed_campaign
 
-PAGE = "views/planner.py"
+PAGE = "views/pages/planner.py"
 
 
 def _input(at: AppTest, label: str):  # type: ignore[no-untyped-def]

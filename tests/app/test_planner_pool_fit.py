@@ -3,13 +3,13 @@ difference the pool can settle (AppTest; numbers from estimators.planning.pool_f
 
 from __future__ import annotations
 
-from annotation.live_plan import forecast_planned_labels
+from annotation.campaign.live_plan import forecast_planned_labels
 from estimators.planning.pool_fit import pool_fit
 from tests.app.conftest import admin_page
 
 
 def test_planner_says_the_plan_exceeds_the_pool(app_engine) -> None:
-    at = admin_page("views/planner.py")
+    at = admin_page("views/pages/planner.py")
     for label, value in (("Systems", 14), ("Items in the pool", 529),
                          ("Measurable difference (and margin ε)", 0.10)):  # fmt: skip
         next(w for w in at.number_input if w.label == label).set_value(value)

@@ -1,13 +1,14 @@
 """The racing switch on the Statistics page (AppTest, real migrated SQLite; it moved there
 from the Annotators page, issue 29.4) and in the CLI: both write campaigns.meta through
-annotation.racing and log the change."""
+annotation.queue.racing and log the change."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_admin, racing
+from annotation.queue import admin as queue_admin
+from annotation.queue import racing
 from db.engine import get_engine
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
@@ -15,7 +16,7 @@ from tests.app.test_annotate import make_campaign
 TEXTS = [[f"output {j} of system {k} has several words" for k in range(3)] for j in range(12)]
 
 
-PAGE = "views/statistics_panel.py"
+PAGE = "views/pages/statistics_panel.py"
 
 
 def save(at):  # type: ignore[no-untyped-def]
@@ -26,7 +27,7 @@ def save(at):  # type: ignore[no-untyped-def]
 
 def test_switch_on_the_statistics_page(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, TEXTS)
-    annotators = admin_page("views/annotators.py", "demo")  # no switch there any more
+    annotators = admin_page("views/pages/annotators.py", "demo")  # no switch there any more
     assert not [t for t in annotators.toggle if t.label.startswith("Racing")]
     assert any("**Statistics** page" in c.value for c in annotators.caption)
     at = admin_page(PAGE, "demo")
@@ -80,7 +81,7 @@ def test_cli_racing(app_engine: Engine, monkeypatch) -> None:  # type: ignore[no
 
 def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
     from db.engine import session_scope
-    from db.models import Campaign
+    from db.schema.models import Campaign
 
     cid = make_campaign(app_engine, TEXTS)
     racing.set_racing(app_engine, cid, True)
@@ -98,9 +99,9 @@ def test_page_lists_the_dropped_systems(app_engine: Engine) -> None:
 
 
 def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> None:
-    from db import campaigns as dbc
-    from db.queue import queue_transaction
-    from db.reads import campaign_id
+    from db.campaign import campaigns as dbc
+    from db.queue.claim import queue_transaction
+    from db.reads.campaign import campaign_id
     from tests.app.test_dashboard import _dashboard, _texts
     from tests.test_reads import seed_campaign
 
@@ -118,7 +119,7 @@ def test_dashboard_says_racing_is_on_and_what_it_dropped(app_engine: Engine) -> 
 
 
 def test_planner_says_what_racing_and_epsilon_change(app_engine: Engine) -> None:
-    at = admin_page("views/planner.py")
+    at = admin_page("views/pages/planner.py")
     assert not at.exception
     [line] = [c.value for c in at.caption if c.value.startswith("Racing (Statistics page)")]
     assert "larger ε settles equal pairs sooner" in line and "WMT21 en-de" in line

@@ -10,9 +10,9 @@ import re
 from sqlalchemy import Engine, select
 from typer.testing import CliRunner
 
-from db import jobs as store
+from db.admin import jobs as store
 from db.engine import get_engine, session_scope
-from db.models import MetricScore
+from db.schema.models import MetricScore
 from metrics.scoring_job import run_scoring_job
 from tests.app.conftest import admin_page
 from tests.metrics.conftest import make_campaign
@@ -32,7 +32,7 @@ def test_a_starting_job_shows_no_zero_of_zero(app_engine: Engine) -> None:
     cid, _ = make_campaign(app_engine, ROWS)
     job_id = store.create_job(app_engine, cid, "score", {"metrics": ["chrf"]}, estimate_s=5.0)
     assert store.claim(app_engine, job_id, "test-worker", 30.0) is not None  # total still 0
-    at = admin_page("views/campaigns.py", campaign="test")
+    at = admin_page("views/pages/campaigns.py", campaign="test")
     text = _page_texts(at)
     assert "Scoring chrf: starting the scoring processes" in text, text
     assert "0 / 0" not in text
@@ -44,7 +44,7 @@ def test_a_finished_run_reports_one_time_against_its_estimate(app_engine: Engine
         app_engine, cid, "score", {"metrics": ["bleu", "chrf"]}, estimate_s=0.5
     )
     assert run_scoring_job(app_engine, job_id) == store.DONE
-    at = admin_page("views/campaigns.py", campaign="test")
+    at = admin_page("views/pages/campaigns.py", campaign="test")
     text = _page_texts(at)
     assert "Last scoring run" in text and "bleu: 12 new" in text, text
     assert len(re.findall(r"took ", text)) == 1, text  # one time figure…
@@ -56,7 +56,7 @@ def test_cli_score_default_is_the_pages_default(app_engine: Engine) -> None:
     import cli
 
     cid, _ = make_campaign(app_engine, ROWS)
-    at = admin_page("views/campaigns.py", campaign="test")
+    at = admin_page("views/pages/campaigns.py", campaign="test")
     page_default = at.multiselect(key=f"metrics-{cid}").value
     get_engine.cache_clear()  # DATABASE_URL (the app_engine fixture) for the CLI
     try:

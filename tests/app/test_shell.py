@@ -6,8 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.importer import import_campaign
-from db.campaigns import list_campaigns
+from annotation.imports.importer import import_campaign
+from db.campaign.campaigns import list_campaigns
 from tests.app.conftest import ADMIN_PASSWORD, APP
 
 CSV = (
@@ -68,7 +68,7 @@ def test_unmigrated_database_is_refused_with_the_command(tmp_path: Path, monkeyp
 def test_score_button_scores_and_a_rerun_adds_nothing(app_engine, monkeypatch) -> None:
     import sacrebleu
 
-    from db.scores import campaign_signatures
+    from db.scores.metric_scores import campaign_signatures
     from metrics import scoring_job
     from tests.conftest import stored_scores
 

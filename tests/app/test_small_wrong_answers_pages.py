@@ -10,8 +10,8 @@ import re
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotation import queue_admin
-from db.reads import campaign_id
+from annotation.queue import admin as queue_admin
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import PLAIN, annotator_app, make_campaign
 from tests.test_reads import seed_campaign
@@ -21,13 +21,13 @@ def test_agreement_note_respects_the_overlap_share(app_engine: Engine) -> None:
     seed_campaign(app_engine, "demo", n_items=40, labelled=30, overlap=0)
     cid = campaign_id(app_engine, "demo")
     queue_admin.update_queue_settings(app_engine, cid, overlap=0.1)
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     assert not at.exception
     captions = [c.value for c in at.caption if "Krippendorff" in c.value]
     assert captions and "set an overlap share" not in captions[0], captions
     assert "overlap share (10%) queues second judgments" in captions[0]
     queue_admin.update_queue_settings(app_engine, cid, overlap=0.0)
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     captions = [c.value for c in at.caption if "Krippendorff" in c.value]
     assert "set an overlap share" in captions[0]  # the advice where it applies
 
@@ -56,7 +56,7 @@ def test_binary_page_still_advertises_the_label_keys(app_engine: Engine) -> None
 def test_dashboard_at_five_labels_shows_no_impossible_number(app_engine: Engine) -> None:
     """Issue: "PPI++ 1.000 [1.000, 1.000]" and "0.590 [−0.018, 1.197]" at 4–5 labels."""
     seed_campaign(app_engine, "tiny", n_items=30, labelled=5, overlap=0)
-    at = admin_page("views/dashboard.py", "tiny")
+    at = admin_page("views/pages/dashboard.py", "tiny")
     assert not at.exception
     table = at.dataframe[0].value
     for column in ("Control variates / PPI++", "Double sampling (per-system)"):

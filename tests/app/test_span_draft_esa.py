@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation.session import Slot
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.judging.session import Slot
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
 from tests.app.test_annotate import annotator_app
 from tests.app.test_annotate_spans import click, event, saved, spans_campaign, widget
-from views.span_extras import restored
+from views.spans.extras import restored
 
 
 def test_esa_slider_has_its_anchors_and_an_untouched_handle_is_no_score(app_engine: Engine) -> None:

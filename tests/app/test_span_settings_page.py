@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotation.queue_admin import setting_changes
-from annotation.span_judgments import SETTING_KEY, campaign_config
-from annotation.spans import SpanConfig
+from annotation.judging.span_judgments import SETTING_KEY, campaign_config
+from annotation.judging.spans import SpanConfig
+from annotation.queue.admin import setting_changes
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import annotator_app
 from tests.app.test_annotate_spans import click, saved, spans_campaign
@@ -28,7 +28,7 @@ def _form(at):  # type: ignore[no-untyped-def]
 
 def test_span_settings_are_set_on_the_page_and_logged(app_engine: Engine) -> None:
     cid = spans_campaign(app_engine)
-    at = admin_page("views/annotators.py", campaign="demo")
+    at = admin_page("views/pages/annotators.py", campaign="demo")
     area, major, esa, button = _form(at)
     assert not button.disabled and area.value.splitlines()[0] == "accuracy"
     area.input("Accuracy/Mistranslation\nFluency\nStyle")
@@ -46,7 +46,7 @@ def test_span_settings_are_set_on_the_page_and_logged(app_engine: Engine) -> Non
 
 def test_duplicate_categories_are_refused_in_words(app_engine: Engine) -> None:
     cid = spans_campaign(app_engine)
-    at = admin_page("views/annotators.py", campaign="demo")
+    at = admin_page("views/pages/annotators.py", campaign="demo")
     area, _, _, button = _form(at)
     area.input("fluency\nFluency")
     button.click().run()
@@ -58,7 +58,7 @@ def test_duplicate_categories_are_refused_in_words(app_engine: Engine) -> None:
 
 def test_after_the_first_label_the_form_is_locked(app_engine: Engine) -> None:
     cid = spans_campaign(app_engine)
-    at = admin_page("views/annotators.py", campaign="demo")  # opened before the label
+    at = admin_page("views/pages/annotators.py", campaign="demo")  # opened before the label
     annotator, _ = annotator_app(app_engine, cid)
     click(annotator, "span_no_errors")
     assert len(saved(app_engine)) == 1  # the first label
@@ -81,7 +81,7 @@ def test_a_viewer_sees_the_form_disabled(app_engine: Engine) -> None:
     spans_campaign(app_engine)
     vic, _ = create_account(app_engine, "vic", "viewer", "vic's long password")
     grant_campaign(app_engine, "vic", "demo")
-    at = _as(vic, "views/annotators.py")
+    at = _as(vic, "views/pages/annotators.py")
     area, major, esa, button = _form(at)
     assert button.disabled and area.disabled and major.disabled and esa.disabled
     assert not any("Locked" in i.value for i in at.info)  # read-only, not locked
@@ -91,5 +91,5 @@ def test_a_binary_campaign_has_no_span_settings(app_engine: Engine) -> None:
     from tests.app.test_annotate import make_campaign
 
     make_campaign(app_engine, [["a", "b"]])
-    at = admin_page("views/annotators.py", campaign="demo")
+    at = admin_page("views/pages/annotators.py", campaign="demo")
     assert not [b for b in at.button if b.label == FORM_BUTTON]

@@ -4,10 +4,11 @@ brings a one-line suggestion to move to PostgreSQL; up to the limit, nothing is 
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import queue_build, session
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import SQLITE_ANNOTATOR_LIMIT
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
 
@@ -21,7 +22,7 @@ def _captions(app_engine, holding: int) -> list[str]:  # type: ignore[no-untyped
         annotator = create_annotator(app_engine, cid, f"a{k}").annotator_id
         if k < holding:
             assert session.next_view(app_engine, annotator).slot is not None
-    at = admin_page("views/annotators.py", campaign="team")
+    at = admin_page("views/pages/annotators.py", campaign="team")
     assert not at.exception
     return [c.value for c in at.caption if "PostgreSQL" in c.value]
 

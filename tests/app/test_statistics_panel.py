@@ -8,14 +8,16 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_admin, session
-from annotation.live_plan import forecast_planned_labels
-from annotation.statistics_settings import LEVEL_WARNING, read_statistics
-from db.lifecycle import archive_campaign
+from annotation.campaign.live_plan import forecast_planned_labels
+from annotation.campaign.statistics_settings import LEVEL_WARNING, read_statistics
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from db.campaign.lifecycle import archive_campaign
 from tests.app.conftest import admin_page
 from tests.app.test_annotate import make_campaign
 
-PAGE = "views/statistics_panel.py"
+PAGE = "views/pages/statistics_panel.py"
 TEXTS = [[f"output {j} of system {k} has several words" for k in range(3)] for j in range(12)]
 
 
@@ -147,11 +149,11 @@ def test_alpha_after_labels_logged_with_count_and_warned(app_engine: Engine) -> 
 
 
 def test_dashboard_box_reads_the_campaigns_settings(app_engine: Engine) -> None:
-    from annotation.statistics_settings import set_statistics
+    from annotation.campaign.statistics_settings import set_statistics
 
     cid = make_campaign(app_engine, TEXTS, paired=True)
     set_statistics(app_engine, cid, alpha=0.01, family="ebh", racing_on=True)
-    at = admin_page("views/dashboard.py", "demo")
+    at = admin_page("views/pages/dashboard.py", "demo")
     box = " ".join(c.value for c in at.sidebar.caption).replace("\\", "")  # markdown escapes
     assert "Error rate α: 0.01" in box and "Family: ebh" in box and "Racing: on" in box
     assert "**Statistics page**" in box

@@ -4,11 +4,12 @@ and a refused action said in words with nothing changed."""
 from __future__ import annotations
 
 from accounts.invites import create_annotator
-from annotation import queue_build, session
-from annotation.importer import import_campaign
+from annotation.imports.importer import import_campaign
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.reads import campaign_id
-from db.tasks import list_tasks
+from db.queue.tasks import list_tasks
+from db.reads.campaign import campaign_id
 from tests.app.conftest import admin_page
 
 
@@ -24,7 +25,7 @@ def test_cut_pause_and_refusal_on_the_page(app_engine) -> None:  # type: ignore[
     cid = campaign_id(app_engine, "crowd")
     queue_build.build_queue(app_engine, cid, seed=1)
     ann = create_annotator(app_engine, cid, "Ana").annotator_id
-    at = admin_page("views/annotators.py", campaign="crowd")
+    at = admin_page("views/pages/annotators.py", campaign="crowd")
     at.number_input(key="task_size").set_value(4)
     next(b for b in at.button if b.label == "Cut tasks").click().run()
     assert not at.exception, at.exception

@@ -99,9 +99,9 @@ def seed_edit_campaign(
     """A one-system campaign in ``mode`` whose outputs all need an edit ("… ist fast gut"),
     with its queue built; returns the annotator's invite token."""
     from accounts.invites import create_annotator
-    from annotation import queue_build
+    from annotation.queue import build as queue_build
     from db.engine import session_scope
-    from db.models import Campaign, Item, Output, System
+    from db.schema.models import Campaign, Item, Output, System
 
     with session_scope(engine) as s:
         camp = Campaign(name=name, mode=mode, show_metrics=False)

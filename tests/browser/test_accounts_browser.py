@@ -85,8 +85,8 @@ def test_a_viewer_can_change_nothing(server: Server, page) -> None:  # type: ign
             b.is_disabled() for b in page.get_by_role("button", name=label).all()
         )
     # Nothing the viewer could reach changed anything: still one annotator per campaign.
-    from annotation.queue_admin import annotator_overview
-    from db.reads import campaign_id
+    from annotation.queue.admin import annotator_overview
+    from db.reads.campaign import campaign_id
 
     assert [w.name for w in annotator_overview(server.engine, campaign_id(server.engine,
                                                                           "Granted"))] == ["Ana"]

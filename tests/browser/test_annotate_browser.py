@@ -7,11 +7,11 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
-from annotation.public_title import DEFAULT as PUBLIC_TITLE
-from db import annotations as annotation_log
+from annotation.campaign.public_title import DEFAULT as PUBLIC_TITLE
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, MetricScore, Output, System
+from db.judging import log as annotation_log
+from db.schema.models import Annotation, Campaign, Item, MetricScore, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path, seed_edit_campaign
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate.png"

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"
@@ -109,7 +109,7 @@ def test_progress_shows_the_annotators_own_batch(server: Server, page) -> None: 
     _press_and_wait(page, "a")
     page.get_by_text("5 left for you").wait_for()
     # someone else takes the other source's three outputs: fewer are left for Ana
-    from annotation import session
+    from annotation.judging import session
 
     other = create_annotator(server.engine, cid, "Ben").annotator_id
     session.next_view(server.engine, other)

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from db.engine import session_scope
-from db.models import Annotation, Output
+from db.schema.models import Annotation, Output
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path, seed_edit_campaign
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate_both.png"

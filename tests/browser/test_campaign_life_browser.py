@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from db.engine import session_scope
-from db.models import Campaign
+from db.schema.models import Campaign
 from tests.browser.conftest import Server, screenshot_path
 from tests.browser.test_downloads_browser import sign_in
 from tests.conftest import PROJECT_ROOT

@@ -10,10 +10,11 @@ import io
 import pytest
 
 from accounts.invites import create_annotator
-from annotation import comparative, queue_build
-from annotation.exports import export_annotations
+from annotation.judging import comparative
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare.png"

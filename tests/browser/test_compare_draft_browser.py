@@ -1,4 +1,4 @@
-"""A comparative screen's labels stay in the browser until Enter (views/compare_draft.py):
+"""A comparative screen's labels stay in the browser until Enter (views/annotate/compare_draft.py):
 keys and mouse clicks on the cards are drawn without a server run, a reload mid-screen
 brings the labels back, Enter saves them in one round trip, and `u` still undoes the screen."""
 
@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_compare_browser import IDLE, seed_compare, source
 

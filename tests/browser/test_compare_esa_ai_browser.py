@@ -16,10 +16,10 @@ import json
 import pytest
 from sqlalchemy import select
 
-from annotation.ai_spans import import_ai_spans
-from annotation.exports import export_annotations
+from annotation.imports.ai_spans import import_ai_spans
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
-from db.models import Annotation, Output
+from db.schema.models import Annotation, Output
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_compare_esa_browser import (
     IDLE,

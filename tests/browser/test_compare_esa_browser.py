@@ -12,11 +12,12 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import comparative, queue_build
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.judging import comparative
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_spans_browser import _RECT
 

@@ -4,7 +4,7 @@ typed fast on one screen of 13 outputs, then Enter, while the Streamlit server i
 used to wait for a click's run to start. Every key must land on its own output, none lost
 and none twice on the same output: the labels in the database are the typed ones, in screen
 order. The labels are drawn by the page while the server is stopped, and the screen costs
-one round trip (views/compare_draft.py), not one per key."""
+one round trip (views/annotate/compare_draft.py), not one per key."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import select
 
 from db.engine import session_scope
-from db.models import Annotation
+from db.schema.models import Annotation
 from tests.browser.conftest import Server
 from tests.browser.test_compare_browser import IDLE, seed_compare
 

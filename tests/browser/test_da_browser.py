@@ -8,11 +8,12 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import comparative, queue_build
-from annotation.document_order import set_documents_in_order
-from db.document_models import DocumentScore
+from annotation.campaign.document_order import set_documents_in_order
+from annotation.judging import comparative
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.document_models import DocumentScore
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 SINGLE = PROJECT_ROOT / "docs" / "screenshots" / "da-single.png"

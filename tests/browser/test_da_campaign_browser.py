@@ -15,10 +15,12 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
-from db.models import Annotation, Campaign
-from db.reads import campaign_id
+from db.reads.campaign import campaign_id
+from db.schema.models import Annotation, Campaign
 from tests.browser.conftest import Server
 from tests.browser.test_da_browser import UNSET, wait_rows
 from tests.browser.test_import_mapping_browser import _open_import, _upload

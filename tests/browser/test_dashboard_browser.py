@@ -24,9 +24,9 @@ SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "dashboard.png"
 def wmt_server(server: Server) -> str:
     """The shared ``server`` fixture's database with the WMT campaign, chrF and threshold."""
     data = shared_file("wmt21-ted-mqm/wmt21_ted_ende.csv")
-    from annotation.calibration import calibrate_and_save
-    from annotation.importer import import_campaign
-    from db.scores import campaign_signatures
+    from annotation.imports.importer import import_campaign
+    from annotation.results.calibration import calibrate_and_save
+    from db.scores.metric_scores import campaign_signatures
     from metrics.scoring import score_campaign
 
     report = import_campaign(

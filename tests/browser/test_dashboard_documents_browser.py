@@ -14,8 +14,8 @@ SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "dashboard-documents-unit.p
 def test_dashboard_says_too_few_documents_in_chromium(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from annotation.importer import import_campaign
-    from db.reads import campaign_id
+    from annotation.imports.importer import import_campaign
+    from db.reads.campaign import campaign_id
     from tests.estimators.test_clustered_route import set_document_order
 
     mapping = {"doc_id": "doc", "human_label": "human_label_binary", "annotator": "rater"}

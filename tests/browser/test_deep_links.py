@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from accounts.invites import create_annotator
-from annotation import queue_build
-from annotation.public_title import DEFAULT
+from annotation.campaign.public_title import DEFAULT
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures

@@ -12,9 +12,10 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import document_order, queue_build
+from annotation.campaign import document_order
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_annotate_browser import _output_text, _press_and_wait
 

@@ -27,7 +27,7 @@ def sign_in(page, url: str) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_two_quick_downloads_give_two_files(server: Server, page) -> None:  # type: ignore[no-untyped-def]
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
 
     import_campaign(server.engine, campaign_csv("dl"), "dl", filename="dl.csv")
     sign_in(page, server.url)

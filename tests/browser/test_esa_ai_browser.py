@@ -23,12 +23,14 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session
-from annotation.exports import export_annotations
-from annotation.span_judgments import META_KEY
-from annotation.spans import SpanConfig
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.judging.span_judgments import META_KEY
+from annotation.judging.spans import SpanConfig
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_spans_browser import WIDGET, _drag
 

@@ -50,7 +50,7 @@ def _upload(page, path: Path) -> None:  # type: ignore[no-untyped-def]
 def test_import_mapping_step(server: Server, page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from db.reads import campaign_id, read_campaign
+    from db.reads.campaign import campaign_id, read_campaign
 
     wmt = tmp_path / "wmt_like.csv"
     wmt.write_text(WMT_LIKE, encoding="utf-8")

@@ -10,9 +10,9 @@ import re
 import pytest
 from sqlalchemy import func, select
 
-from annotation import queue_build
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"

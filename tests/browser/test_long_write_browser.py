@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import func, select
 
 from db.engine import session_scope
-from db.models import Annotator, Assignment
+from db.schema.models import Annotator, Assignment
 from tests.annotation.test_queue import make_campaign
 from tests.browser.conftest import Server
 

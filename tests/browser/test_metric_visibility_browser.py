@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_admin, queue_build
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign
+from db.schema.models import Annotation, Campaign
 from metrics.scoring import score_campaign
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 

@@ -23,11 +23,12 @@ from pathlib import Path
 import pytest
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build
-from annotation.session import next_view
+from annotation.judging import save as judging
+from annotation.judging.session import next_view
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
-from db.vocabulary import SlotKind
+from db.schema.models import Campaign, Item, Output, System
+from db.schema.vocabulary import SlotKind
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures

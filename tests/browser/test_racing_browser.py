@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import queue_admin, queue_build, racing
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from annotation.queue import racing
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
@@ -68,8 +70,8 @@ def test_dashboard_of_a_racing_campaign(server: Server, page) -> None:  # type: 
     read "no difference larger than 0.2"; racing on with sys0 and sys3 dropped."""
     from playwright.sync_api import expect
 
-    from db import campaigns as dbc
-    from db.queue import queue_transaction
+    from db.campaign import campaigns as dbc
+    from db.queue.claim import queue_transaction
     from tests.test_reads import seed_campaign
 
     cid = seed_campaign(server.engine, "Racing campaign", n_items=800, labelled=400, overlap=0,

@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.app_server import CHROMIUM, CHROMIUM_ARGS, PROJECT_ROOT, app_env, free_port
 
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"

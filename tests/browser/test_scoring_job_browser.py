@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from db import jobs as store
+from db.admin import jobs as store
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System
+from db.schema.models import Campaign, Item, Output, System
 from metrics.scoring_job import latest_jobs
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 

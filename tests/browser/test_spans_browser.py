@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Annotation, Campaign, Item, Output, System
+from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate_spans.png"

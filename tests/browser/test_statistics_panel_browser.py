@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation import queue_admin
+from annotation.queue import admin as queue_admin
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
@@ -25,7 +25,7 @@ NAME = "Stats campaign"
 def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from db.campaigns import list_campaigns
+    from db.campaign.campaigns import list_campaigns
     from tests.test_reads import seed_campaign
 
     cid = seed_campaign(server.engine, NAME, n_items=40, labelled=30, overlap=0)

@@ -17,10 +17,13 @@ import pytest
 from sqlalchemy import select
 
 from accounts import study
-from annotation import judging, queue_build, session, tasks, tutorial
-from annotation.exports import export_annotations
+from annotation.judging import save as judging
+from annotation.judging import session, tutorial
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import batches as tasks
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System, Task
+from db.schema.models import Campaign, Item, Output, System, Task
 from tests.browser.conftest import Server
 from tests.browser.test_annotate_browser import _output_text, _press_and_wait
 from tests.browser.test_tasks_browser import platform  # noqa: F401  (the fixture)
@@ -89,7 +92,7 @@ def _judge(page, n: int | None = None) -> None:  # type: ignore[no-untyped-def]
 
 
 def _stored_codes(server: Server) -> dict[str, str]:
-    from db.models import Annotator
+    from db.schema.models import Annotator
 
     with session_scope(server.engine) as s:
         rows = s.execute(
@@ -184,7 +187,7 @@ def test_prolific_study_through_one_link(server: Server, page, platform: str) ->
 
 
 def aid_of(server: Server, name: str) -> int:
-    from db.models import Annotator
+    from db.schema.models import Annotator
 
     with session_scope(server.engine) as s:
         return s.scalar(select(Annotator.id).where(Annotator.name == name))  # type: ignore[return-value]

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import select
 
 from accounts.invites import create_annotator
-from annotation import queue_build
+from annotation.queue import build as queue_build
 from db.engine import session_scope
-from db.models import Campaign, Item, Output, System, Task
+from db.schema.models import Campaign, Item, Output, System, Task
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_annotate_browser import _output_text, _press_and_wait
 

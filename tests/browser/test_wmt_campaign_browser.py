@@ -19,9 +19,12 @@ import sys
 import pytest
 
 from accounts.invites import create_annotator
-from annotation import comparative, document_order, queue_build, tasks
-from annotation.exports import export_annotations
-from annotation.importer import import_campaign
+from annotation.campaign import document_order
+from annotation.imports.importer import import_campaign
+from annotation.judging import comparative
+from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
+from annotation.tasks import batches as tasks
 from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 from tests.conftest import shared_file
 

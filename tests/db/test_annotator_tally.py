@@ -1,4 +1,4 @@
-"""db.annotator_stats: the per-annotator figures counted in SQL equal a row-by-row count of
+"""db.judging.annotator_stats: the per-annotator figures counted in SQL equal a row-by-row count of
 the log (the implementation they replaced), on real SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
-from db.annotations import ATTENTION, LABEL, SKIP, SUPERSEDING, UNDO, append, campaign_log
-from db.annotator_stats import annotator_work, attention_passed
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Assignment, AttentionCheck
+from db.judging.annotator_stats import annotator_work, attention_passed
+from db.judging.log import ATTENTION, LABEL, SKIP, SUPERSEDING, UNDO, append, campaign_log
+from db.schema.models import Annotation, Annotator, Assignment, AttentionCheck
 from tests.test_reads import seed_campaign
 
 

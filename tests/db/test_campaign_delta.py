@@ -1,4 +1,4 @@
-"""db.campaign_delta: a delta read equals a full read after every kind of write, on real
+"""db.reads.delta: a delta read equals a full read after every kind of write, on real
 SQLite and PostgreSQL (TANDEM_REQUIRE_POSTGRES=1 makes the PostgreSQL runs mandatory)."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select, update
 
-from annotation.importer import import_campaign
-from db.annotations import append
-from db.campaign_delta import DeltaState, read_delta
+from annotation.imports.importer import import_campaign
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Assignment, MetricScore, Output
-from db.queue_settings import log_setting_changes, update_campaign_settings
-from db.reads import read_campaign
-from db.scores import ScoreRow, insert_scores, save_threshold
+from db.judging.log import append
+from db.queue.settings import log_setting_changes, update_campaign_settings
+from db.reads.campaign import read_campaign
+from db.reads.delta import DeltaState, read_delta
+from db.schema.models import Annotation, Annotator, Assignment, MetricScore, Output
+from db.scores.metric_scores import ScoreRow, insert_scores, save_threshold
 from tests.test_reads import SIG, seed_campaign, seed_csv
 
 SIG_NEW = "comet|version:test"

@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotation import queue_admin, queue_build, session
-from annotation.importer import import_campaign
-from annotation.scores_import import import_scores
-from db.campaigns import active_campaign_names, list_campaigns
-from db.engine import session_scope
-from db.jobs import create_job
-from db.lifecycle import (
+from annotation.imports.importer import import_campaign
+from annotation.imports.scores_import import import_scores
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from db.admin.jobs import create_job
+from db.campaign.campaigns import active_campaign_names, list_campaigns
+from db.campaign.lifecycle import (
     CampaignArchived,
     CampaignLifeError,
     archive_campaign,
@@ -21,7 +22,8 @@ from db.lifecycle import (
     rename_campaign,
     restore_campaign,
 )
-from db.models import Base, CalibrationSet
+from db.engine import session_scope
+from db.schema.models import Base, CalibrationSet
 from formats.problems import CampaignFileError
 from metrics.base import MetricConfigError
 from metrics.scoring import score_campaign
@@ -81,7 +83,7 @@ def test_delete_needs_the_name_typed_and_changes_nothing_otherwise(engine: Engin
 
 def test_delete_is_one_transaction(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """A failure half-way (here: writing the log row) leaves every row in place."""
-    import db.lifecycle as life
+    import db.campaign.lifecycle as life
 
     cid = populate(engine, "c")
     before = owned_rows(engine, cid)
@@ -168,7 +170,7 @@ def test_archive_and_delete_wait_for_a_running_scoring_job(engine: Engine) -> No
 
 
 def _annotator(engine: Engine, cid: int) -> int:
-    from db.models import Annotator
+    from db.schema.models import Annotator
 
     with session_scope(engine) as s:
         return s.scalar(

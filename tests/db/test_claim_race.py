@@ -15,9 +15,11 @@ from collections import defaultdict
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import comparative, judging, queue_build, session
+from annotation.judging import comparative, session
+from annotation.judging import save as judging
+from annotation.queue import build as queue_build
 from db.engine import make_engine, session_scope
-from db.models import Annotation, Assignment
+from db.schema.models import Annotation, Assignment
 from tests.annotation.test_queue import make_campaign
 
 N_SYSTEMS = 4

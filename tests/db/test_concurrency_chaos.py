@@ -22,12 +22,16 @@ import time
 from sqlalchemy import Engine, func, select
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, task_admin, tasks, undo
-from annotation.tasks import TaskError
-from db import tasks as dbt
+from annotation.judging import save as judging
+from annotation.judging import session, undo
+from annotation.queue import build as queue_build
+from annotation.tasks import admin as task_admin
+from annotation.tasks import batches as tasks
+from annotation.tasks.batches import TaskError
+from db.campaign.lifecycle import archive_campaign, delete_campaign
 from db.engine import make_engine, session_scope
-from db.lifecycle import archive_campaign, delete_campaign
-from db.models import Annotation, Assignment, Campaign, Task
+from db.queue import tasks as dbt
+from db.schema.models import Annotation, Assignment, Campaign, Task
 from tests.annotation.test_queue import make_campaign
 
 

@@ -8,7 +8,12 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
 from accounts.invites import create_annotator
-from annotation import judging, queue_build, session, task_admin, task_work, tasks
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import build as queue_build
+from annotation.tasks import admin as task_admin
+from annotation.tasks import batches as tasks
+from annotation.tasks import work as task_work
 from db.engine import RETRY_ATTEMPTS, TransientFailure, retry_transient
 from tests.annotation.test_queue import make_campaign
 
@@ -89,10 +94,10 @@ def test_two_requeues_at_once_get_distinct_ordinals(engine: Engine) -> None:
     lock, so the second waits and takes the next one."""
     import threading
 
-    from annotation.task_expiry import requeue_unfinished
-    from db import tasks as dbt
+    from annotation.tasks.expiry import requeue_unfinished
     from db.clock import utcnow
     from db.engine import session_scope
+    from db.queue import tasks as dbt
 
     cid = make_campaign(engine, 4, 1)
     queue_build.build_queue(engine, cid, seed=8)

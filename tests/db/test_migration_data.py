@@ -17,7 +17,7 @@ from sqlalchemy import Engine, MetaData, select, text
 from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 
-from annotation.session import next_view
+from annotation.judging.session import next_view
 from db.engine import make_engine
 from db.migrate import (
     MigrationFailed,

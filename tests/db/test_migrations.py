@@ -9,10 +9,6 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, inspect
 
-from db import (
-    admin_models,  # noqa: F401  (registers its tables on Base.metadata)
-    document_models,  # noqa: F401  (registers document_scores)
-)
 from db.migrate import (
     DatabaseNotMigrated,
     _config,
@@ -21,7 +17,7 @@ from db.migrate import (
     head_revision,
     upgrade,
 )
-from db.models import Base
+from db.schema.models import Base
 
 
 def test_migrations_match_models(engine: Engine) -> None:

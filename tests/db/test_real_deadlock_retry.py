@@ -11,7 +11,7 @@ import threading
 from sqlalchemy import Engine, text
 
 from db.engine import make_engine, retry_transient, session_scope
-from db.models import Campaign
+from db.schema.models import Campaign
 
 
 def test_a_real_deadlock_victim_is_run_again_and_both_writes_land(pg_engine: Engine) -> None:

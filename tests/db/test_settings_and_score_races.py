@@ -19,14 +19,17 @@ import threading
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
-from annotation import document_scores as ds
-from annotation import judging, queue_admin, queue_build, session
-from annotation.statistics_settings import read_statistics, set_statistics
-from db import document_scores as dbdoc
-from db.document_models import DocumentScore
+from annotation.campaign.statistics_settings import read_statistics, set_statistics
+from annotation.judging import document_scores as ds
+from annotation.judging import save as judging
+from annotation.judging import session
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
 from db.engine import make_engine, session_scope
-from db.models import System
-from db.queue_settings import current_label_count
+from db.judging import document_scores as dbdoc
+from db.queue.settings import current_label_count
+from db.schema.document_models import DocumentScore
+from db.schema.models import System
 from tests.annotation.test_document_scores import _campaign as document_campaign
 from tests.annotation.test_queue import make_campaign
 
@@ -196,7 +199,7 @@ def test_settings_saves_racing_each_other_and_labels_keep_the_log_consistent(
         assert sum(c.key == key for c in log) <= n, key
     now = read_statistics(engine, cid)
     # α, the family and racing apply at once; the plan, ε and power are kept as they were
-    # at the first label (annotation.statistics_settings), so only these three are compared
+    # at the first label (annotation.campaign.statistics_settings), so only these three are compared
     in_force = {"alpha": now.alpha, "error_rate": now.family, "racing": now.racing}
     for key, value in in_force.items():
         if key in last:

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, insert, select, text
 from sqlalchemy.exc import IntegrityError
 
 from db.engine import FairLock, make_engine, read_scope, session_scope, sqlite_file_lock
-from db.models import Campaign
+from db.schema.models import Campaign
 
 
 def _campaign_names(engine: Engine) -> list[str]:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import Engine, func, inspect, select
 
-from annotation import queue_build, tasks
+from annotation.queue import build as queue_build
+from annotation.tasks import batches as tasks
 from db.engine import session_scope
 from db.migrate import _config, upgrade
-from db.models import Assignment
+from db.schema.models import Assignment
 from tests.annotation.test_queue import make_campaign
 
 

@@ -9,12 +9,12 @@ import io
 
 import numpy as np
 
-from annotation.importer import import_campaign
-from db import campaigns as dbc
-from db.queue import queue_transaction
-from db.queue_settings import log_setting_changes
-from db.reads import read_campaign
-from db.vocabulary import DOCUMENT_ORDER
+from annotation.imports.importer import import_campaign
+from db.campaign import campaigns as dbc
+from db.queue.claim import queue_transaction
+from db.queue.settings import log_setting_changes
+from db.reads.campaign import read_campaign
+from db.schema.vocabulary import DOCUMENT_ORDER
 from estimators.fixed_n.controls import evaluate
 from estimators.report.campaign_report import campaign_report
 

@@ -29,7 +29,7 @@ def arrival_order(n: int, seed: int, late: int = LATE) -> np.ndarray:
 
 
 def read_after(data, arrived: np.ndarray, n: int):
-    """What db.reads returns once the labels at ``arrived`` positions are in: the current
+    """What db.reads.campaign returns once the labels at ``arrived`` positions are in: the current
     judgments in position order; every other slot is still open or claimed."""
     keep = np.sort(arrived)
     j = data.judgments

@@ -16,10 +16,10 @@ from estimators.sequences.confidence_sequences import asymptotic_cs, asymptotic_
 from estimators.sequences.sequential import BURN_IN, cv_increments, pool_controls
 from tests.support.simulation import make_pool
 
-try:  # the campaign types move from db.reads to estimators.data.campaign
+try:  # the campaign types move from db.reads.campaign to estimators.data.campaign
     from estimators.data.campaign import CampaignData, Judgments, MetricInfo
 except ImportError:  # pragma: no cover - before that move
-    from db.reads import CampaignData, Judgments, MetricInfo
+    from db.reads.campaign import CampaignData, Judgments, MetricInfo
 
 SIG = "chrf|test"
 ALPHA = 0.05

@@ -200,7 +200,7 @@ def test_a_plan_larger_than_the_pool_is_said_not_clipped_silently():
 
 
 def test_pool_fit_gives_the_smallest_settled_difference():
-    from annotation.live_plan import forecast_planned_labels
+    from annotation.campaign.live_plan import forecast_planned_labels
     from estimators.planning.pool_fit import pool_fit
 
     fit = pool_fit(14, 529, forecast_planned_labels(14, 0.10))

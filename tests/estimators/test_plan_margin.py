@@ -7,9 +7,10 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from annotation import queue_admin, queue_build
-from annotation.live_plan import current_plan, forecast_planned_labels, set_plan
-from db.reads import read_campaign
+from annotation.campaign.live_plan import current_plan, forecast_planned_labels, set_plan
+from annotation.queue import admin as queue_admin
+from annotation.queue import build as queue_build
+from db.reads.campaign import read_campaign
 from tests.annotation.test_queue import make_campaign
 from tests.test_live_plan import label_everything
 
@@ -75,7 +76,7 @@ def test_cli_plan_sets_margin_and_says_the_plan_exceeds_the_pool(engine: Engine,
 def test_cli_evaluate_words_pairs_with_the_plans_margin(sqlite_engine, monkeypatch) -> None:
     import cli
     from db.engine import get_engine
-    from db.reads import campaign_id
+    from db.reads.campaign import campaign_id
     from tests.test_reads import seed_campaign
 
     seed_campaign(sqlite_engine, "eval-eps", n_items=80, labelled=60, overlap=0)

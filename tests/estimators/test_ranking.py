@@ -63,7 +63,7 @@ def test_csv_and_latex_carry_every_row_and_the_cluster_rules():
 
 
 def test_the_pairs_export_carries_alpha():
-    from annotation.result_exports import PAIR_COLUMNS
+    from annotation.results.result_exports import PAIR_COLUMNS
 
     rep = _census([0.2, 0.9]).report()
     assert "alpha" in PAIR_COLUMNS

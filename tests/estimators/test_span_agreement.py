@@ -74,9 +74,9 @@ def test_matches_brute_force_and_is_order_free(units) -> None:  # type: ignore[n
 def test_overlap_campaign_alpha_and_span_f1(engine: Engine) -> None:
     """Two raters on four segments (MQM TSV import): α on the derived label and the MQM
     score equal krippendorff's on the hand-built matrices; span F1 as hand-computed."""
-    from annotation.mqm_tsv import import_mqm_tsv
-    from annotation.span_judgments import span_agreement
-    from db.reads import read_campaign
+    from annotation.imports.mqm import import_mqm_tsv
+    from annotation.judging.span_judgments import span_agreement
+    from db.reads.campaign import read_campaign
     from formats.mqm_tsv import COLUMNS
 
     rows = [

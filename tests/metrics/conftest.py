@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from db.engine import session_scope
-from db.models import Annotation, Annotator, Campaign, Item, Output, System
+from db.schema.models import Annotation, Annotator, Campaign, Item, Output, System
 
 WMT_CSV = "wmt21-ted-mqm/wmt21_ted_ende.csv"
 

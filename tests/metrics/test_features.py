@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from db import scores as store
 from db.engine import session_scope
-from db.models import Item
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Item
+from db.scores import metric_scores as store
 from metrics.features import FEATURE_KEYS, FeaturesMetric, text_features
 from metrics.registry import HIGHER_IS_BETTER, parse_metric_names
 from metrics.scoring import score_campaign

@@ -7,11 +7,11 @@ import pytest
 import sacrebleu
 from sqlalchemy import select
 
-from annotation.calibration import calibrate_and_save
-from db import scores as store
+from annotation.results.calibration import calibrate_and_save
 from db.engine import session_scope
-from db.models import Annotation, MetricBaseline
-from db.reads import read_campaign
+from db.reads.campaign import read_campaign
+from db.schema.models import Annotation, MetricBaseline
+from db.scores import metric_scores as store
 from metrics.base import MetricConfigError
 from metrics.bertscore import BertScoreConfig, BertScoreMetric
 from metrics.calibration_sets import calibration_arrays

@@ -9,7 +9,7 @@ import re
 
 from typer.testing import CliRunner
 
-from db import jobs as store
+from db.admin import jobs as store
 from db.engine import get_engine
 from metrics import sacrebleu_metrics
 from metrics.cost_model import output_seconds

@@ -12,11 +12,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
-from db import jobs as store
-from db import scores as scores_store
-from db.admin_models import Job
+from db.admin import jobs as store
 from db.clock import utcnow
 from db.engine import session_scope
+from db.schema.admin_models import Job
+from db.scores import metric_scores as scores_store
 from metrics import scoring, scoring_job
 from metrics.scoring import pending_work, score_campaign
 from metrics.scoring_estimate import estimate_scoring

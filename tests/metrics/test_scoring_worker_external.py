@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from db import jobs as store
+from db.admin import jobs as store
 from metrics import scoring_job
 from metrics.scoring_job import resume_orphaned, run_scoring_job, serve_jobs, start_scoring
 from tests.metrics.conftest import make_campaign

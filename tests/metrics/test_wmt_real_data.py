@@ -7,15 +7,15 @@ import io
 
 import sacrebleu
 
-from annotation.calibration import calibrate_and_save
-from db.reads import read_campaign
+from annotation.results.calibration import calibrate_and_save
+from db.reads.campaign import read_campaign
 from metrics.scoring import score_campaign
 from tests.conftest import shared_file, stored_scores
 from tests.metrics.conftest import WMT_CSV, read_wmt
 
 
 def test_wmt_slice_scored_exactly_and_calibrated(sqlite_engine) -> None:  # type: ignore[no-untyped-def]
-    from annotation.importer import import_campaign
+    from annotation.imports.importer import import_campaign
 
     rows = read_wmt(shared_file(WMT_CSV), n_items=24, max_words=30)  # 312 outputs, 13 systems
     buf = io.StringIO()

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
-from db import jobs as store
-from db.admin_models import Job
+from db.admin import jobs as store
 from db.clock import utcnow
 from db.engine import session_scope
+from db.schema.admin_models import Job
 from metrics.sacrebleu_metrics import available_cores
 from metrics.scoring_job import resume_orphaned, start_scoring
 from tests.metrics.conftest import make_campaign

@@ -1,0 +1,2 @@
+"""What a campaign owner takes away: exports, results tables, ρ/η calibration, what to keep before
+a deletion."""

@@ -1,0 +1,1 @@
+"""The installation's administration: app settings, background jobs, administrator accounts."""

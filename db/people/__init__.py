@@ -1,0 +1,1 @@
+"""Annotators of a campaign, their invite links and study links."""

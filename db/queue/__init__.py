@@ -1,0 +1,2 @@
+"""The assignment queue's SQL: building it, claiming slots atomically, tasks, racing and active-
+sampling rounds, document blocks."""

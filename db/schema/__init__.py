@@ -1,0 +1,1 @@
+"""The ORM models and the stored vocabulary of kinds and states."""

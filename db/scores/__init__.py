@@ -1,0 +1,1 @@
+"""Automatic metric scores, thresholds, ρ/η calibration sets and AI error spans."""

@@ -1,0 +1,2 @@
+"""What the annotate page draws around and for an item: label buttons, DA sliders, comparative
+screens, document scores, context, tutorials, task progress."""

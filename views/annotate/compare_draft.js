@@ -1,0 +1,87 @@
+// A comparative screen's labels kept in the browser until the screen is saved
+// (views/annotate/compare_draft.py): one server round trip per screen instead of one per key.
+// Streamlit's components v2 calls this module's function at every draw of the screen, in the
+// page itself (no iframe). The key queue (views/keys.js) hands the screen's label, move and
+// save keys, and clicks on its card buttons, to window.__tandemDraft in the order they came.
+// The draft is also kept in sessionStorage under the screen's identity (its assignments and
+// claims), so a reload mid-screen brings the labels back.
+const LABEL_TEXT = { "1": "✓ Adequate", "0": "✗ Inadequate" };
+const STORE = "tandem-cmp-draft";
+const CARD = /(?:^|\s)st-key-cmp_card_(?:cur_)?(\d+)(?:\s|$)/;
+
+function stored(ident) {
+  try {
+    const s = JSON.parse(window.sessionStorage.getItem(STORE) || "null");
+    return s && s.ident === ident ? s : null;
+  } catch (e) { return null; }
+}
+
+function cards() {
+  const out = [];
+  for (const el of document.querySelectorAll("[class*='st-key-cmp_card_']")) {
+    const m = CARD.exec(el.className);
+    if (m) out[Number(m[1])] = el;
+  }
+  return out;
+}
+
+// Draw the draft on the cards Streamlit drew: marks, the highlighted card, the count.
+function apply(d) {
+  const all = cards();
+  all.forEach((el, k) => {
+    const cur = k === d.current;
+    el.classList.remove("st-key-cmp_card_" + k, "st-key-cmp_card_cur_" + k);
+    el.classList.add(cur ? "st-key-cmp_card_cur_" + k : "st-key-cmp_card_" + k);
+    const label = d.labels[k];
+    if (label === undefined) delete el.dataset.mark; else el.dataset.mark = String(label);
+    const span = el.querySelector(".tandem-cmp-label");
+    if (span) span.textContent = label === undefined ? "not judged yet" : LABEL_TEXT[label];
+    const here = el.querySelector(".tandem-cmp-cur");
+    if (here) here.textContent = cur ? " · current" : "";
+  });
+  const count = document.querySelector(".tandem-cmp-count");
+  if (count) count.textContent = `${Object.keys(d.labels).length} of ${d.size} judged`;
+  return all.length === d.size;
+}
+
+function keep(d) {
+  try {
+    window.sessionStorage.setItem(STORE, JSON.stringify(
+      { ident: d.ident, labels: d.labels, current: d.current }));
+  } catch (e) { /* storage full or off: the draft still lives in the page */ }
+}
+
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  const w = window;
+  const prev = w.__tandemDraft;
+  let d;
+  if (prev && prev.ident === data.ident) d = prev;  // the same screen drawn again
+  else {
+    const s = stored(data.ident);
+    // labels the server already holds (a mouse-less test's clicks) start the draft
+    d = { ident: data.ident, labels: { ...(data.labels || {}), ...(s ? s.labels : {}) },
+          current: s ? s.current : (data.current || 0) };
+  }
+  d.size = data.size;
+  d.draw = () => apply(d);
+  d.judge = (label, position) => {  // label the output (the highlighted one), go on
+    const k = position === undefined ? d.current : position;
+    d.labels[k] = label;
+    const open = [...Array(d.size).keys()].filter((p) => !(p in d.labels));
+    d.current = (open.filter((p) => p > k).concat(open, [k]))[0];
+    keep(d); apply(d);
+  };
+  d.move = (step) => { d.current = (d.current + step + d.size) % d.size; keep(d); apply(d); };
+  d.save = () => {
+    // a screen brought back by undo starts afresh, as before; a refused save keeps the
+    // labels in the page (this same draft object)
+    try { window.sessionStorage.removeItem(STORE); } catch (e) { /* storage off */ }
+    setTriggerValue("save", { ident: d.ident, labels: d.labels });
+  };
+  w.__tandemDraft = d;
+  // Streamlit may draw the cards after this element: draw again for a few frames
+  let tries = 0;
+  const again = () => { if (!apply(d) && tries++ < 60) requestAnimationFrame(again); };
+  again();
+}

@@ -1,0 +1,73 @@
+"""A comparative screen's labels kept in the browser until Enter.
+
+A server round trip per label key would redraw the screen each time (0.2 CPU-s a key; 13
+keys typed at reading speed would take seconds to be drawn). So the page's key queue
+(views/keys.js) hands the label, move and save keys, and clicks on the cards' buttons, to
+the draft that views/annotate/compare_draft.js keeps in the page (a Streamlit components v2
+element, no iframe); the labels are drawn at once and sent with the save, in one round trip.
+The draft survives a reload in the tab's sessionStorage, under the screen's identity.
+
+Without the browser script (Streamlit's AppTest) the screen's server buttons still label
+and save as before: the draft starts from the labels the server holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from annotation.judging import comparative
+
+KEY = "cmp_draft"
+_JS = Path(__file__).with_name("compare_draft.js").read_text(encoding="utf-8")
+_DRAFT = st.components.v2.component("tandem_compare_draft", js=_JS, isolate_styles=False)
+
+
+def ident(shown: comparative.Screen) -> str:
+    """The screen's identity: its assignments and claims, in screen order."""
+    return ",".join(f"{o.assignment_id}.{o.claim_version}" for o in shown.outputs)
+
+
+def sent_labels(shown: comparative.Screen, sent: Any) -> dict[int, int]:
+    """The labels a browser sent with its save, by screen position. ValueError when they
+    are not this screen's (a stale page) or not labels of its outputs."""
+    if not isinstance(sent, dict) or sent.get("ident") != ident(shown):
+        raise ValueError("This screen changed since it was drawn: nothing was saved.")
+    labels = sent.get("labels")
+    if not isinstance(labels, dict):
+        raise ValueError("The screen sent no labels: nothing was saved.")
+    out = {}
+    for k, v in labels.items():
+        if not str(k).isdigit() or int(k) >= shown.size or type(v) is not int or v not in (0, 1):
+            raise ValueError(f"Not a label of this screen: {k!r}: {v!r}. Nothing was saved.")
+        out[int(k)] = int(v)
+    return out
+
+
+def draft(shown: comparative.Screen, work: dict[str, Any], rev: int,
+          save: Callable[[], None]) -> None:  # fmt: skip
+    """Mount the draft after the screen's cards; ``save`` runs when Enter (or the save
+    button) sends the labels, which are then in ``work["labels"]``."""
+
+    def on_save() -> None:
+        sent = (st.session_state.get(KEY) or {}).get("save")
+        try:
+            work["labels"] = sent_labels(shown, sent)
+        except ValueError as refused:
+            st.session_state["cmp_hint"] = str(refused)
+            return
+        save()
+
+    st.html('<p class="tandem-cmp-count" style="margin:0;color:#475467">'
+            f'{len(work["labels"])} of {shown.size} judged</p>')  # fmt: skip
+    data = {
+        "ident": ident(shown),
+        "size": shown.size,
+        "rev": rev,  # a new value at every draw: the script draws the draft again
+        "labels": {str(k): v for k, v in work["labels"].items()},
+        "current": work["current"],
+    }
+    _DRAFT(key=KEY, data=data, on_save_change=on_save, height=0)

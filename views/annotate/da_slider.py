@@ -1,0 +1,111 @@
+"""The DA / SQM sliders of one screen, kept in the browser until Enter
+(views/annotate/da_slider.js).
+
+One element serves the single-output page (one slider) and the comparative screen (each
+output's text with its slider): the scores are drawn at once, kept in the tab's
+sessionStorage under the screen's identity (a reload mid-item brings them back), and sent
+with the save in one round trip. Streamlit's own slider could not do this: it starts at a
+value (an untouched handle is indistinguishable from a chosen 50) and forgets it on reload.
+
+Without the browser script (Streamlit's AppTest, a screen reader that prefers a box) the
+single-output page also takes a typed score (views/annotate/slider.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+KEY = "da_draft"
+_JS = Path(__file__).with_name("da_slider.js").read_text(encoding="utf-8")
+_CSS = """
+.tandem-da { font-size: 0.95rem; }
+.tandem-da-row { padding: 0.4rem 0.6rem 1.6rem; border-radius: 0.5rem; margin-bottom: 0.4rem;
+  border: 1px solid transparent; }
+.tandem-da-row.current { border-color: #1d4ed8; background: #eff6ff; }
+.tandem-da-title { font-weight: 600; margin: 0.2rem 0; }
+.tandem-da-text { white-space: pre-wrap; margin: 0 0 0.4rem; padding: 0.4rem 0.6rem;
+  background: #f8fafc; border-radius: 0.4rem; }
+.tandem-da-line { display: flex; align-items: center; gap: 0.8rem; }
+.tandem-da-input { flex: 1; accent-color: #1d4ed8; height: 1.6rem; }
+.tandem-da-input.unset { accent-color: #98a2b3; opacity: 0.55; }
+.tandem-da-value { min-width: 4.5rem; font-weight: 700; font-variant-numeric: tabular-nums; }
+.tandem-da-anchors { position: relative; height: 1.2rem; margin-right: 5.3rem;
+  color: #475467; font-size: 0.8rem; }
+.tandem-da-anchor { position: absolute; transform: translateX(-50%); white-space: nowrap; }
+.tandem-da-anchor.first { transform: none; }
+.tandem-da-anchor.last { transform: translateX(-100%); }
+.tandem-da-foot { display: flex; gap: 1rem; align-items: center; margin-top: 0.3rem; }
+.tandem-da-save { background: #1d4ed8; color: #fff; border: 0; border-radius: 0.5rem;
+  padding: 0.45rem 1.2rem; font-weight: 600; cursor: pointer; }
+.tandem-da-msg { color: #b42318; }
+"""
+_SLIDER = st.components.v2.component("tandem_da_slider", js=_JS, isolate_styles=False)
+
+
+def ident(slots: Sequence[Any]) -> str:
+    """The screen's identity: its assignments and claims, in screen order."""
+    return ",".join(f"{s.assignment_id}.{s.claim_version}" for s in slots)
+
+
+def sent_scores(screen: str, size: int, sent: Any) -> dict[int, float]:
+    """The scores a browser sent with its save, by screen position, in the slider's units.
+    ValueError when they are not this screen's (a stale page) or not numbers."""
+    if not isinstance(sent, dict) or sent.get("ident") != screen:
+        raise ValueError("This screen changed since it was drawn: nothing was saved.")
+    scores = sent.get("scores")
+    if not isinstance(scores, dict):
+        raise ValueError("The screen sent no scores: nothing was saved.")
+    out = {}
+    for k, v in scores.items():
+        bad = type(v) not in (int, float) or not str(k).isdigit() or int(k) >= size
+        if bad:
+            raise ValueError(f"Not a score of this screen: {k!r}: {v!r}. Nothing was saved.")
+        out[int(k)] = v
+    return out
+
+
+def sliders(
+    screen: str,
+    rows: list[dict[str, Any]],
+    scale: dict[str, Any],
+    on_save: Callable[[dict[int, float]], None],
+    held: dict[int, float] | None = None,
+) -> None:
+    """Mount the sliders; ``rows``: per output a ``title`` and optionally its ``text``;
+    ``on_save`` gets the scores by position when Enter (or the save button) sends them.
+    ``held``: scores the server already has for this screen (they start the draft)."""
+
+    def saved() -> None:
+        sent = (st.session_state.get(KEY) or {}).get("save")
+        try:
+            scores = sent_scores(screen, len(rows), sent)
+        except ValueError as refused:
+            st.session_state["da_hint"] = str(refused)
+            return
+        on_save(scores)
+
+    st.session_state["da_rev"] = rev = st.session_state.get("da_rev", 0) + 1
+    data = {
+        "ident": screen,
+        "rows": rows,
+        "top": scale["top"],
+        "anchors": scale["anchors"],
+        "scores": {str(k): v for k, v in (held or {}).items()},
+        "rev": rev,  # a new value at every draw: the script draws again
+    }
+    st.html(f"<style>{_CSS}</style>")  # a style element only: it takes no room
+    _SLIDER(key=KEY, data=data, on_save_change=saved)
+
+
+def keys_text(scale: dict[str, Any], several: bool) -> str:
+    """The keys, as the page states them."""
+    digits = "`0`–`6` set the point" if scale["top"] != 100 else "`0`–`9` jump to 0, 10 … 90"
+    move = " · `↓` / `↑` (or `j` / `k`) next / previous output" if several else ""
+    return (
+        f"Keys: {digits} · `←` / `→` move by 1, with `Shift` by 10 · `Home` / `End` the "
+        f"ends{move} · `Enter` saves · `s` skip · `u` undo. Or drag the slider with the mouse."
+    )
