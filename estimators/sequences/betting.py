@@ -1,6 +1,6 @@
 """Betting confidence sequence for bounded increments (hedged capital process).
 
-statistics.md §10. Waudby-Smith & Ramdas (2024), "Estimating means of bounded random
+docs/statistics-notes.md §5, §25. Waudby-Smith & Ramdas (2024), "Estimating means of bounded random
 variables by betting", JRSS-B, §4 (Thm 3, the hedged capital process with predictable
 plug-in bets). Increments are mapped to x ∈ [0, 1] with their known bounds; to test the
 mean m a gambler bets on both sides:

@@ -1,15 +1,15 @@
 """The betting confidence sequence and p-value of one stream, carried label by label.
 
-statistics.md §10; Waudby-Smith & Ramdas (2024, 2020) as in :mod:`estimators.sequences.betting`. The
-capital K_t(m) of every null mean m is a product of factors 1 + λ_i(x_i − m_i), each bet
-λ_i a function of x_1..x_{i−1} only (:func:`estimators.sequences.betting.plan_bet`,
-:func:`estimators.sequences.betting.kelly_bet`; the null mean m_i without replacement likewise). So
-the state after t labels — the plug-in sums, each part's log capital and the
-without-replacement exclusion flag per null mean
-(:func:`estimators.sequences.betting.wor_log_capital_from`),
-and the running maximum of log K since the burn-in — is all a new label needs: extending it
-costs O(grid), not O(t), and gives the numbers of the whole path bit for bit (the sums are
-accumulated in the same order). The p-value is read from it exactly as
+docs/statistics-notes.md §5, §25; Waudby-Smith & Ramdas (2024, 2020) as in
+:mod:`estimators.sequences.betting`. The capital K_t(m) of every null mean m is a product of
+factors 1 + λ_i(x_i − m_i), each bet λ_i a function of x_1..x_{i−1} only
+(:func:`estimators.sequences.betting.plan_bet`, :func:`estimators.sequences.betting.kelly_bet`;
+the null mean m_i without replacement likewise). So the state after t labels — the plug-in
+sums, each part's log capital and the without-replacement exclusion flag per null mean
+(:func:`estimators.sequences.betting.wor_log_capital_from`), and the running maximum of
+log K since the burn-in — is all a new label needs: extending it costs O(grid), not O(t),
+and gives the numbers of the whole path bit for bit (the sums are accumulated in the same
+order). The p-value is read from it exactly as
 :func:`estimators.sequences.betting.betting_pvalue` reads it from the whole path; the reported
 (last) interval's ends are found exactly (:func:`estimators.sequences.betting.exact_ends`) from
 the carried grid, testing the further means over the labels so far (O(t) per tested mean,

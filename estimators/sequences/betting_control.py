@@ -1,6 +1,6 @@
 """A betting capital that uses an imported metric as a control (issue 30, item 6).
 
-statistics.md §2, §10; docs/statistics-notes.md §14. The capital of
+docs/statistics-notes.md §5, §14, §17, §25. The capital of
 :func:`estimators.sequences.betting.wor_log_capital` (Waudby-Smith & Ramdas 2024, hedged and aGRAPA
 bets; the without-replacement null of Waudby-Smith & Ramdas 2020) bets on the labels x_i
 themselves. Here a further part bets on control-variate increments (Chaganty et al. 2018;

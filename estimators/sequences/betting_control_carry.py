@@ -1,7 +1,7 @@
 """The capital with a metric control (:mod:`estimators.sequences.betting_control`), carried label by
 label between reads.
 
-statistics.md §10; docs/statistics-notes.md §14. As for the label capital
+docs/statistics-notes.md §5, §14, §25. As for the label capital
 (:mod:`estimators.sequences.betting_carry`): every bet, the control coefficient c_i, the mean of the
 controls not yet labelled ḡ_rem(i) and the null mean m_i(θ) are functions of labels 1..i − 1
 and of the pool's known controls, so the state after t labels — the label capital's state,
