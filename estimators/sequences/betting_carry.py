@@ -14,13 +14,17 @@ order). The p-value is read from it exactly as
 (last) interval's ends are found exactly (:func:`estimators.sequences.betting.exact_ends`) from
 the carried grid, testing the further means over the labels so far (O(t) per tested mean,
 at each read) — the very computation of :func:`estimators.sequences.betting.betting_cs`, so the
-carried reads equal the full recomputation's (tests/estimators/test_monitor_carry.py).
+carried reads equal the full recomputation's (tests/estimators/test_monitor_carry.py). The
+capitals of the means a read's search tested are carried to the next read (:class:`Probe`)
+and extended by the new labels when the search tests them again: the search follows one
+fixed hierarchy of means, so from one read to the next it tests the same means until an
+end has moved, and only the means past that point cost O(t).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -74,6 +78,102 @@ class Capital:
 
 
 @dataclass(frozen=True)
+class Probe:
+    """The capitals of the means one read's end search tested (:func:`exact_ends`), kept
+    for the next read: ``caps`` capitals after the labels of that read (or fewer), ``rows``
+    a tested mean → (index into ``caps``, its row there)."""
+
+    caps: tuple[Capital, ...]
+    rows: dict[float, tuple[int, int]]
+
+
+class _ProbeReader:
+    """The level at the last step at further null means for one read of ``state``: a mean
+    the previous read tested is read off its carried capital, extended by the labels since
+    (one call per carried capital, for all its means), any other from a new capital over the
+    labels so far — the same sums in the same order as
+    :meth:`CarriedBetting._evaluate`, so the same numbers. :meth:`probe` is what the next
+    read starts from."""
+
+    def __init__(self, state: CarriedBetting) -> None:
+        self.state, self.old = state, state.probe
+        self.caps: list[Capital] = []
+        self.levels: list[np.ndarray] = []
+        self.rows: dict[float, tuple[int, int]] = {}
+        self.moved: dict[int, int] = {}  # index into old.caps → index into caps
+
+    def _add(self, cap: Capital) -> int:
+        self.caps.append(cap)
+        self.levels.append(self.state._levels(cap))
+        return len(self.caps) - 1
+
+    def __call__(self, points: np.ndarray) -> np.ndarray:
+        keys = [float(p) for p in points]
+        fresh = [k for k in keys if k not in self.rows and not self._carried(k)]
+        if fresh:
+            st = self.state
+            j = self._add(st._fresh(np.array(fresh)[:, None]).extended(st.x01))
+            self.rows.update((k, (j, r)) for r, k in enumerate(fresh))
+        return np.array([self.levels[j][r] for j, r in (self.rows[k] for k in keys)])
+
+    def _carried(self, key: float) -> bool:
+        """Whether ``key`` was tested by the previous read (its capital then brought up to
+        the labels so far, and its row recorded)."""
+        if self.old is None or key not in self.old.rows:
+            return False
+        i, r = self.old.rows[key]
+        if i not in self.moved:
+            st, cap = self.state, self.old.caps[i]
+            self.moved[i] = self._add(st._labelled(cap).extended(st.x01[cap.t :]))
+        self.rows[key] = (self.moved[i], r)
+        return True
+
+    def probe(self) -> Probe | None:
+        """The tested means' capitals as one capital (one extension at the next read), or
+        None when there is nothing to keep."""
+        if not self.rows:
+            return None
+        keys = list(self.rows)
+        order = sorted(range(len(keys)), key=lambda n: self.rows[keys[n]])
+        keys = [keys[n] for n in order]
+        picks: dict[int, list[int]] = {}
+        for k in keys:
+            j, r = self.rows[k]
+            picks.setdefault(j, []).append(r)
+        cap = _stacked([(self.caps[j], np.array(rs)) for j, rs in picks.items()])
+        if cap is None:
+            return None
+        return Probe((cap,), {k: (0, n) for n, k in enumerate(keys)})
+
+
+def _stacked(parts):  # type: ignore[no-untyped-def]
+    """One capital of the rows ``idx`` of each (capital, idx) in ``parts``, in order, all
+    after the same labels: per-mean arrays (leading axis the capital's number of means) are
+    taken and joined, the stream's own (leading axis 1: moments, sums) kept from the first.
+    None when a capital has fewer than two means (the two kinds would look alike)."""
+    caps = [c for c, _ in parts]
+    sizes = [c.th.shape[0] for c in caps]
+    if min(sizes) < 2 or len({c.t for c in caps}) != 1:
+        return None
+
+    def pick(leaves):  # type: ignore[no-untyped-def]
+        first = leaves[0]
+        if isinstance(first, (tuple, list)):
+            out = [pick([leaf[k] for leaf in leaves]) for k in range(len(first))]
+            return tuple(out) if isinstance(first, tuple) else out
+        if (
+            isinstance(first, np.ndarray)
+            and first.ndim
+            and all(leaf.shape[0] == g for leaf, g in zip(leaves, sizes, strict=True))
+        ):
+            return np.concatenate([leaf[i] for leaf, (_, i) in zip(leaves, parts, strict=True)])
+        return first
+
+    th, last, run, state = pick([(c.th, c.last, c.run, c.state) for c in caps])
+    return replace(caps[0], th=th, last=last, run=run, state=state)
+
+
+@dataclass(frozen=True)
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
     scale), the capital of the grid's ``size`` means followed by the null θ0 (p-value,
@@ -89,6 +189,9 @@ class CarriedBetting:
     running: bool
     refine: int
     path: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: The capitals the last read of this state (or of the state it was extended from)
+    #: tested (:class:`Probe`); set by :meth:`path01`, not part of the analysis.
+    probe: Probe | None = field(default=None, kw_only=True, compare=False, repr=False)
 
     @classmethod
     def start(
@@ -144,6 +247,14 @@ class CarriedBetting:
         args = (alpha, t_star, burn_in, self.running, pool_size)
         return betting._running_log_capital(self.x01, points, *args)[:, -1]
 
+    def _fresh(self, points: np.ndarray) -> Capital:
+        """An empty capital for the null means ``points`` ((n, 1)), tuned as the grid's."""
+        return Capital(points, self.grid.tuning)
+
+    def _labelled(self, cap: Capital) -> Capital:
+        """``cap`` with whatever else the labels so far bring (the label capital: none)."""
+        return cap
+
     def path01(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(running mean, lower, upper) on [0, 1] along the whole stream, the last interval
         exact: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
@@ -152,9 +263,11 @@ class CarriedBetting:
             low, high = betting._nested(low, high)
         if self.grid.t >= self.grid.tuning[3]:
             levels = self._levels(self.grid)[: self.size]
+            reader = _ProbeReader(self)
             low[-1], high[-1] = betting.exact_ends(
-                levels, self._m, self.thr, self._evaluate, self.refine, float(centre[-1])
+                levels, self._m, self.thr, reader, self.refine, float(centre[-1])
             )
+            object.__setattr__(self, "probe", reader.probe())  # a cache, not the analysis
         return centre, low, high
 
     def interval01(self) -> tuple[float, float, float]:

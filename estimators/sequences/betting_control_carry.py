@@ -78,6 +78,13 @@ class CarriedControl(CarriedBetting):
         gs = np.concatenate([self.g, g])
         return self._extended(x01, replace(self.grid, gs=gs), g=gs)
 
+    def _fresh(self, points: np.ndarray) -> Capital:
+        return ControlCapital(points, self.grid.tuning, ctrl=self.grid.ctrl, gs=self.g)
+
+    def _labelled(self, cap: Capital) -> Capital:
+        """``cap`` with the controls of the labels so far (its extension reads them)."""
+        return replace(cap, gs=self.g)
+
     def _evaluate(self, points: np.ndarray) -> np.ndarray:
         """The level at the last step at further null means over the labels so far, with
         their controls: :func:`estimators.sequences.betting_control.controlled_cs`'s own

@@ -127,3 +127,50 @@ def test_exact_ends_bracket_the_crossing_and_exclude_a_rejected_grid_mean():
             assert (run < thr).all() and (out >= thr).all(), (probs, level, run, out)
             p = betting.betting_pvalue(z, 0.0, bounds=(-1, 1), alpha_tuning=0.005, t_star=300)
             assert (p[-1] <= level) == (not cs.lower[-1] <= 0.0 <= cs.upper[-1])
+
+
+def _reference_ends(state):  # type: ignore[no-untyped-def]
+    """The last interval's ends of ``state`` with every tested mean evaluated over the whole
+    stream (no carried capitals)."""
+    levels = state._levels(state.grid)[: state.size]
+    centre = float(state.path[0][-1])
+    return betting.exact_ends(levels, state._m, state.thr, state._evaluate, state.refine, centre)
+
+
+@pytest.mark.parametrize("running", [True, False], ids=["running", "current"])
+@pytest.mark.parametrize("control", [False, True], ids=["labels", "control"])
+def test_carried_reads_reuse_the_tested_means_and_equal_a_fresh_search(control, running):
+    """Reads after every label (and reads of the state one label back, as after an undo)
+    take the means the previous read tested from carried capitals, and report the very
+    floats of a search that evaluates every tested mean over the whole stream."""
+    from estimators.sequences.betting_carry import CarriedBetting
+    from estimators.sequences.betting_control import ControlPool
+    from estimators.sequences.betting_control_carry import CarriedControl
+
+    rng = np.random.default_rng(5)
+    n = 120
+    z = rng.choice([-1.0, 0.0, 1.0], n, p=(0.2, 0.5, 0.3))
+    x01 = (z + 1) / 2
+    kw = dict(alpha=0.01, tuning=(0.01, n, n, seq.BURN_IN), theta0_01=0.5, running=running)
+    if control:
+        g_pool = z + 0.7 * rng.standard_normal(n)
+        ctrl = ControlPool.of(g_pool)
+        gs = ctrl.scaled(g_pool)
+        state = CarriedControl.begin(ctrl=ctrl, **kw)
+    else:
+        state = CarriedBetting.start(**kw)
+    reused, previous = 0, None
+    for t in range(1, n + 1):
+        step = x01[t - 1 : t]
+        state = state.extended_with(step, gs[t - 1 : t]) if control else state.extended(step)
+        if t < seq.BURN_IN:
+            continue
+        carried = state.probe
+        _, low, high = state.interval01()
+        assert (low, high) == _reference_ends(state), t
+        if carried is not None:
+            reused += sum(k in carried.rows for k in state.probe.rows)
+        if t % 10 == 0:  # the state one label back, read again after this one
+            assert previous.interval01()[1:] == _reference_ends(previous), t
+        previous = state
+    assert reused > 0
