@@ -170,7 +170,7 @@ def test_carried_reads_reuse_the_tested_means_and_equal_a_fresh_search(control, 
         assert (low, high) == _reference_ends(state), t
         if carried is not None:
             reused += sum(k in carried.rows for k in state.probe.rows)
-        if t % 10 == 0:  # the state one label back, read again after this one
+        if previous is not None and t % 10 == 0:  # the state one label back, read again
             assert previous.interval01()[1:] == _reference_ends(previous), t
         previous = state
     assert reused > 0
