@@ -168,8 +168,13 @@ def intersect(ci: tuple[float, float], known: tuple[float, float] | None) -> tup
 def read_level(reject: np.ndarray, alpha: float, error_rate: str) -> float:
     """The level the rejected pairs are read at: Holm's last step α/(m − r + 1) (every
     rejected pair has p ≤ it), e-BH's α·r/m (every rejected e-value ≥ m/(α r)); r the
-    number of rejections. The interval at this level excludes 0 for every rejected pair
-    (same tuning: the p-value reaches a level exactly when 0 leaves that level's set)."""
+    number of rejections. Under the betting designs the interval at this level excludes 0
+    for every rejected pair and for no other: interval and p-value come from one capital
+    K_t (same tuning), Δ = 0 is one of the means the interval's end search tests, and the
+    reported ends are the floats inside the means it excludes
+    (:func:`estimators.sequences.betting.exact_ends`), so 0 lies outside the interval at
+    level a exactly when max_{s≤t} K_s(0) ≥ 1/a, i.e. p ≤ a (Waudby-Smith & Ramdas 2024,
+    JRSS-B; the capital quasi-convex in the mean, so its sets are intervals)."""
     reject = np.asarray(reject, dtype=bool)
     m, r = reject.size, int(reject.sum())
     if r == 0:

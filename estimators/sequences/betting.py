@@ -1,6 +1,6 @@
 """Betting confidence sequence for bounded increments (hedged capital process).
 
-statistics.md §10. Waudby-Smith & Ramdas (2024), "Estimating means of bounded random
+docs/statistics-notes.md §5, §25. Waudby-Smith & Ramdas (2024), "Estimating means of bounded random
 variables by betting", JRSS-B, §4 (Thm 3, the hedged capital process with predictable
 plug-in bets). Increments are mapped to x ∈ [0, 1] with their known bounds; to test the
 mean m a gambler bets on both sides:
@@ -42,10 +42,16 @@ from estimators.sequences.betting_capital import kelly_bet as kelly_bet
 from estimators.sequences.betting_capital import log_capital as log_capital
 from estimators.sequences.betting_capital import plan_bet as plan_bet
 
-#: Grid points over the bounds for the confidence-sequence path, and points added inside
-#: each endpoint's grid cell for the last (reported) interval.
+#: Grid points over the bounds: the confidence sequence's path is drawn on them and the
+#: exact end search of the last (reported) interval starts from them (:func:`exact_ends`).
 CS_GRID = 61
-REFINE = 17
+#: Points per end and pass of the exact end search (:func:`exact_ends`): each pass cuts a
+#: bracket into REFINE + 1 equal parts. The search stops at the first depth whose cells are
+#: at most END_TOL wide on the [0, 1] scale.
+REFINE = 3
+END_TOL = 2.0**-40
+#: Passes of the search for a surviving mean between grid points (each two depths deeper).
+SEEK_DEPTH = 4
 
 #: Rounding slack when deciding that a null pool mean is impossible given the labels.
 WOR_TOL = 1e-9
@@ -178,22 +184,27 @@ def betting_cs(
 ) -> csq.ConfidenceSequence:
     """The betting confidence sequence of one stream ``z`` (shape (T,)) at level α.
 
-    ``running=False`` reports {m : K_t(m) < 1/α} (the current capital, not its running
-    maximum): also a valid confidence sequence (Ville's inequality bounds the chance that
-    K_t(m*) ever reaches 1/α), wider, and dual to the e-value K_t(0) that e-BH reads.
-    ``pool_size`` N: a sequence for the mean of a finite pool whose values arrive in a
-    uniformly random order (:func:`wor_log_capital`); it shrinks to the pool mean as the
-    pool is exhausted.
+    C_t = {m : max_{burn_in ≤ s ≤ t} K_s(m) < 1/α} (Waudby-Smith & Ramdas 2024, JRSS-B,
+    §4: by Ville's inequality the mean lies in every C_t with probability ≥ 1 − α). The
+    running maximum never decreases, so C_t ⊂ C_{t−1}: the sequence is its own running
+    intersection. ``running=False`` reports {m : K_t(m) < 1/α} (the current capital, not its
+    running maximum): also a valid confidence sequence (Ville's inequality bounds the chance
+    that K_t(m*) ever reaches 1/α), wider, not nested, and dual to the e-value K_t(0) that
+    e-BH reads. ``pool_size`` N: a sequence for the mean of a finite pool whose values
+    arrive in a uniformly random order (:func:`wor_log_capital`); it shrinks to the pool mean
+    as the pool is exhausted.
 
-    The reported (last) interval is exact up to a fine grid and never narrower than the
-    exact set's hull: the surviving points of a grid of ``grid`` means over ``bounds``,
-    refined with ``refine`` points inside each endpoint's cell and widened by one fine step.
-    Earlier entries of the path (the width chart) place each endpoint by linear
-    interpolation of log K between the two grid points around the crossing of log(1/α): a
-    drawing of the path, not an interval to act on. (lo, hi) before the burn-in.
-    ``alpha_tuning`` (default α) sizes the bets: with the bets fixed, the sets are nested in
-    α and θ0 leaves the set at level a exactly when :func:`betting_pvalue` (same tuning)
-    reaches a.
+    The reported (last) interval is C_t's hull with its ends found exactly
+    (:func:`exact_ends`: brackets from the capital on a grid of ``grid`` means over
+    ``bounds``, cut ``refine`` + 1 ways a pass down to :data:`END_TOL`), never narrower than
+    C_t, and nested from one read to the next. Earlier entries of the path (the width
+    chart) place each end by linear interpolation of log K between the two grid means
+    around the crossing of log(1/α), within the two grid cells around the least capital
+    when no grid mean survives, and (running sets) as the running intersection of those
+    drawn intervals: a drawing of the path, not an interval to act on. (lo, hi) before the
+    burn-in. ``alpha_tuning`` (default α) sizes the bets: with the bets fixed, the sets are
+    nested in α, and Δ = 0 (a grid mean) is outside the interval at level a exactly when
+    :func:`betting_pvalue` (same tuning) is ≤ a.
     """
     tune = alpha if alpha_tuning is None else alpha_tuning
     z = np.asarray(z, dtype=float)
@@ -206,10 +217,18 @@ def betting_cs(
     step = 1.0 / (grid - 1)
     thr = math.log(1.0 / alpha)
     run = _running_log_capital(x01, m, tune, t_star, burn_in, running, pool_size)  # (G, T)
-    centre, low01, high01, alive = _path_interval(run, m, thr, x01, step, burn_in)
+    centre, low01, high01, _ = _path_interval(run, m, thr, x01, step, burn_in)
+    if running:
+        low01, high01 = _nested(low01, high01)
     if z.size >= burn_in:
         args = (tune, t_star, burn_in, running, pool_size)
-        _refine_last(low01, high01, x01, m, alive, thr, refine, args)
+
+        def evaluate(points: np.ndarray) -> np.ndarray:
+            return _running_log_capital(x01, points, *args)[:, -1]
+
+        low01[-1], high01[-1] = exact_ends(
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1])
+        )
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
         center=centre * span + lo,
@@ -222,12 +241,18 @@ def betting_cs(
     )
 
 
+def _nested(low01: np.ndarray, high01: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The running intersection of a path of intervals (running sets are nested)."""
+    return np.maximum.accumulate(low01), np.minimum.accumulate(high01)
+
+
 def _path_interval(run, m, thr, x01, step, burn_in, t0=0, centre=None):  # type: ignore[no-untyped-def]
-    """The path's intervals on [0, 1]: the grid points whose running log K stays below
-    thr, each endpoint placed by :func:`_crossing` (the running mean ± one grid step when
-    no point survives); (0, 1) before the burn-in. Also (first, last, any) surviving point.
-    ``t0``, ``centre``: the columns of ``run`` are labels t0 + 1, … with running means
-    ``centre`` (a carried stream's new labels)."""
+    """The path's drawn intervals on [0, 1]: the grid means whose level (``run``) stays below
+    thr, each end placed by :func:`_crossing`; when no grid mean survives, the two grid
+    cells around the least level (where a quasi-convex capital's set lies); (0, 1) before
+    the burn-in. Also (first, last, any) surviving mean. ``t0``, ``centre``: the columns of
+    ``run`` are labels t0 + 1, … with running means ``centre`` (a carried stream's new
+    labels)."""
     alive = run < thr
     any_alive = alive.any(axis=0)
     first = np.argmax(alive, axis=0)
@@ -235,11 +260,12 @@ def _path_interval(run, m, thr, x01, step, burn_in, t0=0, centre=None):  # type:
 
     t = np.arange(t0 + 1, t0 + run.shape[1] + 1)
     centre = np.cumsum(x01) / t if centre is None else centre
+    least = m[np.argmin(run, axis=0)]
     low01 = np.where(
-        any_alive, _crossing(run, m, thr, first, first - 1), np.maximum(centre - step, 0.0)
+        any_alive, _crossing(run, m, thr, first, first - 1), np.maximum(least - step, 0.0)
     )
     high01 = np.where(
-        any_alive, _crossing(run, m, thr, last, last + 1), np.minimum(centre + step, 1.0)
+        any_alive, _crossing(run, m, thr, last, last + 1), np.minimum(least + step, 1.0)
     )
     early = t < burn_in
     low01, high01 = np.where(early, 0.0, low01), np.where(early, 1.0, high01)
@@ -261,24 +287,109 @@ def _crossing(
     return np.where(np.isfinite(w), m[inside] + w * (out_m - m[inside]), out_m)
 
 
-def _refine_last(low01, high01, x01, m, alive, thr, refine, args) -> None:  # type: ignore[no-untyped-def]
-    """The reported (last) interval, in place: the surviving points of ``refine`` points
-    inside each endpoint's grid cell, widened by one fine step."""
-    first, last, any_alive = alive
-    f, g = (first[-1], last[-1]) if any_alive[-1] else (0, m.size - 1)
-    alive_last = bool(any_alive[-1])
-    step = 1.0 / (m.size + 1)
-    cell_lo = np.linspace(max(m[f] - step, 1e-9), m[f], refine)
-    cell_hi = np.linspace(m[g], min(m[g] + step, 1 - 1e-9), refine)
-    fine = step / (refine - 1)
-    ok_lo = _running_log_capital(x01, cell_lo, *args)[:, -1] < thr
-    ok_hi = _running_log_capital(x01, cell_hi, *args)[:, -1] < thr
-    if alive_last or ok_lo.any():
-        low01[-1] = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
-        high01[-1] = (
-            min(cell_hi[len(ok_hi) - 1 - np.argmax(ok_hi[::-1])] + fine, 1.0)
-            if ok_hi.any() else m[g] + fine
-        )  # fmt: skip
+class _Points:
+    """The fixed hierarchy of means the end search tests: at depth d every grid cell
+    [e_c, e_{c+1}] (``edges`` = the grid with 0 and 1) is cut into B^d equal parts, B =
+    ``base``; the point u (an integer) at depth d is e_c + (e_{c+1} − e_c)·(n / B^d),
+    (c, n) = divmod(u, B^d) — computed by one formula, so a point is the same float
+    whichever bracket reaches it."""
+
+    def __init__(self, edges: np.ndarray, base: int) -> None:
+        self.edges, self.base = edges, base
+        step = float(np.max(np.diff(edges)))
+        self.depth = max(0, math.ceil(math.log(step / END_TOL) / math.log(base)))
+
+    def value(self, u: int, d: int) -> float:
+        c, n = divmod(u, self.base**d)
+        if n == 0:
+            return float(self.edges[c])
+        lo, hi = float(self.edges[c]), float(self.edges[c + 1])
+        return lo + (hi - lo) * (n / self.base**d)
+
+
+def exact_ends(levels, m, thr, evaluate, refine=REFINE, centre=0.5):  # type: ignore[no-untyped-def]
+    """The ends (lower, upper) on [0, 1] of C = {θ : L(θ) < thr}, L the capital's level at
+    the last step (max_{burn_in ≤ s ≤ t} log K_s(θ) for the running sets, log K_t(θ) for
+    the current ones): ``levels`` L on the grid ``m`` (evenly spaced inside (0, 1)),
+    ``evaluate(points)`` L at further means (over the whole stream). Exact to
+    :data:`END_TOL`, and never narrower than C when C is an interval (L quasi-convex in θ,
+    as the running maximum of quasi-convex capitals is).
+
+    Each end is bracketed by an excluded mean (L ≥ thr, or the edge 0 or 1) and a
+    surviving one (L < thr), from the grid first (every grid mean's L is known). A pass
+    places ``refine`` equally spaced means inside each bracket and keeps the sub-bracket
+    between the first surviving mean seen from the excluded side and the mean before it
+    (bisection when ``refine`` = 1). When no grid mean survives, the two grid cells around
+    the grid's least L are searched for a survivor (all the means two depths deeper, then
+    around the least L found, :data:`SEEK_DEPTH` times): a quasi-convex L has its
+    sublevel set there. Ties (L = +∞ wherever the labelled part alone rules the mean out,
+    near the census) go to the mean nearest ``centre``, the running mean of the labels,
+    which the labelled part never rules out. The reported ends are the floats next to the
+    final excluded means, on the inside: a mean tested and excluded — the null Δ = 0 of a
+    pair is the grid's middle mean — is never inside the interval, so with the p-value of
+    the same capital p ≤ 1/e^thr exactly when the interval excludes it.
+
+    Nested: the brackets follow one fixed hierarchy of means (:class:`_Points`) and the rule
+    only looks at which means survive; the running level never decreases in t, so the
+    survivors at t are among those at t − 1 and each end moves only inward from one read
+    to the next (C quasi-convex). No surviving mean found (C empty, to the search's
+    resolution): (θ̂, θ̂), θ̂ the tested mean of least L."""
+    edges = np.concatenate([[0.0], m, [1.0]])
+    pts = _Points(edges, refine + 1)
+    alive = levels < thr
+    if alive.any():
+        f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
+        lo, hi = [f, 0], [g + 1, 0]  # [u, depth]: bracket [u, u + 1] at that depth
+    else:
+        found = _seek(levels, pts, thr, evaluate, centre)
+        if isinstance(found, float):
+            return found, found
+        lo, hi = found
+    # lo: u excluded (or the edge 0), u + 1 surviving; hi: u surviving, u + 1 excluded
+    while lo[1] < pts.depth or hi[1] < pts.depth:
+        todo = [b for b in (lo, hi) if b[1] < pts.depth]
+        means = [pts.value(b[0] * pts.base + k, b[1] + 1) for b in todo for k in range(1, pts.base)]
+        ok = (evaluate(np.array(means)) < thr).reshape(len(todo), refine)
+        for b, row in zip(todo, ok, strict=True):
+            k = (int(np.argmax(row)) if row.any() else refine) if b is lo else (
+                int(refine - 1 - np.argmax(row[::-1])) + 1 if row.any() else 0)  # fmt: skip
+            b[0], b[1] = b[0] * pts.base + k, b[1] + 1
+    low_u, high_u = lo[0], hi[0] + 1
+    low, high = pts.value(low_u, lo[1]), pts.value(high_u, hi[1])
+    # the edges 0 and 1 are not tested means; every other bracket end is excluded
+    low = low if low_u == 0 else float(np.nextafter(low, 1.0))
+    high = high if high_u == (edges.size - 1) * pts.base ** hi[1] else float(
+        np.nextafter(high, 0.0))  # fmt: skip
+    return low, high
+
+
+def _least(levels: np.ndarray, means: np.ndarray, centre: float) -> int:
+    """The index of the least level, ties to the mean nearest ``centre``."""
+    return int(np.lexsort((np.abs(means - centre), levels))[0])
+
+
+def _seek(levels, pts: _Points, thr, evaluate, centre):  # type: ignore[no-untyped-def]
+    """Brackets ([u, depth] lower, upper) of :func:`exact_ends` from a search for a surviving
+    mean when no grid mean survives, or the tested mean of least L (a float) when none is
+    found. The window starts as the two grid cells around the grid's least L."""
+    j = _least(levels, pts.edges[1:-1], centre) + 1  # the edge index of the grid's least L
+    a, b, d, best, best_level = j - 1, j + 1, 0, float(pts.edges[j]), float(levels[j - 1])
+    for _ in range(SEEK_DEPTH):
+        a, b, d = a * pts.base**2, b * pts.base**2, d + 2
+        us = np.arange(a + 1, b)
+        means = np.array([pts.value(int(u), d) for u in us])
+        lev = evaluate(means)
+        alive = lev < thr
+        if alive.any():
+            f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
+            return [int(us[f]) - 1, d], [int(us[g]), d]
+        k = _least(lev, means, centre)
+        nearer = abs(means[k] - centre) < abs(best - centre)
+        if lev[k] < best_level or (lev[k] == best_level and nearer):
+            best, best_level = pts.value(int(us[k]), d), float(lev[k])
+        a, b = int(us[k]) - 1, int(us[k]) + 1
+    return best
+
 
 def betting_half_width(
     sigma: float,

@@ -1,6 +1,6 @@
 """The betting capital K_t(m) of one stream for a grid of null means (its arithmetic).
 
-statistics.md §10; Waudby-Smith & Ramdas (2024), "Estimating means of bounded random
+docs/statistics-notes.md §5, §25; Waudby-Smith & Ramdas (2024), "Estimating means of bounded random
 variables by betting", JRSS-B, §4 (the hedged capital, Thm 3) and §5.1 (aGRAPA). For labels
 x_i ∈ [0, 1] and a null mean m:
 

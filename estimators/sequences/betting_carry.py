@@ -1,24 +1,30 @@
 """The betting confidence sequence and p-value of one stream, carried label by label.
 
-statistics.md §10; Waudby-Smith & Ramdas (2024, 2020) as in :mod:`estimators.sequences.betting`. The
-capital K_t(m) of every null mean m is a product of factors 1 + λ_i(x_i − m_i), each bet
-λ_i a function of x_1..x_{i−1} only (:func:`estimators.sequences.betting.plan_bet`,
-:func:`estimators.sequences.betting.kelly_bet`; the null mean m_i without replacement likewise). So
-the state after t labels — the plug-in sums, each part's log capital and the
-without-replacement exclusion flag per null mean
-(:func:`estimators.sequences.betting.wor_log_capital_from`),
-and the running maximum of log K since the burn-in — is all a new label needs: extending it
-costs O(grid), not O(t), and gives the numbers of the whole path bit for bit (the sums are
-accumulated in the same order). The reported (last) interval and p-value are read from it
-exactly as :func:`estimators.sequences.betting.betting_cs` and
-:func:`estimators.sequences.betting.betting_pvalue`
-read them from the whole path (tests/estimators/live/test_carry.py).
+docs/statistics-notes.md §5, §25; Waudby-Smith & Ramdas (2024, 2020) as in
+:mod:`estimators.sequences.betting`. The capital K_t(m) of every null mean m is a product of
+factors 1 + λ_i(x_i − m_i), each bet λ_i a function of x_1..x_{i−1} only
+(:func:`estimators.sequences.betting.plan_bet`, :func:`estimators.sequences.betting.kelly_bet`;
+the null mean m_i without replacement likewise). So the state after t labels — the plug-in
+sums, each part's log capital and the without-replacement exclusion flag per null mean
+(:func:`estimators.sequences.betting.wor_log_capital_from`), and the running maximum of
+log K since the burn-in — is all a new label needs: extending it costs O(grid), not O(t),
+and gives the numbers of the whole path bit for bit (the sums are accumulated in the same
+order). The p-value is read from it exactly as
+:func:`estimators.sequences.betting.betting_pvalue` reads it from the whole path; the reported
+(last) interval's ends are found exactly (:func:`estimators.sequences.betting.exact_ends`) from
+the carried grid, testing the further means over the labels so far (O(t) per tested mean,
+at each read) — the very computation of :func:`estimators.sequences.betting.betting_cs`, so the
+carried reads equal the full recomputation's (tests/estimators/live/test_carry.py). The
+capitals of the means a read's search tested are carried to the next read (:class:`Probe`)
+and extended by the new labels when the search tests them again: the search follows one
+fixed hierarchy of means, so from one read to the next it tests the same means until an
+end has moved, and only the means past that point cost O(t).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -72,21 +78,120 @@ class Capital:
 
 
 @dataclass(frozen=True)
+class Probe:
+    """The capitals of the means one read's end search tested (:func:`exact_ends`), kept
+    for the next read: ``caps`` capitals after the labels of that read (or fewer), ``rows``
+    a tested mean → (index into ``caps``, its row there)."""
+
+    caps: tuple[Capital, ...]
+    rows: dict[float, tuple[int, int]]
+
+
+class _ProbeReader:
+    """The level at the last step at further null means for one read of ``state``: a mean
+    the previous read tested is read off its carried capital, extended by the labels since
+    (one call per carried capital, for all its means), any other from a new capital over the
+    labels so far — the same sums in the same order as
+    :meth:`CarriedBetting._evaluate`, so the same numbers. :meth:`probe` is what the next
+    read starts from."""
+
+    def __init__(self, state: CarriedBetting) -> None:
+        self.state, self.old = state, state.probe
+        self.caps: list[Capital] = []
+        self.levels: list[np.ndarray] = []
+        self.rows: dict[float, tuple[int, int]] = {}
+        self.moved: dict[int, int] = {}  # index into old.caps → index into caps
+
+    def _add(self, cap: Capital) -> int:
+        self.caps.append(cap)
+        self.levels.append(self.state._levels(cap))
+        return len(self.caps) - 1
+
+    def __call__(self, points: np.ndarray) -> np.ndarray:
+        keys = [float(p) for p in points]
+        fresh = [k for k in keys if k not in self.rows and not self._carried(k)]
+        if fresh:
+            st = self.state
+            j = self._add(st._fresh(np.array(fresh)[:, None]).extended(st.x01))
+            self.rows.update((k, (j, r)) for r, k in enumerate(fresh))
+        return np.array([self.levels[j][r] for j, r in (self.rows[k] for k in keys)])
+
+    def _carried(self, key: float) -> bool:
+        """Whether ``key`` was tested by the previous read (its capital then brought up to
+        the labels so far, and its row recorded)."""
+        if self.old is None or key not in self.old.rows:
+            return False
+        i, r = self.old.rows[key]
+        if i not in self.moved:
+            st, cap = self.state, self.old.caps[i]
+            self.moved[i] = self._add(st._labelled(cap).extended(st.x01[cap.t :]))
+        self.rows[key] = (self.moved[i], r)
+        return True
+
+    def probe(self) -> Probe | None:
+        """The tested means' capitals as one capital (one extension at the next read), or
+        None when there is nothing to keep."""
+        if not self.rows:
+            return None
+        keys = list(self.rows)
+        order = sorted(range(len(keys)), key=lambda n: self.rows[keys[n]])
+        keys = [keys[n] for n in order]
+        picks: dict[int, list[int]] = {}
+        for k in keys:
+            j, r = self.rows[k]
+            picks.setdefault(j, []).append(r)
+        cap = _stacked([(self.caps[j], np.array(rs)) for j, rs in picks.items()])
+        if cap is None:
+            return None
+        return Probe((cap,), {k: (0, n) for n, k in enumerate(keys)})
+
+
+def _stacked(parts):  # type: ignore[no-untyped-def]
+    """One capital of the rows ``idx`` of each (capital, idx) in ``parts``, in order, all
+    after the same labels: per-mean arrays (leading axis the capital's number of means) are
+    taken and joined, the stream's own (leading axis 1: moments, sums) kept from the first.
+    None when a capital has fewer than two means (the two kinds would look alike)."""
+    caps = [c for c, _ in parts]
+    sizes = [c.th.shape[0] for c in caps]
+    if min(sizes) < 2 or len({c.t for c in caps}) != 1:
+        return None
+
+    def pick(leaves):  # type: ignore[no-untyped-def]
+        first = leaves[0]
+        if isinstance(first, (tuple, list)):
+            out = [pick([leaf[k] for leaf in leaves]) for k in range(len(first))]
+            return tuple(out) if isinstance(first, tuple) else out
+        if (
+            isinstance(first, np.ndarray)
+            and first.ndim
+            and all(leaf.shape[0] == g for leaf, g in zip(leaves, sizes, strict=True))
+        ):
+            return np.concatenate([leaf[i] for leaf, (_, i) in zip(leaves, parts, strict=True)])
+        return first
+
+    th, last, run, state = pick([(c.th, c.last, c.run, c.state) for c in caps])
+    return replace(caps[0], th=th, last=last, run=run, state=state)
+
+
+@dataclass(frozen=True)
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
     scale), the capital of the grid's ``size`` means followed by the null θ0 (p-value,
-    e-value; one computation for both), the refined cells' capital, and the path of
-    intervals drawn so far (``path``: running mean, lower, upper on [0, 1]; the last entry
-    before its refinement, as :func:`estimators.sequences.betting._path_interval`)."""
+    e-value; one computation for both), and the path of intervals drawn so far (``path``:
+    running mean, lower, upper on [0, 1], as
+    :func:`estimators.sequences.betting._path_interval` draws them, before the running
+    intersection)."""
 
     x01: np.ndarray
     grid: Capital
     size: int
-    cells: tuple[tuple[int, int], Capital] | None
     thr: float
     running: bool
     refine: int
     path: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: The capitals the last read of this state (or of the state it was extended from)
+    #: tested (:class:`Probe`); set by :meth:`path01`, not part of the analysis.
+    probe: Probe | None = field(default=None, kw_only=True, compare=False, repr=False)
 
     @classmethod
     def start(
@@ -99,21 +204,17 @@ class CarriedBetting:
         th = m if theta0_01 is None else np.append(m, theta0_01)
         empty = np.zeros(0)
         return cls(
-            empty, Capital(th[:, None], tuning), m.size, None, math.log(1.0 / alpha),
+            empty, Capital(th[:, None], tuning), m.size, math.log(1.0 / alpha),
             running, refine, (empty, empty, empty),
         )  # fmt: skip
 
     def extended(self, x01: np.ndarray) -> CarriedBetting:
-        """The analysis after the further labels ``x01``; the refined cells follow the
-        interval's end points (rebuilt over the whole stream when an end point moves to
-        another grid cell: at most once per cell and side while the running sets shrink)."""
-        cells = None if self.cells is None else self.cells[1]
-        return self._extended(x01, self.grid, cells, lambda pts: Capital(pts, self.grid.tuning))
+        """The analysis after the further labels ``x01``."""
+        return self._extended(x01, self.grid)
 
-    def _extended(self, x01, grid, cells, fresh, **changed):  # type: ignore[no-untyped-def]
-        """:meth:`extended` with the capitals to extend given: ``grid`` and ``cells`` (the
-        carried ones, with whatever else they need for ``x01``), ``fresh(points)`` a new cell
-        capital, ``changed`` further fields of the new state."""
+    def _extended(self, x01, grid, **changed):  # type: ignore[no-untyped-def]
+        """:meth:`extended` with the grid's capital to extend given (the carried one, with
+        whatever else it needs for ``x01``), ``changed`` further fields of the new state."""
         if x01.size == 0:
             return self
         grid, cur, run = grid.extend(x01)
@@ -129,19 +230,7 @@ class CarriedBetting:
         path = tuple(
             np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
         )
-        out = replace(self, x01=whole, grid=grid, path=path, **changed)
-        if grid.t < grid.tuning[3]:
-            return replace(out, cells=None)
-        key = self._cell_ends(out._levels(grid)[: self.size])
-        if self.cells is not None and self.cells[0] == key:
-            return replace(out, cells=(key, cells.extended(x01)))
-        m = self._m
-        f, g = key
-        pts = np.concatenate([
-            np.linspace(max(m[f] - step, 1e-9), m[f], self.refine),
-            np.linspace(m[g], min(m[g] + step, 1 - 1e-9), self.refine),
-        ])  # fmt: skip
-        return replace(out, cells=(key, fresh(pts[:, None]).extended(whole)))
+        return replace(self, x01=whole, grid=grid, path=path, **changed)
 
     @property
     def _m(self) -> np.ndarray:
@@ -150,42 +239,41 @@ class CarriedBetting:
     def _levels(self, cap: Capital) -> np.ndarray:
         return cap.run if self.running else cap.current()
 
-    def _cell_ends(self, levels: np.ndarray) -> tuple[int, int]:
-        alive = levels < self.thr
-        if not alive.any():
-            return 0, alive.size - 1
-        return int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
+    def _evaluate(self, points: np.ndarray) -> np.ndarray:
+        """The level at the last step (running maximum, or current log K) at further null
+        means, over the labels so far: :func:`estimators.sequences.betting.betting_cs`'s own
+        evaluation."""
+        alpha, t_star, pool_size, burn_in = self.grid.tuning
+        args = (alpha, t_star, burn_in, self.running, pool_size)
+        return betting._running_log_capital(self.x01, points, *args)[:, -1]
+
+    def _fresh(self, points: np.ndarray) -> Capital:
+        """An empty capital for the null means ``points`` ((n, 1)), tuned as the grid's."""
+        return Capital(points, self.grid.tuning)
+
+    def _labelled(self, cap: Capital) -> Capital:
+        """``cap`` with whatever else the labels so far bring (the label capital: none)."""
+        return cap
 
     def path01(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(running mean, lower, upper) on [0, 1] along the whole stream, the last interval
-        refined: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
+        exact: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
         centre, low, high = (a.copy() for a in self.path)
+        if self.running:
+            low, high = betting._nested(low, high)
         if self.grid.t >= self.grid.tuning[3]:
-            alive = bool((self._levels(self.grid)[: self.size] < self.thr).any())
-            low[-1], high[-1] = self._refined(float(low[-1]), float(high[-1]), alive)
+            levels = self._levels(self.grid)[: self.size]
+            reader = _ProbeReader(self)
+            low[-1], high[-1] = betting.exact_ends(
+                levels, self._m, self.thr, reader, self.refine, float(centre[-1])
+            )
+            object.__setattr__(self, "probe", reader.probe())  # a cache, not the analysis
         return centre, low, high
 
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""
         centre, low, high = self.path01()
         return float(centre[-1]), float(low[-1]), float(high[-1])
-
-    def _refined(self, low: float, high: float, alive_last: bool) -> tuple[float, float]:
-        """The refinement of :func:`estimators.sequences.betting._refine_last` on the carried
-        cells."""
-        (f, g), cells = self.cells
-        m, fine = self._m, 1.0 / (self._m.size + 1) / (self.refine - 1)
-        ok = self._levels(cells) < self.thr
-        ok_lo, ok_hi = ok[: self.refine], ok[self.refine :]
-        pts = cells.th[:, 0]
-        cell_lo, cell_hi = pts[: self.refine], pts[self.refine :]
-        if alive_last or ok_lo.any():
-            low = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
-            high = (
-                min(cell_hi[len(ok_hi) - 1 - np.argmax(ok_hi[::-1])] + fine, 1.0)
-                if ok_hi.any() else m[g] + fine
-            )  # fmt: skip
-        return float(low), float(high)
 
     def p_value(self) -> float:
         """min(1, min_{burn_in ≤ s ≤ t} 1/K_s(θ0))

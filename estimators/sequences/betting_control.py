@@ -1,6 +1,6 @@
-"""A betting capital that uses an imported metric as a control (issue 30, item 6).
+"""A betting capital that uses an imported metric as a control.
 
-statistics.md §2, §10; docs/statistics-notes.md §14. The capital of
+docs/statistics-notes.md §5, §14, §17, §25. The capital of
 :func:`estimators.sequences.betting.wor_log_capital` (Waudby-Smith & Ramdas 2024, hedged and aGRAPA
 bets; the without-replacement null of Waudby-Smith & Ramdas 2020) bets on the labels x_i
 themselves. Here a further part bets on control-variate increments (Chaganty et al. 2018;
@@ -268,11 +268,12 @@ def controlled_cs(z, g_items, g_pool, alpha, *, bounds, t_star, burn_in, pool_si
                   alpha_tuning=None, running=True, grid=betting.CS_GRID,
                   refine=betting.REFINE):  # type: ignore[no-untyped-def]  # fmt: skip
     """The confidence sequence of one stream ``z`` (T,) with its items' controls ``g_items``
-    and the pool's ``g_pool`` (raw scores): {θ : max_{s≤t} K_s(θ) < 1/α} of the capital
-    with a control (:func:`log_capital_from`), read off a grid of θ exactly as
-    :func:`estimators.sequences.betting.betting_cs` reads the label capital's (the last interval
-    refined inside its end cells and widened by one fine step; the path drawn by linear
-    interpolation)."""
+    and the pool's ``g_pool`` (raw scores): C_t = {θ : max_{s≤t} K_s(θ) < 1/α} of the capital
+    with a control (:func:`log_capital_from`; Waudby-Smith & Ramdas 2024, JRSS-B, §4, by
+    Ville's inequality), read exactly as :func:`estimators.sequences.betting.betting_cs` reads
+    the label capital's: the last interval's ends found exactly
+    (:func:`estimators.sequences.betting.exact_ends`, nested from read to read), the earlier
+    path drawn by linear interpolation on the grid."""
     tune = alpha if alpha_tuning is None else alpha_tuning
     z = np.asarray(z, dtype=float)
     lo, hi = float(bounds[0]), float(bounds[1])
@@ -285,34 +286,23 @@ def controlled_cs(z, g_items, g_pool, alpha, *, bounds, t_star, burn_in, pool_si
     thr = math.log(1.0 / alpha)
     args = (tune, t_star, burn_in, running, pool_size)
     run = _running(x01, g, m, ctrl, args)
-    centre, low01, high01, alive = betting._path_interval(run, m, thr, x01, step, burn_in)
+    centre, low01, high01, _ = betting._path_interval(run, m, thr, x01, step, burn_in)
+    if running:
+        low01, high01 = betting._nested(low01, high01)
     if z.size >= burn_in:
-        _refine_last(low01, high01, (x01, g, ctrl), m, alive, thr, refine, args)
+
+        def evaluate(points: np.ndarray) -> np.ndarray:
+            return _running(x01, g, points, ctrl, args)[:, -1]
+
+        low01[-1], high01[-1] = betting.exact_ends(
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1])
+        )
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
         center=centre * span + lo, lower=low01 * span + lo, upper=high01 * span + lo,
         sigma=np.sqrt(var), alpha=alpha,
         t_star=float(t_star) if t_star is not None else float("nan"), method="betting_cv",
     )  # fmt: skip
-
-
-def _refine_last(low01, high01, data, m, alive, thr, refine, args) -> None:  # type: ignore[no-untyped-def]
-    """The last interval refined in place (:func:`estimators.sequences.betting._refine_last`)."""
-    x01, g, ctrl = data
-    first, last, any_alive = alive
-    f, h = (first[-1], last[-1]) if any_alive[-1] else (0, m.size - 1)
-    step = 1.0 / (m.size + 1)
-    cell_lo = np.linspace(max(m[f] - step, 1e-9), m[f], refine)
-    cell_hi = np.linspace(m[h], min(m[h] + step, 1 - 1e-9), refine)
-    fine = step / (refine - 1)
-    ok_lo = _running(x01, g, cell_lo, ctrl, args)[:, -1] < thr
-    ok_hi = _running(x01, g, cell_hi, ctrl, args)[:, -1] < thr
-    if bool(any_alive[-1]) or ok_lo.any():
-        low01[-1] = max(cell_lo[np.argmax(ok_lo)] - fine, 0.0) if ok_lo.any() else m[f] - fine
-        high01[-1] = (
-            min(cell_hi[len(ok_hi) - 1 - np.argmax(ok_hi[::-1])] + fine, 1.0)
-            if ok_hi.any() else m[h] + fine
-        )  # fmt: skip
 
 
 def evalue(z, g_items, g_pool, theta0, *, bounds, alpha_tuning, t_star, pool_size):  # type: ignore[no-untyped-def]

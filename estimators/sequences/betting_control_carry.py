@@ -1,7 +1,7 @@
 """The capital with a metric control (:mod:`estimators.sequences.betting_control`), carried label by
 label between reads.
 
-statistics.md §10; docs/statistics-notes.md §14. As for the label capital
+docs/statistics-notes.md §5, §14, §25. As for the label capital
 (:mod:`estimators.sequences.betting_carry`): every bet, the control coefficient c_i, the mean of the
 controls not yet labelled ḡ_rem(i) and the null mean m_i(θ) are functions of labels 1..i − 1
 and of the pool's known controls, so the state after t labels — the label capital's state,
@@ -48,8 +48,8 @@ class ControlCapital(Capital):
 @dataclass(frozen=True)
 class CarriedControl(CarriedBetting):
     """:class:`estimators.sequences.betting_carry.CarriedBetting` of the capital with a control: the
-    same reads (interval, refined cells, p-value, e-value) from :class:`ControlCapital`s;
-    ``g`` the standardised controls of the labels so far."""
+    same reads (interval, p-value, e-value) from :class:`ControlCapital`s; ``g`` the
+    standardised controls of the labels so far."""
 
     g: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
@@ -67,20 +67,29 @@ class CarriedControl(CarriedBetting):
         th = m if theta0_01 is None else np.append(m, theta0_01)
         empty = np.zeros(0)
         return cls(
-            empty, ControlCapital(th[:, None], tuning, ctrl=ctrl, gs=empty), m.size, None,
+            empty, ControlCapital(th[:, None], tuning, ctrl=ctrl, gs=empty), m.size,
             math.log(1.0 / alpha), running, refine, (empty, empty, empty), empty,
         )  # fmt: skip
 
     def extended_with(self, x01: np.ndarray, g: np.ndarray) -> CarriedControl:
         """The analysis after the further labels ``x01`` with their controls ``g``
-        (:meth:`estimators.sequences.betting_carry.CarriedBetting.extended`, cells rebuilt over the
-        whole stream when an end point moves to another grid cell)."""
+        (:meth:`estimators.sequences.betting_carry.CarriedBetting.extended`)."""
         if x01.size == 0:
             return self
         gs = np.concatenate([self.g, g])
-        cells = None if self.cells is None else replace(self.cells[1], gs=gs)
-        grid = replace(self.grid, gs=gs)
-        return self._extended(
-            x01, grid, cells,
-            lambda pts: ControlCapital(pts, grid.tuning, ctrl=grid.ctrl, gs=gs), g=gs,
-        )  # fmt: skip
+        return self._extended(x01, replace(self.grid, gs=gs), g=gs)
+
+    def _fresh(self, points: np.ndarray) -> Capital:
+        return ControlCapital(points, self.grid.tuning, ctrl=self.grid.ctrl, gs=self.g)
+
+    def _labelled(self, cap: Capital) -> Capital:
+        """``cap`` with the controls of the labels so far (its extension reads them)."""
+        return replace(cap, gs=self.g)
+
+    def _evaluate(self, points: np.ndarray) -> np.ndarray:
+        """The level at the last step at further null means over the labels so far, with
+        their controls: :func:`estimators.sequences.betting_control.controlled_cs`'s own
+        evaluation."""
+        alpha, t_star, pool_size, burn_in = self.grid.tuning
+        args = (alpha, t_star, burn_in, self.running, pool_size)
+        return bc._running(self.x01, self.g, points, self.grid.ctrl, args)[:, -1]

@@ -1,0 +1,176 @@
+"""The betting sequence's reported interval has exact ends, is nested from read to read,
+and a pair is shown on a side exactly when its test rejects at the level it is read
+(estimators.sequences.betting.exact_ends; estimators.base.verdicts.side / read_level).
+
+The two monitors are built as estimators.report.live.live_monitor builds them (betting
+design, t* the plan, test-set estimand, Holm at α = 0.05, ε = 0.05), with the campaign
+cache the dashboard carries between reads. Both cases failed on the grid search that
+found the ends on 61 means with a fallback of the running mean ± one grid step: the score
+case's interval widened (t = 200: [−0.0104, 0.0354], t = 400: [−0.0204, 0.0463]) and at
+t = 1,900 (p = 6.3e−31) showed "no difference larger than 0.05"; the binary case showed
+"not yet" at the first read with p ≤ 0.05 in 103 of 200 orders (lower end −1.1e−16).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from estimators.base.verdicts import Outcome
+from estimators.caches.monitor import MonitorCache
+from estimators.live.monitor import CampaignMonitor
+from estimators.sequences import betting
+from estimators.sequences import sequential as seq
+
+ALPHA = 0.05
+
+
+def _monitor(y, order, n, *, t_star, cache=None):  # type: ignore[no-untyped-def]
+    """The two systems' monitor after the first ``n`` items of ``order`` (both labelled)."""
+    k, size = y.shape
+    items = np.repeat(order[:n], k)
+    sys_ = np.tile(np.arange(k), n)
+    return CampaignMonitor(
+        [None] * k, items, sys_, y[sys_, items], np.arange(items.size, dtype=float),
+        np.ones(items.size), present=np.ones((k, size), dtype=bool), design="betting",
+        t_star=t_star, finite_pool=True, alpha=ALPHA, equivalence_margin=0.05,
+        label_range=(0.0, 1.0), cache=cache,
+    )  # fmt: skip
+
+
+def _score_pool() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    z1, z2 = rng.standard_normal(2000), rng.standard_normal(2000)
+    ya = np.clip(0.85 + 0.10 * z1, 0, 1)
+    return np.vstack([ya, np.clip(ya - 0.012 + 0.03 * z2, 0, 1)])
+
+
+def _binary_pool() -> np.ndarray:
+    """N = 400: 60 items only A adequate, 20 only B, 200 both, 120 neither (Δ = +0.10)."""
+    a = np.r_[np.ones(60), np.zeros(20), np.ones(200), np.zeros(120)]
+    b = np.r_[np.zeros(60), np.ones(20), np.ones(200), np.zeros(120)]
+    return np.vstack([a, b])
+
+
+def _check_read(pair, previous) -> None:  # type: ignore[no-untyped-def]
+    """One read: nested in the previous one, the estimate inside, the side iff p ≤ α."""
+    lo, hi = pair.result.diagnostics["interval"]
+    est = pair.result.estimate
+    assert lo <= est <= hi, (pair.result.n_human, lo, est, hi)
+    assert pair.result.ci[0] <= est <= pair.result.ci[1]
+    if previous is not None:
+        assert previous[0] <= lo and hi <= previous[1], (pair.result.n_human, previous, lo, hi)
+    rejected = pair.result.diagnostics["p_value"] <= ALPHA  # one pair: Holm reads it at α
+    assert rejected == (pair.outcome == Outcome.A_BETTER), (
+        pair.result.n_human, pair.result.diagnostics["p_value"], lo, hi, pair.verdict,
+    )  # fmt: skip
+
+
+def test_score_case_is_nested_and_shows_the_side_once_rejected():
+    y = _score_pool()
+    order = np.arange(y.shape[1])
+    cache, previous = MonitorCache(), None
+    for n in range(seq.BURN_IN, 2001, 20):
+        pair = _monitor(y, order, n, t_star=2000, cache=cache).report().pairs[0]
+        _check_read(pair, previous)
+        previous = pair.result.diagnostics["interval"]
+    at = {n: _monitor(y, order, n, t_star=2000).report().pairs[0] for n in (200, 400, 1900)}
+    assert at[200].result.diagnostics["interval"][1] >= at[400].result.diagnostics["interval"][1]
+    assert at[1900].result.diagnostics["p_value"] < 1e-20
+    assert at[1900].outcome == Outcome.A_BETTER
+    lo, hi = at[1900].result.diagnostics["interval"]
+    assert 0 < lo <= 0.0126 <= hi and hi - lo < 0.01
+
+
+def _first_rejection(y, order) -> int:  # type: ignore[no-untyped-def]
+    """The first n with the pair's anytime p-value ≤ α (the monitor's capital)."""
+    d = y[0, order] - y[1, order]
+    p = betting.betting_pvalue(
+        d, 0.0, bounds=(-1.0, 1.0), alpha_tuning=ALPHA, t_star=y.shape[1],
+        pool_size=y.shape[1],
+    )  # fmt: skip
+    return int(np.argmax(p <= ALPHA)) + 1
+
+
+@pytest.mark.parametrize("orders", [range(0, 100), range(100, 200)])
+def test_binary_case_shows_the_side_at_the_first_rejection(orders):
+    y = _binary_pool()
+    rng = np.random.default_rng(1)
+    perms = [rng.permutation(y.shape[1]) for _ in range(200)]
+    for i in orders:
+        n = _first_rejection(y, perms[i])
+        before = _monitor(y, perms[i], n - 1, t_star=None).report().pairs[0]
+        pair = _monitor(y, perms[i], n, t_star=None).report().pairs[0]
+        assert pair.result.diagnostics["p_value"] <= ALPHA < before.result.diagnostics["p_value"]
+        _check_read(before, None)
+        _check_read(pair, before.result.diagnostics["interval"])
+
+
+def test_exact_ends_bracket_the_crossing_and_exclude_a_rejected_grid_mean():
+    """Each end lies within 2·END_TOL of a crossing of log(1/α) by the running capital
+    (surviving just inside, excluded just outside); Δ = 0 (the grid's middle mean) is
+    outside exactly when p ≤ level."""
+    rng = np.random.default_rng(3)
+    for probs in [(0.2, 0.5, 0.3), (0.1, 0.8, 0.1), (0.05, 0.6, 0.35)]:
+        z = rng.choice([-1.0, 0.0, 1.0], 300, p=probs)
+        for level in (0.05, 0.01, 0.05 / 10):
+            cs = betting.betting_cs(z, level, bounds=(-1, 1), t_star=300, alpha_tuning=0.005)
+            lo01, hi01 = (cs.lower[-1] + 1) / 2, (cs.upper[-1] + 1) / 2
+            thr = np.log(1 / level)
+            tol = 2 * betting.END_TOL
+            run = betting._running_log_capital(
+                (z + 1) / 2, np.array([lo01 + tol, hi01 - tol]), 0.005, 300, seq.BURN_IN
+            )[:, -1]
+            out = betting._running_log_capital(
+                (z + 1) / 2, np.array([lo01 - tol, hi01 + tol]), 0.005, 300, seq.BURN_IN
+            )[:, -1]
+            assert (run < thr).all() and (out >= thr).all(), (probs, level, run, out)
+            p = betting.betting_pvalue(z, 0.0, bounds=(-1, 1), alpha_tuning=0.005, t_star=300)
+            assert (p[-1] <= level) == (not cs.lower[-1] <= 0.0 <= cs.upper[-1])
+
+
+def _reference_ends(state):  # type: ignore[no-untyped-def]
+    """The last interval's ends of ``state`` with every tested mean evaluated over the whole
+    stream (no carried capitals)."""
+    levels = state._levels(state.grid)[: state.size]
+    centre = float(state.path[0][-1])
+    return betting.exact_ends(levels, state._m, state.thr, state._evaluate, state.refine, centre)
+
+
+@pytest.mark.parametrize("running", [True, False], ids=["running", "current"])
+@pytest.mark.parametrize("control", [False, True], ids=["labels", "control"])
+def test_carried_reads_reuse_the_tested_means_and_equal_a_fresh_search(control, running):
+    """Reads after every label (and reads of the state one label back, as after an undo)
+    take the means the previous read tested from carried capitals, and report the very
+    floats of a search that evaluates every tested mean over the whole stream."""
+    from estimators.sequences.betting_carry import CarriedBetting
+    from estimators.sequences.betting_control import ControlPool
+    from estimators.sequences.betting_control_carry import CarriedControl
+
+    rng = np.random.default_rng(5)
+    n = 120
+    z = rng.choice([-1.0, 0.0, 1.0], n, p=(0.2, 0.5, 0.3))
+    x01 = (z + 1) / 2
+    kw = dict(alpha=0.01, tuning=(0.01, n, n, seq.BURN_IN), theta0_01=0.5, running=running)
+    if control:
+        g_pool = z + 0.7 * rng.standard_normal(n)
+        ctrl = ControlPool.of(g_pool)
+        gs = ctrl.scaled(g_pool)
+        state = CarriedControl.begin(ctrl=ctrl, **kw)
+    else:
+        state = CarriedBetting.start(**kw)
+    reused, previous = 0, None
+    for t in range(1, n + 1):
+        step = x01[t - 1 : t]
+        state = state.extended_with(step, gs[t - 1 : t]) if control else state.extended(step)
+        if t < seq.BURN_IN:
+            continue
+        carried = state.probe
+        _, low, high = state.interval01()
+        assert (low, high) == _reference_ends(state), t
+        if carried is not None:
+            reused += sum(k in carried.rows for k in state.probe.rows)
+        if previous is not None and t % 10 == 0:  # the state one label back, read again
+            assert previous.interval01()[1:] == _reference_ends(previous), t
+        previous = state
+    assert reused > 0
