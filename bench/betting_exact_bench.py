@@ -5,8 +5,8 @@ against the grid search it replaced (a 61-mean grid, 17 points refined inside ea
 cell, the running mean ± one grid step when no grid mean survives; copied below from the
 previous betting.py so both run in the same process), as a ratio measured in the same run,
 and prints the last interval of each on the score case of
-tests/estimators/sequences/test_betting_exact_ends.py (2 systems, N = 2,000, Δ = +0.0126; pair differences on [−1, 1], t* = 2,000, test-set
-estimand, level 0.05).
+tests/estimators/sequences/test_betting_exact_ends.py (2 systems, N = 2,000, Δ = +0.0126;
+pair differences on [−1, 1], t* = 2,000, test-set estimand, level 0.05).
 
     PYTHONPATH=. .venv/bin/python bench/betting_exact_bench.py [--repeats 5]
 """
