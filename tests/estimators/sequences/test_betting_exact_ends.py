@@ -66,6 +66,7 @@ def _check_read(pair, previous) -> None:  # type: ignore[no-untyped-def]
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_score_case_is_nested_and_shows_the_side_once_rejected():
     y = _score_pool()
     order = np.arange(y.shape[1])
@@ -92,6 +93,7 @@ def _first_rejection(y, order) -> int:  # type: ignore[no-untyped-def]
     return int(np.argmax(p <= ALPHA)) + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("orders", [range(0, 100), range(100, 200)])
 def test_binary_case_shows_the_side_at_the_first_rejection(orders):
     y = _binary_pool()
@@ -137,6 +139,7 @@ def _reference_ends(state):  # type: ignore[no-untyped-def]
     return betting.exact_ends(levels, state._m, state.thr, state._evaluate, state.refine, centre)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("running", [True, False], ids=["running", "current"])
 @pytest.mark.parametrize("control", [False, True], ids=["labels", "control"])
 def test_carried_reads_reuse_the_tested_means_and_equal_a_fresh_search(control, running):
