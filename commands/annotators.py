@@ -109,13 +109,19 @@ def document_order_switch(
     so far; before the first label only). On: the queue draws whole documents (one system's,
     or every system's in the paired design) in random order, an annotator keeps a document
     they started and sees its earlier segments (document context is switched on too). Needs
-    a doc_id column; not with active sampling or racing. A built queue is re-drawn."""
+    a doc_id column; not with active sampling or racing. A built queue is re-drawn. On with
+    fewer documents than a verdict needs: the Annotators page's warning."""
     from annotation.campaign import document_order
     from db.schema.vocabulary import DOCUMENT_ORDER as KEY
 
     base.switch_setting(
         campaign, "document order", switch, document_order.set_documents_in_order, KEY
     )
+    engine = base.open_engine()
+    status = document_order.document_order_status(engine, campaign_id_of(engine, campaign))
+    warning = document_order.too_few_warning(status) if status.on else None
+    if warning is not None:
+        typer.secho(f"Warning: {warning}", fg=typer.colors.YELLOW)
 
 
 @app.command("comparative")

@@ -254,6 +254,17 @@ def scores_table(scores: dict[str, float | None] | None) -> None:
     st.text("\n".join(f"{METRIC_LABELS.get(k, k)}: {_fmt_score(k, scores[k])}" for k in keys))
 
 
+#: st.dataframe's row and header heights in pixels (its default row height, 35 px; the header
+#: row plus the grid's 1 px borders, 38 px).
+TABLE_ROW_PX, TABLE_HEADER_PX = 35, 38
+
+
+def table_height(rows: int, most: int = 420) -> int:
+    """The st.dataframe height that fits ``rows`` rows with no empty rows under them, at
+    most ``most`` pixels (beyond it the grid scrolls); an empty table keeps one row."""
+    return min(TABLE_HEADER_PX + TABLE_ROW_PX * max(rows, 1), most)
+
+
 def download(where, label: str, data, file_name: str, mime: str, key: str) -> None:  # type: ignore[no-untyped-def]
     """A download button (in ``where``: ``st`` or a column) whose click does not rerun the
     page (``on_click="ignore"``).

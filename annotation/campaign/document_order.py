@@ -75,6 +75,22 @@ def too_few_documents(documents: int) -> str | None:
     )
 
 
+def too_few_warning(status: DocumentOrderStatus) -> str | None:
+    """The too-few-documents warning worded for the setting's state, the one the Annotators
+    page and `cli.py document-order` both show (None: enough documents). Off, it is said
+    before switching on; on, it says it is on and how to undo it while that is still allowed."""
+    if status.too_few is None:
+        return None
+    if not status.on:
+        return f"Before you switch it on: {status.too_few}."
+    undo = (
+        "switch document order off (before the first label) for that"
+        if status.locked is None
+        else f"it can no longer be switched off: {status.locked}"
+    )
+    return f"Document order is on, but {status.too_few}; {undo}."
+
+
 def _one_copy(blocks: int) -> int:
     """The smallest whole percentage whose share of ``blocks`` rounds to one copy (Python's
     round, as the build's: half to even, so 10 % of 5 blocks is still 0)."""

@@ -12,7 +12,12 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "comparative": ["position_bias"],
         "da_judgments": ["scale"],
         "diff": ["diff_html", "literal_html"],
-        "document_scores": ["document_report"],
+        "document_scores": [
+            "DocumentPairRow",
+            "DocumentSystemRow",
+            "document_report",
+            "document_tables",
+        ],
         "span_judgments": [
             "SettingsLocked",
             "campaign_config",

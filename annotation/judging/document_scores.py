@@ -153,3 +153,70 @@ def document_report(engine: Engine, campaign_id: int, alpha: float | None = None
 
     data = document_data(engine, campaign_id)
     return None if data is None else campaign_report(data, signatures=[], alpha=alpha)
+
+
+@dataclass(frozen=True)
+class DocumentSystemRow:
+    """One system's document scores, on the 0–100 scale: the documents scored; the
+    anytime-valid estimate and interval, the ones the pair verdicts read (at the census, every
+    document scored, the exact mean); the fixed-n 95% interval, None below two documents."""
+
+    system: str
+    documents: int
+    estimate: float | None
+    low: float | None
+    high: float | None
+    fixed_low: float | None
+    fixed_high: float | None
+
+
+@dataclass(frozen=True)
+class DocumentPairRow:
+    """One pair's anytime-valid difference (0–100 scale, a − b), its interval, Holm p-value
+    and verdict."""
+
+    a: str
+    b: str
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_holm: float
+    verdict: str
+
+
+def _points(value: float) -> float | None:
+    """A [0, 1] value on the 0–100 scale; None when it is not a number."""
+    return None if value != value else value * 100
+
+
+def document_tables(report) -> tuple[list[DocumentSystemRow], list[DocumentPairRow]]:  # type: ignore[no-untyped-def]
+    """What the dashboard and `cli.py evaluate` show of :func:`document_report`: one row per
+    system and one per pair, both from the live monitor's anytime-valid estimates (the ones
+    the verdicts read), the fixed-n interval beside them. A system counts every document
+    scored, with or without an interval; no verdicts yet: no pair rows."""
+    systems = []
+    for name in report.systems:
+        fixed = report.estimates.get((name, "human"))
+        live = report.estimates.get((name, "anytime"))
+        est = live if live is not None and live.available else None
+        fixed_ok = fixed is not None and fixed.available
+        systems.append(DocumentSystemRow(
+            system=name,
+            documents=0 if fixed is None else int(fixed.n_human),
+            estimate=None if est is None else _points(est.estimate),
+            low=None if est is None else _points(est.low),
+            high=None if est is None else _points(est.high),
+            fixed_low=_points(fixed.low) if fixed_ok else None,
+            fixed_high=_points(fixed.high) if fixed_ok else None,
+        ))  # fmt: skip
+    pairs = []
+    for p in [] if report.monitor is None else report.monitor.pairs:
+        ok = p.result.available
+        pairs.append(DocumentPairRow(
+            a=p.a, b=p.b,
+            difference=_points(p.result.estimate) if ok else None,
+            low=_points(p.result.low) if ok else None,
+            high=_points(p.result.high) if ok else None,
+            p_holm=float(p.p_holm), verdict=str(p.outcome),
+        ))  # fmt: skip
+    return systems, pairs

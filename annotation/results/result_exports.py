@@ -71,12 +71,10 @@ PAIR_COLUMNS = [
     # the three-way outcome (A better / B better / equivalent / undecided)
     "outcome",
     "labels_needed",
-    # what the live verdicts were tuned to: the design, t* and the estimand
-    "design",
+    # t* the live verdicts were tuned to (their design and estimand are settings columns)
     "t_star",
-    "estimand",
     # the statistics settings they were read at: α, the family (error_rate),
-    # the equivalence margin ε, racing and the plan
+    # the equivalence margin ε, racing, the plan, the design and the estimand in force
     *EXPORT_COLUMNS,
 ]
 
@@ -124,7 +122,9 @@ def results_csv(report: CampaignReport, settings: StatisticsSettings | None = No
 
 
 def pairs_csv(report: CampaignReport, settings: StatisticsSettings | None = None) -> bytes:
-    """The pair verdicts, each row with the settings it was read at (:func:`read_at`)."""
+    """The pair verdicts, each row with the settings it was read at (:func:`read_at`): each
+    column once, a setting the pair row also carries (design, estimand) in its settings
+    column, the setting in force."""
     read = read_at(report.monitor, settings)
     return to_csv(PAIR_COLUMNS, [{**r, **read} for r in report.pair_rows()])
 

@@ -11,6 +11,7 @@ import math
 import re
 
 import numpy as np
+import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
@@ -118,3 +119,67 @@ def test_plan_speaks_in_documents(sqlite_engine, monkeypatch) -> None:  # type: 
     fits = _plan(sqlite_engine, monkeypatch, "--documents", "40")
     assert fits.exit_code == 0 and "40 complete documents (160 labels)" in fits.output
     assert "more than the" not in fits.output and "design effect" in fits.output
+
+
+def _scored_documents(engine, n_docs: int, scores: list[float]) -> int:  # type: ignore[no-untyped-def]
+    """A DA campaign in document order, one system per score, every segment and every
+    document scored (system k's documents get ``scores[k]``)."""
+    from accounts.invites import create_annotator
+    from annotation.campaign.document_order import set_documents_in_order
+    from annotation.judging import document_scores as ds
+    from annotation.judging import save, session
+    from annotation.queue.build import build_queue
+    from db.engine import session_scope
+    from db.schema.models import Campaign, Item, Output, System
+
+    with session_scope(engine) as s:
+        camp = Campaign(name="docs", mode="da")
+        s.add(camp)
+        s.flush()
+        systems = [System(campaign_id=camp.id, name=f"sys{k}") for k in range(len(scores))]
+        s.add_all(systems)
+        for d in range(n_docs):
+            for g in range(2):
+                item = Item(campaign_id=camp.id, external_id=f"d{d}s{g}", doc_id=f"doc{d}",
+                            source=f"source {d}.{g}")  # fmt: skip
+                s.add(item)
+                s.flush()
+                s.add_all(Output(item_id=item.id, system_id=sy.id, text=f"out {k} {d}.{g}")
+                          for k, sy in enumerate(systems))  # fmt: skip
+        cid = camp.id
+    set_documents_in_order(engine, cid, True)
+    build_queue(engine, cid, seed=3)
+    a = create_annotator(engine, cid, "a").annotator_id
+    v = session.next_view(engine, a)
+    while v.slot is not None:
+        v = save.submit(engine, a, v.slot.assignment_id, v.slot.claim_version, da_score=60)
+        while (w := ds.pending(engine, a)) is not None:
+            ds.save(engine, a, w.key, scores[int(w.segments[0][1].split()[1])])
+    return cid
+
+
+def test_document_scores_table_agrees_with_its_pair_table(sqlite_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """One document, every score given: each system shows its one document and its score
+    (the census: the exact mean), and each pair's difference is theirs, as the dashboard's
+    tables (document_tables) say."""
+    cid = _scored_documents(sqlite_engine, 1, [100.0, 40.0, 80.0])
+    out = _run(sqlite_engine, monkeypatch, "--label-kind", "da")
+    section = out.split("Document scores (")[1]
+    lines = {
+        ln.split()[0]: ln for ln in section.splitlines() if ln.startswith("sys") and "−" not in ln
+    }
+    estimates = {"sys0": 100.0, "sys1": 40.0, "sys2": 80.0}
+    for name, score in estimates.items():
+        docs, estimate = lines[name].split()[1:3]
+        assert (docs, estimate) == ("1", f"{score:.2f}"), lines[name]
+    for a, b in (("sys0", "sys1"), ("sys0", "sys2"), ("sys1", "sys2")):
+        pair = next(ln for ln in section.splitlines() if ln.startswith(f"{a} − {b}"))
+        assert pair.split()[3] == f"{estimates[a] - estimates[b]:.2f}", pair
+    from annotation.judging.document_scores import document_report, document_tables
+
+    systems, pairs = document_tables(document_report(sqlite_engine, cid))
+    assert [(r.system, r.documents, r.estimate) for r in systems] == [
+        (name, 1, pytest.approx(score)) for name, score in estimates.items()
+    ]
+    assert [p.difference for p in pairs] == [pytest.approx(60.0), pytest.approx(20.0),
+                                             pytest.approx(-40.0)]  # fmt: skip

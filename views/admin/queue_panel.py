@@ -191,8 +191,9 @@ def document_order_form(campaign_id: int, ro: bool) -> None:
         )  # fmt: skip
         if status.locked is not None:
             st.caption(f"Cannot be switched now: {literal(status.locked)}.")
-        if status.too_few is not None:
-            st.warning(f"Before you switch it on: {literal(status.too_few)}.")
+        warning = document_order.too_few_warning(status)
+        if warning is not None:
+            st.warning(literal(warning))
         if status.overlap_note is not None:
             st.caption(literal(status.overlap_note))
         saved = st.form_submit_button(

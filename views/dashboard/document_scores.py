@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.judging.document_scores import document_report
+from annotation.judging.document_scores import document_report, document_tables
 from db.judging.document_scores import stamp
 from views.common import engine
 
@@ -31,21 +31,20 @@ def draw_document_scores(cid: int, mode: str, alpha: float | None, key: tuple[in
         "One 0–100 score per system's whole document, given after its last segment. "
         "Estimand: a system's mean document score over the campaign's documents; the "
         "document is the unit (one score each, the first given), so these are separate from "
-        "the segment scores above."
+        "the segment scores above. Estimate, low and high are anytime-valid, the ones the "
+        "verdicts read; the fixed-n 95% interval needs two documents."
     )
-    rows = []
-    for name in report.systems:
-        r = report.estimates.get((name, "human"))
-        if r is not None and r.available:
-            rows.append({"system": name, "documents": r.n_human, "mean": r.estimate * 100,
-                         "low": r.low * 100, "high": r.high * 100})  # fmt: skip
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="doc_scores_systems")
-    if report.monitor is None:
+    systems, pairs = document_tables(report)
+    st.dataframe(pd.DataFrame([
+        {"system": r.system, "documents": r.documents, "estimate": r.estimate,
+         "low": r.low, "high": r.high, "fixed-n low": r.fixed_low, "fixed-n high": r.fixed_high}
+        for r in systems
+    ]), hide_index=True, key="doc_scores_systems")  # fmt: skip
+    if not pairs:
         st.caption("No anytime-valid verdicts on document scores yet.")
         return
-    pairs = [
-        {"pair": f"{p.a} − {p.b}", "difference": p.result.estimate * 100,
-         "p (Holm)": p.p_holm, "verdict": str(p.outcome)}
-        for p in report.monitor.pairs
-    ]  # fmt: skip
-    st.dataframe(pd.DataFrame(pairs), hide_index=True, key="doc_scores_pairs")
+    st.dataframe(pd.DataFrame([
+        {"pair": f"{p.a} − {p.b}", "difference": p.difference, "low": p.low, "high": p.high,
+         "p (Holm)": p.p_holm, "verdict": p.verdict}
+        for p in pairs
+    ]), hide_index=True, key="doc_scores_pairs")  # fmt: skip

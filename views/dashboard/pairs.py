@@ -15,7 +15,7 @@ from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
 from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
 from estimators.report.campaign_report import WIDTH_PAIRS
 from formats.writers import MIME
-from views.common import download, engine
+from views.common import download, engine, table_height
 from views.dashboard.text import fmt, needed_text, rounded
 
 #: Up to this many systems the verdict heat map is drawn; beyond, the ranking and the
@@ -59,7 +59,7 @@ def draw_ranking(report, mon, settings: dict | None = None) -> None:  # type: ig
             for r in rows
         ]
     )
-    st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 560))
+    st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(rows), 560))
     st.caption(
         "A new cluster starts where every system above is significantly better than every "
         "system below (the WMT findings' rule), from the live pair verdicts "
@@ -103,7 +103,8 @@ def draw_pair_table(mon) -> None:  # type: ignore[no-untyped-def]
         and (not query or query in p.a.lower() or query in p.b.lower())
     ]
     st.caption(f"{len(rows):,} pair(s) shown.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=420)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                 height=table_height(len(rows)))  # fmt: skip
 
 
 def draw_racing(cid: int) -> None:
@@ -167,7 +168,8 @@ def _pair_cells(mon, ebh: bool, evidence: str) -> list[dict]:  # type: ignore[no
                     "interval": f"[{fmt(lo)}, {fmt(hi)}]",
                     "verdict": verdict_class(p.verdict, is_a),
                     "verdict text": p.verdict_text,
-                    evidence: (p.e_value if math.isfinite(p.e_value) else None) if ebh
+                    evidence: (p.e_value if math.isfinite(p.e_value) else None)
+                    if ebh
                     else p.p_holm,
                     "labels": r.n_human,
                 }

@@ -176,3 +176,22 @@ def test_the_task_table_says_each_tasks_checks_and_pass_mark(app_engine) -> None
     assert list(frame["attention checks"]) == [counts[t] for t in frame["task"]]
     assert all(n >= 1 for n in frame["attention checks"])
     assert list(frame["right to pass"]) == [-(-4 * n // 5) for n in frame["attention checks"]]
+
+
+def test_too_few_documents_spoken_of_as_on_once_on(app_engine) -> None:  # type: ignore[no-untyped-def]
+    """One document, document order switched on: the page's warning says it is on (not
+    "before you switch it on"), the words `cli.py document-order` prints too."""
+    one = "item_id,source,reference,system,output,doc_id\n" + "".join(
+        f"{j},source {j},ref {j},{s},output {j} of {s},d0\n" for j in range(4) for s in ("A", "B")
+    )
+    import_campaign(app_engine, one.encode(), "one", filename="o.csv")
+    cid = campaign_id(app_engine, "one")
+    document_order.set_documents_in_order(app_engine, cid, True)
+    at = admin_page("views/pages/annotators.py", campaign="one")
+    assert not at.exception, at.exception
+    assert at.toggle(key="document_order").value
+    warnings = " ".join(str(w.value) for w in at.warning).replace("\\", "")
+    assert "Before you switch it on" not in warnings, warnings
+    assert "Document order is on, but this campaign has only 1 document(s)" in warnings, warnings
+    said = document_order.too_few_warning(document_order.document_order_status(app_engine, cid))
+    assert said is not None and said in warnings
