@@ -250,7 +250,7 @@ def test_a_nul_in_any_text_cell_is_refused_naming_row_and_column(
 ) -> None:
     _campaign(engine)
     data = GOOD.replace("s1,A,10,15,minor,Fluency/Grammar,,xcomet", cells)
-    with pytest.raises(CampaignFileError, match=f"row 2 .*column '{column}'.*NUL byte"):
+    with pytest.raises(CampaignFileError, match=f"row 2, column '{column}'.*NUL byte"):
         import_ai_spans(engine, data.encode(), "esa-ai", source="m", filename="ai.csv")
     with session_scope(engine) as s:
         assert s.scalar(select(func.count()).select_from(AISpan)) == 0
@@ -261,7 +261,7 @@ def test_a_lone_surrogate_in_a_jsonl_cell_is_refused(engine: Engine) -> None:
     rows = [{"item_id": "s1", "system": "A", "start": 4, "end": 9, "severity": "major",
              "category": "bad\ud800half"}]  # fmt: skip
     data = "\n".join(json.dumps(r) for r in rows).encode()
-    with pytest.raises(CampaignFileError, match=r"row 1 .*column 'category'.*lone surrogate"):
+    with pytest.raises(CampaignFileError, match=r"row 1, column 'category'.*lone surrogate"):
         import_ai_spans(engine, data, "esa-ai", source="m", filename="ai.jsonl")
     with session_scope(engine) as s:
         assert s.scalar(select(func.count()).select_from(AISpan)) == 0
