@@ -20,7 +20,7 @@ from db.campaign import lifecycle
 from db.engine import session_scope
 from db.people import annotators as dbannotators
 from db.people import invites
-from formats.problems import MAX_LENGTH
+from formats.problems import MAX_LENGTH, name_problem
 
 INVITE_TOKEN_BYTES = 24
 
@@ -83,6 +83,9 @@ def create_annotator(
             f"an annotator's name may have at most {MAX_ANNOTATOR_NAME} characters "
             f"(this one has {len(name)}): choose a shorter name"
         )
+    problem = name_problem(name, MAX_ANNOTATOR_NAME)  # the one name rule (formats.problems)
+    if problem:
+        raise ValueError(f"the annotator's name {name!r} {problem}: type it on one line")
     token = secrets.token_urlsafe(INVITE_TOKEN_BYTES)
     annotator_id = invites.add_annotator(
         engine, campaign_id, name, token_hash(token), datetime.now(UTC)
@@ -107,6 +110,9 @@ def create_annotators(
     long = [n for n in clean if len(n) > MAX_ANNOTATOR_NAME]
     if long:
         problems.append(f"names longer than {MAX_ANNOTATOR_NAME} characters: {long[0][:40]!r}…")
+    odd = [n for n in clean if n and n not in long and name_problem(n, MAX_ANNOTATOR_NAME)]
+    if odd:
+        problems.append(f"a name {name_problem(odd[0], MAX_ANNOTATOR_NAME)}: {odd[0][:40]!r}")
     twice = sorted({n for n in clean if n and clean.count(n) > 1})
     if twice:
         problems.append(f"names given twice: {', '.join(twice[:5])}")

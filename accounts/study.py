@@ -38,6 +38,7 @@ from db.people import annotators as dbannotators
 from db.people import study as dbstudy
 from db.queue import claim as dbq
 from db.queue import settings as dbset
+from formats.problems import bad_name_character, name_problem
 
 #: The platforms whose parameter names are known: (participant id, attempt, all recorded).
 PLATFORMS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
@@ -207,15 +208,11 @@ def enrol(engine: Engine, token: str, query: Mapping[str, str]) -> Enrolment:
         raise StudyRefused("This study link is not valid: it is mistyped, or the study has ended.")
     if link.archived:
         raise StudyRefused(CLOSED)
-    pid = (query.get(link.id_param) or "").strip()
-    if not pid or pid.startswith("{{") or len(pid) > min(MAX_PARAM, MAX_ANNOTATOR_NAME):
-        raise StudyRefused(
-            f"This study link needs your participant id (the {link.id_param} parameter the "
-            "platform adds to the link). Open the study from your platform's page."
-        )
+    pid = _participant_id(link, query)
     attempt = (query.get(link.session_param) or "").strip() if link.session_param else None
     if attempt == MTURK_PREVIEW:
         raise StudyRefused("Accept the HIT first: the task opens once you have accepted it.")
+    _check_parameters(link, query)
     recorded = {p: str(query.get(p, ""))[:MAX_PARAM] for p in link.params if p in query}
     now = datetime.now(UTC)
     try:
@@ -246,6 +243,41 @@ def enrol(engine: Engine, token: str, query: Mapping[str, str]) -> Enrolment:
         raise StudyRefused(CLOSED) from exc
     who = AnnotatorIdentity(annotator_id, pid, link.campaign_id, link.campaign_name)
     return Enrolment(who, own_hash, True, pid)
+
+
+def _participant_id(link: dbstudy.LinkRow, query: Mapping[str, str]) -> str:
+    """The visit's participant id, stripped: an annotator name by the one name rule
+    (formats.problems.name_problem: at most 200 characters, no control, invisible or
+    bidirectional character), else :class:`StudyRefused` naming the parameter."""
+    pid = str(query.get(link.id_param) or "").strip()
+    if not pid or pid.startswith("{{"):
+        raise StudyRefused(
+            f"This study link needs your participant id (the {link.id_param} parameter the "
+            "platform adds to the link). Open the study from your platform's page."
+        )
+    problem = name_problem(pid, min(MAX_PARAM, MAX_ANNOTATOR_NAME))
+    if problem:
+        raise StudyRefused(
+            f"This study link cannot use your participant id: the {link.id_param} parameter "
+            f"{problem}. Open the study again from your platform's page; if this persists, "
+            "contact the study's administrator."
+        )
+    return pid
+
+
+def _check_parameters(link: dbstudy.LinkRow, query: Mapping[str, str]) -> None:
+    """Every parameter the link records (the session one too) holds text a name may hold
+    (no NUL, control, invisible or bidirectional character); :class:`StudyRefused` naming
+    the first that does not."""
+    names = dict.fromkeys([*link.params, *([link.session_param] if link.session_param else [])])
+    for param in names:
+        if param in query and bad_name_character(str(query[param])) is not None:
+            raise StudyRefused(
+                f"This study link cannot use the {param} parameter: it contains a control "
+                f"or invisible character ({bad_name_character(str(query[param]))}). Open the "
+                "study again from your platform's page; if this persists, contact the "
+                "study's administrator."
+            )
 
 
 def _resume(s: object, link: dbstudy.LinkRow, known: dbstudy.ParticipantRow,

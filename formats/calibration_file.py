@@ -28,6 +28,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from formats.cells import text_problem
+
 SCHEMA = "tandem.calibration_set"
 SCHEMA_VERSION = 1
 COUNT_KEYS = ("tp", "fn", "tn", "fp")
@@ -185,13 +187,13 @@ def _check_tree(payload: Any) -> None:
             )
         if isinstance(node, dict):
             for key, value in node.items():
-                if "\x00" in key:
-                    raise CalibrationSetError(f"a key in {where} contains a NUL character")
+                if text_problem(key) is not None:
+                    raise CalibrationSetError(f"a key in {where} {text_problem(key)[0]}")
                 stack.append((value, depth + 1, key))
         elif isinstance(node, list):
             stack.extend((value, depth + 1, f"{where}[{k}]") for k, value in enumerate(node))
-        elif isinstance(node, str) and "\x00" in node:
-            raise CalibrationSetError(f"{where} contains a NUL character")
+        elif isinstance(node, str) and text_problem(node) is not None:
+            raise CalibrationSetError(f"{where} {text_problem(node)[0]}")
         elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= 2**63:
             raise CalibrationSetError(f"{where} is {_shown(node)}: a whole number out of range")
 

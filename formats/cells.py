@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from typing import Any
 
 
@@ -59,11 +60,42 @@ def is_binary(value: Any) -> bool:
 
 
 def has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(has_nul(k) or has_nul(v) for k, v in value.items())
-    return isinstance(value, list | tuple) and any(has_nul(v) for v in value)
+    """Whether the value holds text :func:`text_problem` refuses."""
+    return text_problem(value) is not None
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+NUL_FIX = "Remove NUL characters; they are often left by a damaged export."
+SURROGATE_FIX = (
+    "Write the character in full (a JSON escape such as \\ud83d must be followed by its "
+    "low half, e.g. \\ude00), or remove it; re-export the file as UTF-8."
+)
+
+
+def text_problem(value: Any) -> tuple[str, str] | None:
+    """Why a cell's text cannot be stored, with what to do, or None: the rule for every text
+    cell of every import. No NUL character (PostgreSQL's text and JSON columns cannot hold
+    one; SQLite would, so both databases refuse it here alike) and no lone surrogate (half
+    of a UTF-16 pair, which a JSON escape can produce: it is not Unicode text and no
+    database encodes it). Nested values (JSON objects, lists) are walked, keys included,
+    without recursion; other control characters (tab, line break, ESC, …) are text and kept."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found = _UNSTORABLE.search(node)  # one C-speed scan per cell
+            if found is None:
+                continue
+            if found.group() == "\x00":
+                return "contains a NUL byte (\\x00)", NUL_FIX
+            bad = f"U+{ord(found.group()):04X}"
+            return f"contains a lone surrogate ({bad}), not Unicode text", SURROGATE_FIX
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return None
 
 
 def optional_text(value: Any) -> str | None:

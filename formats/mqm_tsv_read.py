@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from formats.cells import text_problem
 from formats.mqm_tsv import (
     COLUMNS,
     NEUTRAL,
@@ -114,7 +115,11 @@ class _Rows:
             return None
         if self.guarded:
             values = [restore(v) for v in values]
-        return dict(zip(self.header, values, strict=False))
+        rec = dict(zip(self.header, values, strict=False))
+        bad = [(c, text_problem(v)) for c, v in rec.items() if text_problem(v) is not None]
+        for column, (message, fix) in bad:  # the text rule of every import
+            problems.append(self.problem(number, f"{column} {message}", fix, column=column))
+        return None if bad else rec
 
     def texts(
         self, number: int, rec: dict[str, str], severity: str, problems: list[Problem],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,24 +96,46 @@ def check_max_mb(max_mb: Any, filename: str) -> None:
         )
 
 
+#: Unicode categories no name may hold: controls (line breaks, tabs, ESC, NUL), format
+#: characters (bidirectional overrides such as U+202E, zero-width spaces such as U+200B) and
+#: lone surrogates. They make one name look like another, or break a list, a CSV or a page.
+NAME_FORBIDDEN_CATEGORIES = ("Cc", "Cf", "Cs")
+
+
+def bad_name_character(value: str) -> str | None:
+    """The first character of ``value`` a name may not hold, as ``U+XXXX``, or None."""
+    for ch in value:
+        if unicodedata.category(ch) in NAME_FORBIDDEN_CATEGORIES:
+            return f"U+{ord(ch):04X}"
+    return None
+
+
+def name_problem(value: str, limit: int) -> str:
+    """Why ``value`` (already stripped) cannot be a name of at most ``limit`` characters, or
+    "" when it can. The one rule for the names Tandem shows and exports (campaigns,
+    annotators, study participants): not empty, at most ``limit`` characters, and no
+    control, format (bidirectional, zero-width) or surrogate character."""
+    if not value:
+        return "is empty"
+    if len(value) > limit:
+        return f"is too long: {len(value):,} characters, over the limit of {limit}"
+    bad = bad_name_character(value)
+    if bad is not None:
+        what = "a line break, tab, invisible or other control character"
+        what = "a NUL byte" if bad == "U+0000" else what
+        return f"contains {what} ({bad})"
+    return ""
+
+
 def check_campaign_name(name: str, filename: str) -> None:
-    """A campaign name the database stores the same way on SQLite and PostgreSQL."""
-    if not name or not name.strip():
-        raise failure(filename, "the campaign name is empty", "Give the campaign a name.")
-    if "\x00" in name:
-        raise failure(filename, "the campaign name contains a NUL byte", "Remove it from the name.")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        # as a rename refuses them (db.campaign.lifecycle.check_new_name): a line break or tab in a
-        # name breaks the lists, the CLI's output and the `--campaign NAME` round trip
+    """A campaign name the database stores the same way on SQLite and PostgreSQL
+    (:func:`name_problem`'s rule)."""
+    problem = name_problem(name.strip() if name else "", MAX_CAMPAIGN_NAME)
+    if problem:
         raise failure(
             filename,
-            "the campaign name contains a line break, tab or other control character",
-            "Type the name on one line without control characters.",
-        )
-    if len(name) > MAX_CAMPAIGN_NAME:
-        raise failure(
-            filename,
-            f"the campaign name is {len(name)} characters long, over the limit of "
-            f"{MAX_CAMPAIGN_NAME}",
-            "Choose a shorter name.",
+            f"the campaign name {problem}",
+            "Choose a shorter name." if "too long" in problem
+            else "Give the campaign a name." if problem == "is empty"
+            else "Type the name on one line without control or invisible characters.",
         )

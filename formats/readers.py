@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from formats.cells import text_problem
 from formats.problems import (
     DEFAULT_MAX_MB,
     CampaignFileError,
@@ -295,10 +296,10 @@ def stream_records(
         )
     if kind == "parquet":
         header, records = _read_parquet(data, filename, max_mb)
-        return header, drop_as_read(records)
+        return header, checked_text(drop_as_read(records), filename)
     if kind == "jsonl":
         header, records = _read_jsonl(_decode(data, filename), filename)
-        return header, drop_as_read(records)
+        return header, checked_text(drop_as_read(records), filename)
     _check_utf8(data, filename)
     first_line = data.split(b"\n", 1)[0].decode("utf-8-sig")
     if kind == "csv" and ";" in first_line and "," not in first_line:
@@ -308,7 +309,31 @@ def stream_records(
             "Save it with commas as separators (spreadsheets in many languages use ';' for "
             "'CSV'; choose 'CSV UTF-8 (comma delimited)'), or with tabs as a .tsv file.",
         )
-    return _delimited_stream(data, filename, "," if kind == "csv" else "\t")
+    header, records = _delimited_stream(data, filename, "," if kind == "csv" else "\t")
+    return header, checked_text(records, filename)
+
+
+def checked_text(
+    records: Iterable[tuple[int | None, dict[str, Any]]], filename: str
+) -> Iterator[tuple[int | None, dict[str, Any]]]:
+    """The records, each cell first held to the text rule of every import
+    (:func:`formats.cells.text_problem`: no NUL, no lone surrogate, nested values and keys
+    included). Every parser of a tabular file reads through here; the first record that
+    breaks it raises :class:`CampaignFileError` naming its row (data rows counted from 1)
+    and each offending column, so nothing of the file is written."""
+    for number, (line, rec) in enumerate(records, start=1):
+        problems = []
+        for column, value in rec.items():
+            found = text_problem(value) or text_problem(column)
+            if found is not None:
+                shown = column if text_problem(column) is None else repr(column)
+                message = f"{shown} {found[0]}"
+                problems.append(
+                    Problem(filename, message, found[1], row=number, column=shown)
+                )
+        if problems:
+            raise CampaignFileError(problems)
+        yield line, rec
 
 
 def drop_as_read(records: list[Any]) -> Iterator[Any]:

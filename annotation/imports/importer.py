@@ -80,7 +80,7 @@ def import_campaign(
     total = max(data.count(b"\n"), 1)  # the progress bar's end: lines, ≥ rows
     with session_scope(engine) as s:
         camp = _target_campaign(s, campaign, filename, append, settings, wording or CLI_WORDING)
-        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename)
+        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename, camp.mode)
         report, coverage = _write_chunks(s, writer, stream.chunks, scores, tick, total)
     return ImportReport(
         campaign=campaign,
@@ -241,7 +241,7 @@ def import_rows(
         if repo.get_campaign(s, campaign) is not None:
             raise _name_taken(filename, campaign, "Choose a new campaign name.")
         camp = _create_campaign(s, campaign, filename, settings)
-        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename)
+        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename, camp.mode)
         report, _ = _write_chunks(s, writer, _chunked(rows), None, lambda done, total: None, 1)
     return ImportReport(
         campaign=campaign,

@@ -15,8 +15,11 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from annotation.judging.da_judgments import checked_score
+from annotation.judging.session import InvalidJudgment
 from annotation.queue.imported_slots import record_imported_columns
 from db.campaign import campaigns as repo
+from db.schema.vocabulary import CampaignMode
 from formats.problems import MAX_PROBLEMS, CampaignFileError, Problem
 from formats.rows import Row
 
@@ -30,8 +33,12 @@ def _pair(item_id: int, system_id: int) -> int:
 class CampaignWriter:
     """Items, systems, outputs and judgments of validated rows, written as they come."""
 
-    def __init__(self, s: Any, campaign_id: int, seed: int, filename: str) -> None:
+    def __init__(
+        self, s: Any, campaign_id: int, seed: int, filename: str, mode: str | None = None
+    ) -> None:
         self.s, self.campaign_id, self.seed, self.filename = s, campaign_id, seed, filename
+        #: the campaign's mode: a DA / SQM campaign's human_score is its slider score
+        self.mode = CampaignMode(mode) if mode else CampaignMode.BINARY
         self.items = repo.existing_items(s, campaign_id)  # ext → (id, source, reference)
         self.item_ids = {ext: v[0] for ext, v in self.items.items()}
         self.systems = repo.existing_systems(s, campaign_id)
@@ -51,6 +58,7 @@ class CampaignWriter:
         """Write ``rows``; their output ids (empty once a row clashed with the campaign:
         nothing more is written, the remaining chunks are only checked)."""
         self._clashes(rows)
+        self._slider_scores(rows)
         if self.problems:
             return []
         self._systems(rows)
@@ -80,6 +88,27 @@ class CampaignWriter:
                     f"('{row.item_id}', '{row.system}') is already in the campaign",
                     "Remove the row: appending adds new outputs only.",
                     "system",
+                )
+
+    def _slider_scores(self, rows: Sequence[Row]) -> None:
+        """In a DA or SQM campaign a row's human_score is a slider judgment and obeys the
+        slider's rule (annotation.judging.da_judgments.checked_score: DA 0–100, SQM a whole
+        point 0–6); a score outside it is a problem naming the row and the range."""
+        if not self.mode.asks_slider:
+            return
+        top = "0–6 (a whole SQM point)" if self.mode == CampaignMode.SQM else "0–100"
+        for r in rows:
+            if r.human_score is None:
+                continue
+            try:
+                checked_score(self.mode, r.human_score)
+            except InvalidJudgment:
+                self._problem(
+                    r,
+                    f"human_score is {r.human_score:g}, outside the {self.mode.value} range "
+                    f"{top}",
+                    f"Give a {self.mode.value.upper()} score in {top} or leave the cell empty.",
+                    "human_score",
                 )
 
     def _problem(self, row: Row, message: str, fix: str, column: str) -> None:
@@ -171,6 +200,12 @@ class CampaignWriter:
                 "kind": "label",
                 "label": r.human_label,
                 "score": r.human_score,
+                # the slider judgment where the DA / SQM estimators read it (0–100)
+                "da_score": (
+                    checked_score(self.mode, r.human_score)
+                    if self.mode.asks_slider and r.human_score is not None
+                    else None
+                ),
                 "post_edit": r.post_edit,
                 "hter": hters.get(id(r)),
                 "spans": r.spans,

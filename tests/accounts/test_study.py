@@ -178,3 +178,53 @@ def annotator_names(engine: Engine, cid: int) -> list[str]:
 
     with session_scope(engine) as s:
         return [a.name for a in list_annotators(s, cid)]
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["P\x00X", "P\nX", "P\rX", "P\x1b[31mX", "P\u202eX", "P\u200bX", "P\tX"],
+    ids=["nul", "newline", "cr", "esc", "bidi-override", "zero-width-space", "tab"],
+)
+def test_hostile_participant_ids_are_refused_naming_the_parameter(
+    engine: Engine, hostile: str
+) -> None:
+    """A participant id is an annotator name: the one name rule refuses control, invisible
+    and bidirectional characters, the message names the parameter, nothing is written."""
+    cid = make_campaign(engine, 4, 2, name="crowd")
+    tok = _token(study.create_study_link(engine, cid, "prolific"))
+    with pytest.raises(study.StudyRefused, match="PROLIFIC_PID parameter") as refused:
+        study.enrol(engine, tok, _prolific(hostile))
+    assert "participant id" in str(refused.value) and "needs your" not in str(refused.value)
+    assert study.study_link_status(engine, cid).participants == 0
+    assert study.enrol(engine, tok, _prolific("P-ok")).new  # the link still works
+
+
+@pytest.mark.parametrize("param", ["STUDY_ID", "SESSION_ID"])
+def test_a_nul_in_any_recorded_parameter_is_refused_on_both_databases(
+    engine: Engine, param: str
+) -> None:
+    cid = make_campaign(engine, 4, 2, name="crowd")
+    tok = _token(study.create_study_link(engine, cid, "prolific"))
+    visit = _prolific("P1") | {param: "st\x00-1"}
+    with pytest.raises(study.StudyRefused, match=f"the {param} parameter"):
+        study.enrol(engine, tok, visit)
+    assert study.study_link_status(engine, cid).participants == 0
+
+
+@pytest.mark.parametrize("length", [201, 10_000])
+def test_a_too_long_participant_id_is_refused_as_too_long(engine: Engine, length: int) -> None:
+    cid = make_campaign(engine, 4, 2, name="crowd")
+    tok = _token(study.create_study_link(engine, cid, "prolific"))
+    with pytest.raises(study.StudyRefused, match="PROLIFIC_PID parameter is too long") as no:
+        study.enrol(engine, tok, _prolific("p" * length))
+    assert "needs your participant id" not in str(no.value)
+    assert study.enrol(engine, tok, _prolific("p" * 200)).new  # 200: the limit itself
+
+
+def test_invited_annotator_names_obey_the_same_rule(engine: Engine) -> None:
+    cid = make_campaign(engine, 4, 2, name="crowd")
+    with pytest.raises(ValueError, match="U\\+202E"):
+        create_annotators(engine, cid, ["ok", "evil\u202eexe"])
+    with pytest.raises(ValueError, match="control character"):
+        create_annotators(engine, cid, ["two\nlines"])
+    assert [i.name for i in create_annotators(engine, cid, ["fine"])] == ["fine"]

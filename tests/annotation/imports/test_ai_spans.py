@@ -235,3 +235,33 @@ def test_cli_import_ai_spans(sqlite_engine: Engine, tmp_path, monkeypatch) -> No
     assert "bad.tsv, row 1, column 'end': [4, 90) goes beyond" in result.output
     assert _ai_rows(sqlite_engine) == 4  # 3 spans and the "clean" row, unchanged
     get_engine.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("cells", "column"),
+    [
+        ("s1,A,4,9,major,accu\x00racy,0.9,xcomet", "category"),
+        ("s1,A,4,9,major,accuracy,0.9,xco\x00met", "model"),
+        ("s1\x00,A,4,9,major,accuracy,0.9,xcomet", "item_id"),
+    ],
+)
+def test_a_nul_in_any_text_cell_is_refused_naming_row_and_column(
+    engine: Engine, cells: str, column: str
+) -> None:
+    _campaign(engine)
+    data = GOOD.replace("s1,A,10,15,minor,Fluency/Grammar,,xcomet", cells)
+    with pytest.raises(CampaignFileError, match=f"row 2, column '{column}'.*NUL byte"):
+        import_ai_spans(engine, data.encode(), "esa-ai", source="m", filename="ai.csv")
+    with session_scope(engine) as s:
+        assert s.scalar(select(func.count()).select_from(AISpan)) == 0
+
+
+def test_a_lone_surrogate_in_a_jsonl_cell_is_refused(engine: Engine) -> None:
+    _campaign(engine)
+    rows = [{"item_id": "s1", "system": "A", "start": 4, "end": 9, "severity": "major",
+             "category": "bad\ud800half"}]  # fmt: skip
+    data = "\n".join(json.dumps(r) for r in rows).encode()
+    with pytest.raises(CampaignFileError, match=r"row 1, column 'category'.*lone surrogate"):
+        import_ai_spans(engine, data, "esa-ai", source="m", filename="ai.jsonl")
+    with session_scope(engine) as s:
+        assert s.scalar(select(func.count()).select_from(AISpan)) == 0
