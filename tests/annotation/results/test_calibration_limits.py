@@ -34,7 +34,7 @@ def _deep(levels: int) -> dict:
         ({**_payload(), "counts": {"tp": 2**40, "fn": 2, "tn": 5, "fp": 1}}, "over the limit"),
         ({**_payload(), "counts": {"tp": 2**63, "fn": 2, "tn": 5, "fp": 1}}, "tp is 9.*range"),
         ({**_payload(), "source": {"n": -(2**70)}}, "out of range"),
-        ({**_payload(), "name": "a\x00b"}, "name contains a NUL character"),
+        ({**_payload(), "name": "a\x00b"}, "name contains a NUL byte"),
         ({**_payload(), "source": {"k\x00": 1}}, "key in source contains a NUL"),
         ({**_payload(), "signature": "s" * 501}, "signature has 501 characters"),
         ({**_payload(), "name": "n" * 201}, "at most 200 characters"),
