@@ -93,10 +93,11 @@ def _import_settings(
     attention_rate: float,
 ) -> dict[str, object]:
     """The campaign settings of an import; fails on an unknown ``--mode``."""
+    from annotation.imports.modes import IMPORT_MODES
     from db.schema.vocabulary import CampaignMode
 
-    if mode is not None and mode not in tuple(CampaignMode):
-        fail(f"--mode {mode!r}: use {', '.join(CampaignMode)}.")
+    if mode is not None and mode not in IMPORT_MODES:
+        fail(f"--mode {mode!r}: use {', '.join(IMPORT_MODES)}.")
     settings: dict[str, object] = {
         "target_lang": target_lang,
         "show_metrics": show_metrics,
