@@ -93,10 +93,11 @@ def _import_settings(
     attention_rate: float,
 ) -> dict[str, object]:
     """The campaign settings of an import; fails on an unknown ``--mode``."""
+    from annotation.imports.modes import IMPORT_MODES
     from db.schema.vocabulary import CampaignMode
 
-    if mode is not None and mode not in tuple(CampaignMode):
-        fail(f"--mode {mode!r}: use {', '.join(CampaignMode)}.")
+    if mode is not None and mode not in IMPORT_MODES:
+        fail(f"--mode {mode!r}: use {', '.join(IMPORT_MODES)}.")
     settings: dict[str, object] = {
         "target_lang": target_lang,
         "show_metrics": show_metrics,
@@ -166,9 +167,16 @@ def span_settings_cmd(
             "(repeatable)."
         ),
     ] = None,
+    error_free_threshold: Annotated[
+        float | None,
+        typer.Option(
+            help="ESA score from which an output with no error span is error-free (the "
+            "error_free judgment kind; default 85)."
+        ),
+    ] = None,
 ) -> None:
-    """Show or set an error-span campaign's categories, MQM weights and ESA score (settable
-    before the first label only)."""
+    """Show or set an error-span campaign's categories, MQM weights, ESA score and
+    error-free threshold (settable before the first label only)."""
     from dataclasses import replace
 
     from annotation.judging.span_judgments import (
@@ -192,11 +200,16 @@ def span_settings_cmd(
             pairs = dict(w.partition("=")[::2] for w in weight)
             weights = Weights.from_mapping(config.to_meta()["weights"] | pairs)
             config = replace(config, weights=weights)
+        if error_free_threshold is not None:
+            config = SpanConfig.from_meta(
+                config.to_meta() | {"error_free_threshold": error_free_threshold}
+            )
         set_campaign_config(engine, cid, config)
     except (SpanError, SettingsLocked) as exc:
         fail(str(exc))
     typer.echo(f"categories: {', '.join(config.categories)}")
     typer.echo(f"weights: {config.to_meta()['weights']}; ESA score asked: {config.ask_esa}")
+    typer.echo(f"error-free: ESA score ≥ {config.error_free_threshold:g} and no error span")
 
 
 @app.command("export-mqm")

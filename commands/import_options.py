@@ -41,9 +41,10 @@ AppendOption = Annotated[bool, typer.Option(help="Add the rows to an existing ca
 ModeOption = Annotated[
     str | None,
     typer.Option(
-        help="binary, post_edit, both, spans, spans_post_edit, da (a 0–100 slider per "
-        "output) or sqm (SQM's seven points 0–6) (new campaigns; default binary). With "
-        "--append it must be the campaign's mode."
+        help="binary, post_edit, both, spans (error spans, MQM), spans_post_edit, da (a "
+        "0–100 slider per output), sqm (SQM's seven points 0–6) or esa (error spans with "
+        "the 0–100 ESA score and WMT's ESA guidelines; cESA when comparative) (new "
+        "campaigns; default binary). With --append it must be the campaign's mode."
     ),
 ]
 TargetLangOption = Annotated[

@@ -71,6 +71,13 @@ def export_calibration_cmd(
     threshold: Annotated[
         float | None, typer.Option(help="Threshold (default: stored, else Youden).")
     ] = None,
+    label_kind: Annotated[
+        str,
+        typer.Option(
+            help="The binary human judgment: label (1 = adequate) or error_free (ESA score "
+            "≥ the campaign's threshold and no error span)."
+        ),
+    ] = "label",
 ) -> None:
     """Export a rho/eta calibration set (JSON) and the items behind it (CSV)."""
     from annotation.results.calibration import calibration_export
@@ -82,7 +89,9 @@ def export_calibration_cmd(
     data = read_campaign(engine, campaign_id_of(engine, campaign))
     (signature,) = metric_signatures(engine, campaign, [metric])
     try:
-        exported = calibration_export(engine, campaign, signature, threshold=threshold, data=data)
+        exported = calibration_export(
+            engine, campaign, signature, threshold=threshold, data=data, kind=label_kind
+        )
     except (UnknownCampaign, CalibrationSetError) as exc:
         fail(str(exc))
     out.write_bytes(exported.json)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from estimators.data.campaign import CampaignData, LabelKind
+from estimators.data.campaign import BINARY_KINDS, CampaignData, LabelKind
 from estimators.fixed_n.vondaniken import drift_test
 from formats.calibration_file import SCHEMA, SCHEMA_VERSION, CalibrationSet, CalibrationSetError
 from metrics.calibration import Calibration, Rate, metric_positive
@@ -118,6 +118,7 @@ class CalibrationArrays:
     systems: list[str]
     scores: np.ndarray
     labels: np.ndarray  # 0/1 ints
+    kind: str = LabelKind.LABEL  # the binary judgment the labels are
 
     def __len__(self) -> int:
         return int(self.scores.size)
@@ -126,17 +127,22 @@ class CalibrationArrays:
 # ------------------------------------------------------------------------ building
 
 
-def calibration_arrays(data: CampaignData, signature: str) -> CalibrationArrays:
-    """The campaign's binary-labelled outputs that have a ``signature`` score.
+def calibration_arrays(
+    data: CampaignData, signature: str, kind: str = LabelKind.LABEL
+) -> CalibrationArrays:
+    """The campaign's outputs with a binary judgment of ``kind`` (the label, or error-free:
+    :data:`estimators.data.campaign.BINARY_KINDS`) that have a ``signature`` score.
 
-    One row per output: its first current binary judgment in arrival order (the one the
+    One row per output: its first current judgment of ``kind`` in arrival order (the one the
     estimators use, :meth:`CampaignData.first_judgments`).
     """
+    if kind not in BINARY_KINDS:
+        raise ValueError(f"ρ/η need a binary judgment ({', '.join(BINARY_KINDS)}), not {kind!r}")
     j = data.judgments
     grid = data.scores.get(signature)
     if grid is None:
         return CalibrationArrays([], [], np.zeros(0), np.zeros(0, dtype=int))
-    idx = data.first_judgments(LabelKind.LABEL)
+    idx = data.first_judgments(kind)
     values = grid[j.system[idx], j.item[idx]]
     keep = np.isfinite(values)
     idx, values = idx[keep], values[keep]
@@ -144,7 +150,8 @@ def calibration_arrays(data: CampaignData, signature: str) -> CalibrationArrays:
         item_ids=[data.item_ids[i] for i in j.item[idx]],
         systems=[data.systems[s] for s in j.system[idx]],
         scores=np.asarray(values, dtype=float),
-        labels=j.label[idx].astype(int),
+        labels=j.values(kind)[idx].astype(int),
+        kind=str(kind),
     )
 
 
@@ -240,6 +247,7 @@ def build_payload(
         "drift_test": drift(arrays, calibration),
         "source": {
             "campaign": source_campaign,
+            "label_kind": str(arrays.kind),
             "n_items": o.n,
             "created_at": (created_at or datetime.now(UTC)).isoformat(),
             **(profile or {}),

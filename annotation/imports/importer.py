@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from annotation.imports.modes import stored_settings
 from annotation.imports.reports import ImportReport, MetricCoverage
 from annotation.imports.score_columns import ColumnScores, ScoresFile, campaign_score_columns
 from annotation.imports.scores_import import check_signatures, coverage, refuse_archived
@@ -168,7 +169,8 @@ def _check_append_mode(
     """Appended rows take the campaign's mode: a different one asked for is an error (the
     other settings are the new campaign's and do not apply when appending)."""
     mode = (settings or {}).get("mode")
-    if mode is not None and str(mode) != str(existing.mode):
+    stored = (stored_settings(settings) or {}).get("mode")
+    if mode is not None and str(stored) != str(existing.mode):
         raise CampaignFileError(
             [
                 Problem(
@@ -193,12 +195,11 @@ def _name_taken(filename: str, campaign: str, what_to_do: str) -> CampaignFileEr
 
 def _create_campaign(s: Any, campaign: str, filename: str, settings: Mapping[str, Any] | None):  # type: ignore[no-untyped-def]
     """A new campaign row with its recorded queue seed; ``settings`` are its columns (a
-    ``meta`` among them replaces the default one naming the source file)."""
+    ``meta`` among them replaces the default one naming the source file), a preset mode
+    stored as :func:`annotation.imports.modes.stored_settings` says."""
+    columns = stored_settings({"meta": {"source_file": filename}, **dict(settings or {})})
     return repo.create_campaign(
-        s,
-        campaign,
-        queue_seed=secrets.randbelow(2**31),
-        **{"meta": {"source_file": filename}, **dict(settings or {})},
+        s, campaign, queue_seed=secrets.randbelow(2**31), **(columns or {})
     )
 
 

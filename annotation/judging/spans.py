@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from db.schema.vocabulary import Severity
+from estimators.data.campaign import ERROR_FREE_THRESHOLD
 
 __all__ = [
     "DEFAULT_CATEGORIES",
@@ -115,12 +116,16 @@ class SpanConfig:
     weights: Weights = WMT_WEIGHTS
     #: Ask for an ESA-style 0–100 overall score with the spans (Kocmi et al. 2024).
     ask_esa: bool = False
+    #: The ESA score from which an output with no error span counts as error-free (the
+    #: ``error_free`` judgment kind: 1 = score ≥ this and no span).
+    error_free_threshold: float = ERROR_FREE_THRESHOLD
 
     def to_meta(self) -> dict[str, Any]:
         return {
             "categories": list(self.categories),
             "weights": asdict(self.weights),
             "ask_esa": self.ask_esa,
+            "error_free_threshold": self.error_free_threshold,
         }
 
     @staticmethod
@@ -133,7 +138,24 @@ class SpanConfig:
             categories=cats,
             weights=Weights.from_mapping(meta.get("weights")),
             ask_esa=bool(meta.get("ask_esa", False)),
+            error_free_threshold=_threshold(meta.get("error_free_threshold")),
         )
+
+
+def _threshold(value: Any) -> float:
+    """An error-free threshold on the ESA scale (0–100); the default when unset."""
+    if value is None:
+        return ERROR_FREE_THRESHOLD
+    lo, hi = ESA_RANGE
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise SpanError(f"the error-free threshold is {value!r}, not a number") from None
+    if isinstance(value, bool) or not math.isfinite(t) or not lo <= t <= hi:
+        raise SpanError(
+            f"the error-free threshold is {value!r}; give a number from {lo:g} to {hi:g}"
+        )
+    return t
 
 
 @dataclass(frozen=True, order=True)

@@ -32,7 +32,7 @@ from db.scores.metric_scores import (
     outputs_with_references,
     save_threshold,
 )
-from estimators.data.campaign import LabelKind, MetricInfo
+from estimators.data.campaign import LABEL_KINDS, LabelKind, MetricInfo
 from estimators.fixed_n.controls import LEARNED, learned_control
 from formats import calibration_file as cf
 from formats.writers import to_csv
@@ -59,8 +59,10 @@ def campaign_calibration(
     method: str = "youden",
     level: float = 0.95,
     use_stored: bool = True,
+    kind: str = LabelKind.LABEL,
 ) -> tuple[Calibration, cs.CalibrationArrays]:
-    """ρ/η of ``signature`` on the campaign's binary labels (metrics.calibration).
+    """ρ/η of ``signature`` on the campaign's binary judgments of ``kind`` (the label, or
+    error-free) (metrics.calibration).
 
     ``threshold`` None: the campaign's stored threshold (unless ``use_stored`` is False),
     else the ``method``-optimal one (Youden); a given threshold is recorded as "manual".
@@ -70,10 +72,13 @@ def campaign_calibration(
     info = data.metric(signature)
     if info is None:
         raise cf.CalibrationSetError(f"campaign '{data.name}' has no scores for '{signature}'")
-    arrays = cs.calibration_arrays(data, signature)
+    try:
+        arrays = cs.calibration_arrays(data, signature, kind)
+    except ValueError as exc:
+        raise cf.CalibrationSetError(str(exc)) from None
     if len(arrays) == 0:
         raise cf.CalibrationSetError(
-            "no output has both a binary human label and this metric's score yet"
+            f"no output has both a {LABEL_KINDS.get(kind, kind)} and this metric's score yet"
         )
     higher = info.higher_is_better
     if higher is None:  # no stored threshold: the metric's own direction (imported ones say it)
@@ -151,13 +156,18 @@ def calibration_export(
     name: str | None = None,
     record: bool = True,
     data: CampaignData | None = None,
+    kind: str = LabelKind.LABEL,
 ) -> CalibrationExport:
-    """The campaign's calibration set for ``signature`` as JSON and item-level CSV.
+    """The campaign's calibration set for ``signature`` on its binary judgments of ``kind``
+    (the label, or error-free; recorded as the set's ``source.label_kind``) as JSON and
+    item-level CSV.
 
     With ``record`` the exported set is also stored (source campaign = this one).
     """
     data = data or read_campaign(engine, campaign_id_or_fail(engine, campaign))
-    cal, arrays = campaign_calibration(data, signature, threshold=threshold, method=method)
+    cal, arrays = campaign_calibration(
+        data, signature, threshold=threshold, method=method, kind=kind
+    )
     metric = data.metric(signature).metric
     payload = cs.build_payload(
         profile=campaign_profile(engine, data.campaign_id),

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -52,7 +52,13 @@ from db.schema.models import (
     Threshold,
 )
 from db.schema.vocabulary import documents_in_order
-from estimators.data.campaign import CampaignData, Judgments, MetricInfo, document_index
+from estimators.data.campaign import (
+    ERROR_FREE_THRESHOLD,
+    CampaignData,
+    Judgments,
+    MetricInfo,
+    document_index,
+)
 from estimators.sequences.designs import META_PLAN_KEYS, PLAN_KEYS, plan_in_force
 
 __all__ = [
@@ -88,6 +94,7 @@ def current_rows(cid: int):  # type: ignore[no-untyped-def]
         Assignment.kind.label("assignment_kind"),
         Annotation.esa_score,
         Annotation.da_score,
+        Annotation.spans,
         current_only=True,
     )
 
@@ -202,6 +209,14 @@ def output_rows(cid: int):  # type: ignore[no-untyped-def]
     )
 
 
+def error_free_threshold(meta: dict[str, Any]) -> float:
+    """The campaign's ESA score from which an output without error spans is error-free
+    (``meta["spans"]["error_free_threshold"]``; WMT26's 85 when unset)."""
+    raw = (meta.get("spans") or {}) if isinstance(meta, dict) else {}
+    value = raw.get("error_free_threshold") if isinstance(raw, dict) else None
+    return ERROR_FREE_THRESHOLD if value is None else float(value)
+
+
 def assemble(  # type: ignore[no-untyped-def]
     head: Head, grid, scores: dict[str, np.ndarray], metrics: list[MetricInfo],
     judged: Judgments, visit_rows: list[Any],
@@ -220,7 +235,7 @@ def assemble(  # type: ignore[no-untyped-def]
         output_ids=output_ids,
         metrics=metrics,
         scores=scores,
-        judgments=judged,
+        judgments=replace(judged, error_free_threshold=error_free_threshold(head.meta)),
         annotators=[aname for _, aname in head.annotators],
         provided_calibration=head.provided,
         open_from=min((float(p) for p in head.pending if p is not None), default=math.inf),

@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 
 from db.judging.log import ATTENTION, JUDGMENT_KINDS, SKIP
-from db.reads.parts import naive_utc
+from db.reads.parts import naive_utc, span_count
 from db.schema.vocabulary import SlotKind
 from estimators.data.campaign import Judgments
 
 #: Float columns, in the order of :func:`db.reads.campaign.current_rows`' label … da columns.
-_FLOATS = ("label", "score", "hter", "seconds", "inclusion_prob", "esa_score", "da_score")
+_FLOATS = (
+    "label", "score", "hter", "seconds", "inclusion_prob", "esa_score", "da_score", "n_spans",
+)  # fmt: skip
 
 
 def _regular(row: Any) -> bool:
@@ -50,8 +52,9 @@ class JudgmentTable:
             "annotator": np.array([r[2] for r in kept], dtype=np.int64),
             "created_at": np.array([naive_utc(r[8]) for r in kept], dtype="datetime64[us]"),
         }
-        for name, i in zip(_FLOATS, (4, 5, 6, 7, 10, 12, 13), strict=True):
+        for name, i in zip(_FLOATS[:-1], (4, 5, 6, 7, 10, 12, 13), strict=True):
             cols[name] = np.array([r[i] for r in kept], dtype=float)  # None → nan
+        cols["n_spans"] = np.array([span_count(r[14]) for r in kept], dtype=float)
         return JudgmentTable(cols)
 
     def __len__(self) -> int:

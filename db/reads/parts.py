@@ -84,6 +84,11 @@ def metric_infos(
     return metrics
 
 
+def span_count(spans: Any) -> float | None:
+    """How many error spans a judgment's stored span list holds; None without a list."""
+    return float(len(spans)) if isinstance(spans, list) else None
+
+
 def naive_utc(t: datetime | None) -> datetime:
     if t is None:
         return datetime(1970, 1, 1)
@@ -96,7 +101,7 @@ def judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untyped
     regular = []
     for row in rows:
         (aid_, oid, annotator_id, kind, label, score, hter, secs, created,
-         position, incl, akind, esa, da) = row  # fmt: skip
+         position, incl, akind, esa, da, spans) = row  # fmt: skip
         if kind not in JUDGMENT_KINDS or kind == SKIP:
             continue  # undo markers and skips
         if kind == ATTENTION or akind == SlotKind.ATTENTION:
@@ -116,6 +121,7 @@ def judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untyped
                 created,
                 esa,
                 da,
+                span_count(spans),
             )
         )
 
@@ -144,5 +150,6 @@ def judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untyped
         created_at=np.array([naive_utc(t) for t in cols[11]], dtype="datetime64[us]"),
         esa_score=floats(cols[12]),
         da_score=floats(cols[13]),
+        n_spans=floats(cols[14]),
     )
     return judged

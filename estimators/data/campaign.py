@@ -24,7 +24,9 @@ from estimators.sampling.active import Visits
 from estimators.sequences.designs import LivePlan
 
 __all__ = [
+    "BINARY_KINDS",
     "DA_MAX",
+    "ERROR_FREE_THRESHOLD",
     "ESA_MAX",
     "HUNDRED_SCALE",
     "LABEL_KINDS",
@@ -37,6 +39,7 @@ __all__ = [
     "default_label_kind",
     "display_scale",
     "document_index",
+    "error_free",
     "kind_range",
 ]
 
@@ -49,6 +52,7 @@ class LabelKind(StrEnum):
     SCORE = "score"  # as imported, or the MQM score derived from error spans
     ESA = "esa"  # the ESA 0–100 overall score of an error-span judgment, analysed ÷ 100
     DA = "da"  # the DA / SQM 0–100 slider score, analysed ÷ 100
+    ERROR_FREE = "error_free"  # 1 = ESA score ≥ the campaign's threshold and no error span
 
 
 #: The top of the ESA scale (Kocmi et al. 2024, "Error Span Annotation", WMT24): the
@@ -57,6 +61,9 @@ ESA_MAX = 100.0
 #: The top of the DA slider (Graham et al. 2013/2017; WMT's DA and SQM, Freitag et al. 2021):
 #: read as score / DA_MAX ∈ [0, 1], like the ESA score.
 DA_MAX = 100.0
+#: The ESA score from which an output with no error span is error-free (WMT26's binary
+#: reading of ESA); a campaign may set its own (``meta["spans"]["error_free_threshold"]``).
+ERROR_FREE_THRESHOLD = 85.0
 
 #: Judgment kind → display name.
 LABEL_KINDS: dict[LabelKind, str] = {
@@ -65,7 +72,10 @@ LABEL_KINDS: dict[LabelKind, str] = {
     LabelKind.SCORE: "human score (as imported; the MQM score in error-span campaigns)",
     LabelKind.ESA: "ESA score ÷ 100 (the annotator's 0–100 score on a 0–1 scale)",
     LabelKind.DA: "DA / SQM score ÷ 100 (the 0–100 slider score on a 0–1 scale)",
+    LabelKind.ERROR_FREE: "error-free (1 = ESA score ≥ the threshold and no error span)",
 }
+#: Kinds whose judgment is 0/1: the binary machinery (von Däniken, ρ/η) applies.
+BINARY_KINDS = (LabelKind.LABEL, LabelKind.ERROR_FREE)
 
 #: Known range of one judgment of a kind, on the scale the estimators read (``values``).
 #: Bounded-range machinery (betting sequences, known pool bounds, clipped intervals) needs
@@ -75,6 +85,7 @@ _KIND_RANGES: dict[str, tuple[float, float]] = {
     LabelKind.ONE_MINUS_HTER: (0.0, 1.0),
     LabelKind.ESA: (0.0, 1.0),
     LabelKind.DA: (0.0, 1.0),
+    LabelKind.ERROR_FREE: (0.0, 1.0),
 }
 #: Kinds read off a 0–100 scale (÷ 100 for the estimators, × 100 to show).
 HUNDRED_SCALE = (LabelKind.ESA, LabelKind.DA)
@@ -92,6 +103,18 @@ def display_scale(kind: str) -> float:
     estimate 0.734 is an ESA score of 73.4, an interval half-width 0.02 is 2 points), else
     1. Multiply estimates, bounds, standard errors and ε by it; not p-values."""
     return ESA_MAX if kind in HUNDRED_SCALE else 1.0
+
+
+def error_free(esa_score: Any, n_spans: Any, threshold: float = ERROR_FREE_THRESHOLD) -> np.ndarray:
+    """1.0 where an output is error-free — its ESA score is ≥ ``threshold`` and it has no
+    error span (every stored span counts: output spans and omissions marked in the source) —
+    0.0 where not, NaN where the judgment has no ESA score or no span list."""
+    esa = np.asarray(esa_score, dtype=float)
+    spans = np.asarray(n_spans, dtype=float)
+    known = np.isfinite(esa) & np.isfinite(spans)
+    out = np.full(esa.shape, np.nan)
+    out[known] = ((esa[known] >= threshold) & (spans[known] == 0)).astype(float)
+    return out
 
 
 def binarise(values: Any, threshold: float, higher_is_better: bool = True) -> np.ndarray:
@@ -136,6 +159,11 @@ class Judgments:
     esa_score: np.ndarray | None = None
     #: float, the DA / SQM 0–100 slider score as stored (NaN when absent); ``None`` = none
     da_score: np.ndarray | None = None
+    #: float, the number of error spans as stored (NaN for a judgment without a span list);
+    #: ``None`` = none at all
+    n_spans: np.ndarray | None = None
+    #: The campaign's ESA score from which an output without spans is error-free.
+    error_free_threshold: float = ERROR_FREE_THRESHOLD
 
     def __len__(self) -> int:
         return int(self.annotation_id.size)
@@ -161,6 +189,10 @@ class Judgments:
             if self.da_score is None:
                 return np.full(len(self), np.nan)
             return np.clip(np.asarray(self.da_score, dtype=float) / DA_MAX, 0.0, 1.0)
+        if kind == LabelKind.ERROR_FREE:
+            if self.esa_score is None or self.n_spans is None:
+                return np.full(len(self), np.nan)
+            return error_free(self.esa_score, self.n_spans, self.error_free_threshold)
         raise ValueError(f"unknown judgment kind {kind!r}; use one of {sorted(LABEL_KINDS)}")
 
     def output_key(self, n_items: int) -> np.ndarray:

@@ -34,7 +34,7 @@ from estimators.base.result import (
     unavailable_result,
 )
 from estimators.caches.report import ReportCache, cached, digest
-from estimators.data.campaign import CampaignData, LabelKind, kind_range
+from estimators.data.campaign import BINARY_KINDS, CampaignData, kind_range
 from estimators.fixed_n import control_variates as cv
 from estimators.fixed_n import human
 from estimators.fixed_n import learned as lr
@@ -270,7 +270,7 @@ def _system_results(  # type: ignore[no-untyped-def]
     bounds = label_bounds(kind)
     y = y_row[lab]
     out = [("human", human.binary_beta(float(y.sum()), y.size, level)
-            if kind == LabelKind.LABEL else human.mean_t(y, level, bounds))]  # fmt: skip
+            if kind in BINARY_KINDS else human.mean_t(y, level, bounds))]  # fmt: skip
     if g_row is None:
         return out
     if (lab & ~ok_row).any():

@@ -10,7 +10,7 @@ from itertools import combinations
 import krippendorff
 import numpy as np
 
-from estimators.data.campaign import CampaignData, LabelKind
+from estimators.data.campaign import BINARY_KINDS, CampaignData
 
 __all__ = ["NO_REPEATS", "Agreement", "SpanAgreement", "agreement", "agreement_note", "span_f1"]
 
@@ -49,7 +49,7 @@ def agreement(data: CampaignData, y_all: np.ndarray, kind: str) -> Agreement:
     ``y_all`` holds the judgment of ``kind`` of every row of ``data.judgments`` (NaN: none).
     """
     j = data.judgments
-    level = "nominal" if kind == LabelKind.LABEL else "interval"
+    level = "nominal" if kind in BINARY_KINDS else "interval"
     ok = np.isfinite(y_all)
     if not ok.any():
         return Agreement(None, level, 0, 0, "no judgments")

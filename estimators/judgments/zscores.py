@@ -31,7 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from estimators.data.campaign import CampaignData, LabelKind
+from estimators.data.campaign import BINARY_KINDS, CampaignData
 
 __all__ = ["MIN_JUDGMENTS", "annotator_zscores", "zscored_campaign"]
 
@@ -76,7 +76,7 @@ def zscored_campaign(data: CampaignData, kind: str) -> CampaignData:
     result with ``LabelKind.SCORE``. Rows without ``kind`` (or whose annotator has too few
     judgments) carry no score. A binary label is refused: its z-score is a relabelling of
     0/1 per annotator, not a standardised quality."""
-    if kind == LabelKind.LABEL:
+    if kind in BINARY_KINDS:
         raise ValueError("z-scores standardise graded scores; a binary label has none")
     j = data.judgments
     z = annotator_zscores(j.values(kind), j.annotator)

@@ -21,7 +21,7 @@ import numpy as np
 
 from estimators.base.result import EstimateResult, Unavailable
 from estimators.caches.report import ReportCache, cached, digest
-from estimators.data.campaign import CampaignData, LabelKind, MetricInfo, binarise
+from estimators.data.campaign import BINARY_KINDS, CampaignData, MetricInfo, binarise
 from estimators.documents import clustered as cl
 from estimators.documents.evaluation import documents_result
 from estimators.fixed_n import control_variates as cv
@@ -99,7 +99,7 @@ def fixed_n_estimates(
     spread) gives an unavailable result, which the dashboard words in its cell. ``cache``
     keeps each system's estimates by a digest of its inputs (:mod:`estimators.caches.report`):
     after one label, only that system's are computed again."""
-    binary = kind == LabelKind.LABEL
+    binary = kind in BINARY_KINDS
     thr_metric = _metric_columns(cols, data, signatures, binary)
     for s, name in enumerate(data.systems):
         if not labelled[s].any():
@@ -137,7 +137,7 @@ def _system_estimates(  # type: ignore[no-untyped-def]
 ) -> tuple[dict[str, EstimateResult], bool, str | None]:
     """System s's estimates by method, whether its PPI++ is a census (no unlabelled
     outputs) and the name of the provided calibration set its ρ/η column used."""
-    binary = kind == LabelKind.LABEL
+    binary = kind in BINARY_KINDS
     bounds = label_bounds(kind)
     lab = labelled[s]
     y = y_grid[s, lab]

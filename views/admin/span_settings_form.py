@@ -57,9 +57,14 @@ def span_settings_form(campaign_id: int, read_only: bool) -> None:
             config.ask_esa,
             disabled=off,
         )
+        threshold = st.number_input(
+            "Error-free from ESA score (the error_free judgment: score ≥ this and no span)",
+            min_value=0.0, max_value=100.0, value=float(config.error_free_threshold),
+            step=1.0, disabled=off,
+        )  # fmt: skip
         saved = st.form_submit_button("Save span settings", disabled=off)
     if saved and allowed(campaign_id):
-        _save(campaign_id, cats, weights, esa)
+        _save(campaign_id, cats, weights, esa, threshold)
     if st.session_state.pop("span_settings_saved", False):
         st.success("Span settings saved (and logged with the campaign's settings).")
     st.caption(
@@ -68,7 +73,9 @@ def span_settings_form(campaign_id: int, read_only: bool) -> None:
     )
 
 
-def _save(campaign_id: int, cats: str, weights: dict[str, float], esa: bool) -> None:
+def _save(
+    campaign_id: int, cats: str, weights: dict[str, float], esa: bool, threshold: float
+) -> None:
     try:
         names = [c.strip() for c in cats.splitlines() if c.strip()]
         if not names:
@@ -77,6 +84,9 @@ def _save(campaign_id: int, cats: str, weights: dict[str, float], esa: bool) -> 
             categories=SpanConfig.from_meta({"categories": names}).categories,
             weights=Weights.from_mapping(weights),
             ask_esa=esa,
+            error_free_threshold=SpanConfig.from_meta(
+                {"error_free_threshold": threshold}
+            ).error_free_threshold,
         )
         set_campaign_config(engine(), campaign_id, config)
     except (SpanError, SettingsLocked) as exc:

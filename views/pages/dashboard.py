@@ -18,6 +18,7 @@ from db.reads.campaign import fingerprint
 from estimators.caches.monitor import MonitorCache
 from estimators.caches.report import ReportCache
 from estimators.data.campaign import (
+    BINARY_KINDS,
     LABEL_KINDS,
     LabelKind,
     available_label_kinds,
@@ -124,7 +125,7 @@ kind = default_label_kind(data.mode, data.judgments)
 if len(kinds) > 1:
     kind = st.selectbox("Judgment", kinds, index=kinds.index(kind),
                         format_func=LABEL_KINDS.get, key="dash-kind")  # fmt: skip
-zscores = kind not in (None, LabelKind.LABEL) and st.toggle(
+zscores = kind not in (None, *BINARY_KINDS) and st.toggle(
     "Per-annotator z-scores",
     value=False,
     key="dash-z",

@@ -8,9 +8,9 @@ from annotation.campaign.quality import DEFAULT_ATTENTION_RATE, DEFAULT_OVERLAP,
 from annotation.campaign.visibility import TRADE_OFF
 from annotation.imports.check import check_campaign_upload
 from annotation.imports.importer import import_campaign
+from annotation.imports.modes import IMPORT_MODES
 from annotation.imports.scores_import import import_scores
 from db.campaign.campaigns import campaign_exists, list_campaigns
-from db.schema.vocabulary import CampaignMode
 from formats.campaign_check import check_campaign_file
 from formats.campaign_file import WEB_WORDING, suggest_column_map, suggest_target_lang
 from formats.problems import CampaignFileError, check_size
@@ -219,7 +219,11 @@ def _campaign_choices(file_name: str, n_rows: int, target_lang: str | None = Non
             )
             == "Append these rows to it"
         )
-    mode = st.selectbox("Annotation mode", list(CampaignMode), disabled=append)
+    mode = st.selectbox(
+        "Annotation mode", IMPORT_MODES, disabled=append,
+        help="esa: error spans with the 0–100 overall score and WMT's ESA guidelines "
+        "(cESA when comparative mode is on); spans: MQM error spans.",
+    )  # fmt: skip
     target_lang = st.text_input(
         "Target language code (for metric tokenizers)",
         value=suggested_lang or "",

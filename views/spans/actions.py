@@ -55,6 +55,12 @@ def item_work(slot: session.Slot) -> dict[str, Any]:
     return st.session_state[key]
 
 
+def only_category() -> str | None:
+    """The campaign's category when it has just one (ESA's: a severity alone marks a span)."""
+    cats = span_config(st.session_state["view"].campaign.id).categories
+    return cats[0] if len(cats) == 1 else None
+
+
 def new_span_id() -> int:
     """A span's id on the page (its row widgets' keys stay with it when others are deleted)."""
     st.session_state["span_ids"] = st.session_state.get("span_ids", 0) + 1
@@ -107,7 +113,7 @@ class SpanActions:
             "start": snapped[0],
             "end": snapped[1],
             "severity": None,
-            "category": None,
+            "category": only_category(),
             "id": new_span_id(),
         }
         work["selected"] = None

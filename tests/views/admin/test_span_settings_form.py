@@ -93,3 +93,19 @@ def test_a_binary_campaign_has_no_span_settings(app_engine: Engine) -> None:
     make_campaign(app_engine, [["a", "b"]])
     at = admin_page("views/pages/annotators.py", campaign="demo")
     assert not [b for b in at.button if b.label == FORM_BUTTON]
+
+
+def test_the_error_free_threshold_is_set_on_the_page_and_logged(app_engine: Engine) -> None:
+    cid = spans_campaign(app_engine)
+    at = admin_page("views/pages/annotators.py", campaign="demo")
+    box = next(n for n in at.number_input if n.label.startswith("Error-free from ESA score"))
+    assert box.value == 85.0
+    box.set_value(90.0)
+    next(b for b in at.button if b.label == FORM_BUTTON).click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    assert campaign_config(app_engine, cid).error_free_threshold == 90.0
+    (change,) = [c for c in setting_changes(app_engine, cid) if c.key == SETTING_KEY]
+    assert (change.old_value["error_free_threshold"], change.new_value["error_free_threshold"]) == (
+        85.0,
+        90.0,
+    )
