@@ -196,7 +196,8 @@ def test_each_command_answers_a_bad_name_a_directory_and_a_size_limit(
     _clear(run_cli(command, str(tmp_path), "--campaign", "c"))  # a directory
     _clear(run_cli(command, str(path), "--campaign", "c", "--max-mb", "0.00001"), "MB import limit")
     if command != "import-scores":
-        _clear(run_cli(command, str(path), "--campaign", "x" * 300), "the campaign name is too long: 300 characters")
+        too_long = "the campaign name is too long: 300 characters"
+        _clear(run_cli(command, str(path), "--campaign", "x" * 300), too_long)
 
 
 def _mqm_page(data: bytes, strict: bool = False, click: bool = True) -> AppTest:
