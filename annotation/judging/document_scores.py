@@ -157,12 +157,14 @@ def document_report(engine: Engine, campaign_id: int, alpha: float | None = None
 
 @dataclass(frozen=True)
 class DocumentSystemRow:
-    """One system's document scores, on the 0–100 scale: the documents scored; the
-    anytime-valid estimate and interval, the ones the pair verdicts read (at the census, every
-    document scored, the exact mean); the fixed-n 95% interval, None below two documents."""
+    """One system's document scores, on the 0–100 scale: the documents scored and their mean
+    (None before the first); the anytime-valid estimate and interval, the ones the pair
+    verdicts read (at the census, every document scored, the exact mean); the fixed-n 95%
+    interval, None below two documents."""
 
     system: str
     documents: int
+    mean: float | None
     estimate: float | None
     low: float | None
     high: float | None
@@ -203,6 +205,7 @@ def document_tables(report) -> tuple[list[DocumentSystemRow], list[DocumentPairR
         systems.append(DocumentSystemRow(
             system=name,
             documents=0 if fixed is None else int(fixed.n_human),
+            mean=None if fixed is None or not fixed.n_human else _points(fixed.estimate),
             estimate=None if est is None else _points(est.estimate),
             low=None if est is None else _points(est.low),
             high=None if est is None else _points(est.high),

@@ -235,7 +235,10 @@ def assemble(  # type: ignore[no-untyped-def]
         output_ids=output_ids,
         metrics=metrics,
         scores=scores,
-        judgments=replace(judged, error_free_threshold=error_free_threshold(head.meta)),
+        judgments=replace(
+            judged,
+            error_free_threshold=np.full(len(judged), error_free_threshold(head.meta)),
+        ),
         annotators=[aname for _, aname in head.annotators],
         provided_calibration=head.provided,
         open_from=min((float(p) for p in head.pending if p is not None), default=math.inf),

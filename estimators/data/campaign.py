@@ -105,15 +105,17 @@ def display_scale(kind: str) -> float:
     return ESA_MAX if kind in HUNDRED_SCALE else 1.0
 
 
-def error_free(esa_score: Any, n_spans: Any, threshold: float = ERROR_FREE_THRESHOLD) -> np.ndarray:
+def error_free(esa_score: Any, n_spans: Any, threshold: Any = ERROR_FREE_THRESHOLD) -> np.ndarray:
     """1.0 where an output is error-free — its ESA score is ≥ ``threshold`` and it has no
     error span (every stored span counts: output spans and omissions marked in the source) —
-    0.0 where not, NaN where the judgment has no ESA score or no span list."""
+    0.0 where not, NaN where the judgment has no ESA score or no span list. ``threshold``: one
+    for all, or one per judgment."""
     esa = np.asarray(esa_score, dtype=float)
     spans = np.asarray(n_spans, dtype=float)
+    least = np.broadcast_to(np.asarray(threshold, dtype=float), esa.shape)
     known = np.isfinite(esa) & np.isfinite(spans)
     out = np.full(esa.shape, np.nan)
-    out[known] = ((esa[known] >= threshold) & (spans[known] == 0)).astype(float)
+    out[known] = ((esa[known] >= least[known]) & (spans[known] == 0)).astype(float)
     return out
 
 
@@ -162,8 +164,9 @@ class Judgments:
     #: float, the number of error spans as stored (NaN for a judgment without a span list);
     #: ``None`` = none at all
     n_spans: np.ndarray | None = None
-    #: The campaign's ESA score from which an output without spans is error-free.
-    error_free_threshold: float = ERROR_FREE_THRESHOLD
+    #: float, the campaign's ESA score from which an output without spans is error-free, per
+    #: judgment like every field (so a cut of the judgments keeps it); ``None`` = the default
+    error_free_threshold: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.annotation_id.size)
@@ -192,7 +195,12 @@ class Judgments:
         if kind == LabelKind.ERROR_FREE:
             if self.esa_score is None or self.n_spans is None:
                 return np.full(len(self), np.nan)
-            return error_free(self.esa_score, self.n_spans, self.error_free_threshold)
+            threshold = self.error_free_threshold
+            return error_free(
+                self.esa_score,
+                self.n_spans,
+                ERROR_FREE_THRESHOLD if threshold is None else threshold,
+            )
         raise ValueError(f"unknown judgment kind {kind!r}; use one of {sorted(LABEL_KINDS)}")
 
     def output_key(self, n_items: int) -> np.ndarray:

@@ -31,12 +31,13 @@ def draw_document_scores(cid: int, mode: str, alpha: float | None, key: tuple[in
         "One 0–100 score per system's whole document, given after its last segment. "
         "Estimand: a system's mean document score over the campaign's documents; the "
         "document is the unit (one score each, the first given), so these are separate from "
-        "the segment scores above. Estimate, low and high are anytime-valid, the ones the "
+        "the segment scores above. Mean: of the documents scored. Estimate, low and high are "
+        "anytime-valid, the ones the "
         "verdicts read; the fixed-n 95% interval needs two documents."
     )
     systems, pairs = document_tables(report)
     st.dataframe(pd.DataFrame([
-        {"system": r.system, "documents": r.documents, "estimate": r.estimate,
+        {"system": r.system, "documents": r.documents, "mean": r.mean, "estimate": r.estimate,
          "low": r.low, "high": r.high, "fixed-n low": r.fixed_low, "fixed-n high": r.fixed_high}
         for r in systems
     ]), hide_index=True, key="doc_scores_systems")  # fmt: skip

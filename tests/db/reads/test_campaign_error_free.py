@@ -92,7 +92,7 @@ def test_the_threshold_is_the_campaigns_and_logged(engine: Engine) -> None:
     hand = _by_hand(engine, cid, 70.0)
     for s, name in enumerate(("sys0", "sys1")):
         assert j.values(LabelKind.ERROR_FREE)[j.system == s].mean() == pytest.approx(hand[name])
-    assert j.error_free_threshold == 70.0
+    assert j.error_free_threshold is not None and np.all(j.error_free_threshold == 70.0)
     # a new campaign: its threshold change before the first label goes to the setting log
     other = make_campaign(engine, 2, 1, name="d", mode="spans")
     set_campaign_config(engine, other, esa_span_config(90.0))
