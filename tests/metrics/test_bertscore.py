@@ -39,6 +39,7 @@ def assert_close(ours: dict[str, list[float]], ref) -> None:  # type: ignore[no-
         assert np.max(np.abs(got - expected)) < TOL, key
 
 
+@pytest.mark.slow
 def test_equals_bert_score_without_idf(pairs) -> None:  # type: ignore[no-untyped-def]
     hyps, refs = pairs
     metric = BertScoreMetric(BertScoreConfig(batch_size=16))
@@ -60,6 +61,7 @@ def test_equals_bert_score_with_idf_from_the_references(pairs) -> None:  # type:
     assert not np.allclose(plain["bertscore_f"], metric.score(hyps, refs)["bertscore_f"])
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:The given NumPy array is not writable")
 def test_rescaled_equals_bert_score_with_our_baseline_file(pairs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     hyps, refs = pairs

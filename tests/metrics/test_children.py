@@ -76,6 +76,7 @@ def _rows(n: int) -> list[tuple[str, str, str, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_leaves_no_children_and_the_resumed_job_none(sqlite_engine) -> None:  # type: ignore[no-untyped-def]
     cid, _ = make_campaign(sqlite_engine, _rows(4000))
     job_id = start_scoring(sqlite_engine, cid, ["bleu", "ter"])

@@ -195,6 +195,7 @@ def test_a_real_worker_process_runs_the_job(sqlite_engine) -> None:  # type: ign
     assert _n_scored(sqlite_engine, cid, "chrf") == 20
 
 
+@pytest.mark.slow
 def test_a_killed_worker_process_is_resumed_and_finishes(sqlite_engine) -> None:  # type: ignore[no-untyped-def]
     import os
     import signal

@@ -334,6 +334,7 @@ def many_docs(engine: Engine, paired: bool, overlap: float) -> int:
         return camp.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paired", [False, True])
 def test_annotators_in_parallel_never_split_a_block(engine: Engine, paired: bool) -> None:
     """Threads claim at once (PostgreSQL: SKIP LOCKED and the block lock; SQLite: the write

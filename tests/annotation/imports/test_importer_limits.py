@@ -257,6 +257,7 @@ def test_cli_progress_bar_leaves_no_monitor_thread() -> None:
     assert "TMonitor" not in names
 
 
+@pytest.mark.slow
 def test_cli_rejected_parquet_exits_1_not_134(tmp_path: Path) -> None:
     table = pa.table({**{k: [v] for k, v in _row().items()}, "human_label": ["x"]})
     path = tmp_path / "bad.parquet"

@@ -187,6 +187,7 @@ def wmt_csv_as_mqm_tsv(rows: list[dict[str, str]]) -> bytes:
     return out.getvalue().encode()
 
 
+@pytest.mark.slow
 def test_wmt21_ted_ende_reproduced(engine: Engine) -> None:
     path = shared_file("wmt21-ted-mqm/wmt21_ted_ende.csv")
     with path.open(newline="", encoding="utf-8") as f:

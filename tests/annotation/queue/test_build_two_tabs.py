@@ -20,6 +20,7 @@ import multiprocessing as mp
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
@@ -101,6 +102,7 @@ def run_tabs(engine: Engine, url: str) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow
 def test_two_tabs_per_annotator_in_separate_processes(engine: Engine) -> None:
     url = engine.url.render_as_string(hide_password=False)
     t0 = time.perf_counter()

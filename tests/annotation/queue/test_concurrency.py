@@ -12,6 +12,7 @@ import threading
 import time
 from collections import Counter
 
+import pytest
 from sqlalchemy import Engine, func, select
 
 from accounts.invites import create_annotator
@@ -27,6 +28,7 @@ LABELS_EACH = 200
 N_ITEMS, N_SYSTEMS, OVERLAP = 500, 10, 0.2  # 5,000 outputs, 6,000 slots for 4,000 labels
 
 
+@pytest.mark.slow
 def test_twenty_annotators_in_parallel(engine: Engine, record_property) -> None:
     cid = make_campaign(engine, N_ITEMS, N_SYSTEMS, overlap=OVERLAP)
     queue_build.build_queue(engine, cid, seed=42)

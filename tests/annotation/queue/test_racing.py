@@ -100,6 +100,7 @@ def test_settled_system_is_no_longer_handed_out(engine: Engine) -> None:
     assert sys0.result.n_human == n0 + after.count("sys0")
 
 
+@pytest.mark.slow
 def test_claimed_slot_of_dropped_system_is_kept(engine: Engine) -> None:
     cid, names = raced_campaign(engine)
     a = create_annotator(engine, cid, "a").annotator_id
@@ -124,6 +125,7 @@ def test_claimed_slot_of_dropped_system_is_kept(engine: Engine) -> None:
     assert all(rows[i].state == "done" for i in group)
 
 
+@pytest.mark.slow
 def test_switch_is_logged_and_off_restores_uniform(engine: Engine) -> None:
     cid, names = raced_campaign(engine)
     a = create_annotator(engine, cid, "a").annotator_id

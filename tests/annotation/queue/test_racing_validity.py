@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from estimators.live.status import MonitorReport, is_decided
 from tests.support.racing_replay import replay
@@ -77,6 +78,7 @@ def run(racing: bool) -> dict[str, float]:
             "labels": labels / REPS}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_racing_keeps_anytime_error_rates_within_alpha() -> None:
     uniform, raced = run(False), run(True)
     bound = ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / REPS)

@@ -72,6 +72,7 @@ def _wmt(engine: Engine) -> None:
     assert report.census and report.annotators == 4
 
 
+@pytest.mark.slow
 def test_wmt21_import_counts_and_roundtrip(engine: Engine) -> None:
     _wmt(engine)
     exported = export_campaign(engine, "wmt", "csv")
