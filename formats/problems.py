@@ -130,12 +130,13 @@ def name_problem(value: str, limit: int) -> str:
 def check_campaign_name(name: str, filename: str) -> None:
     """A campaign name the database stores the same way on SQLite and PostgreSQL
     (:func:`name_problem`'s rule)."""
-    problem = name_problem(name.strip() if name else "", MAX_CAMPAIGN_NAME)
+    stripped = name.strip() if name else ""
+    problem = name_problem(stripped, MAX_CAMPAIGN_NAME)
     if problem:
-        raise failure(
-            filename,
-            f"the campaign name {problem}",
-            "Choose a shorter name." if "too long" in problem
-            else "Give the campaign a name." if problem == "is empty"
-            else "Type the name on one line without control or invisible characters.",
-        )
+        if not stripped:
+            fix = "Give the campaign a name."
+        elif len(stripped) > MAX_CAMPAIGN_NAME:
+            fix = "Choose a shorter name."
+        else:
+            fix = "Type the name on one line without control or invisible characters."
+        raise failure(filename, f"the campaign name {problem}", fix)
