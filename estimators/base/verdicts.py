@@ -235,9 +235,7 @@ def read_outcome(
     return Outcome.UNDECIDED
 
 
-def compatible_interval(
-    ci: tuple[float, float], sign: int, estimate: float
-) -> tuple[float, float]:
+def compatible_interval(ci: tuple[float, float], sign: int, estimate: float) -> tuple[float, float]:
     """The interval shown for a pair: its Bonferroni-level interval, with a pair Holm (or
     e-BH) rejected on ``sign``'s side (:func:`side` of its read-level interval, 0 when not
     rejected) before that interval left 0 bounded at 0 on that side — the bound that

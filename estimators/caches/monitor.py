@@ -67,6 +67,15 @@ class MonitorCache:
     carried: dict[Any, Any] = field(default_factory=dict)
     #: streams whose carried state was built from their first label (none to extend)
     rebuilt: int = 0
+    #: stream → a record of its carried state kept outside the process, to resume from
+    #: when the stream has no carried state here (:mod:`estimators.live.saved`)
+    saved: dict[Any, Any] = field(default_factory=dict)
+    #: streams whose carried state was resumed from such a record
+    resumed: int = 0
+    #: streams whose carried state changed since their records were last taken
+    changed: set[Any] = field(default_factory=set)
+    #: whether the records kept outside the process were offered to this cache yet
+    loaded: bool = False
     threads: int | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 

@@ -51,7 +51,7 @@ class LabelKind(StrEnum):
     ONE_MINUS_HTER = "one_minus_hter"  # post-edit quality, clipped to [0, 1]
     SCORE = "score"  # as imported, or the MQM score derived from error spans
     ESA = "esa"  # the ESA 0–100 overall score of an error-span judgment, analysed ÷ 100
-    DA = "da"  # the DA / SQM 0–100 slider score, analysed ÷ 100
+    DA = "da"  # the DA / SQM 0–100 slider score (a Likert point p of n: 100·(p−1)/(n−1)), ÷ 100
     ERROR_FREE = "error_free"  # 1 = ESA score ≥ the campaign's threshold and no error span
 
 
@@ -71,7 +71,8 @@ LABEL_KINDS: dict[LabelKind, str] = {
     LabelKind.ONE_MINUS_HTER: "1 − HTER (post-edit quality, clipped to [0, 1])",
     LabelKind.SCORE: "human score (as imported; the MQM score in error-span campaigns)",
     LabelKind.ESA: "ESA score ÷ 100 (the annotator's 0–100 score on a 0–1 scale)",
-    LabelKind.DA: "DA / SQM score ÷ 100 (the 0–100 slider score on a 0–1 scale)",
+    LabelKind.DA: "DA / SQM / Likert score ÷ 100 (the 0–100 slider score on a 0–1 scale; a "
+    "Likert point p of n is (p − 1)/(n − 1))",
     LabelKind.ERROR_FREE: "error-free (1 = ESA score ≥ the threshold and no error span)",
 }
 #: Kinds whose judgment is 0/1: the binary machinery (von Däniken, ρ/η) applies.
@@ -249,7 +250,9 @@ class CampaignData:
     open_from: float = math.inf
     #: The live verdicts' plan in force (planned size, design, estimand; changes made after
     #: labels existed are listed, not applied).
-    live_plan: LivePlan = field(default_factory=LivePlan)
+    #: the plan in force; none stored: every setting its default, the design the judgment
+    #: kind's (:meth:`LivePlan.design_for`)
+    live_plan: LivePlan = field(default_factory=lambda: LivePlan(design_set=False))
     #: Active sampling: every visit of the queue's draw rounds (None for a uniform
     #: campaign); the monitor weights the labels by their recorded π.
     visits: Visits | None = None

@@ -214,7 +214,12 @@ def _min_labels(lam: float | np.ndarray | None) -> int:
 
 
 def _unavailable(
-    y: np.ndarray, g_l: np.ndarray, g_u: np.ndarray, lam, level: float, method: str,
+    y: np.ndarray,
+    g_l: np.ndarray,
+    g_u: np.ndarray,
+    lam,
+    level: float,
+    method: str,
     ddof: int = 1,
 ) -> EstimateResult | None:
     """Shape errors raise; too few labels, or too few unlabelled items for a variance with

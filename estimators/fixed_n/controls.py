@@ -228,7 +228,10 @@ def _p_value(res: EstimateResult) -> float:
 
 
 def _usable_controls(
-    data: CampaignData, kind: str, controls: Sequence[str], learned: lr.LearnedGrid | None,
+    data: CampaignData,
+    kind: str,
+    controls: Sequence[str],
+    learned: lr.LearnedGrid | None,
     notes: list[str],
 ) -> list[str]:
     """``controls`` without a learned control that could not be fitted (with a note)."""
@@ -242,9 +245,17 @@ def _usable_controls(
 
 
 def _system_rows(
-    data: CampaignData, kind: str, y_grid: np.ndarray, labelled: np.ndarray,
-    g: np.ndarray | None, ok: np.ndarray, ddof: int, level: float, notes: list[str],
-    cache: ReportCache | None = None, keys: list[bytes] | None = None,
+    data: CampaignData,
+    kind: str,
+    y_grid: np.ndarray,
+    labelled: np.ndarray,
+    g: np.ndarray | None,
+    ok: np.ndarray,
+    ddof: int,
+    level: float,
+    notes: list[str],
+    cache: ReportCache | None = None,
+    keys: list[bytes] | None = None,
 ) -> list[tuple[str, str, EstimateResult]]:
     """Human-only (and PPI++ when controls are chosen) per system with at least one label."""
     rows: list[tuple[str, str, EstimateResult]] = []
@@ -282,8 +293,16 @@ def _system_results(  # type: ignore[no-untyped-def]
 
 
 def _pair_result(
-    method: str, y_grid: np.ndarray, labelled: np.ndarray, g: np.ndarray | None, a: int,
-    b: int, ok: np.ndarray, ddof: int, level: float, bounds,
+    method: str,
+    y_grid: np.ndarray,
+    labelled: np.ndarray,
+    g: np.ndarray | None,
+    a: int,
+    b: int,
+    ok: np.ndarray,
+    ddof: int,
+    level: float,
+    bounds,
 ) -> EstimateResult:
     """Pair (a, b) by ``method`` on the items both systems have labelled."""
     both = labelled[a] & labelled[b]
@@ -302,9 +321,17 @@ def _pair_result(
 
 
 def _pair_rows(
-    data: CampaignData, kind: str, y_grid: np.ndarray, labelled: np.ndarray,
-    g: np.ndarray | None, ok: np.ndarray, ddof: int, level: float, alpha: float,
-    cache: ReportCache | None = None, keys: list[bytes] | None = None,
+    data: CampaignData,
+    kind: str,
+    y_grid: np.ndarray,
+    labelled: np.ndarray,
+    g: np.ndarray | None,
+    ok: np.ndarray,
+    ddof: int,
+    level: float,
+    alpha: float,
+    cache: ReportCache | None = None,
+    keys: list[bytes] | None = None,
 ) -> list[dict]:
     """Every pair, per method; Holm over the pairs of a method that have an interval."""
     bounds = label_bounds(kind)

@@ -124,17 +124,21 @@ def per_system(
     diag: dict = {"strata": int(st.levels.size), "collapsed": st.collapsed, "n_pool": big_n}
     if st.levels.size == 2:
         diag |= {"q": float(st.q[1]), "p1": float(st.means[1]), "p0": float(st.means[0])}
-    return guarded(EstimateResult(
-        estimate=st.estimate,
-        ci=wald_interval(st.estimate, se, level, df),
-        se=se,
-        n_human=n,
-        n_metric=big_n - n,
-        method="vondaniken_per_system",
-        level=level,
-        df=df,
-        diagnostics=diag,
-    ), min_labels=MIN_LABELS_METRIC_ASSISTED, bounds=bounds)
+    return guarded(
+        EstimateResult(
+            estimate=st.estimate,
+            ci=wald_interval(st.estimate, se, level, df),
+            se=se,
+            n_human=n,
+            n_metric=big_n - n,
+            method="vondaniken_per_system",
+            level=level,
+            df=df,
+            diagnostics=diag,
+        ),
+        min_labels=MIN_LABELS_METRIC_ASSISTED,
+        bounds=bounds,
+    )
 
 
 def per_system_difference(
@@ -171,18 +175,22 @@ def per_system_difference(
     se = math.sqrt(float(du @ du) / n**2 + pool_var)
     estimate = sa.estimate - sb.estimate
     df = max(n - 1 - (sa.levels.size - 1) - (sb.levels.size - 1), 1)
-    return guarded(EstimateResult(
-        estimate=estimate,
-        ci=wald_interval(estimate, se, level, df),
-        se=se,
-        n_human=n,
-        n_metric=big_n - n,
-        method="vondaniken_per_system_paired",
-        level=level,
-        df=df,
-        diagnostics={
-            "estimate_a": sa.estimate,
-            "estimate_b": sb.estimate,
-            "collapsed": sa.collapsed or sb.collapsed,
-        },
-    ), min_labels=MIN_LABELS_METRIC_ASSISTED, bounds=difference_bounds(bounds))
+    return guarded(
+        EstimateResult(
+            estimate=estimate,
+            ci=wald_interval(estimate, se, level, df),
+            se=se,
+            n_human=n,
+            n_metric=big_n - n,
+            method="vondaniken_per_system_paired",
+            level=level,
+            df=df,
+            diagnostics={
+                "estimate_a": sa.estimate,
+                "estimate_b": sb.estimate,
+                "collapsed": sa.collapsed or sb.collapsed,
+            },
+        ),
+        min_labels=MIN_LABELS_METRIC_ASSISTED,
+        bounds=difference_bounds(bounds),
+    )

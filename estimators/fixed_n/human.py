@@ -61,16 +61,19 @@ def binary_beta(successes: float, n: float, level: float = 0.95) -> EstimateResu
     lo, hi = special.betaincinv(a, b, [tail, 1.0 - tail])
     mean = a / (a + b)
     var = a * b / ((a + b) ** 2 * (a + b + 1.0))
-    return within(EstimateResult(
-        estimate=float(mean),
-        ci=(float(lo), float(hi)),
-        se=math.sqrt(var),
-        n_human=int(n),
-        n_metric=0,
-        method="human_binary_beta",
-        level=level,
-        diagnostics={"successes": h, "mle": h / n if n else float("nan"), "a": a, "b": b},
-    ), (0.0, 1.0))
+    return within(
+        EstimateResult(
+            estimate=float(mean),
+            ci=(float(lo), float(hi)),
+            se=math.sqrt(var),
+            n_human=int(n),
+            n_metric=0,
+            method="human_binary_beta",
+            level=level,
+            diagnostics={"successes": h, "mle": h / n if n else float("nan"), "a": a, "b": b},
+        ),
+        (0.0, 1.0),
+    )
 
 
 def binary_wilson(successes: float, n: float, level: float = 0.95) -> EstimateResult:
@@ -89,16 +92,19 @@ def binary_wilson(successes: float, n: float, level: float = 0.95) -> EstimateRe
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return within(EstimateResult(
-        estimate=p,
-        ci=(max(0.0, centre - half), min(1.0, centre + half)),
-        se=math.sqrt(p * (1 - p) / n),
-        n_human=int(n),
-        n_metric=0,
-        method="human_binary_wilson",
-        level=level,
-        diagnostics={"successes": h, "centre": centre},
-    ), (0.0, 1.0))
+    return within(
+        EstimateResult(
+            estimate=p,
+            ci=(max(0.0, centre - half), min(1.0, centre + half)),
+            se=math.sqrt(p * (1 - p) / n),
+            n_human=int(n),
+            n_metric=0,
+            method="human_binary_wilson",
+            level=level,
+            diagnostics={"successes": h, "centre": centre},
+        ),
+        (0.0, 1.0),
+    )
 
 
 def binary_z(successes: float, n: float, level: float = 0.95) -> EstimateResult:
@@ -115,16 +121,20 @@ def binary_z(successes: float, n: float, level: float = 0.95) -> EstimateResult:
                                   level=level, diagnostics={"min_labels": 1})  # fmt: skip
     p = h / n
     se = math.sqrt(p * (1 - p) / n)
-    return guarded(EstimateResult(
-        estimate=p,
-        ci=wald_interval(p, se, level),
-        se=se,
-        n_human=int(n),
-        n_metric=0,
-        method="human_binary_z",
-        level=level,
-        diagnostics={"successes": h},
-    ), min_labels=1, bounds=(0.0, 1.0))
+    return guarded(
+        EstimateResult(
+            estimate=p,
+            ci=wald_interval(p, se, level),
+            se=se,
+            n_human=int(n),
+            n_metric=0,
+            method="human_binary_z",
+            level=level,
+            diagnostics={"successes": h},
+        ),
+        min_labels=1,
+        bounds=(0.0, 1.0),
+    )
 
 
 def mean_t(
@@ -146,16 +156,20 @@ def mean_t(
     mean = float(y.mean())
     se = float(y.std(ddof=1) / math.sqrt(n))
     df = n - 1
-    return guarded(EstimateResult(
-        estimate=mean,
-        ci=wald_interval(mean, se, level, df),
-        se=se,
-        n_human=n,
-        n_metric=0,
-        method="human_mean_t",
-        level=level,
-        df=df,
-    ), min_labels=2, bounds=bounds)
+    return guarded(
+        EstimateResult(
+            estimate=mean,
+            ci=wald_interval(mean, se, level, df),
+            se=se,
+            n_human=n,
+            n_metric=0,
+            method="human_mean_t",
+            level=level,
+            df=df,
+        ),
+        min_labels=2,
+        bounds=bounds,
+    )
 
 
 def paired_difference(
@@ -206,13 +220,17 @@ def welch_difference(
     se = math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (y_a.size - 1) + vb**2 / (y_b.size - 1)) if se > 0 else None
     est = float(y_a.mean() - y_b.mean())
-    return guarded(EstimateResult(
-        estimate=est,
-        ci=wald_interval(est, se, level, df),
-        se=se,
-        n_human=min(y_a.size, y_b.size),
-        n_metric=0,
-        method="human_welch_t",
-        level=level,
-        df=df,
-    ), min_labels=2, bounds=difference_bounds(bounds))
+    return guarded(
+        EstimateResult(
+            estimate=est,
+            ci=wald_interval(est, se, level, df),
+            se=se,
+            n_human=min(y_a.size, y_b.size),
+            n_metric=0,
+            method="human_welch_t",
+            level=level,
+            df=df,
+        ),
+        min_labels=2,
+        bounds=difference_bounds(bounds),
+    )

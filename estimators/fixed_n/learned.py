@@ -240,8 +240,15 @@ def learned_ppi_paired_difference(
     )  # fmt: skip
     ha, hb = fit.labelled[:n], fit.labelled[n:]
     res = cv.ppi_paired_difference(
-        y_a, y_b, ha, hb, fit.unlabelled[:n_u], fit.unlabelled[n_u:], level=level,
-        ddof=RESIDUAL_DDOF, bounds=bounds,
+        y_a,
+        y_b,
+        ha,
+        hb,
+        fit.unlabelled[:n_u],
+        fit.unlabelled[n_u:],
+        level=level,
+        ddof=RESIDUAL_DDOF,
+        bounds=bounds,
     )
     return _with_fit(res, "ppi++_paired_learned", fit, _corr(y_a - y_b, ha - hb))
 

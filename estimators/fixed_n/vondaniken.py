@@ -122,22 +122,25 @@ def metric_only_known(
     mean_m, var_m, q_lo, q_hi = _trunc_beta(a, b, 1 - eta, rho, level)
     rg = (m_pos / n_m + eta - 1) / c if n_m else 0.5
     post_mean = (mean_m + eta - 1) / c
-    return within(EstimateResult(
-        estimate=float(np.clip(rg, 0.0, 1.0)),
-        ci=((q_lo + eta - 1) / c, (q_hi + eta - 1) / c),
-        se=math.sqrt(var_m) / c,
-        n_human=0,
-        n_metric=int(n_m),
-        method="vondaniken_metric_known",
-        level=level,
-        diagnostics={
-            "rho": rho,
-            "eta": eta,
-            "posterior_mean": post_mean,
-            "rogan_gladen": rg,
-            "flipped": flipped,
-        },
-    ), (0.0, 1.0))
+    return within(
+        EstimateResult(
+            estimate=float(np.clip(rg, 0.0, 1.0)),
+            ci=((q_lo + eta - 1) / c, (q_hi + eta - 1) / c),
+            se=math.sqrt(var_m) / c,
+            n_human=0,
+            n_metric=int(n_m),
+            method="vondaniken_metric_known",
+            level=level,
+            diagnostics={
+                "rho": rho,
+                "eta": eta,
+                "posterior_mean": post_mean,
+                "rogan_gladen": rg,
+                "flipped": flipped,
+            },
+        ),
+        (0.0, 1.0),
+    )
 
 
 def mixed(
@@ -168,16 +171,19 @@ def mixed(
         diag |= {"tp": tp, "fn": fn, "tn": tn, "fp": fp}
         diag.setdefault("rho", (tp + 1) / (tp + fn + 2))
         diag.setdefault("eta", (tn + 1) / (tn + fp + 2))
-    return within(EstimateResult(
-        estimate=post.mean,
-        ci=(post.low, post.high),
-        se=math.sqrt(post.var),
-        n_human=int(ratings.n_h),
-        n_metric=int(ratings.n_m),
-        method=method,
-        level=level,
-        diagnostics=diag,
-    ), (0.0, 1.0))
+    return within(
+        EstimateResult(
+            estimate=post.mean,
+            ci=(post.low, post.high),
+            se=math.sqrt(post.var),
+            n_human=int(ratings.n_h),
+            n_metric=int(ratings.n_m),
+            method=method,
+            level=level,
+            diagnostics=diag,
+        ),
+        (0.0, 1.0),
+    )
 
 
 def metric_only_calibrated(

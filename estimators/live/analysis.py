@@ -24,10 +24,11 @@ from estimators.base.multiple import bonferroni_alpha, pairs
 from estimators.base.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 from estimators.base.verdicts import ErrorRate
 from estimators.live.carry import MonitorCarry, Paths
-from estimators.live.pools import CampaignPool, Known, Labels, PairStream, Pool
+from estimators.live.pooled import PooledControl, pooled_control
+from estimators.live.pools import CampaignPool, Known, Labels, PairStream, Pool, Stream
 from estimators.live.settings import MonitorSettings
 from estimators.sampling import active
-from estimators.sequences import betting, betting_control
+from estimators.sequences import betting, betting_control, mixture_control
 from estimators.sequences import confidence_sequences as csq
 from estimators.sequences import sequential as seq
 from estimators.sequences.designs import LiveDesign, design_paths
@@ -71,6 +72,8 @@ class _Design:
     pool_size: int | None
     m: int
     level: float | None
+    #: the fixed pool's size: the most labels the stream can get (asympcs_mix's largest size)
+    t_max: int | None = None
 
 
 class MonitorAnalysis:
@@ -90,15 +93,33 @@ class MonitorAnalysis:
         self.carry = carry
         #: stream name → the active design's effective sample size and measured saving
         self.designs: dict[str, active.DesignSummary] = {}
+        self._pooled: PooledControl | bool | None = None  # False: none applies
+
+    def pair_slopes(
+        self, stream_a: Stream, stream_b: Stream, g: np.ndarray | None
+    ) -> np.ndarray | None:
+        """A pair's pooled control slopes (:mod:`estimators.live.pooled`; None: none)."""
+        if self._pooled is None:
+            self._pooled = pooled_control(self.settings, self.pool, self.labels, self.visits)
+        return None if self._pooled is False else self._pooled.pair_slopes(stream_a, stream_b, g)
+
+    def pooled_key(self, stream_a: Stream, stream_b: Stream) -> bytes:
+        """What a pair's pooled slopes depend on besides its own streams (b"" if none)."""
+        self.pair_slopes(stream_a, stream_b, None)
+        if self._pooled is False or not (stream_a.pos.size and stream_b.pos.size):
+            return b""
+        return self._pooled.key_before(max(stream_a.pos[-1], stream_b.pos[-1]))
 
     def analyse(
         self, y: np.ndarray, g: np.ndarray | None, pool: Pool, alpha_cs: float, *, pair: bool,
         theta0: float | None, level: float | None = None, stream: Any = None,
+        lam: np.ndarray | None = None,
     ) -> Analysed:  # fmt: skip
         """Increments, CS at ``alpha_cs``, the anytime p-value vs ``theta0`` and the betting
         e-value, all tuned at ``alpha_cs`` (:meth:`MonitorSettings.tuning`). ``level``: the
         CS at that level instead, same tuning (the interval a rejected pair is read at,
-        :func:`estimators.base.verdicts.read_level`).
+        :func:`estimators.base.verdicts.read_level`). ``lam``: the pair's pooled control
+        slopes (:meth:`pair_slopes`; ``asympcs_mix`` only).
 
         t* and the finite-pool N come from the size of the fixed pool and the plan, never
         from the labels seen so far: the path up to t then depends on the first t labels
@@ -114,18 +135,28 @@ class MonitorAnalysis:
                                    t_star=t_star, pool_size=pool_size, stream=stream)  # fmt: skip
         else:
             design = _Design(alpha_cs, pair, theta0, t_star, pool_size,
-                             settings.pairs_adjusted, level)  # fmt: skip
-            bounded = settings.design.bounded
-            out = (self._bounded_paths if bounded else self._clt_paths)(y, g, pool, design)
+                             settings.pairs_adjusted, level, pool.size)  # fmt: skip
+            if settings.design.bounded:
+                out = self._bounded_paths(y, g, pool, design)
+            else:
+                out = self._clt_paths(y, g, pool, design, lam)
         cut = self._known_path(settings.clip(out.cs, pair), y, pool, pair)
         return Analysed(out._replace(cs=cut), t_star)
 
-    def _clt_paths(self, y: np.ndarray, g: np.ndarray | None, pool: Pool, d: _Design) -> Paths:
+    def _clt_paths(
+        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, d: _Design,
+        lam: np.ndarray | None = None,
+    ) -> Paths:  # fmt: skip
         """Unbounded designs: control-variate increments with replacement (or Des Raj,
-        finite pool) and the design's CS and p-value path, with a variance prior."""
+        finite pool) and the design's CS and p-value path, with a variance prior; with
+        ``lam`` the increments take those (pooled, predictable) slopes
+        (:func:`estimators.sequences.mixture_control.increments`)."""
         settings = self.settings
         gbar = None if pool.controls is None else pool.controls.mean
-        inc = seq.cv_increments(y, g, gbar, pool_size=d.pool_size)
+        if lam is not None and g is not None and gbar is not None:
+            inc = mixture_control.increments(y, g, gbar, lam, d.pool_size)
+        else:
+            inc = seq.cv_increments(y, g, gbar, pool_size=d.pool_size)
         # 10 pseudo-observations of the largest variance the labels allow: keeps the CLT
         # sequence valid at extreme adequacy rates (see csq.asymptotic_cs)
         span = settings.label_range
@@ -138,13 +169,11 @@ class MonitorAnalysis:
         cs, p = design_paths(
             settings.design, inc.z, level=d.level or d.alpha_cs,
             alpha=settings.tuning(d.alpha_cs), m=d.m, theta0=d.theta0, t_star=d.t_star,
-            var_prior=prior,
+            var_prior=prior, t_max=d.t_max,
         )  # fmt: skip
         return Paths(inc, cs, p)
 
-    def _bounded_paths(
-        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, d: _Design
-    ) -> Paths:
+    def _bounded_paths(self, y: np.ndarray, g: np.ndarray | None, pool: Pool, d: _Design) -> Paths:
         """Bounded designs (strict, betting): increments with known bounds, clipped
         control coefficients, the design's CS and p-value path, and the betting design's
         e-value K_t(θ0)."""
@@ -230,11 +259,10 @@ class MonitorAnalysis:
         if d.size < seq.BURN_IN:
             return None
         a_pair = bonferroni_alpha(self.settings.alpha, len(pairs(self.pool.k)))
-        return self.analyse(d, g, pool, a_pair, pair=True, theta0=None).paths.cs
+        lam = None if self.visits is not None else self.pair_slopes(stream_a, stream_b, g)
+        return self.analyse(d, g, pool, a_pair, pair=True, theta0=None, lam=lam).paths.cs
 
-    def weighted(
-        self, systems: tuple[int, ...], pool: Pool
-    ) -> tuple[np.ndarray, None, Pool, int]:
+    def weighted(self, systems: tuple[int, ...], pool: Pool) -> tuple[np.ndarray, None, Pool, int]:
         """Active sampling: the visit increments of a system or pair (``g`` None: the
         control is inside them) and its label count; records its design summary."""
         if self.visits is None:
@@ -276,11 +304,12 @@ class MonitorAnalysis:
     def result(
         self, y: np.ndarray, g: np.ndarray | None, pool: Pool, alpha_cs: float, *, pair: bool,
         method: str, theta0: float | None = None, n_labels: int | None = None,
-        known: Known = None, stream: Any = None,
+        known: Known = None, stream: Any = None, lam: np.ndarray | None = None,
     ) -> StreamResult:  # fmt: skip
         """The stream's analysis at this read (:class:`StreamResult`): its interval cut by
         the ``known`` set, the p-value 0 when the known set alone rules ``theta0`` out.
-        ``n_labels``: the labels behind a weighted stream of visits."""
+        ``n_labels``: the labels behind a weighted stream of visits; ``lam`` a pair's pooled
+        control slopes (:meth:`pair_slopes`)."""
         n = int(y.shape[-1]) if n_labels is None else int(n_labels)
         ctrl = pool.controls
         n_metric = 0 if ctrl is None else ctrl.size - int(ctrl.imputed.sum())
@@ -292,13 +321,15 @@ class MonitorAnalysis:
             t_star = self.settings.planned_size(pool.size)
             return StreamResult(empty, 1.0, float("nan"), t_star, None)
         (inc, cs, p, e), t_star = self.analyse(
-            y, g, pool, alpha_cs, pair=pair, theta0=theta0, stream=stream
+            y, g, pool, alpha_cs, pair=pair, theta0=theta0, stream=stream, lam=lam
         )
         sigma = float(cs.sigma[-1])
         p_last = 1.0 if p is None else float(p[-1])
         ci = verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
-        if known is not None and theta0 is not None and not (
-            known[0] - KNOWN_TOL <= theta0 <= known[1] + KNOWN_TOL
+        if (
+            known is not None
+            and theta0 is not None
+            and not (known[0] - KNOWN_TOL <= theta0 <= known[1] + KNOWN_TOL)
         ):
             p_last = 0.0  # the labelled part alone rules θ0 out (verdicts module)
         diagnostics = self._diagnostics(inc, sigma, t_star, alpha_cs)
@@ -332,13 +363,16 @@ class MonitorAnalysis:
             "estimand": "test set" if self.settings.finite_pool else "superpopulation",
         }
 
-    def read_interval(self, stream: PairStream, known: Known, level: float) -> Known:
+    def read_interval(
+        self, stream: PairStream, known: Known, level: float, lam: np.ndarray | None = None
+    ) -> Known:
         """A pair's last interval at ``level`` (same tuning as its Bonferroni interval), cut
         by the known part of its pool: the interval its side is read from when it is
-        rejected at ``level`` (:func:`estimators.base.verdicts.read_level`)."""
+        rejected at ``level`` (:func:`estimators.base.verdicts.read_level`); ``lam`` the
+        pair's pooled control slopes, as its row used."""
         d, g, pool = stream
         a_pair = bonferroni_alpha(self.settings.alpha, len(pairs(self.pool.k)))
-        cs = self.analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level).paths.cs
+        cs = self.analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level, lam=lam).paths.cs
         return verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
 
 

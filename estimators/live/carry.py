@@ -23,6 +23,7 @@ import numpy as np
 from estimators.base.verdicts import ErrorRate
 from estimators.caches.monitor import MonitorCache, digest
 from estimators.live.pools import Pool
+from estimators.live.saved import SavedState, resumed, saved, stream_of
 from estimators.live.settings import MonitorSettings
 from estimators.sequences import betting_control as bc
 from estimators.sequences import confidence_sequences as csq
@@ -108,6 +109,8 @@ class MonitorCarry:
         x01, gs, ctrl = data
         store = self.cache.carried
         entry = store.get(stream)
+        if (entry is None or entry.key != key) and gs is None:
+            entry = self._resume(stream, key, x01) or entry
         cands = () if entry is None or entry.key != key else (entry.state, entry.prev)
         base = next((c for c in cands if c is not None and _prefix(c.x01, x01)
                      and (gs is None or _prefix(c.g, gs))), None)  # fmt: skip
@@ -121,20 +124,56 @@ class MonitorCarry:
                 store[stream] = _Entry(key, start.extended_with(x01, gs), None)
         elif base.x01.size < x01.size:
             n = base.x01.size
-            state = (
-                base.extended(x01[n:]) if gs is None else base.extended_with(x01[n:], gs[n:])
-            )
+            state = base.extended(x01[n:]) if gs is None else base.extended_with(x01[n:], gs[n:])
             store[stream] = _Entry(key, state, _view_of(base, state))
         elif base is not entry.state:
             store[stream] = _Entry(key, base, None)  # a label undone: one read back
+        else:
+            return base  # unchanged (the labels of the last read, or of the resumed record)
+        self.cache.changed.add(stream)
         return store[stream].state
+
+    def _resume(self, stream: Any, key: bytes, x01: np.ndarray) -> _Entry | None:
+        """The stream's state from the record kept outside the process
+        (:mod:`estimators.live.saved`; used once), when it matches ``key`` and the first
+        labels of ``x01``."""
+        record = self.cache.saved.pop(stream, None)
+        state = None if record is None else resumed(record, key, x01)
+        if state is None:
+            return None
+        self.cache.resumed += 1
+        self.cache.carried[stream] = _Entry(key, state, None)
+        return self.cache.carried[stream]
+
+
+def records(cache: MonitorCache, *, whole_path: bool) -> list[SavedState]:
+    """The records of the carried states that changed since the last call (their streams
+    then marked unchanged): what a read saves outside the process."""
+    todo = set(cache.changed)  # a copy first: another session's read may add to it
+    cache.changed.difference_update(todo)
+    out = []
+    for stream in sorted(todo, key=str):
+        entry = cache.carried.get(stream)
+        rec = None if entry is None else saved(stream, entry.key, entry.state,
+                                               whole_path=whole_path)  # fmt: skip
+        if rec is not None:
+            out.append(rec)
+    return out
+
+
+def offer(cache: MonitorCache, kept: list[SavedState]) -> None:
+    """Give the cache the records kept outside the process: a stream without a carried
+    state resumes from its record when the record matches (:func:`resumed`)."""
+    for rec in kept:
+        cache.saved[stream_of(rec.stream)] = rec
 
 
 def _view_of(base: CarriedBetting, state: CarriedBetting) -> CarriedBetting:
     """``base`` with its label and path arrays as views into ``state``'s (which begin with
     them): the state one read back costs no copy of the stream."""
     n = base.x01.size
-    view = replace(base, x01=state.x01[:n], path=tuple(a[:n] for a in state.path))
+    kept = n - base.head[0]  # a resumed stream keeps the path after its head only
+    view = replace(base, x01=state.x01[:n], path=tuple(a[:kept] for a in state.path))
     return replace(view, g=state.g[:n]) if isinstance(base, CarriedControl) else view
 
 

@@ -36,8 +36,14 @@ from estimators.sequences.designs import LiveDesign
 
 #: A pair's analysis: its document sums, pool, result, p-value, σ̂, t*, sequence, known set
 _Row = tuple[
-    cl.DocumentSums, Pool, EstimateResult, float, float, int,
-    csq.ConfidenceSequence | None, Known,
+    cl.DocumentSums,
+    Pool,
+    EstimateResult,
+    float,
+    float,
+    int,
+    csq.ConfidenceSequence | None,
+    Known,
 ]
 
 
@@ -171,8 +177,7 @@ def _verdict(
         return f"no difference larger than {settings.margin:g}", out
     if j >= pool_docs:
         return (
-            f"no significant difference at α = {settings.alpha:g} with all {pool_docs:,} "
-            "documents",
+            f"no significant difference at α = {settings.alpha:g} with all {pool_docs:,} documents",
             out,
         )
     return "not yet", out

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from estimators.base.result import MIN_LABELS_FOR_VERDICT, EstimateResult
 from estimators.live.settings import MonitorSettings
 from estimators.planning import labels_needed as planning
-from estimators.sequences import betting
+from estimators.sequences import betting, mixture
 from estimators.sequences import group_sequential as gsd
 from estimators.sequences import sequential as seq
 from estimators.sequences.designs import LiveDesign
@@ -66,7 +66,7 @@ class MonitorForecast:
                 m=settings.pairs_adjusted, n_max=t_star, max_labels=min(t_star, pool_size),
             )  # fmt: skip
             return need, "forecast"
-        width = self._width_function(sigma, t_star, a_pair)
+        width = self._width_function(sigma, t_star, a_pair, pool_size)
         est = abs(res.estimate)
         labels = settings.label_range
         span = 2 * (labels[1] - labels[0]) if labels else None
@@ -81,10 +81,13 @@ class MonitorForecast:
         return seq.smallest_t(ok, n, pool_size, MIN_LABELS_FOR_VERDICT), "forecast"
 
     def _width_function(
-        self, sigma: float, t_star: int, a_pair: float
+        self, sigma: float, t_star: int, a_pair: float, pool_size: int
     ) -> Callable[[int, float], float]:
         """Half-width after t labels read at level a, sequences tuned at α/m."""
         design = self.settings.design
+        if design == LiveDesign.ASYMPCS_MIX:
+            top = float(pool_size)
+            return lambda t, a: mixture.mixture_half_width(sigma, t, a, top, a_pair)
         if design == LiveDesign.ASYMPCS:
             return lambda t, a: float(
                 seq.asymptotic_half_width(sigma, t, a, t_star, alpha_tuning=a_pair)

@@ -112,22 +112,30 @@ class StreamsPass:
         kind = f"{self.settings.design}+{'active' if active else 'cv'} paired"
         key, cache = b"", self.cache
         if cache is not None:
-            key = digest(self._settings_key, self._fps[a], self._fps[b], a_pair, kind)
+            # the pooled control slopes (asympcs_mix) also read the other systems' labels
+            slopes = self.analysis.pooled_key(self.streams[a], self.streams[b])
+            key = digest(self._settings_key, self._fps[a], self._fps[b], a_pair, kind, slopes)
             hit = cache.get(("pair", a, b), key)
             if hit is not None:
                 return hit
         d, g, pool = self._pair_stream(a, b)
+        lam = None if active else self.analysis.pair_slopes(self.streams[a], self.streams[b], g)
         known = known_bounds(self.settings, (self.streams[a][:2], self.streams[b][:2]), pool)
         n_labels = None
         if active:
             d, g, pool, n_labels = self.analysis.weighted((a, b), pool)
         out = self.analysis.result(
             d, g, pool, a_pair, pair=True, method=kind, theta0=0.0, n_labels=n_labels,
-            known=known, stream=None if cache is None else ("pair", a, b),
+            known=known, stream=None if cache is None else ("pair", a, b), lam=lam,
         )  # fmt: skip
         e_last = math.inf if out.p_value == 0.0 else out.e_value
+        # a state resumed from storage may keep only the path's end (its head NaN): the
+        # width chart then draws the pair from its whole path (CampaignMonitor.pair_sequence)
+        cs = out.sequence
+        whole = cs is not None and not np.isnan(cs.center[0])
         row = PairRow(out.result, out.p_value, out.sigma, out.t_star, e_last,
-                      self.pool.coverage(pool), known, pool.size, out.sequence, key)  # fmt: skip
+                      self.pool.coverage(pool), known, pool.size, cs if whole else None,
+                      key)  # fmt: skip
         if cache is not None:
             cache.put(("pair", a, b), key, row)
         return row
@@ -182,10 +190,13 @@ class StreamsPass:
         key = digest(row.key, level)
         ci = None if self.cache is None else self.cache.get(("read", *ab), key)
         if ci is None:
-            stream = self._pair_stream(*ab)
+            stream, lam = self._pair_stream(*ab), None
             if not settings.uniform_draws:
                 stream = PairStream(*self.analysis.weighted(ab, stream.pool)[:3])
-            ci = self.analysis.read_interval(stream, row.known, level)
+            else:
+                lam = self.analysis.pair_slopes(self.streams[ab[0]], self.streams[ab[1]],
+                                                stream.g)  # fmt: skip
+            ci = self.analysis.read_interval(stream, row.known, level, lam)
             if self.cache is not None:
                 self.cache.put(("read", *ab), key, ci)
         return verdicts.side(ci)

@@ -53,8 +53,10 @@ def epsilon_grid(
     rate α. Cell [0, 0] with no labels at all is 1.
     """
     return np.array(
-        [[measurable_difference(h, m, metric, alpha, level, power) for m in metrics]
-         for h in humans],
+        [
+            [measurable_difference(h, m, metric, alpha, level, power) for m in metrics]
+            for h in humans
+        ],
         dtype=float,
     ).reshape(len(humans), len(metrics))
 
@@ -79,7 +81,9 @@ def epsilon_vs_accuracy(
     """
     planned = [PlannedMetric(a, a, n_calibration) for a in accuracies]
     return np.array(
-        [[measurable_difference(n_human, m, p, alpha, level, power) for m in metrics]
-         for p in planned],
+        [
+            [measurable_difference(n_human, m, p, alpha, level, power) for m in metrics]
+            for p in planned
+        ],
         dtype=float,
     ).reshape(len(accuracies), len(metrics))

@@ -13,6 +13,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "WIDTH_PAIRS",
             "dashboard_report",
             "default_signatures",
+            "draws_width_paths",
         ],
         "columns": ["METHODS"],
     },

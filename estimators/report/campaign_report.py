@@ -146,6 +146,12 @@ def _complete(data: CampaignData, grid: np.ndarray | None, s: int) -> np.ndarray
 WIDTH_PAIRS = 105
 
 
+def draws_width_paths(n_systems: int) -> bool:
+    """Whether a campaign of ``n_systems`` keeps each pair's whole interval path (for the
+    width chart), or only its end."""
+    return n_systems * (n_systems - 1) // 2 <= WIDTH_PAIRS
+
+
 def dashboard_report(
     data: CampaignData,
     *,
@@ -164,7 +170,6 @@ def dashboard_report(
     kind = label_kind
     if zscores and kind is not None:
         data, kind = zscored_campaign(data, kind), LabelKind.SCORE
-    k = len(data.systems)
     return campaign_report(
         data,
         label_kind=kind,
@@ -172,7 +177,7 @@ def dashboard_report(
         alpha=alpha,
         monitor_cache=monitor_cache,
         report_cache=report_cache,
-        width_points=60 if k * (k - 1) // 2 <= WIDTH_PAIRS else 0,
+        width_points=60 if draws_width_paths(len(data.systems)) else 0,
     )
 
 
@@ -212,7 +217,7 @@ def campaign_report(
     if display_scale(kind) != 1.0:
         cols.notes.append(
             f"The {'DA / SQM' if kind == 'da' else 'ESA'} score is analysed and shown ÷ 100 "
-            "(range [0, 1], which the bounded intervals and the betting verdicts need): "
+            "(range [0, 1], which the bounded intervals need): "
             "0.734 is a score of 73.4, a difference of 0.05 is 5 points."
         )
     y_all = j.values(kind)

@@ -90,11 +90,22 @@ def _controls_used(
         if monitor.documents is not None
         else f"none (the {design} design uses no metric control)"
         if design == LiveDesign.BETTING
-        else (data.metric(signatures[0]).metric + " (first metric; half the betting capital)"
-              if signatures else "none (human only)")
+        else (
+            data.metric(signatures[0]).metric + " (first metric; half the betting capital)"
+            if signatures
+            else "none (human only)"
+        )
         if design == LiveDesign.BETTING_CV
+        else (
+            " + ".join(data.metric(s).metric for s in signatures)
+            + " (pair slope pooled over all pairs)"
+            if signatures
+            else "none (human only)"
+        )
+        if design == LiveDesign.ASYMPCS_MIX
         else " + ".join(data.metric(s).metric for s in signatures) or "none (human only)"
     )
+
 
 def _monitor_labels(cols: Columns, data: CampaignData, first: np.ndarray) -> np.ndarray:
     """Indices of the labels the monitor takes, in queue order: first judgments with a
@@ -121,10 +132,11 @@ def _monitor_labels(cols: Columns, data: CampaignData, first: np.ndarray) -> np.
 
 
 def _live_design(cols: Columns, data: CampaignData, kind: str, label_range):  # type: ignore[no-untyped-def]
-    """The plan's design, or the fallback design when the judgment kind has no known range
-    or active sampling weights the labels (both known before any label)."""
+    """The plan's design (unset: the judgment kind's default, asympcs_mix for graded scores),
+    or the fallback design when the judgment kind has no known range or active sampling
+    weights the labels (all known before any label)."""
     plan = data.live_plan
-    design = plan.design
+    design = plan.design_for(kind)
     if design.bounded and label_range is None:
         # a property of the judgment kind, known before any label: not a data-driven switch
         cols.notes.append(

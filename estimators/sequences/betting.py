@@ -45,9 +45,10 @@ from estimators.sequences.betting_capital import plan_bet as plan_bet
 #: Grid points over the bounds: the confidence sequence's path is drawn on them and the
 #: exact end search of the last (reported) interval starts from them (:func:`exact_ends`).
 CS_GRID = 61
-#: Points per end and pass of the exact end search (:func:`exact_ends`): each pass cuts a
-#: bracket into REFINE + 1 equal parts. The search stops at the first depth whose cells are
-#: at most END_TOL wide on the [0, 1] scale.
+#: The hierarchy of means of the exact end search (:func:`exact_ends`): each depth cuts a
+#: cell into REFINE + 1 equal parts (the cells of a pass-by-pass search testing REFINE means
+#: per bracket); the ends are found at the first depth whose cells are at most END_TOL wide
+#: on the [0, 1] scale.
 REFINE = 3
 END_TOL = 2.0**-40
 #: Passes of the search for a surviving mean between grid points (each two depths deeper).
@@ -226,9 +227,7 @@ def betting_cs(
         def evaluate(points: np.ndarray) -> np.ndarray:
             return _running_log_capital(x01, points, *args)[:, -1]
 
-        low01[-1], high01[-1] = exact_ends(
-            run[:, -1], m, thr, evaluate, refine, float(centre[-1])
-        )
+        low01[-1], high01[-1] = exact_ends(run[:, -1], m, thr, evaluate, refine, float(centre[-1]))
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
         center=centre * span + lo,
@@ -271,6 +270,7 @@ def _path_interval(run, m, thr, x01, step, burn_in, t0=0, centre=None):  # type:
     low01, high01 = np.where(early, 0.0, low01), np.where(early, 1.0, high01)
     return centre, low01, high01, (first, last, any_alive)
 
+
 def _crossing(
     run: np.ndarray, m: np.ndarray, thr: float, inside: np.ndarray, outside: np.ndarray
 ) -> np.ndarray:
@@ -281,9 +281,7 @@ def _crossing(
     edge = np.where(outside < 0, 0.0, 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.clip((thr - a) / (b - a), 0.0, 1.0)
-    out_m = np.where(
-        (outside < 0) | (outside >= m.size), edge, m[np.clip(outside, 0, m.size - 1)]
-    )
+    out_m = np.where((outside < 0) | (outside >= m.size), edge, m[np.clip(outside, 0, m.size - 1)])
     return np.where(np.isfinite(w), m[inside] + w * (out_m - m[inside]), out_m)
 
 
@@ -307,7 +305,9 @@ class _Points:
         return lo + (hi - lo) * (n / self.base**d)
 
 
-def exact_ends(levels, m, thr, evaluate, refine=REFINE, centre=0.5):  # type: ignore[no-untyped-def]
+def exact_ends(  # type: ignore[no-untyped-def]
+    levels, m, thr, evaluate, refine=REFINE, centre=0.5, carried=(), kept=None, ruled=None
+):
     """The ends (lower, upper) on [0, 1] of C = {θ : L(θ) < thr}, L the capital's level at
     the last step (max_{burn_in ≤ s ≤ t} log K_s(θ) for the running sets, log K_t(θ) for
     the current ones): ``levels`` L on the grid ``m`` (evenly spaced inside (0, 1)),
@@ -315,52 +315,210 @@ def exact_ends(levels, m, thr, evaluate, refine=REFINE, centre=0.5):  # type: ig
     :data:`END_TOL`, and never narrower than C when C is an interval (L quasi-convex in θ,
     as the running maximum of quasi-convex capitals is).
 
-    Each end is bracketed by an excluded mean (L ≥ thr, or the edge 0 or 1) and a
-    surviving one (L < thr), from the grid first (every grid mean's L is known). A pass
-    places ``refine`` equally spaced means inside each bracket and keeps the sub-bracket
-    between the first surviving mean seen from the excluded side and the mean before it
-    (bisection when ``refine`` = 1). When no grid mean survives, the two grid cells around
-    the grid's least L are searched for a survivor (all the means two depths deeper, then
-    around the least L found, :data:`SEEK_DEPTH` times): a quasi-convex L has its
-    sublevel set there. Ties (L = +∞ wherever the labelled part alone rules the mean out,
-    near the census) go to the mean nearest ``centre``, the running mean of the labels,
-    which the labelled part never rules out. The reported ends are the floats next to the
-    final excluded means, on the inside: a mean tested and excluded — the null Δ = 0 of a
-    pair is the grid's middle mean — is never inside the interval, so with the p-value of
-    the same capital p ≤ 1/e^thr exactly when the interval excludes it.
+    The means tested are points of one fixed hierarchy (:class:`_Points`: every grid cell
+    cut into B^d equal parts at depth d, B = ``refine`` + 1), and the ends are defined on its
+    deepest level D (the first whose cells are at most :data:`END_TOL` wide): the lower end
+    lies just inside the excluded point u_lo of depth D (L ≥ thr, or the edge 0) whose next
+    point u_lo + 1 survives (L < thr), the upper end likewise. Each end is bracketed by an
+    excluded point and a surviving one, from the grid first (every grid mean's L is known),
+    then narrowed by the means of ``carried`` inside the bracket (the means a previous read
+    tested, whose L ``evaluate`` reads cheaply off carried capitals), then by a safeguarded
+    secant search on f(θ) = L(θ) − thr (Dekker 1969; each step tests the depth-D points just
+    below and above the linear interpolation's root, a margin apart estimated from the
+    previous step's error, so a step closes the bracket from both sides; the quarter points
+    of the bracket when f is not finite at its excluded end) until the two points are
+    neighbours at depth D. For a quasi-convex L the surviving points of depth D are
+    contiguous, so the bracket found is the same whatever points the search tested: the
+    ends equal those of the pass-by-pass search down the hierarchy (``refine`` means per
+    bracket and pass), and a read of carried capitals equals a search over the whole
+    stream. When no grid mean survives, the two grid cells around the grid's least L are
+    searched for a survivor (all the means two depths deeper, then around the least L found,
+    :data:`SEEK_DEPTH` times): a quasi-convex L has its sublevel set there. Ties (L = +∞
+    wherever the labelled part alone rules the mean out, near the census) go to the mean
+    nearest ``centre``, the running mean of the labels, which the labelled part never rules
+    out. The reported ends are the floats next to the final excluded means, on the inside:
+    a mean tested and excluded — the null Δ = 0 of a pair is the grid's middle mean — is
+    never inside the interval, so with the p-value of the same capital p ≤ 1/e^thr exactly
+    when the interval excludes it. ``kept`` (a list): the tested means worth carrying to the
+    next read are appended (per end and side the nearest at each scale). ``ruled``: (a, b),
+    the means outside which the labelled part alone rules the mean out (L = +∞, no secant:
+    a jump), whose depth-D points the search tests first when an end's excluded side is
+    +∞ — a guess only, the bracket rule decides.
 
-    Nested: the brackets follow one fixed hierarchy of means (:class:`_Points`) and the rule
-    only looks at which means survive; the running level never decreases in t, so the
-    survivors at t are among those at t − 1 and each end moves only inward from one read
-    to the next (C quasi-convex). No surviving mean found (C empty, to the search's
-    resolution): (θ̂, θ̂), θ̂ the tested mean of least L."""
+    Nested: the running level never decreases in t, so the surviving points of depth D at t
+    are among those at t − 1 and each end moves only inward from one read to the next (C
+    quasi-convex). No surviving mean found (C empty, to the search's resolution): (θ̂, θ̂),
+    θ̂ the tested mean of least L."""
     edges = np.concatenate([[0.0], m, [1.0]])
     pts = _Points(edges, refine + 1)
     alive = levels < thr
     if alive.any():
         f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
         lo, hi = [f, 0], [g + 1, 0]  # [u, depth]: bracket [u, u + 1] at that depth
+    elif (found := _carried_survivors(pts, thr, evaluate, carried)) is not None:
+        lo, hi = found
     else:
         found = _seek(levels, pts, thr, evaluate, centre)
         if isinstance(found, float):
             return found, found
         lo, hi = found
-    # lo: u excluded (or the edge 0), u + 1 surviving; hi: u surviving, u + 1 excluded
-    while lo[1] < pts.depth or hi[1] < pts.depth:
-        todo = [b for b in (lo, hi) if b[1] < pts.depth]
-        means = [pts.value(b[0] * pts.base + k, b[1] + 1) for b in todo for k in range(1, pts.base)]
-        ok = (evaluate(np.array(means)) < thr).reshape(len(todo), refine)
-        for b, row in zip(todo, ok, strict=True):
-            k = (int(np.argmax(row)) if row.any() else refine) if b is lo else (
-                int(refine - 1 - np.argmax(row[::-1])) + 1 if row.any() else 0)  # fmt: skip
-            b[0], b[1] = b[0] * pts.base + k, b[1] + 1
-    low_u, high_u = lo[0], hi[0] + 1
-    low, high = pts.value(low_u, lo[1]), pts.value(high_u, hi[1])
+    top = (edges.size - 1) * pts.base**pts.depth
+    grid_f = {i * pts.base**pts.depth: float(v) - thr for i, v in enumerate(levels, start=1)}
+    ends = [_End(pts, lo, False, grid_f), _End(pts, hi, True, grid_f)]
+    if ruled is not None:
+        ends[0].jump, ends[1].jump = (_position(pts, float(x)) for x in ruled)
+    # the carried means inside each bracket: L read off carried capitals, no new capital
+    cands = [(e, u, x) for x in carried for e in ends if (u := _coordinate(pts, x)) is not None
+             and e.inside(u)]  # fmt: skip
+    if cands:
+        lev = evaluate(np.array([x for _, _, x in cands]))
+        for (e, u, x), v in zip(cands, lev, strict=True):
+            e.record(u, x, float(v) - thr)
+    for e in ends:
+        e.narrow()
+    while True:
+        todo = [(e, u) for e in ends if not e.done() for u in e.next_points()]
+        if not todo:
+            break
+        xs = [pts.value(u, pts.depth) for _, u in todo]
+        lev = evaluate(np.array(xs))
+        for (e, u), x, v in zip(todo, xs, lev, strict=True):
+            e.record(u, x, float(v) - thr)
+        for e in ends:
+            e.narrow()
+    if kept is not None:
+        for e in ends:
+            kept.extend(e.nearest())
+    low_u, high_u = ends[0].out, ends[1].out
+    low, high = pts.value(low_u, pts.depth), pts.value(high_u, pts.depth)
     # the edges 0 and 1 are not tested means; every other bracket end is excluded
     low = low if low_u == 0 else float(np.nextafter(low, 1.0))
-    high = high if high_u == (edges.size - 1) * pts.base ** hi[1] else float(
-        np.nextafter(high, 0.0))  # fmt: skip
+    high = high if high_u == top else float(np.nextafter(high, 0.0))
     return low, high
+
+
+def _carried_survivors(pts: _Points, thr, evaluate, carried):  # type: ignore[no-untyped-def]
+    """When no grid mean survives: the grid cells ([c, 0] brackets of :func:`exact_ends`) of
+    the least and greatest carried means that survive (the last read's survivors, L read off
+    carried capitals), None when none does. The cells' grid ends are excluded, not
+    surviving: the carried survivors inside them are recorded first and become the brackets'
+    surviving ends. For a quasi-convex L the survivors' points are contiguous, so the ends
+    are those the seek would bracket."""
+    us = {u: x for x in carried if (u := _coordinate(pts, float(x))) is not None}
+    if not us:
+        return None
+    keys = sorted(us)
+    lev = evaluate(np.array([us[u] for u in keys]))
+    alive = [u for u, v in zip(keys, lev, strict=True) if v < thr]
+    if not alive:
+        return None
+    cell = pts.base**pts.depth
+    return [min(alive) // cell, 0], [max(alive) // cell, 0]
+
+
+def _position(pts: _Points, x: float) -> float | None:
+    """The mean ``x`` in depth-D units of the hierarchy (a real number), None outside (0, 1)."""
+    if not 0.0 < x < 1.0:
+        return None
+    c = int(np.searchsorted(pts.edges, x, side="right")) - 1
+    lo, hi = float(pts.edges[c]), float(pts.edges[c + 1])
+    return (c + (x - lo) / (hi - lo)) * pts.base**pts.depth
+
+
+def _coordinate(pts: _Points, x: float) -> int | None:
+    """The depth-D coordinate of the mean ``x`` when it is a point of the hierarchy (the
+    same float :meth:`_Points.value` gives), else None."""
+    c = int(np.searchsorted(pts.edges, x, side="right")) - 1
+    if c < 0 or c >= pts.edges.size - 1:
+        return None
+    lo, hi = float(pts.edges[c]), float(pts.edges[c + 1])
+    n = round((x - lo) / (hi - lo) * pts.base**pts.depth)
+    u = c * pts.base**pts.depth + n
+    return u if pts.value(u, pts.depth) == x else None
+
+
+class _End:
+    """One end's bracket at depth D of :func:`exact_ends`: ``out`` an excluded point (or an
+    edge), ``inn`` a surviving one, their f = L − thr (+∞ at an edge), and every point
+    tested for this end (coordinate → (mean, f))."""
+
+    def __init__(self, pts: _Points, bracket, upper: bool, grid_f: dict) -> None:  # type: ignore[no-untyped-def]
+        scale = pts.base ** (pts.depth - bracket[1])
+        a, b = bracket[0] * scale, (bracket[0] + 1) * scale
+        self.pts, self.upper = pts, upper
+        self.out, self.inn = (b, a) if upper else (a, b)
+        # the edges, and the points of the seek (tested, L not kept): f unknown
+        self.f_out, self.f_inn = grid_f.get(self.out, math.inf), grid_f.get(self.inn, -math.inf)
+        self.seen: dict[int, tuple[float, float]] = {}
+        self.kappa: float | None = None  # observed secant error / width² (the curvature)
+        self.guess: float | None = None
+        self.width0 = 0.0
+        self.jump: float | None = None  # where L jumps to +∞ (exact_ends, ``ruled``)
+
+    def inside(self, u: int) -> bool:
+        return min(self.out, self.inn) < u < max(self.out, self.inn)
+
+    def done(self) -> bool:
+        return abs(self.inn - self.out) <= 1
+
+    def record(self, u: int, x: float, f: float) -> None:
+        self.seen[u] = (x, f if f == f else math.inf)  # NaN: not below thr, excluded
+
+    def narrow(self) -> None:
+        """The tightest bracket the tested points give: the surviving point nearest the
+        excluded end, then the excluded point nearest it between the two."""
+        sign = -1 if self.upper else 1
+        alive = [u for u in self.seen if self.inside(u) and self.seen[u][1] < 0]
+        if alive:
+            u = min(alive, key=lambda v: sign * v)
+            self.inn, self.f_inn = u, self.seen[u][1]
+        dead = [u for u in self.seen if self.inside(u) and self.seen[u][1] >= 0]
+        if dead:
+            u = max(dead, key=lambda v: sign * v)
+            self.out, self.f_out = u, self.seen[u][1]
+        if self.guess is not None and math.isfinite(self.f_out) and math.isfinite(self.f_inn):
+            # the secant step's error against the new bracket's root: the curvature scale
+            self.kappa = abs(self._root() - self.guess) / max(self.width0, 1.0) ** 2
+        self.guess = None
+
+    def _root(self) -> float:
+        a, b, fa, fb = self.out, self.inn, self.f_out, self.f_inn
+        if not math.isfinite(fb):
+            return (a + b) / 2.0
+        return a + (b - a) * (fa / (fa - fb))
+
+    def next_points(self) -> list[int]:
+        """The points to test next (strictly inside the bracket)."""
+        a, b = sorted((self.out, self.inn))
+        if not math.isfinite(self.f_out) and self.jump is not None:
+            jump, self.jump = self.jump, None  # tried once
+            if a < jump < b:
+                us = {min(max(round(jump) + k, a + 1), b - 1) for k in range(-2, 3)}
+                return sorted(us)
+        if not (math.isfinite(self.f_out) and math.isfinite(self.f_inn)):
+            step = (b - a) / self.pts.base
+            us = {a + max(1, int(step * k)) for k in range(1, self.pts.base)}
+            return sorted(u for u in us if a < u < b)
+        r = min(max(self._root(), a), b)
+        width = b - a
+        margin = 1.0 + (width / 16.0 if self.kappa is None else 2.0 * self.kappa * width**2)
+        self.guess, self.width0 = r, width
+        lo_u = min(max(math.floor(r - margin), a + 1), b - 1)
+        hi_u = min(max(math.ceil(r + margin), a + 1), b - 1)
+        return sorted({lo_u, hi_u})
+
+    def nearest(self) -> list[float]:
+        """Tested means to carry: on each side of the end, the nearest at each scale (one per
+        power of the base of the distance), so that wherever the next read's end lies, a
+        carried mean brackets it within a factor of the base."""
+        near: dict[tuple[bool, int], int] = {}
+        for u, (_, f) in self.seen.items():
+            side = f < 0
+            dist = abs(u - (self.out if side else self.inn))
+            key = (side, int(math.log(max(dist, 1)) / math.log(self.pts.base)))
+            if key not in near or dist < abs(near[key] - (self.out if side else self.inn)):
+                near[key] = u
+        return [self.seen[u][0] for u in near.values()]
 
 
 def _least(levels: np.ndarray, means: np.ndarray, centre: float) -> int:

@@ -172,8 +172,9 @@ def log_capital(
     fixed-n n80 at α/m (binary pairs and WMT21 unchanged within noise); the plan part
     keeps close pairs in big pools decided near the plan (synthetic 1,875-item pool,
     Δ = 0.10 at α/91: 647 labels, 686 without it, 625 with the plan at weight ½)."""
-    return _log_capital_parts(np.asarray(x01, dtype=float), np.asarray(m, dtype=float),
-                              alpha, t_star)[0]
+    return _log_capital_parts(
+        np.asarray(x01, dtype=float), np.asarray(m, dtype=float), alpha, t_star
+    )[0]
 
 
 def _log_capital_parts(x01, m, alpha, t_star, moments=None, starts=None):  # type: ignore[no-untyped-def]

@@ -16,9 +16,10 @@ the carried grid, testing the further means over the labels so far (O(t) per tes
 at each read) — the very computation of :func:`estimators.sequences.betting.betting_cs`, so the
 carried reads equal the full recomputation's (tests/estimators/live/test_carry.py). The
 capitals of the means a read's search tested are carried to the next read (:class:`Probe`)
-and extended by the new labels when the search tests them again: the search follows one
-fixed hierarchy of means, so from one read to the next it tests the same means until an
-end has moved, and only the means past that point cost O(t).
+and extended by the new labels when the search tests them again: the search's means are
+points of one fixed hierarchy, it first reads the carried means inside its brackets (the
+nearest at each scale on each side of the last ends), and only its few secant steps past
+them cost O(t).
 """
 
 from __future__ import annotations
@@ -112,7 +113,10 @@ class _ProbeReader:
         fresh = [k for k in keys if k not in self.rows and not self._carried(k)]
         if fresh:
             st = self.state
-            j = self._add(st._fresh(np.array(fresh)[:, None]).extended(st.x01))
+            # two means at least: a one-mean capital could not be joined with others
+            # (:func:`_stacked`), so a lone mean is computed twice
+            means = np.array(fresh if len(fresh) > 1 else fresh * 2)
+            j = self._add(st._fresh(means[:, None]).extended(st.x01))
             self.rows.update((k, (j, r)) for r, k in enumerate(fresh))
         return np.array([self.levels[j][r] for j, r in (self.rows[k] for k in keys)])
 
@@ -128,12 +132,17 @@ class _ProbeReader:
         self.rows[key] = (self.moved[i], r)
         return True
 
-    def probe(self) -> Probe | None:
-        """The tested means' capitals as one capital (one extension at the next read), or
-        None when there is nothing to keep."""
-        if not self.rows:
+    def carried(self) -> list[float]:
+        """The means the previous read tested (their level costs no new capital)."""
+        return [] if self.old is None else list(self.old.rows)
+
+    def probe(self, kept: list[float] | None = None) -> Probe | None:
+        """The capitals of the tested means (those of ``kept`` only, when given) as one
+        capital (one extension at the next read), or None when there is nothing to keep."""
+        keep = None if kept is None else set(kept)
+        keys = [k for k in self.rows if keep is None or k in keep]
+        if not keys:
             return None
-        keys = list(self.rows)
         order = sorted(range(len(keys)), key=lambda n: self.rows[keys[n]])
         keys = [keys[n] for n in order]
         picks: dict[int, list[int]] = {}
@@ -192,6 +201,17 @@ class CarriedBetting:
     #: The capitals the last read of this state (or of the state it was extended from)
     #: tested (:class:`Probe`); set by :meth:`path01`, not part of the analysis.
     probe: Probe | None = field(default=None, kw_only=True, compare=False, repr=False)
+    #: (n0, the largest lower end, the smallest upper end over the first n0 drawn
+    #: intervals): a state resumed from storage (:mod:`estimators.live.saved`) keeps only
+    #: the path after its first n0 labels (``path`` then begins at label n0 + 1), and the
+    #: running intersection of the rest, which is all the later reads take from it.
+    head: tuple[int, float, float] = field(default=(0, -math.inf, math.inf), kw_only=True)
+    #: (t, lower, upper): the last interval's exact ends found by :meth:`path01` after t
+    #: labels, so a read of the same labels (here, or resumed from storage) does not
+    #: search them again; a cache, not part of the analysis.
+    exact: tuple[int, float, float] | None = field(
+        default=None, kw_only=True, compare=False, repr=False
+    )
 
     @classmethod
     def start(
@@ -259,16 +279,42 @@ class CarriedBetting:
         """(running mean, lower, upper) on [0, 1] along the whole stream, the last interval
         exact: what :func:`estimators.sequences.betting.betting_cs` returns (÷ its span)."""
         centre, low, high = (a.copy() for a in self.path)
+        n0, low0, high0 = self.head
         if self.running:
             low, high = betting._nested(low, high)
+            if n0:  # max/min are exact: the same numbers as the whole path's intersection
+                low, high = np.maximum(low, low0), np.minimum(high, high0)
+        if n0:  # a resumed state: the first n0 intervals are not kept (NaN)
+            centre, low, high = (np.concatenate([np.full(n0, np.nan), a])
+                                 for a in (centre, low, high))  # fmt: skip
         if self.grid.t >= self.grid.tuning[3]:
+            if self.exact is not None and self.exact[0] == self.grid.t:
+                low[-1], high[-1] = self.exact[1:]
+                return centre, low, high
             levels = self._levels(self.grid)[: self.size]
-            reader = _ProbeReader(self)
+            reader, kept = _ProbeReader(self), []
             low[-1], high[-1] = betting.exact_ends(
-                levels, self._m, self.thr, reader, self.refine, float(centre[-1])
-            )
-            object.__setattr__(self, "probe", reader.probe())  # a cache, not the analysis
+                levels, self._m, self.thr, reader, self.refine, float(centre[-1]),
+                carried=reader.carried(), kept=kept, ruled=self._ruled(),
+            )  # fmt: skip
+            # caches, not the analysis
+            object.__setattr__(self, "probe", reader.probe(kept))
+            object.__setattr__(self, "exact", (self.grid.t, float(low[-1]), float(high[-1])))
         return centre, low, high
+
+    def _ruled(self) -> tuple[float, float] | None:
+        """(a, b): the null pool means outside which the labels alone rule the mean out
+        without replacement (m_i(θ) = (N θ − S_{i−1})/(N − i + 1) leaves [0, 1] for some
+        i ≤ t, :func:`estimators.sequences.betting.wor_log_capital`), None with replacement;
+        where the end search looks first for an end at that jump."""
+        pool_size = self.grid.tuning[2]
+        if pool_size is None or self.x01.size == 0:
+            return None
+        n, tol = float(pool_size), betting.WOR_TOL
+        left = n - np.arange(self.x01.size)  # N − i + 1
+        s_prev = np.concatenate([[0.0], np.cumsum(self.x01)[:-1]])
+        low = float(np.max(s_prev - tol * left)) / n
+        return low, float(np.min(s_prev + (1 + tol) * left)) / n
 
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""
@@ -284,4 +330,3 @@ class CarriedBetting:
     def e_value(self) -> float:
         """K_t(θ0) (:func:`estimators.sequences.betting.betting_evalue`)."""
         return float(np.exp(self.grid.last[self.size]))
-

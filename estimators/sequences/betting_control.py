@@ -153,9 +153,7 @@ def controlled_increments(x01, g, ctrl: ControlPool, pool_size, start=None):  # 
     if pool_size is None:
         g_rem = np.full_like(sg, ctrl.total / ctrl.size)
     else:
-        g_rem = (ctrl.total - _prev(sg, 0.0 if sg0 is None else sg0)) / (
-            float(pool_size) - t + 1.0
-        )
+        g_rem = (ctrl.total - _prev(sg, 0.0 if sg0 is None else sg0)) / (float(pool_size) - t + 1.0)
     z = x01 - c * (g - g_rem)
     at_lo, at_hi = c * (ctrl.low - g_rem), c * (ctrl.high - g_rem)
     h_plus = np.maximum(np.maximum(at_lo, at_hi), 0.0)

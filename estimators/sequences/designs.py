@@ -8,13 +8,20 @@ size t* (a planned number of labels per system, fixed before the first label):
 - ``asympcs`` — asymptotic confidence sequence (Waudby-Smith et al. 2024) with t* = the
   plan: tightest around the planned size, valid at every t
   (:func:`estimators.sequences.confidence_sequences.asymptotic_cs`).
+- ``asympcs_mix`` — the asymptotic confidence sequence averaged over planned sizes that double
+  from 30 labels to the pool size (:mod:`estimators.sequences.mixture`): needs no plan, valid
+  as the number of labels grows (asymptotic, like the t-test); the default for graded scores
+  (ESA, DA, 1 − HTER: :func:`default_design`). With imported metric scores the pairs'
+  increments take the metric difference as a control variate whose slope is pooled over all
+  pairs, learned predictably (:mod:`estimators.sequences.mixture_control`, docs §34).
 - ``gsd_obf`` — group-sequential design: 20 looks at fixed label counts up to the planned
   maximum, Lan–DeMets O'Brien–Fleming-type α-spending, repeated confidence intervals and
   repeated p-values (:mod:`estimators.sequences.group_sequential`). Verdicts change only at a look;
   past the planned maximum no α is left.
 - ``betting`` — hedged-capital betting confidence sequence for bounded increments
   (Waudby-Smith & Ramdas 2024; :mod:`estimators.sequences.betting`), bets sized for t* mixed with
-  two Kelly bets for the observed effect; exact (not asymptotic) for bounded labels.
+  two Kelly bets for the observed effect; exact (not asymptotic) for bounded labels; the
+  default for binary labels.
 - ``betting_cv`` — the betting design with the campaign's first imported metric as a
   control in half the capital (:mod:`estimators.sequences.betting_control`; an option, not the
   default: on the shipped pools it saved no labels, docs/statistics-notes.md §14).
@@ -34,7 +41,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from estimators.sequences import betting
+from estimators.sequences import betting, mixture
 from estimators.sequences import confidence_sequences as csq
 from estimators.sequences import group_sequential as gsd
 from estimators.sequences import sequential as seq
@@ -48,6 +55,7 @@ class LiveDesign(StrEnum):
     BETTING = "betting"
     EB_STRICT = "eb_strict"
     BETTING_CV = "betting_cv"
+    ASYMPCS_MIX = "asympcs_mix"
 
     @property
     def bounded(self) -> bool:
@@ -60,8 +68,9 @@ class LiveDesign(StrEnum):
         return self in (LiveDesign.BETTING, LiveDesign.BETTING_CV)
 
 
-#: The default. Single pairs tested alone at α = 0.05 with an oracle plan (the 20 real pairs
-#: of bench/labels_to_significance.py): a median 0.87 × the labels of a fixed-n paired test
+#: The default for binary labels (and any kind not in :data:`SCORE_KINDS`). Single pairs
+#: tested alone at α = 0.05 with an oracle plan (the 20 real pairs of
+#: bench/labels_to_significance.py): a median 0.87 × the labels of a fixed-n paired test
 #: planned in advance (group-sequential 0.86,
 #: AsympCS 1.08), still 0.87 when the plan is half the truth (group-sequential: most pairs
 #: never decide) and 1.16 at 4× (group-sequential 1.48) — README, "Live verdicts". On the
@@ -69,14 +78,51 @@ class LiveDesign(StrEnum):
 #: fixed-n test planned at α/m on WMT21 en-de (13 systems), 0.80× / 0.99× on Chaganty
 #: (binary / 1 − HTER).
 DEFAULT_DESIGN = LiveDesign.BETTING
+#: The graded scores (analysed on [0, 1]) whose default is :data:`SCORE_DESIGN`.
+SCORE_KINDS = ("esa", "da", "one_minus_hter")
+#: The default for graded scores. On the shipped score pools (bench/side_shown_bench.py:
+#: every pair, Holm, the planner's plan, labels until a side is shown ÷ the fixed-n paired
+#: t-test's n80 at α/m, median / p80 over pairs, 60 orders) the betting bets are capped by
+#: the scores' full range while real scores crowd its top: betting 2.15 / 3.49 (newstest2020
+#: MQM), 0.84 / 0.95 (WMT21 TED MQM), 1.01 / 1.03 (Chaganty 1 − HTER); this design 0.92 /
+#: 0.97, 0.71 / 0.78, 0.86 / 1.00, family-wise false claims at true nulls 1–3 %
+#: (docs/performance.md). On binary labels betting stays ahead (WMT21 binary 0.65 / 0.72
+#: against 0.71 / 0.74). With imported metric scores it takes them as control variates, the
+#: slope pooled over every pair (:mod:`estimators.sequences.mixture_control`): at a paired
+#: ρ of 0.3 / 0.5 the pairs a control can move need 0.93 / 0.80 (newstest2020 MQM) and
+#: 0.96 / 0.84 (WMT21 TED MQM) of the labels without it, ≤ 1 − ρ²/2, valid at true nulls
+#: (2.05–3.3 %; bench/side_shown_bench.py --controls).
+SCORE_DESIGN = LiveDesign.ASYMPCS_MIX
 #: Used instead of a bounded design when the judgments have no known range (imported
 #: scores): valid for any increments with a finite variance, and robust to a mis-plan.
 FALLBACK_DESIGN = LiveDesign.ASYMPCS
+
+
+def default_design(label_kind: str | None) -> LiveDesign:
+    """The design a campaign gets when its plan sets none: :data:`SCORE_DESIGN` for the graded
+    scores (:data:`SCORE_KINDS`), :data:`DEFAULT_DESIGN` otherwise. The judgment kind is fixed
+    before the first label, so the choice is not a data-driven switch."""
+    return SCORE_DESIGN if label_kind in SCORE_KINDS else DEFAULT_DESIGN
+
+
+#: What each design promises: finite-sample (exact for labels with known bounds at any
+#: number of labels) or asymptotic (valid as the number of labels grows, like the t-test).
+GUARANTEE: dict[LiveDesign, str] = {
+    LiveDesign.ASYMPCS: "asymptotic",
+    LiveDesign.ASYMPCS_MIX: "asymptotic",
+    LiveDesign.GSD_OBF: "asymptotic",
+    LiveDesign.BETTING: "finite-sample",
+    LiveDesign.EB_STRICT: "finite-sample",
+    LiveDesign.BETTING_CV: "finite-sample",
+}
 
 #: One sentence per design, for the dashboard and the CLI.
 DESIGN_TEXT: dict[LiveDesign, str] = {
     LiveDesign.ASYMPCS: "asymptotic confidence sequence tuned to the planned size (verdicts "
     "may come after any label)",
+    LiveDesign.ASYMPCS_MIX: "asymptotic confidence sequence mixed over planned sizes from 30 "
+    "labels to the pool (needs no plan; verdicts may come after any label); imported metric "
+    "scores enter as control variates, one slope learned from every pair's labels",
     LiveDesign.GSD_OBF: f"group-sequential test with {gsd.LOOKS} looks up to the planned "
     "size (O'Brien–Fleming-type α-spending; verdicts change only at a look, and none "
     "after the planned size)",
@@ -101,6 +147,7 @@ def design_paths(
     var_prior: float = 0.0,
     running: bool = True,
     pool_size: int | None = None,
+    t_max: float | None = None,
 ) -> tuple[csq.ConfidenceSequence | None, np.ndarray | None]:
     """(confidence sequence at ``level``, anytime p-value path vs ``theta0`` or ``None``);
     the betting design's sequence is computed for a single stream only (``None`` on batches).
@@ -117,8 +164,17 @@ def design_paths(
     betting sequence from the current capital (dual to the e-value e-BH reads).
     ``pool_size`` (betting only): ``z`` are the labels themselves, a finite pool's values in
     random order, and the null is the pool mean
-    (:func:`estimators.sequences.betting.wor_log_capital`).
+    (:func:`estimators.sequences.betting.wor_log_capital`). ``t_max`` (``asympcs_mix``): the
+    largest planned size of its mixture, the pool size (default t*); it takes no variance
+    prior (measured at true nulls without one, docs/statistics-notes.md §19).
     """
+    if design == LiveDesign.ASYMPCS_MIX:
+        top = float(t_star if t_max is None else t_max)
+        cs = mixture.mixture_cs(z, level, t_max=top, alpha_tuning=alpha)
+        p = None
+        if theta0 is not None:
+            p = mixture.mixture_pvalue(z, theta0, t_max=top, alpha_tuning=alpha)
+        return cs, p
     if design == LiveDesign.ASYMPCS:
         return _asympcs_paths(z, level, alpha, theta0, t_star, var_prior)
     if design == LiveDesign.GSD_OBF:
@@ -266,6 +322,9 @@ class LivePlan:
 
     planned_labels: int | None = None
     design: LiveDesign = DEFAULT_DESIGN
+    #: False when the campaign left the design unset: the judgment kind's default is used
+    #: (:meth:`design_for`); a plan built with a design keeps it
+    design_set: bool = True
     estimand: str = TEST_SET
     late: tuple[LateChange, ...] = ()
     #: ε: a pair whose simultaneous interval lies within ±ε settles as "no difference
@@ -279,6 +338,11 @@ class LivePlan:
     @property
     def finite_pool(self) -> bool:
         return self.estimand != SUPERPOPULATION
+
+    def design_for(self, label_kind: str | None) -> LiveDesign:
+        """The design in force for judgments of ``label_kind``: the plan's, or when the plan
+        sets none the kind's default (:func:`default_design`)."""
+        return self.design if self.design_set else default_design(label_kind)
 
     def estimand_sentence(self, label_kind: str, n_items: int) -> str:
         """One sentence: what the live estimates are, over which pool."""
@@ -318,6 +382,7 @@ def plan_in_force(current: dict[str, Any], changes: Sequence[Any]) -> LivePlan:
     return LivePlan(
         planned_labels=None if values["planned_labels"] is None else int(values["planned_labels"]),
         design=LiveDesign(design) if design in tuple(LiveDesign) else DEFAULT_DESIGN,
+        design_set=design in tuple(LiveDesign),
         estimand=SUPERPOPULATION if values["estimand"] == SUPERPOPULATION else TEST_SET,
         late=tuple(reversed(late)),
         margin=_margin(values["equivalence_margin"]),
