@@ -90,6 +90,12 @@ class FairLock:
     def held(self) -> bool:
         return self._holder is not None
 
+    @property
+    def waiting(self) -> int:
+        """How many connections wait for the lock."""
+        with self._mutex:
+            return len(self._waiters)
+
 
 _FILE_LOCKS: dict[str, FairLock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()

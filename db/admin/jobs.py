@@ -239,3 +239,23 @@ def orphaned_jobs(engine: Engine, stale_after_s: float, queued_after_s: float) -
             )
         )
         return [_row(j) for j in jobs]
+
+
+def running_jobs(engine: Engine) -> list[JobRow]:
+    """Jobs a worker holds (running or cancelling), whatever their heartbeat."""
+    with session_scope(engine) as s:
+        jobs = s.scalars(select(Job).where(Job.state.in_((RUNNING, CANCELLING))))
+        return [_row(j) for j in jobs]
+
+
+def requeue_lost(engine: Engine, job_id: int, worker: str) -> bool:
+    """Put a running job back in the queue when ``worker`` — known to be dead — still holds
+    it; False when the job moved on meanwhile (finished, or claimed by another worker)."""
+    with session_scope(engine) as s:
+        return bool(
+            s.execute(
+                update(Job)
+                .where(Job.id == job_id, Job.state == RUNNING, Job.worker == worker)
+                .values(state=QUEUED, worker=None, heartbeat_at=None)
+            ).rowcount
+        )

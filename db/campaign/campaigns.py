@@ -21,6 +21,7 @@ from db.schema.models import (
     Annotator,
     Assignment,
     Campaign,
+    CampaignImage,
     Item,
     Output,
     System,
@@ -54,6 +55,17 @@ def campaign_meta(session: Session, campaign_id: int) -> dict[str, Any]:
     return dict(session.connection().execute(_META, {"cid": campaign_id}).scalar() or {})
 
 
+def campaign_mode(session: Session, campaign_id: int) -> str | None:
+    """A campaign's mode (None: no such campaign)."""
+    return session.scalar(select(Campaign.mode).where(Campaign.id == campaign_id))
+
+
+def stored_mode(engine: Engine, campaign_id: int) -> str | None:
+    """The campaign's stored mode, in a session of its own (None: no such campaign)."""
+    with session_scope(engine) as s:
+        return campaign_mode(s, campaign_id)
+
+
 def set_campaign_meta_key(session: Session, campaign_id: int, key: str, value: Any) -> None:
     """Set one key of ``campaigns.meta`` (the JSON is replaced whole: portable)."""
     meta = campaign_meta(session, campaign_id)
@@ -81,6 +93,19 @@ def existing_items(session: Session, campaign_id: int) -> dict[str, tuple[int, s
         )
     )
     return {ext: (iid, src, ref) for ext, iid, src, ref in rows}
+
+
+def items_with_one_output(session: Session, campaign_id: int) -> list[str]:
+    """External ids of the campaign's items with fewer than two outputs, in id order."""
+    rows = session.execute(
+        select(Item.external_id)
+        .join(Output, Output.item_id == Item.id, isouter=True)
+        .where(Item.campaign_id == campaign_id)
+        .group_by(Item.id, Item.external_id)
+        .having(func.count(Output.id) < 2)
+        .order_by(Item.id)
+    )
+    return [r[0] for r in rows]
 
 
 def existing_systems(session: Session, campaign_id: int) -> dict[str, int]:
@@ -297,6 +322,8 @@ def campaign_rows(engine: Engine, name: str) -> list[dict[str, Any]]:
                 "output": output.text,
                 "doc_id": item.doc_id,
                 "is_human": system.is_human,
+                "instructions": (item.meta or {}).get("instructions"),
+                "image": (item.meta or {}).get("image"),
                 "meta": output.meta or {},
             }
             for ann, annotator in judgments.get(output.id, [(None, None)]):
@@ -310,3 +337,40 @@ def campaign_rows(engine: Engine, name: str) -> list[dict[str, Any]]:
                     }
                 )
         return out
+
+
+def stored_image_names(session: Session, campaign_id: int) -> set[str]:
+    """The names of the images stored with a campaign."""
+    return set(
+        session.scalars(select(CampaignImage.name).where(CampaignImage.campaign_id == campaign_id))
+    )
+
+
+def insert_images(session: Session, campaign_id: int, images: dict[str, tuple[str, bytes]]) -> None:
+    """Store images (name → (media type, bytes)) with a campaign."""
+    session.add_all(
+        CampaignImage(campaign_id=campaign_id, name=n, media_type=t, data=d)
+        for n, (t, d) in images.items()
+    )
+    session.flush()
+
+
+def campaign_image(session: Session, campaign_id: int, name: str) -> tuple[str, bytes] | None:
+    """(media type, bytes) of a campaign's image; None when it has none of that name."""
+    row = session.execute(
+        select(CampaignImage.media_type, CampaignImage.data).where(
+            CampaignImage.campaign_id == campaign_id, CampaignImage.name == name
+        )
+    ).first()
+    return None if row is None else (row[0], bytes(row[1]))
+
+
+def campaign_images(engine: Engine, campaign_id: int) -> dict[str, bytes]:
+    """name → bytes of every image stored with a campaign, by name."""
+    with session_scope(engine) as s:
+        rows = s.execute(
+            select(CampaignImage.name, CampaignImage.data)
+            .where(CampaignImage.campaign_id == campaign_id)
+            .order_by(CampaignImage.name)
+        )
+        return {name: bytes(data) for name, data in rows}

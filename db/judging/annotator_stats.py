@@ -76,14 +76,20 @@ def span_attention_passed(
         for sp in spans
         if sp.get("side") == "target" and Severity(sp["severity"]).rank >= need
     ]
-    return any(
-        s < e2 and s2 < e for o in edits for s2, e2 in o["regions"] for s, e in marked
-    )
+    return any(s < e2 and s2 < e for o in edits for s2, e2 in o["regions"] for s, e in marked)
 
 
 def _no_work() -> dict[str, Any]:
-    return {"labels": 0, "skips": 0, "undos": 0, "secs": [], "att": 0, "passed": 0, "last": None,
-            "timed": 0}
+    return {
+        "labels": 0,
+        "skips": 0,
+        "undos": 0,
+        "secs": [],
+        "att": 0,
+        "passed": 0,
+        "last": None,
+        "timed": 0,
+    }
 
 
 def annotator_work(s: Session, campaign_id: int) -> list[AnnotatorWork]:

@@ -82,6 +82,12 @@ _LOG_COLUMNS = (
     "da_score",
     "screen_position",
     "screen_size",
+    "pair_output_id",
+    "preference",
+    "strength",
+    "reason",
+    "inclusion_prob",
+    "comment",
     "supersedes_id",
     "created_at",
 )
@@ -149,9 +155,7 @@ def last_current_judgment(s: Session, annotator_id: int) -> LastJudgment | None:
     if row is None:
         return None
     aid, oid, assignment, kind, label, post_edit, reason, spans = row
-    return LastJudgment(
-        aid, oid, assignment, AnnotationKind(kind), label, post_edit, reason, spans
-    )
+    return LastJudgment(aid, oid, assignment, AnnotationKind(kind), label, post_edit, reason, spans)
 
 
 @dataclass(frozen=True)

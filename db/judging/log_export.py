@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Engine, Select
+from sqlalchemy import Engine, Select, and_, or_
+from sqlalchemy.orm import aliased
 
 from db.engine import session_scope
-from db.judging.log import JUDGMENT_KINDS, SUPERSEDING, campaign_log
+from db.judging.log import JUDGMENT_KINDS, LABEL, SUPERSEDING, campaign_log
 from db.schema.models import Annotation, Annotator, Assignment, Item, Output, System
 
 
@@ -21,7 +22,9 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
     id, item id, doc id, system, annotator, kind, label, score, HTER, post-edit, skip reason,
     seconds, created_at, assignment position, inclusion probability, assignment kind,
     supersedes id, current, spans (JSON text, span campaigns), ESA score, and the place on
-    a comparative screen (screen position, 0-based, and screen size; else empty).
+    a comparative screen (screen position, 0-based, and screen size; else empty), and a
+    preference judgment's preference, strength and reason (:func:`preference_log` names
+    both outputs' systems).
     """
     q = _log_query(cid, current_only)
     out: list[dict[str, Any]] = []
@@ -56,6 +59,10 @@ def annotation_log(engine: Engine, cid: int, *, current_only: bool = True) -> li
                     "da_score": ann.da_score,
                     "screen_position": ann.screen_position,
                     "screen_size": ann.screen_size,
+                    "preference": ann.preference,
+                    "strength": ann.strength,
+                    "reason": ann.reason,
+                    "comment": ann.comment,
                 }
             )
     return out
@@ -85,3 +92,74 @@ def _log_query(cid: int, current_only: bool) -> Select:
     if current_only:
         q = q.where(Annotation.kind.in_(JUDGMENT_KINDS))
     return q
+
+
+_LEFT, _RIGHT = aliased(Output, name="left_output"), aliased(Output, name="right_output")
+_FIRST = aliased(Output, name="first_output")
+_LEFT_SYSTEM, _RIGHT_SYSTEM = (
+    aliased(System, name="left_system"),
+    aliased(System, name="right_system"),
+)
+
+
+def preference_log(engine: Engine, cid: int) -> list[dict[str, Any]]:
+    """A preference campaign's current judgments (attention checks and undone rows left
+    out), in id order, as the sides were shown: ``model_a`` / ``output_a`` the left output's
+    system and text, ``model_b`` / ``output_b`` the right one's, ``winner`` ``model_a``,
+    ``model_b`` or ``tie`` (the columns of Chatbot Arena's public battle dumps), with the
+    source, annotator, strength, reason, time and the pair's inclusion probability."""
+    left_is_first = Annotation.screen_position == 0
+    q = (
+        campaign_log(
+            cid,
+            Annotation,
+            Item.external_id,
+            Item.source,
+            Annotator.name,
+            _LEFT_SYSTEM.name,
+            _RIGHT_SYSTEM.name,
+            _LEFT.text,
+            _RIGHT.text,
+            _LEFT.id,
+            _RIGHT.id,
+            current_only=True,
+        )
+        .join(_FIRST, _FIRST.id == Annotation.output_id)
+        .join(Item, Item.id == _FIRST.item_id)
+        .join(_LEFT, or_(
+            and_(left_is_first, _LEFT.id == Annotation.output_id),
+            and_(~left_is_first, _LEFT.id == Annotation.pair_output_id),
+        ))
+        .join(_RIGHT, or_(
+            and_(left_is_first, _RIGHT.id == Annotation.pair_output_id),
+            and_(~left_is_first, _RIGHT.id == Annotation.output_id),
+        ))
+        .join(_LEFT_SYSTEM, _LEFT_SYSTEM.id == _LEFT.system_id)
+        .join(_RIGHT_SYSTEM, _RIGHT_SYSTEM.id == _RIGHT.system_id)
+        .where(Annotation.kind == LABEL, Annotation.preference.is_not(None))
+        .order_by(Annotation.id)
+    )  # fmt: skip
+    out = []
+    with session_scope(engine) as s:
+        for ann, ext, source, judge, model_a, model_b, text_a, text_b, id_a, id_b in s.execute(q):
+            left_won = ann.preference if ann.screen_position == 0 else 1.0 - ann.preference
+            out.append({
+                "question_id": ext,
+                "model_a": model_a,
+                "model_b": model_b,
+                "winner": {1.0: "model_a", 0.0: "model_b"}.get(left_won, "tie"),
+                "judge": judge,
+                "shown_left": "model_a",
+                "source": source,
+                "output_a": text_a,
+                "output_b": text_b,
+                "output_a_id": str(id_a),
+                "output_b_id": str(id_b),
+                "strength": ann.strength,
+                "reason": ann.reason,
+                "tstamp": ann.created_at.isoformat() if ann.created_at else None,
+                "seconds": ann.seconds,
+                "inclusion_prob": ann.inclusion_prob,
+                "annotation_id": ann.id,
+            })  # fmt: skip
+    return out

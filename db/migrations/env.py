@@ -9,7 +9,11 @@ from alembic import context
 
 from db.engine import database_url, make_engine
 from db.migrate import check_foreign_keys, foreign_keys_off
+from db.schema import admin_models, document_models
 from db.schema.models import Base
+
+# Autogenerate compares against Base.metadata, which holds a table once its module is loaded.
+assert admin_models and document_models
 
 config = context.config
 target_metadata = Base.metadata

@@ -8,5 +8,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "annotators": ["list_annotators"],
+        "study": ["has_study_link"],
     },
 )

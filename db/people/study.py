@@ -47,6 +47,12 @@ _LINK = select(
 ).join(Campaign, Campaign.id == StudyLink.campaign_id)  # fmt: skip
 
 
+def has_study_link(s: Session, campaign_id: int) -> bool:
+    """Has the campaign ever had a study link (a revoked one's participants still work)?"""
+    found = s.scalar(select(StudyLink.id).where(StudyLink.campaign_id == campaign_id).limit(1))
+    return found is not None
+
+
 def link_by_hash(s: Session, token_hash: str) -> LinkRow | None:
     row = s.execute(_LINK.where(StudyLink.token_hash == token_hash)).one_or_none()
     return None if row is None else LinkRow(*row)

@@ -13,8 +13,8 @@ from db.campaign.campaigns import insert_returning_ids
 from db.schema.models import Annotation, Assignment, AttentionCheck, Item, Output
 from db.schema.vocabulary import SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
-REGULAR, ATTENTION = SlotKind
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = tuple(SlotState)[:6]  # short names of states
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 _A = Assignment.__table__
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +45,10 @@ from db.queue.claim_statements import (
     FINISH,
     FIRST_EXPIRED,
     FIRST_OPEN,
+    MY_BLOCK_CLAIMS,
     MY_CLAIMS,
+    MY_RESERVED,
+    REST_OF_CONTROL,
     REST_OF_GROUP,
     TASK_STATEMENTS,
     TOUCH,
@@ -54,10 +57,16 @@ from db.queue.claim_statements import (
 )
 from db.queue.document_blocks import claim_block
 from db.schema.models import Annotator, Assignment, Campaign
-from db.schema.vocabulary import CampaignMode, SlotKind, SlotState, documents_in_order
+from db.schema.vocabulary import (
+    CONTROL_KINDS,
+    CampaignMode,
+    SlotKind,
+    SlotState,
+    documents_in_order,
+)
 
-OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
-REGULAR, ATTENTION = SlotKind
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = tuple(SlotState)[:6]  # short names of states
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 
 @contextmanager
@@ -91,6 +100,7 @@ _ANNOTATOR_CAMPAIGN = (
         _CA.c.overlap,
         _CA.c.archived_at,
         _CA.c.meta,
+        _AN.c.form_answers,
     )
     .join(_CA, _CA.c.id == _AN.c.campaign_id)
     .where(_AN.c.id == bindparam("annotator_id"))
@@ -118,6 +128,19 @@ class AnnotatorCampaign:
     archived: bool = False
     #: Documents are judged in order: the queue hands out whole blocks (claim_block).
     blocks: bool = False
+    #: The campaign's tutorial as stored (None: none): an action asks whether the annotator
+    #: passed it. Kept out of equality and the hash (a dict).
+    tutorial: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    #: The campaign's shared control block (``meta["control_block"]``), None without one;
+    #: kept out of equality and the hash like the tutorial.
+    control: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    #: A DA campaign's Likert scale (``meta["likert"]``: labels and keys), None without one
+    likert: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    #: The campaign's pre-task form (``meta["pretask_form"]``: intro and fields), None
+    #: without one (formats.forms.pretask)
+    form: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    #: The annotator has answered the pre-task form (``annotators.form_answers`` is set)
+    form_answered: bool = False
 
 
 def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | None:
@@ -134,10 +157,16 @@ def annotator_campaign(s: Session, annotator_id: int) -> AnnotatorCampaign | Non
     row = conn.execute(_ANNOTATOR_CAMPAIGN, {"annotator_id": annotator_id}).first()
     if row is None:
         return None
-    revoked, cid, name, mode, *rest, archived_at, meta = row
+    revoked, cid, name, mode, *rest, archived_at, meta, answers = row
+    likert, form = (meta or {}).get("likert"), (meta or {}).get("pretask_form")
     return AnnotatorCampaign(
         revoked is not None, cid, name, CampaignMode(mode), *rest,
         archived=archived_at is not None, blocks=documents_in_order(meta),
+        tutorial=(meta or {}).get("tutorial") or None,
+        control=_block(meta),
+        likert=likert if isinstance(likert, dict) else None,
+        form=form if isinstance(form, dict) and form.get("fields") else None,
+        form_answered=answers is not None,
     )  # fmt: skip
 
 
@@ -150,6 +179,7 @@ def claim_next(
     paired: bool,
     blocks: bool = False,
     task_id: int | None = None,
+    control: bool = False,
 ) -> list[int]:
     """Claim the next open (or expired) slot(s) for an annotator; their ids in queue order.
 
@@ -165,6 +195,11 @@ def claim_next(
 
     The caller holds the annotator's lock (``annotator_campaign``), so two tabs of one
     annotator claim one after the other.
+
+    ``control``: the campaign has a shared control block; the annotator's next reserved
+    block slot is a candidate too (by position: before every regular slot when the block
+    is placed at the start), and their held block claims, which belong to no task, are
+    resumed in a task as well.
     """
     if blocks:  # documents judged in order: whole blocks (claim_block)
         return claim_block(s, campaign_id, annotator_id, now, cutoff, paired, task_id)
@@ -175,9 +210,10 @@ def claim_next(
         else TASK_STATEMENTS
     )
     scope = {} if task_id is None else {"task_id": task_id}
-    held = conn.execute(
-        mine, {"annotator_id": annotator_id, "campaign_id": campaign_id, **scope}
-    ).all()
+    me = {"annotator_id": annotator_id, "campaign_id": campaign_id}
+    held = conn.execute(mine, {**me, **scope}).all()
+    if control and not held and task_id is not None:
+        held = conn.execute(MY_BLOCK_CLAIMS, me).all()
     if held:
         return _resume_held(conn, held, now, cutoff)
     if paired:  # the item is claimed whole: one new group claim at a time (PostgreSQL)
@@ -188,6 +224,7 @@ def claim_next(
         for row in (
             conn.execute(first_open, {**params, **scope}).first(),
             conn.execute(first_expired, {**params, **scope}).first(),
+            conn.execute(MY_RESERVED, me).first() if control else None,
         )
         if row is not None
     ]
@@ -198,6 +235,9 @@ def claim_next(
     if paired and kind == REGULAR and item_id is not None:
         group = {**params, **scope, "item_id": item_id, "slot": slot, "first_id": first_id}
         claimed += [(pos, id_) for id_, pos in conn.execute(rest, group)]
+    elif paired and kind in CONTROL_KINDS and item_id is not None:  # the block item whole
+        group = {**params, "item_id": item_id, "first_id": first_id}
+        claimed += [(pos, id_) for id_, pos in conn.execute(REST_OF_CONTROL, group)]
     ids = [id_ for _, id_ in sorted(claimed)]  # queue order, as MY_CLAIMS would read them
     conn.execute(CLAIM, {"ids": ids, "claimer": annotator_id, "now": now})
     return ids
@@ -236,3 +276,9 @@ def reclaim_for_undo(s: Session, assignment_id: int, annotator_id: int, now: dat
         .where(Assignment.id == assignment_id, Assignment.annotator_id == annotator_id)
         .values(state=CLAIMED, claimed_at=now, claim_version=Assignment.claim_version + 1)
     )
+
+
+def _block(meta: dict | None) -> dict | None:
+    """The campaign's control block settings when it has one with items."""
+    raw = (meta or {}).get("control_block")
+    return raw if isinstance(raw, dict) and raw.get("items") else None

@@ -13,13 +13,17 @@ from typing import Any
 from sqlalchemy import and_, bindparam, exists, or_, select, text, update
 
 from db.schema.models import Assignment
-from db.schema.vocabulary import SlotKind, SlotState
+from db.schema.vocabulary import CONTROL_KINDS, SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
-REGULAR, ATTENTION = SlotKind
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = tuple(SlotState)[:6]  # short names of states
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 _A = Assignment.__table__
 MINE = Assignment.__table__.alias("mine")
+#: A control-block slot is its annotator's own: it waits ``reserved`` (unseen by the shared
+#: statements below) and, once claimed and expired, nobody else may take it.
+CONTROL = _A.c.kind.in_(CONTROL_KINDS)
+MINE_OR_SHARED = or_(~CONTROL, _A.c.annotator_id == bindparam("annotator_id"))
 NOT_JUDGED_BY_ME = or_(
     _A.c.kind == ATTENTION,
     ~exists().where(
@@ -52,6 +56,7 @@ FIRST_EXPIRED = (
         _A.c.state == CLAIMED,
         _A.c.claimed_at < bindparam("cutoff"),
         NOT_JUDGED_BY_ME,
+        MINE_OR_SHARED,
     )
     .order_by(_A.c.position)
     .limit(1)
@@ -70,6 +75,36 @@ REST_OF_GROUP = (
     )
     .with_for_update(skip_locked=True, of=_A)
 )
+#: A paired campaign's control slots are claimed as their item's group too: the annotator's
+#: other open block slots of the same item.
+REST_OF_CONTROL = (
+    select(_A.c.id, _A.c.position)
+    .where(
+        _A.c.item_id == bindparam("item_id"),
+        _A.c.campaign_id == bindparam("campaign_id"),
+        CONTROL,
+        _A.c.annotator_id == bindparam("annotator_id"),
+        _A.c.id != bindparam("first_id"),
+        _A.c.state == SlotState.RESERVED,
+    )
+    .with_for_update(skip_locked=True, of=_A)
+)
+#: The claim path's extra candidate in a campaign with a control block: the annotator's
+#: next reserved block slot (the annotator_id index), and their held block claims, which
+#: belong to no task.
+MY_RESERVED = (
+    select(*CANDIDATE_COLUMNS)
+    .where(
+        _A.c.annotator_id == bindparam("annotator_id"),
+        _A.c.campaign_id == bindparam("campaign_id"),
+        _A.c.state == SlotState.RESERVED,
+        CONTROL,
+    )
+    .order_by(_A.c.position)
+    .limit(1)
+    .with_for_update(skip_locked=True, of=_A)
+)
+MY_BLOCK_CLAIMS = MY_CLAIMS.where(CONTROL)
 # The same statements restricted to one task's slots (a campaign cut into tasks).
 IN_TASK = _A.c.task_id == bindparam("task_id")
 TASK_STATEMENTS = tuple(

@@ -21,8 +21,8 @@ from db.queue.claim_statements import (
 from db.schema.models import Assignment, Item, Output
 from db.schema.vocabulary import SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
-REGULAR, ATTENTION = SlotKind
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = tuple(SlotState)[:6]  # short names of states
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 _A, _O, _I = Assignment.__table__, Output.__table__, Item.__table__
 

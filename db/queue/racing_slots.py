@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 from db.schema.models import Assignment, Output
 from db.schema.vocabulary import SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
-REGULAR, ATTENTION = SlotKind
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = tuple(SlotState)[:6]  # short names of states
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 _A, _O = Assignment.__table__, Output.__table__
 

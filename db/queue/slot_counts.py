@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 from db.schema.models import Assignment
 from db.schema.vocabulary import SlotKind, SlotState
 
-OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = SlotState  # short names of states and kinds
-REGULAR, ATTENTION = SlotKind
+OPEN, CLAIMED, DONE, SKIPPED, PENDING, PASSED = tuple(SlotState)[:6]  # short names of states
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 _A = Assignment.__table__
 
@@ -103,9 +103,11 @@ def annotator_slots(s: Session, campaign_id: int, annotator_id: int) -> Annotato
     index, then the output index per slot of theirs), in one statement: the page's "left
     for you" is the campaign's open slots (``queue_counts``, pending ones included)
     − ``open_not_theirs`` + ``held``."""
-    row = s.connection().execute(
-        _ANNOTATOR_COUNTS, {"annotator_id": annotator_id, "campaign_id": campaign_id}
-    ).one()
+    row = (
+        s.connection()
+        .execute(_ANNOTATOR_COUNTS, {"annotator_id": annotator_id, "campaign_id": campaign_id})
+        .one()
+    )
     return AnnotatorSlots(int(row[0] or 0), int(row[1] or 0), bool(row[2]))
 
 

@@ -12,7 +12,7 @@ from db.schema.models import Assignment, AttentionCheck, Item, MetricScore, Outp
 from db.schema.vocabulary import SlotKind
 from db.scores.metric_scores import IMPORTED_MARK
 
-REGULAR, ATTENTION = SlotKind
+REGULAR, ATTENTION = SlotKind.REGULAR, SlotKind.ATTENTION
 
 #: Metric keys shown beside an item, in display order.
 SHOWN_METRICS = ("bleu", "chrf", "ter", "bertscore_f")
@@ -34,10 +34,17 @@ class SlotRow:
     source: str
     reference: str | None
     slot: int = 0  # 0 the output's first judgment, 1 its overlap slot
+    #: Preference mode: the pair's second output and its text (an attention check: the
+    #: original, shown beside its degraded copy ``text``); None in other modes.
+    pair_output_id: int | None = None
+    pair_text: str | None = None
+    instructions: str | None = None  # the item's own (markdown), shown above it
+    image: str | None = None  # the name of the item's image (stored with the campaign)
 
 
 _A = Assignment.__table__
 _O, _I, _C = Output.__table__, Item.__table__, AttentionCheck.__table__
+_P = Output.__table__.alias("pair_output")
 _SLOT_ROW = (
     select(
         _A.c.id,
@@ -53,11 +60,15 @@ _SLOT_ROW = (
         _I.c.source,
         _I.c.reference,
         _A.c.slot,
+        _A.c.pair_output_id,
+        _P.c.text,
+        _I.c.meta,
     )
     .select_from(_A)
     .join(_O, _O.c.id == _A.c.output_id)
     .join(_I, _I.c.id == _O.c.item_id)
     .outerjoin(_C, _C.c.id == _A.c.attention_check_id)
+    .outerjoin(_P, _P.c.id == _A.c.pair_output_id)
     .where(_A.c.id == bindparam("assignment_id"))
 )
 _S = MetricScore.__table__
@@ -76,7 +87,10 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
     row = s.connection().execute(_SLOT_ROW, {"assignment_id": assignment_id}).first()
     if row is None:
         return None
-    (aid, version, cid, annotator, oid, item, kind, pos, text, degraded, src, ref, slot) = row
+    (aid, version, cid, annotator, oid, item, kind, pos, text, degraded, src, ref, slot,
+     pair_id, pair_text, meta) = row  # fmt: skip
+    meta = meta if isinstance(meta, dict) else {}
+    instructions, image = meta.get("instructions"), meta.get("image")
     return SlotRow(
         assignment_id=aid,
         claim_version=version,
@@ -90,6 +104,10 @@ def slot_row(s: Session, assignment_id: int) -> SlotRow | None:
         source=src,
         reference=ref,
         slot=slot,
+        pair_output_id=pair_id,
+        pair_text=pair_text,
+        instructions=instructions if isinstance(instructions, str) and instructions else None,
+        image=image if isinstance(image, str) and image else None,
     )
 
 
@@ -122,3 +140,11 @@ def item_group(s: Session, campaign_id: int, item_id: int, slot: int) -> list[tu
     one annotator claims together (``claim_next``). One indexed lookup (``item_id``)."""
     params = {"item_id": item_id, "campaign_id": campaign_id, "slot": slot}
     return [(oid, text) for oid, text in s.connection().execute(_GROUP, params)]
+
+
+_INCLUSION = select(_A.c.inclusion_prob).where(_A.c.id == bindparam("assignment_id"))
+
+
+def slot_inclusion_prob(s: Session, assignment_id: int) -> float | None:
+    """The probability the queue recorded for drawing the slot (None: no such slot)."""
+    return s.connection().execute(_INCLUSION, {"assignment_id": assignment_id}).scalar()

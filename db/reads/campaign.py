@@ -234,7 +234,7 @@ def assemble(  # type: ignore[no-untyped-def]
         item_ids=list(item_ids),
         output_ids=output_ids,
         metrics=metrics,
-        scores=scores,
+        scores={sig: scores[sig] for sig in sorted(scores)},  # not the rows' arrival order
         judgments=replace(
             judged,
             error_free_threshold=np.full(len(judged), error_free_threshold(head.meta)),

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, case, func, literal, select
+from sqlalchemy import BigInteger, Engine, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 
 from db.engine import session_scope
@@ -170,9 +170,19 @@ def _score_query(cid: int) -> Any:
     )
 
 
+#: Float columns enter a digest as integers in millionths: a float sum depends on the order
+#: the database adds the rows in (PostgreSQL's plan may change between two reads), an integer
+#: sum does not. A value rewritten in place by less than half a millionth goes unseen.
+MICRO = 1_000_000
+
+
+def _exact(col: Any) -> Any:
+    return cast(func.round(col * MICRO), BigInteger)
+
+
 def _score_digests(s: Session, cid: int, top: int) -> tuple[Any, ...]:
     # the value's sum too: a score rewritten in place changes it
-    return _digests(s, _score_query(cid), top, MetricScore.id, MetricScore.value)
+    return _digests(s, _score_query(cid), top, MetricScore.id, _exact(MetricScore.value))
 
 
 def _log_query(cid: int) -> Any:
@@ -190,10 +200,17 @@ def _ann_digests(s: Session, cid: int, top: int) -> tuple[Any, ...]:
     place — its slot, the slot's position (a queue rebuild renumbers them), π and kind —
     and, though rows are append-only, its output and label (a campaign deleted and another
     imported under reused ids)."""
-    attention = case((Assignment.kind == SlotKind.ATTENTION, 1), else_=0)
+    # a slot's kind decides whether its judgment counts (attention; a control block counted
+    # or not): a change of the choice rewrites the kinds, and the digest sees it
+    attention = case(
+        (Assignment.kind == SlotKind.ATTENTION, 1),
+        (Assignment.kind == SlotKind.CONTROL, 2),
+        (Assignment.kind == SlotKind.CONTROL_COUNTED, 3),
+        else_=0,
+    )
     return _digests(
         s, _log_query(cid), top, Annotation.id, Annotation.assignment_id,
-        Assignment.position, Assignment.inclusion_prob, attention, Annotation.supersedes_id,
+        Assignment.position, _exact(Assignment.inclusion_prob), attention, Annotation.supersedes_id,
         Annotation.output_id, Annotation.label,
     )  # fmt: skip
 

@@ -27,7 +27,7 @@ def _regular(row: Any) -> bool:
     kind, akind = row[3], row[11]
     if kind not in JUDGMENT_KINDS or kind == SKIP:
         return False
-    return not (kind == ATTENTION or akind == SlotKind.ATTENTION)
+    return not (kind == ATTENTION or akind in (SlotKind.ATTENTION, SlotKind.CONTROL))
 
 
 @dataclass(frozen=True)

@@ -104,8 +104,8 @@ def judgments(rows, out_pos, ann_index) -> Judgments:  # type: ignore[no-untyped
          position, incl, akind, esa, da, spans) = row  # fmt: skip
         if kind not in JUDGMENT_KINDS or kind == SKIP:
             continue  # undo markers and skips
-        if kind == ATTENTION or akind == SlotKind.ATTENTION:
-            continue
+        if kind == ATTENTION or akind in (SlotKind.ATTENTION, SlotKind.CONTROL):
+            continue  # attention answers, and a control block the organiser did not count
         regular.append(
             (
                 position is None,

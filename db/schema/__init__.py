@@ -15,6 +15,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "CampaignGrant",
             "InviteEvent",
             "Job",
+            "MonitorState",
             "SignInThrottle",
             "StudyLink",
             "StudyParticipant",

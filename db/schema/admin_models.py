@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -216,8 +217,11 @@ class TutorialAnswer(Base):
     annotator_id: Mapped[int] = mapped_column(ForeignKey("annotators.id", ondelete="CASCADE"))
     attempt: Mapped[int] = mapped_column(Integer)
     item_index: Mapped[int] = mapped_column(Integer)
-    label: Mapped[int] = mapped_column(Integer)
+    #: the binary answer (None on a screen that asks for a score or spans)
+    label: Mapped[int | None] = mapped_column(Integer)
     correct: Mapped[bool] = mapped_column(Boolean)
+    #: the whole answer: label, score, spans, and what it missed ("problems")
+    answer: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     answered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -238,3 +242,27 @@ class AISpan(Base):
     confidence: Mapped[float | None] = mapped_column(Float)
     model: Mapped[str | None] = mapped_column(String(200))
     source: Mapped[str] = mapped_column(String(200))
+
+
+class MonitorState(Base):
+    """One stream's carried live-monitor state (a system's or a pair's betting capital and
+    the end of its path of intervals), saved after a dashboard read so that another server
+    process resumes from it instead of analysing the stream from its first label
+    (db.reads.monitor_state, estimators.live.saved). ``scope`` names the dashboard's view
+    of the campaign (judgment kind, z-scores); ``state_key`` is the digest of the
+    monitor's settings the state was computed under (α, the plan's t*, pool, null, label
+    bounds), ``n_labels`` and ``labels_digest`` the labels it is after. A read uses a row
+    only when all three match it; a mismatched row is replaced at the next save."""
+
+    __tablename__ = "monitor_states"
+
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    scope: Mapped[str] = mapped_column(String(100), primary_key=True)
+    stream: Mapped[str] = mapped_column(String(40), primary_key=True)
+    state_key: Mapped[bytes] = mapped_column(LargeBinary)
+    n_labels: Mapped[int] = mapped_column(Integer)
+    labels_digest: Mapped[bytes] = mapped_column(LargeBinary)
+    payload: Mapped[bytes] = mapped_column(LargeBinary)
+    saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

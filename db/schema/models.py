@@ -22,6 +22,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -145,6 +146,10 @@ class Annotator(Base):
     role: Mapped[str] = mapped_column(String(20), default="annotator")
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The annotator's answers to the campaign's pre-task form (field name → value, checked
+    #: by formats.forms.pretask); None until they answered it.
+    form_answers: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    form_answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Assignment(Base):
@@ -160,6 +165,8 @@ class Assignment(Base):
         Index("ix_assignments_attention_check", "attention_check_id"),
         # A task's claim path: its next open slot in queue order.
         Index("ix_assignments_task", "task_id", "state", "position"),
+        # a deletion's ON DELETE CASCADE finds preference slots by their second output
+        Index("ix_assignments_pair_output", "pair_output_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -192,6 +199,9 @@ class Assignment(Base):
     draw_round: Mapped[int | None] = mapped_column(Integer)
     #: The task (batch) this slot belongs to; NULL: the shared queue (no tasks, or not cut).
     task_id: Mapped[int | None] = mapped_column(ForeignKey("tasks.id", ondelete="SET NULL"))
+    #: Preference mode: the pair's second output (an attention check: its own output, shown
+    #: beside its degraded copy); NULL in every other mode.
+    pair_output_id: Mapped[int | None] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
 
 
 class Task(Base):
@@ -235,6 +245,7 @@ class Annotation(Base):
         # SET NULL): without the index each deleted slot scanned every annotation (5.6 s
         # for the 6,877 slots of the WMT campaign on SQLite, 0.04 s with it).
         Index("ix_annotations_assignment", "assignment_id"),
+        Index("ix_annotations_pair_output", "pair_output_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -265,10 +276,36 @@ class Annotation(Base):
     #: the screen showed (NULL: judged alone). Position bias is measured from these.
     screen_position: Mapped[int | None] = mapped_column(Integer)
     screen_size: Mapped[int | None] = mapped_column(Integer)
+    #: Preference mode (annotation.judging.preference, migration 0018): the pair's other
+    #: output (``screen_position``: ``output_id``'s side, 0 left); ``preference`` 1 / ½ / 0
+    #: = ``output_id`` preferred / tie / the other; strength, reason; the pair's π.
+    pair_output_id: Mapped[int | None] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    preference: Mapped[float | None] = mapped_column(Float)
+    strength: Mapped[str | None] = mapped_column(String(10))
+    reason: Mapped[str | None] = mapped_column(Text)
+    inclusion_prob: Mapped[float | None] = mapped_column(Float)
+    #: The annotator's optional free-text comment on the judgment (empty: None)
+    comment: Mapped[str | None] = mapped_column(Text)
     supersedes_id: Mapped[int | None] = mapped_column(
         ForeignKey("annotations.id", ondelete="SET NULL"), index=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CampaignImage(Base):
+    """An image an item shows (its ``meta["image"]`` names it), stored with the campaign so
+    the app serves it itself: nothing is fetched from elsewhere while an item is judged.
+    The bytes were checked on import (formats.item_images: PNG, JPEG or WebP by their magic
+    bytes, size-limited)."""
+
+    __tablename__ = "campaign_images"
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(300))
+    media_type: Mapped[str] = mapped_column(String(20))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class MetricScore(Base):

@@ -20,6 +20,7 @@ class CampaignMode(StrEnum):
     SPANS_POST_EDIT = "spans_post_edit"  # error spans, and a post-edit when given
     DA = "da"  # a 0–100 direct-assessment slider score (da_score)
     SQM = "sqm"  # the same slider with SQM's seven points 0–6 (stored as 100·k/6)
+    PREFERENCE = "preference"  # which of two outputs of one source is better, or a tie
 
     @property
     def asks_post_edit(self) -> bool:
@@ -33,6 +34,11 @@ class CampaignMode(StrEnum):
     @property
     def asks_spans(self) -> bool:
         return self in (CampaignMode.SPANS, CampaignMode.SPANS_POST_EDIT)
+
+    @property
+    def asks_preference(self) -> bool:
+        """Two outputs of one source side by side: the better one, or a tie."""
+        return self is CampaignMode.PREFERENCE
 
 
 class Severity(StrEnum):
@@ -52,7 +58,8 @@ class SlotState(StrEnum):
     """An assignment slot's life: open → claimed → done | skipped.
 
     Active sampling adds two states before "open": a slot is ``pending`` until a draw round
-    visits it, then ``open`` (drawn) or ``passed`` (not drawn; never shown).
+    visits it, then ``open`` (drawn) or ``passed`` (not drawn; never shown). A control-block
+    slot starts ``reserved`` (its annotator's alone), then claimed → done | skipped.
     """
 
     OPEN = "open"
@@ -61,13 +68,27 @@ class SlotState(StrEnum):
     SKIPPED = "skipped"
     PENDING = "pending"
     PASSED = "passed"
+    #: A control-block slot waiting for its own annotator: never in the shared queue's
+    #: statements, claimed only by db.queue.claim's own-block candidate.
+    RESERVED = "reserved"
 
 
 class SlotKind(StrEnum):
-    """A regular slot of the pool, or an attention check (never counted in estimates)."""
+    """A regular slot of the pool, an attention check (never counted in estimates), or a
+    slot of the shared control block: one per annotator and block output, judged once by
+    every annotator. Whether the block's judgments enter the estimates is the organiser's
+    logged choice, carried by the kind itself so both read paths (db.reads.parts,
+    db.reads.delta_judgments) decide alike: ``control`` (not counted; agreement, z-scores
+    and drift only) or ``control_counted``."""
 
     REGULAR = "regular"
     ATTENTION = "attention"
+    CONTROL = "control"
+    CONTROL_COUNTED = "control_counted"
+
+
+#: The control block's slot kinds (annotation.queue.control_block).
+CONTROL_KINDS = (SlotKind.CONTROL, SlotKind.CONTROL_COUNTED)
 
 
 class AnnotationKind(StrEnum):

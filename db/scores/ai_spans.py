@@ -1,9 +1,10 @@
-"""Storage of AI error spans (ESA^AI prefill): replace a campaign's, read an output's, read
-a campaign's for the export. annotation.imports.ai_spans validates before anything comes here."""
+"""Storage of AI error spans (ESA^AI prefill): delete a campaign's and insert an import's
+(in the import's transaction), read an output's, read a campaign's for the export.
+annotation.imports.ai_spans validates every row before it comes here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select
@@ -49,18 +50,20 @@ def _campaign_outputs(campaign_id: int):  # type: ignore[no-untyped-def]
     )
 
 
-def replace_campaign_spans(s: Session, campaign_id: int, rows: Iterable[dict]) -> int:
-    """Delete the campaign's AI spans and insert ``rows`` (caller's transaction: all or
-    nothing with the checks around it); how many rows were stored."""
+def delete_campaign_spans(s: Session, campaign_id: int) -> None:
+    """Delete the campaign's AI spans (caller's transaction: an import then inserts the
+    file's with :func:`insert_spans`, or rolls back)."""
     s.execute(
         delete(AISpan)
         .where(AISpan.output_id.in_(_campaign_outputs(campaign_id)))
         .execution_options(synchronize_session=False)
     )
-    batch = list(rows)
-    if batch:
-        s.execute(AISpan.__table__.insert(), batch)
-    return len(batch)
+
+
+def insert_spans(s: Session, rows: Sequence[dict]) -> None:
+    """Insert AI span rows (one batch of an import)."""
+    if rows:
+        s.execute(AISpan.__table__.insert(), list(rows))
 
 
 def count_campaign_spans(s: Session, campaign_id: int) -> int:
