@@ -74,4 +74,3 @@ def record_creator(engine: Engine, account: Account, campaign_id: int) -> None:
     """An admin who imports a campaign owns it (an owner sees every campaign anyway)."""
     if account.role == "admin":
         store.grant(engine, account.id, campaign_id, kind="creator")
-

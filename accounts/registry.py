@@ -121,7 +121,6 @@ def set_account_disabled(engine: Engine, name: str, disabled: bool = True) -> Ac
     return account
 
 
-
 def accounts_configured(engine: Engine) -> bool:
     """True when someone can sign in: TANDEM_ADMIN_PASSWORD is set, or an enabled account
     exists."""

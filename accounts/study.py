@@ -51,7 +51,13 @@ MAX_PARAM = 200
 
 
 class StudyRefused(ValueError):
-    """The study link cannot enrol or resume this visit; the message is for the participant."""
+    """The study link cannot enrol or resume this visit; the message is for the participant.
+    ``screen_out_of``: the campaign whose screen-out URL (the task settings) sends this
+    participant back to their platform (a full study), else None."""
+
+    def __init__(self, message: str, screen_out_of: int | None = None) -> None:
+        super().__init__(message)
+        self.screen_out_of = screen_out_of
 
 
 @dataclass(frozen=True)
@@ -229,7 +235,8 @@ def enrol(engine: Engine, token: str, query: Mapping[str, str]) -> Enrolment:
             if link.cap is not None and dbstudy.participant_count(s, link.campaign_id) >= link.cap:
                 raise StudyRefused(
                     "This study is full: it has all the participants it needs. Thank you for "
-                    "your interest; please return the study on your platform."
+                    "your interest; please return the study on your platform.",
+                    screen_out_of=link.campaign_id,
                 )
             if dbannotators.annotator_name_taken(s, link.campaign_id, pid):
                 raise StudyRefused(

@@ -4,7 +4,6 @@ serving the app."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -215,4 +214,8 @@ def serve(host: str = "localhost", port: int = 8501) -> None:
     """Start the app (same as `make run` without the set-up)."""
     base.open_engine()
     root = Path(__file__).resolve().parent.parent
-    raise typer.Exit(subprocess.call(serve_command(host, port), cwd=root))
+    os.chdir(root)
+    # Become the Streamlit process rather than its parent: a signal (a supervisor's stop, a
+    # kill) then reaches the server itself instead of leaving it running without its parent.
+    command = serve_command(host, port)
+    os.execv(command[0], command)

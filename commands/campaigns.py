@@ -23,12 +23,15 @@ from commands.import_options import (
     AttentionRateOption,
     ColumnMapOption,
     IgnoreOption,
+    LikertKeysOption,
+    LikertOption,
     LowerIsBetterOption,
     MaxMbOption,
     MetricColumnOption,
     MetricVersionOption,
     ModeOption,
     OverlapOption,
+    PairPolicyOption,
     ShowMetricsOption,
     TargetLangOption,
 )
@@ -50,6 +53,9 @@ def import_(
     show_metrics: ShowMetricsOption = False,
     overlap: OverlapOption = DEFAULT_OVERLAP,
     attention_rate: AttentionRateOption = DEFAULT_ATTENTION_RATE,
+    pair_policy: PairPolicyOption = None,
+    likert: LikertOption = None,
+    likert_keys: LikertKeysOption = None,
 ) -> None:
     """Import a campaign file (validated completely first; nothing is written on error)."""
     from annotation.imports.importer import import_campaign
@@ -63,7 +69,27 @@ def import_(
         metrics = parse_metric_specs(metric or [], lower_is_better or [], metric_version or [])
     except ValueError as exc:
         fail(str(exc))
+    if likert is not None:  # a DA campaign with labelled points; human_score is the point
+        from formats.forms.likert import parse_scale
+
+        if mode not in (None, "da") or append:
+            fail("--likert: a new DA campaign's scale (leave out --mode or give --mode da).")
+        try:
+            scale = parse_scale(likert, likert_keys)
+        except ValueError as exc:
+            fail(f"--likert: {exc}.")
+        mode = "da"
     settings = _import_settings(mode, append, target_lang, show_metrics, overlap, attention_rate)
+    if pair_policy is not None:
+        from annotation.queue.pair_policy import POLICIES
+
+        if pair_policy not in POLICIES:
+            fail(f"--pair-policy {pair_policy!r}: use {' or '.join(POLICIES)}.")
+        if settings.get("mode") != "preference":
+            fail("--pair-policy is for preference campaigns (--mode preference).")
+        settings["pair_policy"] = pair_policy
+    if likert is not None:
+        settings["likert"] = scale
     limit = max_mb_option(max_mb)
     engine = base.open_engine()
     with base.importing(file), ProgressBar("import") as bar:

@@ -43,8 +43,20 @@ ModeOption = Annotated[
     typer.Option(
         help="binary, post_edit, both, spans (error spans, MQM), spans_post_edit, da (a "
         "0–100 slider per output), sqm (SQM's seven points 0–6) or esa (error spans with "
-        "the 0–100 ESA score and WMT's ESA guidelines; cESA when comparative) (new "
-        "campaigns; default binary). With --append it must be the campaign's mode."
+        "the 0–100 ESA score and WMT's ESA guidelines; cESA when comparative) or "
+        "preference (two outputs of one source side by side: which is better, or a tie; "
+        "every source needs two or more systems) (new campaigns; default binary). With "
+        "--append it must be the campaign's mode."
+    ),
+]
+PairPolicyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--pair-policy",
+        help="preference campaigns: which pair of each source's outputs is shown. uniform "
+        "(default: every pair alike) or adaptive (the pairs whose order is least settled "
+        "first, every pair kept at a floor of probability; the inclusion probabilities "
+        "are stored and the verdicts weight by them).",
     ),
 ]
 TargetLangOption = Annotated[
@@ -64,4 +76,15 @@ OverlapOption = Annotated[
 ]
 AttentionRateOption = Annotated[
     float, typer.Option(help="Share of queue positions that are attention checks.")
+]
+LikertOption = Annotated[
+    str | None,
+    typer.Option(
+        help="A Likert scale instead of the 0–100 slider (a new DA campaign): N points or "
+        "N:label,label,… (2–11), e.g. 5:bad,poor,fair,good,excellent; the file's "
+        "human_score is then the point 1 … N."
+    ),
+]
+LikertKeysOption = Annotated[
+    str | None, typer.Option(help="The Likert points' keys, one per point (default 1 2 … 9 0 -).")
 ]

@@ -131,6 +131,10 @@ def study_link(
         f"participants are named by {link.id_param}"
         + (f"; at most {link.cap:,}." if link.cap else ".")
     )
+    from annotation.tasks.batches import study_idle_note
+
+    warn, note = study_idle_note(engine, cid)
+    typer.echo(("Warning: " if warn else "") + note, err=warn)
 
 
 @app.command("tutorial")
@@ -138,15 +142,20 @@ def tutorial_command(
     campaign: CampaignName,
     file: Annotated[
         Path | None,
-        typer.Option(help="CSV: source, output, expected_label (1/0), explanation[, reference]."),
+        typer.Option(
+            help="CSV (source, output, expected_label / expected_score / expected_spans, "
+            "explanation, ...), JSONL, or Pearmut's JSON with validation blocks "
+            "(docs/annotation.md, Tutorials)."
+        ),
     ] = None,
     pass_needed: Annotated[
         int | None, typer.Option(help="Items right to pass (default: 80 %, rounded up).")
     ] = None,
     remove: Annotated[bool, typer.Option(help="Remove the campaign's tutorial.")] = False,
 ) -> None:
-    """Set the tutorial annotators answer before their first item (feedback after each;
-    two attempts at the comprehension check), or --remove it. Logged."""
+    """Set the tutorial and checks annotators answer before their first item (feedback
+    after each, or recorded only for silent checks; two attempts at the comprehension
+    check), or --remove it. Logged."""
     from annotation.judging import tutorial
 
     if (file is None) == (not remove):
@@ -154,7 +163,7 @@ def tutorial_command(
     engine = base.open_engine()
     cid = campaign_id_of(engine, campaign)
     try:
-        items = [] if remove else tutorial.parse_csv(file.read_bytes())  # type: ignore[union-attr]
+        items = [] if remove else tutorial.parse_file(file.read_bytes(), str(file))  # type: ignore[union-attr]
         tut = tutorial.set_tutorial(engine, cid, items, pass_needed)
     except (OSError, ValueError) as exc:
         fail(f"{campaign}: {exc}")

@@ -26,7 +26,10 @@ PlanSmallest = Annotated[
 ]
 PlanDesign = Annotated[
     str | None,
-    typer.Option(help="Live design: gsd_obf, asympcs, betting, betting_cv or eb_strict."),
+    typer.Option(
+        help="Live design: asympcs_mix, gsd_obf, asympcs, betting, betting_cv or "
+        "eb_strict (unset: asympcs_mix for graded scores, betting for binary labels)."
+    ),
 ]
 PlanEstimand = Annotated[
     str | None, typer.Option(help="test_set (the campaign's own items) or superpopulation.")
@@ -97,7 +100,12 @@ def plan(
     """Show or set the plan the live verdicts are tuned to (fix it before the first label).
     Documents judged in order: the plan and its fit to the pool count complete documents."""
     from annotation.campaign.live_plan import current_plan, set_plan
-    from estimators.sequences.designs import DESIGN_TEXT
+    from estimators.sequences.designs import (
+        DEFAULT_DESIGN,
+        DESIGN_TEXT,
+        GUARANTEE,
+        SCORE_DESIGN,
+    )
 
     smallest_difference = old_smallest if smallest_difference is None else smallest_difference
     margin = old_epsilon if margin is None else margin
@@ -126,7 +134,14 @@ def plan(
     except ValueError as exc:
         fail(str(exc))
     typer.echo(_planned_size(now.planned_labels, docs))
-    typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
+    if now.design_set:
+        typer.echo(f"Design: {now.design} — {DESIGN_TEXT[now.design]}")
+    else:  # unset: the judgment kind decides (estimators.sequences.designs.default_design)
+        typer.echo(
+            f"Design: not set — {SCORE_DESIGN} for ESA, DA and 1 − HTER scores "
+            f"({GUARANTEE[SCORE_DESIGN]}), {DEFAULT_DESIGN} for binary labels "
+            f"({GUARANTEE[DEFAULT_DESIGN]})"
+        )
     typer.echo(f"Estimand: {now.estimand}")
     typer.echo(
         f"Equivalence margin (ε): {now.margin:g} — a pair settles as "

@@ -10,6 +10,17 @@ import typer
 from commands import base
 from commands.base import CampaignName, app, fail, metric_signatures
 
+#: export-ranking's tables: Tandem's own, WMT25's and WMT24's.
+PROCEDURES = ("tandem", "wmt25", "wmt24")
+Procedure = Annotated[
+    str,
+    typer.Option(
+        help="tandem (anytime-valid clusters), wmt25 (WMT25's neighbour walk, "
+        "one-sided Wilcoxon at α/2) or wmt24 (per-domain Wilcoxon combined by "
+        "Stouffer's Z; domains from the campaign file's domain column). The WMT "
+        "tables are fixed-n, with no multiplicity correction."
+    ),
+]
 ReadAlpha = Annotated[
     float | None,
     typer.Option(
@@ -26,15 +37,44 @@ def export_annotations_cmd(
     all_rows: Annotated[
         bool, typer.Option("--all", help="Every row of the append-only log, not only current.")
     ] = False,
+    tutorial: Annotated[
+        bool,
+        typer.Option("--tutorial", help="The tutorial and check answers instead (.csv or .jsonl)."),
+    ] = False,
 ) -> None:
-    """Export annotations with annotator, time and assignment position."""
-    from annotation.results.exports import ANNOTATION_FORMATS, export_annotations
+    """Export annotations with annotator, time and assignment position (or, with
+    --tutorial, every tutorial and check answer)."""
+    from annotation.results.exports import (
+        ANNOTATION_FORMATS,
+        export_annotations,
+        export_tutorial_answers,
+    )
 
     fmt = out.suffix.lstrip(".").lower()
-    if fmt not in ANNOTATION_FORMATS:
+    if fmt not in (("csv", "jsonl") if tutorial else ANNOTATION_FORMATS):
+        fail(f"{out}: use a .csv, .jsonl{'' if tutorial else ' or .parquet'} file name.")
+    with base.exporting():
+        if tutorial:
+            data = export_tutorial_answers(base.open_engine(), campaign, fmt)
+        else:
+            data = export_annotations(base.open_engine(), campaign, fmt, current_only=not all_rows)
+    base.write_export(out, data)
+
+
+@app.command("export-preferences")
+def export_preferences_cmd(
+    campaign: CampaignName,
+    out: Annotated[Path, typer.Option(help="Output file: .csv, .jsonl or .parquet.")],
+) -> None:
+    """Export a preference campaign's judgments: model_a, model_b, winner (Chatbot Arena's
+    columns), with the source, both outputs, strength and reason."""
+    from annotation.results.preference_export import PREFERENCE_FORMATS, export_preferences
+
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in PREFERENCE_FORMATS:
         fail(f"{out}: use a .csv, .jsonl or .parquet file name.")
     with base.exporting():
-        data = export_annotations(base.open_engine(), campaign, fmt, current_only=not all_rows)
+        data = export_preferences(base.open_engine(), campaign, fmt)
     base.write_export(out, data)
 
 
@@ -79,7 +119,7 @@ def export_results_cmd(
 @app.command("export-ranking")
 def export_ranking_cmd(
     campaign: CampaignName,
-    out: Annotated[Path, typer.Option(help=".csv or .tex (LaTeX, booktabs).")],
+    out: Annotated[Path, typer.Option(help=".csv, .tex (LaTeX, booktabs) or .typ (Typst).")],
     metric: Annotated[
         list[str] | None,
         typer.Option(help="Metric used as control (as in export-results; repeatable)."),
@@ -87,20 +127,122 @@ def export_ranking_cmd(
     alpha: ReadAlpha = None,
     label_kind: Annotated[
         str | None,
-        typer.Option(help="Rank by: label, one_minus_hter, score, esa or da (default: the "
-                     "dashboard's, by campaign mode)."),
+        typer.Option(
+            help="Rank by: label, one_minus_hter, score, esa or da (default: the "
+            "dashboard's, by campaign mode)."
+        ),
+    ] = None,
+    procedure: Procedure = "tandem",
+    disagreements_out: Annotated[
+        Path | None,
+        typer.Option(
+            help="With a WMT procedure: also write the pairs where it and Tandem's "
+            "clusters disagree (CSV) here."
+        ),
     ] = None,
 ) -> None:
-    """Export the ranking with significance clusters (the dashboard's ranking table)."""
-    from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
+    """Export the ranking with significance clusters (the dashboard's ranking table), or
+    WMT's table (fixed-n, no multiplicity correction) with Tandem's cluster beside it."""
+    from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows, ranking_typst
 
-    engine, report = _report(campaign, out, metric, alpha, label_kind)
+    kind = _ranking_file(out)
+    if procedure not in PROCEDURES:
+        fail(f"Unknown procedure {procedure!r}; use one of {', '.join(PROCEDURES)}.")
+    if disagreements_out is not None and procedure == "tandem":
+        fail("--disagreements-out needs a WMT procedure (--procedure wmt25 or wmt24).")
+    if procedure != "tandem":
+        cmp = _wmt(campaign, out, metric, alpha, label_kind, procedure)
+        _write_wmt(out, kind, cmp.rows)
+        if disagreements_out is not None:
+            from estimators.fixed_n.wmt_tables import disagreements_csv
+
+            base.write_export(disagreements_out, disagreements_csv(cmp.disagreements))
+        return
+    engine, report = _report(campaign, out.with_suffix(".csv"), metric, alpha, label_kind)
     if report.monitor is None:
         fail("No anytime-valid verdicts yet (no labels with a recorded random order).")
     columns = _statistics(engine, campaign).export_columns()
     rows = ranking_rows(report.monitor, report.higher_is_better, columns)
-    tex = out.suffix.lower() == ".tex"
-    base.write_export(out, ranking_latex(rows).encode() if tex else ranking_csv(rows))
+    writers = {"csv": ranking_csv, "tex": lambda r: ranking_latex(r).encode(),
+               "typ": lambda r: ranking_typst(r).encode()}  # fmt: skip
+    base.write_export(out, writers[kind](rows))
+
+
+@app.command("wmt-ranking")
+def wmt_ranking_cmd(
+    campaign: CampaignName,
+    procedure: Procedure = "wmt25",
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(help="Metric used as control by Tandem's verdicts (repeatable)."),
+    ] = None,
+    alpha: ReadAlpha = None,
+    label_kind: Annotated[
+        str | None, typer.Option(help="Rank by: label, one_minus_hter, score, esa or da.")
+    ] = None,
+) -> None:
+    """Print WMT's ranking (fixed-n, no multiplicity correction) beside Tandem's valid
+    clusters, and the pairs where the two disagree."""
+    from estimators.fixed_n.wmt_ranking import NO_CORRECTION
+    from estimators.fixed_n.wmt_ranking import PROCEDURES as TEXT
+
+    if procedure not in ("wmt25", "wmt24"):
+        fail(f"Unknown procedure {procedure!r}; use wmt25 or wmt24.")
+    cmp = _wmt(campaign, Path("x.csv"), metric, alpha, label_kind, procedure)
+    w = cmp.ranking
+    typer.echo(f"{TEXT[procedure]}, alpha = {w.alpha:g} ({NO_CORRECTION}); "
+               f"{w.waves} wave(s), {len(w.domains) or 1} domain(s).")  # fmt: skip
+    typer.echo(f"{'rank':>7}  {'system':<24} {'mean':>9} {'scores':>7} {'WMT':>4} {'Tandem':>7}")
+    for r in cmp.rows:
+        typer.echo(f"{r['rank_range']:>7}  {r['system'][:24]:<24} {r['mean']:9.3f} "
+                   f"{r['scores']:7d} {r['cluster']:4d} {r['tandem_cluster']!s:>7}")  # fmt: skip
+    typer.echo(f"{len(cmp.disagreements)} pair(s) where WMT's table and Tandem's disagree:")
+    for d in cmp.disagreements:
+        typer.echo(f"  {d['a']} vs {d['b']}: WMT {d['wmt_test']} (p = {d['wmt_p']:.4g}), "
+                   f"Tandem {d['tandem_verdict']}; clusters WMT {d['wmt_clusters']}, "
+                   f"Tandem {d['tandem_clusters']}")  # fmt: skip
+    for u in w.unranked:
+        typer.echo(f"Not ranked (no scores): {u}", err=True)
+
+
+def _ranking_file(out: Path) -> str:
+    kind = out.suffix.lower().lstrip(".")
+    if kind not in ("csv", "tex", "typ"):
+        fail(f"{out}: use a .csv, .tex or .typ file name.")
+    return kind
+
+
+def _write_wmt(out: Path, kind: str, rows: list[dict]) -> None:
+    from estimators.fixed_n.wmt_tables import wmt_csv, wmt_latex, wmt_typst
+
+    writers = {"csv": wmt_csv, "tex": lambda r: wmt_latex(r).encode(),
+               "typ": lambda r: wmt_typst(r).encode()}  # fmt: skip
+    base.write_export(out, writers[kind](rows))
+
+
+def _wmt(campaign: str, out: Path, metric, alpha, label_kind, procedure: str):  # type: ignore[no-untyped-def]
+    """WMT's table beside Tandem's for ``campaign`` (checked as the exports check it)."""
+    from annotation.results.wmt_ranking import campaign_comparison
+    from estimators.data.campaign import LABEL_KINDS
+
+    if label_kind is not None and label_kind not in LABEL_KINDS:
+        fail(f"Unknown label kind {label_kind!r}; use one of {', '.join(LABEL_KINDS)}.")
+    engine = base.open_engine()
+    signatures = metric_signatures(engine, campaign, metric) if metric else None
+    settings = _statistics(engine, campaign).export_columns()
+    with base.exporting():
+        _, cmp = campaign_comparison(
+            engine,
+            campaign,
+            procedure,
+            label_kind=label_kind,
+            signatures=signatures,
+            alpha=alpha,
+            settings=settings,
+        )
+    if cmp is None:
+        fail("No anytime-valid verdicts yet (no labels with a recorded random order).")
+    return cmp
 
 
 def _statistics(engine, campaign: str):  # type: ignore[no-untyped-def]

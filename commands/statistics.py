@@ -57,13 +57,17 @@ Power = Annotated[
 ]
 Design = Annotated[
     str | None,
-    typer.Option(help="The live design (betting, asympcs, eb_strict, gsd_obf, …; `cli.py plan` "
-                 "lists them). Fix it before the first label."),
+    typer.Option(
+        help="The live design (betting, asympcs, eb_strict, gsd_obf, …; `cli.py plan` "
+        "lists them). Fix it before the first label."
+    ),
 ]
 Estimand = Annotated[
     str | None,
-    typer.Option(help="test_set (this campaign's own items, as WMT reports) or superpopulation "
-                 "(the average annotator). Fix it before the first label."),
+    typer.Option(
+        help="test_set (this campaign's own items, as WMT reports) or superpopulation "
+        "(the average annotator). Fix it before the first label."
+    ),
 ]
 Labels = Annotated[
     int | None,

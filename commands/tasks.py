@@ -54,10 +54,11 @@ def tasks_cut(
     cid = campaign_id_of(engine, campaign)
     quotas = {
         k: v or None
-        for k, v in (("per_annotator", per_annotator), ("per_item", per_item),
-                     ("timeout_min", timeout_min))
+        for k, v in (("per_annotator", per_annotator), ("per_item", per_item))
         if v is not None
-    }  # fmt: skip
+    }
+    if timeout_min is not None:  # 0 is kept: never, chosen (unset: a study link's default)
+        quotas["timeout_min"] = timeout_min
     if quotas:
         _task_call(lambda: tasks.set_settings(engine, cid, **quotas))
     typer.echo(_task_call(lambda: tasks.cut(engine, cid, size)).summary)
@@ -151,8 +152,19 @@ def tasks_codes(
     pass_share: Annotated[
         float | None, typer.Option(help="Share of attention checks right to pass, e.g. 0.8.")
     ] = None,
+    platform: Annotated[
+        str | None,
+        typer.Option(help="prolific: its completion URL and fixed codes (both needed); '' none."),
+    ] = None,
+    screen_out_code: Annotated[
+        str | None, typer.Option(help="The platform's code for a failed tutorial or a full study.")
+    ] = None,
+    screen_out_url: Annotated[
+        str | None, typer.Option(help="Where a failed tutorial or a full study sends ('' none).")
+    ] = None,
 ) -> None:
-    """Set the completion codes, hand-off URL and pass rule; list the codes given."""
+    """Set the completion codes (pass and fail, distinct), hand-off URL, the platform, the
+    screen-out URL and the pass rule; list the codes given."""
     from annotation.tasks import admin as task_admin
     from annotation.tasks import batches as tasks
 
@@ -167,9 +179,14 @@ def tasks_codes(
         changes["handoff_url"] = handoff_url or None
     if pass_share is not None:
         changes["pass_share"] = pass_share
+    for key, value in (("platform", platform), ("screen_out_code", screen_out_code),
+                       ("screen_out_url", screen_out_url)):  # fmt: skip
+        if value is not None:
+            changes[key] = value or None
     conf = _task_call(lambda: tasks.set_settings(engine, cid, **changes))
     typer.echo(f"{conf.rule_text} Codes: {conf.codes_text}.")
     typer.echo(f"Hand-off URL: {conf.handoff_url or 'none'}")
+    typer.echo(f"Screen-out URL (a failed tutorial, a full study): {conf.screen_out or 'none'}")
     for r in task_admin.list_tasks(engine, cid):
         if r.completion_code:
             who = r.annotator or "-"

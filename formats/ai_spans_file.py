@@ -15,18 +15,23 @@ and severity are all empty says "the model found no error in this output" (it st
 the output). Whether the offsets fit the output is checked by the caller, which has the
 texts (annotation.imports.ai_spans). Every problem names the file, row and column and says what
 to do.
+
+:func:`stream_ai_spans_file` reads the rows as they are consumed (CSV and TSV are never held
+as a list of rows) into a problem list the caller shares, and refuses at once when it holds
+:data:`formats.problems.MAX_PROBLEMS` (the caller's own problems count too): a file of
+millions of bad rows is refused after its first 50, not after reading it all.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from formats.cells import raw_text
 from formats.problems import DEFAULT_MAX_MB, MAX_LENGTH, MAX_PROBLEMS, CampaignFileError, Problem
-from formats.readers import read_records
+from formats.readers import stream_records
 
 REQUIRED_COLUMNS = ("item_id", "system", "start", "end", "severity")
 OPTIONAL_COLUMNS = ("category", "confidence", "model")
@@ -66,18 +71,27 @@ def _whole(value: Any) -> int | str | None:
     return text
 
 
+def add_problem(problems: list[Problem], problem: Problem) -> None:
+    """Add a problem; at :data:`MAX_PROBLEMS` refuse at once (reading stops there)."""
+    problems.append(problem)
+    if len(problems) >= MAX_PROBLEMS:
+        raise CampaignFileError(problems, truncated=True)
+
+
 class _Reader:
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, problems: list[Problem]) -> None:
         self.filename = filename
-        self.problems: list[Problem] = []
-        self.rows: list[AiSpanRow] = []
+        self.problems = problems
+        self.last: AiSpanRow | None = None  # the row just read (None: it had a problem)
 
     def bad(self, row: int, column: str | None, message: str, fix: str) -> None:
-        self.problems.append(Problem(self.filename, message, fix, row=row, column=column))
+        add_problem(self.problems, Problem(self.filename, message, fix, row=row, column=column))
 
     def row(self, n: int, rec: Mapping[str, Any]) -> None:
+        self.last = None
         keys = ("item_id", "system", "category", "model")
         cells = {c: raw_text(rec.get(c)).strip() for c in keys}
+        before = len(self.problems)
         for column in ("item_id", "system"):
             if not cells[column]:
                 self.bad(n, column, f"'{column}' is empty", "Every row names its output.")
@@ -88,22 +102,21 @@ class _Reader:
         for column in ("category", "model"):
             if len(cells[column]) > MAX_TEXT:
                 self.bad(n, column, f"is longer than {MAX_TEXT} characters", "Shorten it.")
+        bad_cells = len(self.problems) > before
         start, end = _whole(rec.get("start")), _whole(rec.get("end"))
         severity = raw_text(rec.get("severity")).strip().casefold() or None
         span = self.span(n, start, end, severity)
         confidence = self.confidence(n, rec.get("confidence"))
-        if span is None:
+        if span is None or bad_cells:
             return
-        self.rows.append(
-            AiSpanRow(
-                n,
-                cells["item_id"],
-                cells["system"],
-                *span,
-                cells["category"] or None,
-                confidence,
-                cells["model"] or None,
-            )
+        self.last = AiSpanRow(
+            n,
+            cells["item_id"],
+            cells["system"],
+            *span,
+            cells["category"] or None,
+            confidence,
+            cells["model"] or None,
         )
 
     def span(
@@ -189,22 +202,41 @@ def _check_header(header: Sequence[str], filename: str) -> None:
         raise CampaignFileError(problems)
 
 
+def stream_ai_spans_file(
+    data: bytes, filename: str, problems: list[Problem], max_mb: float = DEFAULT_MAX_MB
+) -> Iterator[AiSpanRow]:
+    """The valid rows of an AI-span file, read as they are consumed; each bad row's problems
+    go to ``problems`` (shared with the caller), and :class:`CampaignFileError` is raised as
+    soon as it holds :data:`MAX_PROBLEMS`. The caller raises for fewer once it has read
+    them all (nothing may be kept of a file with a problem). The file's type, size and
+    header are checked now, before any row is read."""
+    header, records = stream_records(data, filename, max_mb)
+    _check_header(header, filename)
+    return _valid_rows(records, filename, problems)
+
+
+def _valid_rows(
+    records: Iterator[tuple[int | None, dict[str, Any]]], filename: str, problems: list[Problem]
+) -> Iterator[AiSpanRow]:
+    reader = _Reader(filename, problems)
+    number = 0
+    for number, (_, rec) in enumerate(records, start=1):
+        reader.row(number, rec)
+        if reader.last is not None:
+            yield reader.last
+    if not number:
+        raise CampaignFileError(
+            [Problem(filename, "has a header but no data rows", "Add at least one span row.")]
+        )
+
+
 def read_ai_spans_file(
     data: bytes, filename: str, max_mb: float = DEFAULT_MAX_MB
 ) -> list[AiSpanRow]:
     """Every row of an AI-span file, validated; :class:`CampaignFileError` lists every
     problem (file, row, column, what to do)."""
-    header, records = read_records(data, filename, max_mb)
-    _check_header(header, filename)
-    if not records:
-        raise CampaignFileError(
-            [Problem(filename, "has a header but no data rows", "Add at least one span row.")]
-        )
-    reader = _Reader(filename)
-    for number, (_, rec) in enumerate(records, start=1):
-        if len(reader.problems) >= MAX_PROBLEMS:
-            raise CampaignFileError(reader.problems, truncated=True)
-        reader.row(number, rec)
-    if reader.problems:
-        raise CampaignFileError(reader.problems, truncated=len(reader.problems) >= MAX_PROBLEMS)
-    return reader.rows
+    problems: list[Problem] = []
+    rows = list(stream_ai_spans_file(data, filename, problems, max_mb))
+    if problems:
+        raise CampaignFileError(problems)
+    return rows

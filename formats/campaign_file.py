@@ -1,7 +1,9 @@
 """Reading and validating campaign files (CSV, TSV, JSONL, Parquet) in long format.
 
 One row per (item, system): required columns ``item_id, source, reference, system, output``;
-optional ``doc_id, human_label (0/1), human_score, post_edit, annotator, is_human``; any other
+optional ``doc_id, human_label (0/1), human_score, post_edit, annotator, is_human,
+instructions`` (markdown shown above the item, formats.instructions), ``image`` (a file of
+the campaign's bundle, formats.item_images); any other
 column is kept verbatim as the output's metadata. A file is read and validated completely
 before anything is written; every problem names the file, the row, the column, and what to do.
 """
@@ -14,7 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from formats import cells
+from formats import cells, item_images
+from formats import instructions as item_instructions
 from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
 from formats.readers import drop_as_read, read_records, stream_records
 from formats.rows import OPTIONAL, REQUIRED, CampaignFile, Row, RowRules
@@ -227,6 +230,21 @@ def _row(number: int, line: int | None, rec: dict[str, Any], extra_columns: list
         typed[rule.name] = value
     optional = {c: cells.optional_text(rec.get(c))
                 for c in ("reference", "doc_id", "post_edit", "annotator")}  # fmt: skip
+    instructions = cells.optional_text(rec.get("instructions"))
+    if instructions is not None and not instructions.strip():
+        instructions = None
+    if instructions is not None and not cells.has_nul(instructions):
+        bad = item_instructions.problem(instructions)
+        if bad is not None:
+            add(number, line, "instructions", *bad)
+            instructions = None
+    image = cells.optional_text(rec.get("image"))
+    image = image.strip() if image is not None and image.strip() else None
+    if image is not None and not cells.has_nul(image):
+        bad = item_images.name_problem(image)
+        if bad is not None:
+            add(number, line, "image", *bad)
+            image = None
     return Row(
         number=number,
         line=line,
@@ -238,6 +256,8 @@ def _row(number: int, line: int | None, rec: dict[str, Any], extra_columns: list
         human_score=typed["human_score"],
         is_human=bool(typed["is_human"]),
         extras={c: cells.extra(rec.get(c)) for c in extra_columns},
+        instructions=instructions,
+        image=image,
         **optional,
     )
 

@@ -328,9 +328,7 @@ def checked_text(
             if found is not None:
                 shown = column if text_problem(column) is None else repr(column)
                 message = f"{shown} {found[0]}"
-                problems.append(
-                    Problem(filename, message, found[1], row=number, column=shown)
-                )
+                problems.append(Problem(filename, message, found[1], row=number, column=shown))
         if problems:
             raise CampaignFileError(problems)
         yield line, rec

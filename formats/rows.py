@@ -12,7 +12,16 @@ from formats.cells import has_nul
 from formats.problems import MAX_LENGTH, MAX_PROBLEMS, CampaignFileError, Problem
 
 REQUIRED = ("item_id", "source", "reference", "system", "output")
-OPTIONAL = ("doc_id", "human_label", "human_score", "post_edit", "annotator", "is_human")
+OPTIONAL = (
+    "doc_id",
+    "human_label",
+    "human_score",
+    "post_edit",
+    "annotator",
+    "is_human",
+    "instructions",
+    "image",
+)
 
 
 @dataclass(slots=True)  # slots: no per-row __dict__ (a million rows: ~250 MB less)
@@ -35,6 +44,12 @@ class Row:
     extras: dict[str, Any] = field(default_factory=dict)
     #: Error spans of the judgment (JSON, annotation.judging.spans); set by the MQM TSV importer.
     spans: list[dict[str, Any]] | None = None
+    #: The ESA 0–100 score of a span judgment; set by the Pearmut log importer.
+    esa_score: float | None = None
+    #: The item's instructions (markdown, formats.instructions), shown above it.
+    instructions: str | None = None
+    #: The file name of the item's image (formats.item_images), shown with it.
+    image: str | None = None
 
     @property
     def has_judgment(self) -> bool:
@@ -90,6 +105,9 @@ class RowRules:
         self.first_pair: dict[int, int] = {}
         self._systems: dict[str, int] = {}
         self._annotators: dict[str | None, int] = {None: 0}
+        #: (column, item id) → (first row, hash) of its instructions or image, for items
+        #: that have some
+        self._per_item: dict[tuple[str, str], tuple[int, int]] = {}
 
     def _ordinal(self, table: dict[Any, int], key: Any) -> int:
         return table.setdefault(key, len(table))
@@ -135,8 +153,27 @@ class RowRules:
                     f"Every row of one item must repeat the same {name[col]}; "
                     f"fix the text or give the rows different {name['ids']}.",
                 )
+        for col in ("instructions", "image"):
+            if getattr(row, col):
+                self._check_per_item(row, col, add)
         if row.system:
             self._check_pair(row, first[0] << 32 | system, add)
+
+    def _check_per_item(self, row: Row, col: str, add: Any) -> None:
+        """The rows of one item that give instructions (or an image) give the same (rows
+        without any leave the item's to the others)."""
+        value = hash(getattr(row, col))
+        seen = self._per_item.setdefault((col, row.item_id), (row.number, value))
+        if seen[1] != value:
+            add(
+                row.number,
+                row.line,
+                col,
+                f"{self.names['item']} '{row.item_id}' has a different {col} here than in "
+                f"row {seen[0]}",
+                f"Every row of one item that gives its {col} must give the same; leave "
+                "the cell empty on the other rows.",
+            )
 
     def _check_pair(self, row: Row, key: int, add: Any) -> None:
         name = self.names
@@ -183,6 +220,8 @@ _ROW_TEXT = (
     "doc_id",
     "post_edit",
     "annotator",
+    "instructions",
+    "image",
 )
 
 

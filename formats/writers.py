@@ -21,6 +21,7 @@ MIME = {
     "jsonl": "application/jsonl",
     "parquet": "application/octet-stream",
     "tex": "application/x-tex",
+    "typ": "text/plain",
     "json": "application/json",
 }
 

@@ -59,9 +59,7 @@ TASKS = {
 }
 
 
-def task_profile(
-    sources: list[str], outputs: list[str], target_lang: str | None
-) -> dict[str, Any]:
+def task_profile(sources: list[str], outputs: list[str], target_lang: str | None) -> dict[str, Any]:
     """What kind of task a campaign is, as recorded in (and checked against) a set.
 
     ``target_lang`` (primary subtag, lower case; None when unknown) and ``task``:
@@ -106,7 +104,7 @@ def check_task(cal: CalibrationSet, profile: dict[str, Any]) -> None:
             "languages and tasks, so this prior could bias the estimate. Calibrate on this "
             "campaign's own labels, or confirm that you want to use it anyway (the "
             "Calibration page's box \"Use it even if it was measured on another language or "
-            "kind of task\")."
+            'kind of task").'
         )
 
 

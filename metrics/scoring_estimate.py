@@ -1,34 +1,126 @@
 """How long a scoring run should take, before it starts, and learning from the real times.
 
 :func:`estimate_scoring` counts what is missing per metric
-(:func:`metrics.scoring.pending_work`) and multiplies by seconds per output: defaults from
-:mod:`metrics.cost_model` (text length per metric), corrected by the ratio of real to
-estimated time of this server's last runs (stored in app_settings, :func:`learn_factor`),
-so it learns the machine it runs on. The job that runs the scoring is
+(:func:`metrics.scoring.pending_work`) and multiplies by seconds per output from
+:mod:`metrics.cost_model` (text length per metric), scaled by **the machine as it is now**
+(:func:`measure_machine`: a calibration run of a few hundredths of a CPU-second, timed at
+estimate time), then corrected by the ratio of real to estimated time of this server's last
+runs (stored in app_settings, :func:`learn_factor`). The job that runs the scoring is
 :mod:`metrics.scoring_job`.
+
+The calibration scores fixed synthetic pairs with chrF and reads two numbers: the CPU
+seconds they take per second of the cost model (``cpu_ratio``: a faster or slower CPU) and
+the share of the wall clock the process got (``share`` = CPU / wall: 1 on an idle machine,
+0.12 at a load of 18 on 2 cores, measured). The serial scoring time is the cost model's
+seconds × ``cpu_ratio`` / ``share``; the start-up costs (the worker's interpreter and
+imports, the pool's processes, the model, the TER compile) are CPU seconds on the machine
+they were measured on and are scaled the same way. A constant start-up (3 s) was 4.7×
+short under a load of 20: the worker's imports take 1.3 CPU-seconds, 11 s of wall clock
+there.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from db.admin.settings import get_setting, set_setting
 from metrics import ter_fast
 from metrics.bertscore import BertScoreConfig
-from metrics.cost_model import BERTSCORE_SECONDS_PER_OUTPUT
+from metrics.cost_model import BERTSCORE_SECONDS_PER_OUTPUT, total_seconds
 from metrics.registry import KEYS
 from metrics.sacrebleu_metrics import available_cores, worth_parallel
 from metrics.scoring import REFERENCE_FREE, PendingWork, pending_work
 
-START_S = 3.0  # the worker's interpreter and imports
-BERTSCORE_LOAD_S = 6.0  # loading the model
-POOL_START_S = 1.5  # the sacrebleu pool's processes and their imports
-#: v2: the defaults became per-text-length (metrics.cost_model); factors of the old
-#: per-output defaults do not apply to them.
-_FACTOR_KEY = "scoring_time_factor_v2:{family}"
+#: Start-up costs in CPU seconds of the machine they were measured on (its ``cpu_ratio``
+#: :data:`REFERENCE_CPU_RATIO`): the worker's interpreter and imports (1.0–1.5 CPU-s
+#: measured), each of the sacrebleu pool's spawned processes (they import the worker's
+#: module again), loading the BERTScore model.
+START_S = 1.3
+POOL_START_S = 1.3
+BERTSCORE_LOAD_S = 6.0
+#: CPU seconds per cost-model second of the calibration on the machine the start-up costs
+#: were measured on (chrF: 0.21–0.24; the cost model's figures are wall seconds of a busy
+#: machine).
+REFERENCE_CPU_RATIO = 0.22
+#: The calibration's CPU budget, and how long a measurement is reused (consecutive
+#: estimates agree, and a page does not pay it on every draw).
+CALIBRATION_CPU_S = 0.02
+CALIBRATION_REUSE_S = 30.0
+#: v3: the estimate reads the machine at estimate time; factors learned against the
+#: unscaled defaults (v2) would count the load twice.
+_FACTOR_KEY = "scoring_time_factor_v3:{family}"
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The machine as a calibration run found it (module docstring)."""
+
+    cpu_ratio: float = REFERENCE_CPU_RATIO  # CPU seconds per cost-model second
+    share: float = 1.0  # CPU seconds per wall second the process got
+
+    @property
+    def per_model_second(self) -> float:
+        """Wall seconds per cost-model second now."""
+        return self.cpu_ratio / self.share
+
+    @property
+    def per_start_second(self) -> float:
+        """Wall seconds per start-up CPU-second now."""
+        return self.cpu_ratio / REFERENCE_CPU_RATIO / self.share
+
+    def describe(self) -> str:
+        return f"this machine gives it {self.share:.0%} of a core now"
+
+
+_WORDS = "the a cat dog house river mountain talk people sea ship light morning evening city"
+
+
+def _calibration_pairs() -> list[tuple[str, str]]:
+    """40 fixed pairs of 12–21 words (a seeded draw): chrF's cost is its characters."""
+    rng, words = random.Random(0), _WORDS.split()
+    sizes = [12 + k % 10 for k in range(40)]
+    return [(" ".join(rng.choices(words, k=n)), " ".join(rng.choices(words, k=n))) for n in sizes]
+
+
+_PAIRS = _calibration_pairs()
+_last: dict[str, Any] = {}
+
+
+def measure_machine(
+    wall: Callable[[], float] = time.perf_counter,
+    cpu: Callable[[], float] = time.process_time,
+    reuse_s: float = CALIBRATION_REUSE_S,
+) -> Machine:
+    """Score the calibration pairs with chrF for :data:`CALIBRATION_CPU_S` of CPU and read
+    the machine from the wall and CPU clocks (module docstring); a measurement younger than
+    ``reuse_s`` is reused. 0.02 s on an idle machine, about 0.2 s at a load of 18 on 2
+    cores."""
+    if _last and 0 <= wall() - _last["at"] < reuse_s:
+        return _last["machine"]
+    from sacrebleu.metrics import CHRF
+
+    chrf = CHRF()
+    chrf.sentence_score(*_PAIRS[0][:1], [_PAIRS[0][1]])  # imports and caches: not timed
+    passes, w0, c0 = 0, wall(), cpu()
+    while True:
+        for hyp, ref in _PAIRS:
+            chrf.sentence_score(hyp, [ref])
+        passes += 1
+        spent_cpu, spent_wall = cpu() - c0, wall() - w0
+        if spent_cpu >= CALIBRATION_CPU_S or passes >= 50:
+            break
+    model = passes * total_seconds("chrf", _PAIRS)
+    found = Machine(
+        cpu_ratio=min(10.0, max(0.01, spent_cpu / model)),
+        share=min(1.0, max(0.02, spent_cpu / spent_wall)) if spent_wall > 0 else 1.0,
+    )
+    _last.update(at=wall(), machine=found)
+    return found
 
 
 def _factor(engine: Any, family: str) -> float | None:
@@ -47,6 +139,7 @@ class Estimate:
     #: The learned factor of the sacrebleu metrics (1.0 before any run), for the per-metric
     #: figures of :meth:`describe`.
     factor: float = 1.0
+    machine: Machine = field(default_factory=Machine)
 
     @property
     def n_todo(self) -> int:
@@ -64,7 +157,7 @@ class Estimate:
             for w in self.work
         ]
         each = "; ".join(
-            f"{w.metric} ~{format_seconds(w.seconds * self.factor)}"
+            f"{w.metric} ~{format_seconds(w.seconds * self.machine.per_model_second * self.factor)}"
             for w in self.work
             if w.n_todo and w.metric != "bertscore"
         )
@@ -73,10 +166,11 @@ class Estimate:
             if no_reference:
                 return no_reference
             return "Everything chosen is scored already: nothing to do."
-        basis = "from this server's earlier runs" if self.learned else "from benchmark figures"
+        basis = "and this server's earlier runs" if self.learned else "and benchmark figures"
         text = (
             f"To score: {', '.join(parts)} outputs. Estimated time: about "
-            f"{format_seconds(self.seconds)} ({basis}; counts text length per metric"
+            f"{format_seconds(self.seconds)} (from a calibration run just now: "
+            f"{self.machine.describe()}, {basis}; counts text length per metric"
             + (f"; one process: {each}" if each else "")
             + ")."
         )
@@ -130,20 +224,26 @@ def format_seconds(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def default_seconds(work: Sequence[PendingWork]) -> dict[str, float]:
-    """Seconds per family from the cost model (:mod:`metrics.cost_model`: text length per
-    metric), the sacrebleu part shared by the pool's processes when the run uses a pool."""
+def default_seconds(
+    work: Sequence[PendingWork], machine: Machine | None = None
+) -> dict[str, float]:
+    """Wall seconds per family from the cost model (:mod:`metrics.cost_model`: text length
+    per metric) on ``machine`` (None: the reference machine, idle), the sacrebleu part
+    shared by the pool's processes when the run uses a pool."""
+    machine = machine or Machine()
     out = {"sacrebleu": 0.0, "bertscore": 0.0}
     evaluations = 0
     for w in work:
         if w.metric == "bertscore":
             n = w.n_todo + (w.n_outputs if w.needs_baseline else 0)
-            out["bertscore"] += n * BERTSCORE_SECONDS_PER_OUTPUT
+            out["bertscore"] += n * BERTSCORE_SECONDS_PER_OUTPUT * machine.per_model_second
         else:
-            out["sacrebleu"] += w.seconds
+            out["sacrebleu"] += w.seconds * machine.per_model_second
             evaluations += w.n_todo
     if out["sacrebleu"] and worth_parallel(evaluations):
-        out["sacrebleu"] = out["sacrebleu"] / parallel_speedup() + POOL_START_S
+        out["sacrebleu"] = (
+            out["sacrebleu"] / parallel_speedup() + POOL_START_S * machine.per_start_second
+        )
     return out
 
 
@@ -159,14 +259,15 @@ def parallel_speedup() -> float:
     return min(float(cores), max(1.0, cores * cores / max(load, 1.0)))
 
 
-def _fixed_seconds(work: Sequence[PendingWork]) -> float:
-    """Start-up costs no factor scales: the worker, the model, compiling the TER core."""
-    seconds = START_S if any(w.n_todo for w in work) else 0.0
+def _fixed_seconds(work: Sequence[PendingWork], machine: Machine, in_process: bool) -> float:
+    """Start-up costs no learned factor scales, on ``machine``: the worker (none when scored
+    in this process), the model, compiling the TER core."""
+    seconds = START_S if any(w.n_todo for w in work) and not in_process else 0.0
     if any(w.metric == "bertscore" and w.n_todo for w in work):
         seconds += BERTSCORE_LOAD_S
     if any(w.metric == "ter" and w.n_todo for w in work) and not ter_fast.compiled():
         seconds += ter_fast.COMPILE_S
-    return seconds
+    return seconds * machine.per_start_second
 
 
 def estimate_scoring(
@@ -178,21 +279,26 @@ def estimate_scoring(
     rescale: bool = False,
     in_process: bool = False,
     bertscore: BertScoreConfig | None = None,
+    machine: Machine | None = None,
 ) -> Estimate:
     """What scoring would do and how long it should take: the cost model's seconds per
-    family times the learned factor, plus start-up costs (``in_process``: scored in this
-    process, as ``cli.py score`` does, so no worker process starts)."""
+    family on the machine as measured now (``machine``; None: :func:`measure_machine`)
+    times the learned factor, plus start-up costs (``in_process``: scored in this process,
+    as ``cli.py score`` does, so no worker process starts)."""
     config = bertscore or BertScoreConfig(idf=idf, rescale=rescale)
     work = tuple(pending_work(engine, campaign_id, metrics, bertscore=config))
+    if not any(w.n_todo for w in work):
+        return Estimate(work, 0.0, False, _factor(engine, "sacrebleu") or 1.0)
+    machine = machine or measure_machine()
     seconds, learned = 0.0, False
-    for family, base in default_seconds(work).items():
+    for family, base in default_seconds(work, machine).items():
         if base <= 0:
             continue
         factor = _factor(engine, family)
         learned = learned or factor is not None
         seconds += base * (factor or 1.0)
-    seconds += _fixed_seconds(work) - (START_S if in_process and seconds else 0.0)
-    return Estimate(work, seconds, learned, _factor(engine, "sacrebleu") or 1.0)
+    seconds += _fixed_seconds(work, machine, in_process)
+    return Estimate(work, seconds, learned, _factor(engine, "sacrebleu") or 1.0, machine)
 
 
 def learn_factor(engine: Any, family: str, predicted: float, actual: float) -> None:

@@ -39,6 +39,7 @@ from metrics.scoring_estimate import (
     default_seconds,
     estimate_scoring,
     learn_factor,
+    measure_machine,
 )
 
 log = logging.getLogger(__name__)
@@ -123,8 +124,11 @@ def cancel_job(engine: Any, job_id: int) -> str | None:
     return store.request_cancel(engine, job_id)
 
 
-def spawn_worker(engine: Any, job_id: int) -> None:
-    """Run the job in a new worker process (its own session: a server restart leaves it)."""
+def spawn_worker(engine: Any, job_id: int, *, own_session: bool = True) -> None:
+    """Run the job in a new worker process. Started by a page, in its own session, so a
+    server restart leaves it running; started by the dedicated worker (``own_session``
+    False), in that worker's process group, so stopping the deployment stops the job too
+    (its stored chunks stay; the next start resumes it)."""
     env = {**os.environ, "DATABASE_URL": engine.url.render_as_string(hide_password=False)}
     subprocess.Popen(  # our own interpreter and module, an int argument
         [sys.executable, "-m", "metrics.scoring_job", str(int(job_id))],
@@ -133,8 +137,37 @@ def spawn_worker(engine: Any, job_id: int) -> None:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        start_new_session=own_session,
     )
+
+
+def _worker_dead_here(worker: str | None) -> bool:
+    """Whether ``worker`` (``host:pid:thread``, :func:`run_scoring_job`) ran on this host in a
+    process that no longer exists: its job is lost now, not after :data:`STALE_AFTER_S`."""
+    host, _, rest = (worker or "").partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # no /proc to read: wait for the heartbeat to go stale
+    # a killed process not yet reaped by its new parent is a zombie ("Z"): dead all the same
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+
+
+def requeue_dead_local(engine: Any) -> list[int]:
+    """Put back in the queue the running jobs whose worker process on this host is gone
+    (killed with the dedicated worker): the jobs it resumes at once. Their ids."""
+    return [
+        job.id
+        for job in store.running_jobs(engine)
+        if job.state == store.RUNNING
+        and _worker_dead_here(job.worker)
+        and store.requeue_lost(engine, job.id, job.worker or "")
+    ]
 
 
 def resume_orphaned(engine: Any, queued_after_s: float = QUEUED_AFTER_S,
@@ -157,7 +190,10 @@ def resume_orphaned(engine: Any, queued_after_s: float = QUEUED_AFTER_S,
                 engine, job.id, None, store.CANCELLED, _cancel_message(job.done, job.total)
             )
             continue
-        spawn_worker(engine, job.id)
+        if dedicated:  # in its process group: stopped with it
+            spawn_worker(engine, job.id, own_session=False)
+        else:
+            spawn_worker(engine, job.id)
         resumed.append(job.id)
     return resumed
 
@@ -172,7 +208,8 @@ def serve_jobs(engine: Any, poll_s: float = 2.0, rounds: int | None = None) -> N
     n = 0
     while rounds is None or n < rounds:
         now = time.monotonic()
-        recent = [j for j, t in started.items() if now - t < QUEUED_AFTER_S]
+        requeued = requeue_dead_local(engine)
+        recent = [j for j, t in started.items() if now - t < QUEUED_AFTER_S and j not in requeued]
         for job_id in resume_orphaned(engine, 0.0, skip=recent, dedicated=True):
             started[job_id] = now
         n += 1
@@ -264,7 +301,8 @@ def run_scoring_job(engine: Any, job_id: int, *, hard_exit: bool = False) -> str
         work = pending_work(engine, job.campaign_id, names, bertscore=config)
         total = sum(w.n_todo * len(KEYS[w.metric]) for w in work)
         beat.progress(0, total)
-        defaults = default_seconds(work)
+        # the machine as this run finds it: the factor learns what the calibration misses
+        defaults = default_seconds(work, measure_machine())
         if any(w.metric == "ter" and w.n_todo for w in work):
             ter_fast.warm()  # a first compile is a fixed cost, not the machine's speed
         reports: list[ScoreReport] = []

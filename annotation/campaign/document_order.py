@@ -32,7 +32,7 @@ from db.engine import read_scope
 from db.queue import claim as dbq
 from db.queue import settings as dbset
 from db.schema.vocabulary import DOCUMENT_ORDER as KEY
-from db.schema.vocabulary import Sampling, documents_in_order
+from db.schema.vocabulary import CampaignMode, Sampling, documents_in_order
 from estimators.documents.clustered import MIN_DOCUMENTS
 
 HELP = (
@@ -125,6 +125,11 @@ def _refusal(s: Any, campaign_id: int, camp: Any, on: bool) -> str | None:
         )
     if not on:
         return None
+    if CampaignMode(camp.mode).asks_preference:
+        return (
+            "a preference campaign's queue draws pairs of outputs of single sources: it is "
+            "not judged in document order"
+        )
     if not has_documents(s, campaign_id):
         return (
             "no item of this campaign has a doc_id: import a campaign file with a doc_id "
@@ -173,7 +178,7 @@ def document_order_status(engine: Engine, campaign_id: int) -> DocumentOrderStat
     """The setting and, when it cannot be flipped now, why (the Annotators page)."""
     with read_scope(engine) as s:
         stored = dbset.campaign_settings(s, campaign_id)
-        camp = _CampaignLike(stored["sampling"], dict(stored["meta"] or {}))
+        camp = _CampaignLike(stored["sampling"], dict(stored["meta"] or {}), stored["mode"])
         on = documents_in_order(camp.meta)
         docs = document_count(s, campaign_id)
         systems = 1 if stored["paired"] else max(len(existing_systems(s, campaign_id)), 1)
@@ -192,3 +197,4 @@ def document_order_status(engine: Engine, campaign_id: int) -> DocumentOrderStat
 class _CampaignLike:
     sampling: str | None
     meta: dict[str, Any]
+    mode: str = CampaignMode.BINARY.value

@@ -86,3 +86,19 @@ def set_guidelines(
         }
         set_campaign_meta_key(s, campaign_id, GUIDELINES_KEY, stored)
         return _guidelines_of({GUIDELINES_KEY: stored})
+
+
+#: campaigns.meta key: True when the annotate screens offer an optional comment box.
+COMMENT_KEY = "comment_box"
+
+
+def comment_box(engine: Engine, campaign_id: int) -> bool:
+    """Whether the campaign's annotate screens offer the optional free-text comment."""
+    with session_scope(engine) as s:
+        return campaign_meta(s, campaign_id).get(COMMENT_KEY) is True
+
+
+def set_comment_box(engine: Engine, campaign_id: int, on: bool) -> None:
+    """Offer (or stop offering) the optional comment box on the annotate screens."""
+    with session_scope(engine) as s:
+        set_campaign_meta_key(s, campaign_id, COMMENT_KEY, bool(on))

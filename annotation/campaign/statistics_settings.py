@@ -68,6 +68,62 @@ LEVEL_WARNING_SHORT = (
 #: Where admins change these settings (named on the dashboard and in the CLI).
 PANEL = "Statistics page"
 
+#: The settings in words, as the Statistics page's form names them (the Changes table, the
+#: dashboard's banner): the setting log's keys are code names.
+SETTING_WORDS = {
+    "alpha": "error rate α",
+    "error_rate": "family of errors",
+    "equivalence_margin": "equivalence margin ε",
+    "racing": "racing",
+    "planned_labels": "planned labels per system",
+    "measurable_difference": "measurable difference",
+    "power": "power",
+    "live_design": "live design",
+    "estimand": "estimand",
+}
+
+#: What an unset (never saved) setting means, in words, beside live_plan.DEFAULTS.
+_UNSET_WORDS = {
+    "planned_labels": "each pool's size",
+    "measurable_difference": "not set",
+    "racing": "off",
+}
+
+
+def setting_words(key: str) -> str:
+    """A logged setting's name in words (the key itself when it is not a statistics one)."""
+    return SETTING_WORDS.get(key, key)
+
+
+def value_words(key: str, value: Any) -> str:
+    """A logged value in words. The log stores an unset setting as None: it reads as the
+    default that was in force then ("0.05 (the default)"), never "None"."""
+    if value is None:
+        if key in _UNSET_WORDS:
+            return _UNSET_WORDS[key]
+        if key not in live_plan.DEFAULTS:
+            return "not set"
+        return f"{value_words(key, live_plan.DEFAULTS[key])} (the default)"
+    if key == "error_rate":
+        return FAMILY_SHORT.get(str(value), str(value))
+    if key == "racing":
+        return "on" if value else "off"
+    if key == "estimand":
+        return ESTIMAND_TEXT.get(str(value), str(value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def change_sentence(change: Any) -> str:
+    """'equivalence margin ε from 0.05 (the default) to 0.03': one logged change in words
+    (an object with key, old_value and new_value)."""
+    key = change.key
+    return (
+        f"{setting_words(key)} from {value_words(key, change.old_value)} to "
+        f"{value_words(key, change.new_value)}"
+    )
+
 
 @dataclass(frozen=True)
 class StatisticsSettings:

@@ -1,5 +1,5 @@
 """Bringing data in, all or nothing: campaign files, metric scores, WMT's MQM TSV, AI error spans,
-the demo campaign."""
+Pearmut campaigns and logs, the demo campaign."""
 
 import lazy_loader
 
@@ -13,6 +13,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "demo": ["seed_demo", "seed_demo_if_empty"],
         "importer": ["import_campaign"],
         "mqm": ["export_mqm_tsv", "import_mqm_tsv", "summarize_mqm_tsv"],
+        "pearmut": ["import_pearmut", "preview_pearmut"],
         "score_columns": ["export_scores"],
         "scores_import": ["import_scores", "imported_coverage"],
     },

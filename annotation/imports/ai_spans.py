@@ -3,7 +3,7 @@ nothing, and switch the campaign's prefill on.
 
 Two file layouts: the AI-span file (formats.ai_spans_file: item_id, system, start, end,
 severity[, category, confidence, model]; CSV, TSV, JSONL) and WMT's MQM TSV
-(formats.mqm_tsv, read with annotation.imports.mqm's span rules), whose ``<v>…</v>`` marks in
+(formats.mqm.tsv, read with annotation.imports.mqm's span rules), whose ``<v>…</v>`` marks in
 the target become the spans (the first rater of each output; omission marks in the source
 are left out: a prefill marks the output). Every row must name an output of the campaign;
 its offsets must lie inside that output's text; one output's spans must not overlap (the
@@ -19,11 +19,13 @@ the setting log like every setting).
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from annotation.judging.ai_prefill import META_KEY
 from db import Engine
@@ -34,13 +36,14 @@ from db.queue import settings as dbset
 from db.queue.claim import queue_transaction
 from db.schema.vocabulary import CampaignMode
 from db.scores import ai_spans as store
-from formats.ai_spans_file import AiSpanRow, read_ai_spans_file
-from formats.mqm_tsv import COLUMNS as MQM_COLUMNS
+from formats.ai_spans_file import AiSpanRow, add_problem, stream_ai_spans_file
+from formats.mqm.tsv import COLUMNS as MQM_COLUMNS
 from formats.problems import DEFAULT_MAX_MB, MAX_PROBLEMS, CampaignFileError, Problem
 from formats.readers import source_bytes
 
 SETTING_KEY = "ai_prefill"  # its key in the campaign setting log
 MAX_SOURCE = 200
+INSERT_BATCH = 1_000  # span rows per INSERT while the file streams in (memory: ~0.5 MB)
 
 
 @dataclass(frozen=True)
@@ -117,80 +120,111 @@ def _mqm_rows(data: bytes, filename: str) -> tuple[list[AiSpanRow], dict, list[s
     return rows, texts, notes
 
 
-def _check_rows(
-    rows: Iterable[AiSpanRow],
-    outputs: dict[tuple[str, str], tuple[int, str]],
-    filename: str,
-    texts: dict[tuple[str, str], tuple[int, str]] | None = None,
-) -> tuple[list[Problem], dict[int, list[AiSpanRow]]]:
-    """Problems of the rows against the campaign's outputs, and the rows per output id."""
-    problems: list[Problem] = []
-    by_output: dict[int, list[AiSpanRow]] = {}
+class _Checked:
+    """The rows of one import checked against the campaign's outputs as they stream in
+    (nothing of the file is kept but four integers per span): the output exists, the
+    offsets fit its text, an output is not both clean and given spans, and its spans do not
+    overlap. Overlap is found at once for a span after an overlapping one of the same
+    output in file order (a sorted file: a file of millions of overlapping spans is refused
+    at its 50th problem), else by one sort of all spans at the end
+    (:meth:`overlaps`, O(n log n)). Every problem goes to the shared list, which refuses at
+    :data:`MAX_PROBLEMS` (formats.ai_spans_file.add_problem)."""
 
-    def bad(row: int, column: str | None, message: str, fix: str) -> None:
-        problems.append(Problem(filename, message, fix, row=row, column=column))
+    def __init__(self, outputs: dict[tuple[str, str], tuple[int, str]], filename: str,
+                 problems: list[Problem], texts: dict | None = None) -> None:  # fmt: skip
+        self.outputs, self.filename, self.problems, self.texts = outputs, filename, problems, texts
+        self.spans = {k: array("i") for k in ("output", "start", "end", "row")}
+        self.clean: dict[int, int] = {}  # output id → the row calling it clean
+        #: output id → (start, end, row) of its span reaching furthest so far in file order,
+        #: and the start of the last one (a span starting before it: the file is not sorted)
+        self.reach: dict[int, tuple[int, int, int, int]] = {}
 
-    for r in rows:
-        found = outputs.get((r.item_id, r.system))
+    def bad(self, row: int, column: str | None, message: str, fix: str) -> None:
+        add_problem(self.problems, Problem(self.filename, message, fix, row=row, column=column))
+
+    def row(self, r: AiSpanRow) -> int | None:
+        """Check one row; its output id when it is good (it may be stored), else None."""
+        found = self.outputs.get((r.item_id, r.system))
         if found is None:
-            bad(
-                r.row,
-                "item_id",
-                f"the campaign has no output of item '{r.item_id}' and system '{r.system}'",
-                "Check item_id and system against the campaign file.",
-            )
-            continue
+            self.bad(r.row, "item_id",
+                     f"the campaign has no output of item '{r.item_id}' and system '{r.system}'",
+                     "Check item_id and system against the campaign file.")  # fmt: skip
+            return None
         oid, text = found
-        if texts is not None and texts[(r.item_id, r.system)][1] != text:
-            bad(
-                r.row,
-                "target",
-                f"the target differs from the campaign's output of item "
-                f"'{r.item_id}', system '{r.system}'",
-                "Spans need the same output text.",
-            )
-            continue
-        if r.start is not None and r.end is not None and r.end > len(text):
-            bad(
-                r.row,
-                "end",
-                f"[{r.start}, {r.end}) goes beyond the output ({len(text)} characters)",
-                "Count offsets in Unicode code points (Python str indices).",
-            )
-            continue
-        by_output.setdefault(oid, []).append(r)
-    for spans in by_output.values():
-        problems.extend(_overlaps(spans, filename))
-    return problems, by_output
+        if self.texts is not None and self.texts[(r.item_id, r.system)][1] != text:
+            self.bad(r.row, "target", "the target differs from the campaign's output of "
+                     f"item '{r.item_id}', system '{r.system}'",
+                     "Spans need the same output text.")  # fmt: skip
+            return None
+        if r.start is None or r.end is None:
+            if oid in self.reach:
+                self._clean_and_spans(r.row)
+                return None
+            self.clean.setdefault(oid, r.row)
+            return oid
+        if r.end > len(text):
+            self.bad(r.row, "end", f"[{r.start}, {r.end}) goes beyond the output "
+                     f"({len(text)} characters)",
+                     "Count offsets in Unicode code points (Python str indices).")  # fmt: skip
+            return None
+        if oid in self.clean:
+            self._clean_and_spans(self.clean[oid])
+            return None
+        self._follow(oid, r)
+        for key, value in zip(self.spans, (oid, r.start, r.end, r.row), strict=True):
+            self.spans[key].append(value)
+        return oid
 
+    def _clean_and_spans(self, row: int) -> None:
+        self.bad(row, None, "an output both called clean (empty span) and given spans",
+                 "Drop the empty row or the spans.")  # fmt: skip
 
-def _overlaps(rows: list[AiSpanRow], filename: str) -> list[Problem]:
-    marked = sorted((r for r in rows if r.start is not None), key=lambda r: (r.start, r.end))
-    clean = [r for r in rows if r.start is None]
-    problems = []
-    if clean and marked:
-        problems.append(
-            Problem(
-                filename,
-                "an output both called clean (empty span) and given spans",
-                "Drop the empty row or the spans.",
-                row=clean[0].row,
-            )
-        )
-    for a, b in pairwise(marked):
-        if b.start < a.end:
-            problems.append(
-                Problem(
-                    filename,
-                    f"span [{b.start}, {b.end}) overlaps [{a.start}, {a.end}) of "
-                    f"row {a.row} in the same output",
-                    "Merge the two spans (keep the more "
-                    "severe), or drop one: the annotate page shows one span per character.",
-                    row=b.row,
-                    column="start",
-                )
-            )
-    return problems
+    def _follow(self, oid: int, r: AiSpanRow) -> None:
+        """The at-once overlap check against the output's spans read before."""
+        assert r.start is not None and r.end is not None
+        seen = self.reach.get(oid)
+        if seen is None:
+            self.reach[oid] = (r.start, r.end, r.row, r.start)
+            return
+        start, end, row, last = seen
+        if last <= r.start < end:  # in order and inside the furthest reach: an overlap
+            self._overlap(r.start, r.end, r.row, start, end, row)
+        if r.end > end:
+            start, end, row = r.start, r.end, r.row
+        self.reach[oid] = (start, end, row, max(last, r.start))
+
+    def _overlap(self, b_start: int, b_end: int, b_row: int, a_start: int, a_end: int,
+                 a_row: int) -> None:  # fmt: skip
+        self.bad(b_row, "start", f"span [{b_start}, {b_end}) overlaps [{a_start}, {a_end}) "
+                 f"of row {a_row} in the same output", "Merge the two spans (keep the more "
+                 "severe), or drop one: the annotate page shows one span per character.",
+                 )  # fmt: skip
+
+    def overlaps(self) -> None:
+        """Every output's spans sorted by (start, end), all outputs in one sort: two spans
+        of an output overlap exactly when some neighbours in that order do (a span that
+        overlaps a later one overlaps the one right after it), so neighbours are compared."""
+        out, start, end, row = (np.frombuffer(self.spans[k], dtype=np.int32)
+                                for k in ("output", "start", "end", "row"))  # fmt: skip
+        if len(out) < 2:
+            return
+        order = np.lexsort((end, start, out))
+        o, st, en = out[order], start[order], end[order]
+        clash = np.flatnonzero((o[1:] == o[:-1]) & (st[1:] < en[:-1]))
+        for k in clash[:MAX_PROBLEMS]:
+            a, b = order[k], order[k + 1]
+            self._overlap(int(start[b]), int(end[b]), int(row[b]), int(start[a]),
+                          int(end[a]), int(row[a]))  # fmt: skip
+
+    @property
+    def n_outputs(self) -> int:
+        """Outputs the file names (with spans, or called clean)."""
+        with_spans = np.unique(np.frombuffer(self.spans["output"], dtype=np.int32))
+        return len(with_spans) + len(self.clean)
+
+    @property
+    def n_spans(self) -> int:
+        return len(self.spans["output"])
 
 
 def _locked_campaign(s: Any, campaign: str, filename: str) -> int:
@@ -246,27 +280,38 @@ def import_ai_spans(
             ]
         )
     texts, notes = None, []
+    problems: list[Problem] = []
     if is_mqm_tsv(data, filename):
-        rows, texts, notes = _mqm_rows(data, filename)
+        mqm_rows, texts, notes = _mqm_rows(data, filename)
+        rows: Iterable[AiSpanRow] = mqm_rows
     else:
-        rows = read_ai_spans_file(data, filename, max_mb)
+        rows = stream_ai_spans_file(data, filename, problems, max_mb)
     with queue_transaction(engine) as s:
         cid = _locked_campaign(s, campaign, filename)
         outputs = store.output_texts(s, cid)
-        problems, by_output = _check_rows(rows, outputs, filename, texts)
-        if problems:
-            truncated = len(problems) > MAX_PROBLEMS
-            raise CampaignFileError(problems[:MAX_PROBLEMS], truncated=truncated)
-        n = store.replace_campaign_spans(s, cid, _db_rows(by_output, source))
+        check = _Checked(outputs, filename, problems, texts)
+        store.delete_campaign_spans(s, cid)  # the file's rows replace them, or nothing does
+        batch: list[dict[str, Any]] = []
+        for r in rows:
+            oid = check.row(r)
+            if oid is not None and not problems:  # after a problem nothing more is written
+                batch.append(_db_row(oid, r, source))
+                if len(batch) >= INSERT_BATCH:
+                    store.insert_spans(s, batch)
+                    batch = []
+        if not problems:
+            check.overlaps()
+        if problems:  # the transaction rolls back: nothing of the file is kept
+            raise CampaignFileError(problems)
+        store.insert_spans(s, batch)
         _set_setting(s, cid, {"source": source, "file": filename, "prefill": prefill})
-    clean = sum(1 for spans in by_output.values() if spans[0].start is None)
     return AiSpansReport(
         campaign,
         filename,
         source,
-        len(by_output),
-        n - clean,
-        clean,
+        check.n_outputs,
+        check.n_spans,
+        len(check.clean),
         len(outputs),
         prefill,
         tuple(notes),
@@ -274,19 +319,10 @@ def import_ai_spans(
     )
 
 
-def _db_rows(by_output: dict[int, list[AiSpanRow]], source: str) -> Iterable[dict[str, Any]]:
-    for oid, spans in by_output.items():
-        for r in spans:
-            yield {
-                "output_id": oid,
-                "start": r.start,
-                "end": r.end,
-                "severity": r.severity,
-                "category": r.category,
-                "confidence": r.confidence,
-                "model": r.model,
-                "source": source,
-            }
+def _db_row(oid: int, r: AiSpanRow, source: str) -> dict[str, Any]:
+    return {"output_id": oid, "start": r.start, "end": r.end, "severity": r.severity,
+            "category": r.category, "confidence": r.confidence, "model": r.model,
+            "source": source}  # fmt: skip
 
 
 def _set_setting(s: Any, campaign_id: int, value: dict[str, Any]) -> None:

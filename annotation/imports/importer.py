@@ -29,6 +29,7 @@ from db import Engine
 from db.campaign import campaigns as repo
 from db.engine import session_scope
 from db.scores import metric_scores as score_store
+from formats import item_images
 from formats.campaign_file import CHUNK_ROWS, CLI_WORDING, Wording, stream_campaign_file
 from formats.problems import DEFAULT_MAX_MB, CampaignFileError, Problem, check_campaign_name
 from formats.readers import source_bytes
@@ -54,6 +55,7 @@ def import_campaign(
     progress: Progress | None = None,
     wording: Wording | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    images: Mapping[str, bytes] | None = None,
 ) -> ImportReport:
     """Validate ``source`` completely, then write it as one transaction.
 
@@ -67,9 +69,21 @@ def import_campaign(
     The file is validated and written chunk by chunk (``chunk_rows`` rows) inside one
     transaction, in memory bounded by a small multiple of the file: a problem anywhere
     rolls back everything, so the database is exactly as before.
+
+    A ``.zip`` source is a bundle: one campaign file and the image files its ``image``
+    column names (formats.item_images); ``images`` are image files uploaded beside a plain
+    campaign file (name → bytes). The images are stored with the campaign.
     """
     started = time.perf_counter()
     data, filename = source_bytes(source, filename, max_mb)
+    if filename.lower().endswith(".zip"):
+        try:
+            inner, data, bundled = item_images.read_bundle(data, filename, max_mb)
+        except ValueError as err:
+            raise CampaignFileError(
+                [Problem(filename, str(err), "Zip the campaign file and its images together.")]
+            ) from err
+        filename, images = f"{filename}:{inner}", {**bundled, **dict(images or {})}
     check_campaign_name(campaign, filename)
     tick = progress or (lambda done, total: None)
     stream = stream_campaign_file(
@@ -81,7 +95,10 @@ def import_campaign(
     total = max(data.count(b"\n"), 1)  # the progress bar's end: lines, ≥ rows
     with session_scope(engine) as s:
         camp = _target_campaign(s, campaign, filename, append, settings, wording or CLI_WORDING)
-        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename, camp.mode)
+        writer = CampaignWriter(
+            s, camp.id, camp.queue_seed or 0, filename, camp.mode, images,
+            likert=(camp.meta or {}).get("likert"),
+        )  # fmt: skip
         report, coverage = _write_chunks(s, writer, stream.chunks, scores, tick, total)
     return ImportReport(
         campaign=campaign,
@@ -169,7 +186,7 @@ def _check_append_mode(
     """Appended rows take the campaign's mode: a different one asked for is an error (the
     other settings are the new campaign's and do not apply when appending)."""
     mode = (settings or {}).get("mode")
-    stored = (stored_settings(settings) or {}).get("mode")
+    stored = (_stored(filename, settings) or {}).get("mode")
     if mode is not None and str(stored) != str(existing.mode):
         raise CampaignFileError(
             [
@@ -197,10 +214,19 @@ def _create_campaign(s: Any, campaign: str, filename: str, settings: Mapping[str
     """A new campaign row with its recorded queue seed; ``settings`` are its columns (a
     ``meta`` among them replaces the default one naming the source file), a preset mode
     stored as :func:`annotation.imports.modes.stored_settings` says."""
-    columns = stored_settings({"meta": {"source_file": filename}, **dict(settings or {})})
-    return repo.create_campaign(
-        s, campaign, queue_seed=secrets.randbelow(2**31), **(columns or {})
-    )
+    columns = _stored(filename, {"meta": {"source_file": filename}, **dict(settings or {})}) or {}
+    columns.setdefault("queue_seed", secrets.randbelow(2**31))  # a test or a replay pins it
+    return repo.create_campaign(s, campaign, **columns)
+
+
+def _stored(filename: str, settings: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """:func:`stored_settings`, a bad setting refused as a problem of the import."""
+    try:
+        return stored_settings(settings)
+    except ValueError as err:
+        raise CampaignFileError(
+            [Problem(filename, str(err), "Choose the pair policy with --mode preference.")]
+        ) from err
 
 
 def import_parsed(
@@ -242,7 +268,10 @@ def import_rows(
         if repo.get_campaign(s, campaign) is not None:
             raise _name_taken(filename, campaign, "Choose a new campaign name.")
         camp = _create_campaign(s, campaign, filename, settings)
-        writer = CampaignWriter(s, camp.id, camp.queue_seed or 0, filename, camp.mode)
+        writer = CampaignWriter(
+            s, camp.id, camp.queue_seed or 0, filename, camp.mode,
+            likert=(camp.meta or {}).get("likert"),
+        )  # fmt: skip
         report, _ = _write_chunks(s, writer, _chunked(rows), None, lambda done, total: None, 1)
     return ImportReport(
         campaign=campaign,

@@ -1,6 +1,6 @@
 """WMT's MQM TSV layout (google/wmt-mqm-human-evaluation): import as a span campaign, export.
 
-The layout itself (reading and writing) is :mod:`formats.mqm_tsv`; this module adds the
+The layout itself (reading and writing) is :mod:`formats.mqm.tsv`; this module adds the
 span rules and the database.
 
 One row per error, tab-separated, no quoting, a header row::
@@ -43,10 +43,10 @@ from db import Engine
 from db.engine import session_scope
 from db.judging import log
 from db.schema.vocabulary import CampaignMode
-from formats.mqm_tsv import MqmFile, Segment, SpanRules, segment_row
-from formats.mqm_tsv_read import parse_mqm_tsv as parse_layout
-from formats.mqm_tsv_read import scan
-from formats.mqm_tsv_writer import write_mqm_tsv
+from formats.mqm.tsv import MqmFile, Segment, SpanRules, segment_row
+from formats.mqm.tsv_read import parse_mqm_tsv as parse_layout
+from formats.mqm.tsv_read import scan
+from formats.mqm.tsv_writer import write_mqm_tsv
 from formats.problems import (
     DEFAULT_MAX_MB,
     CampaignFileError,
@@ -72,7 +72,7 @@ SPAN_RULES = SpanRules(problem=_span_problem, max_spans=MAX_SPANS)
 def parse_mqm_tsv(
     data: bytes, filename: str, *, strict: bool = False, check_rows: bool = True
 ) -> MqmFile:
-    """Read and validate a whole MQM TSV under the span rules (formats.mqm_tsv)."""
+    """Read and validate a whole MQM TSV under the span rules (formats.mqm.tsv)."""
     return parse_layout(data, filename, SPAN_RULES, strict=strict, check_rows=check_rows)
 
 
@@ -90,7 +90,7 @@ class MqmSummary:
 
 def summarize_mqm_tsv(data: bytes, filename: str, *, strict: bool = False) -> MqmSummary:
     """Validate a whole MQM TSV as an import would (the span rules and the campaign-file
-    rules), keeping counts only: bounded memory, like the import (formats.mqm_tsv_read).
+    rules), keeping counts only: bounded memory, like the import (formats.mqm.tsv_read).
     Raises :class:`CampaignFileError` listing the problems."""
     scanned = scan(data, filename, SPAN_RULES, strict)
     spans, raters = 0, set()
@@ -133,7 +133,7 @@ def import_mqm_tsv(
     check_size(len(source), filename, max_mb)
     check_campaign_name(campaign, filename)
     # pass 1 reads the rows; pass 2 hands out the segments as they are written, and the
-    # campaign-file rules are applied then too (bounded memory: formats.mqm_tsv_read)
+    # campaign-file rules are applied then too (bounded memory: formats.mqm.tsv_read)
     scanned = scan(source, filename, SPAN_RULES, strict)
     if scanned.problems or not len(scanned.hashes):
         for _ in scanned.segments():  # the file's problems, before any campaign is made

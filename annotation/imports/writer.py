@@ -12,7 +12,7 @@ read (:meth:`CampaignWriter.finish`), which then points each annotation at its s
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation.judging.da_judgments import checked_score
@@ -20,6 +20,7 @@ from annotation.judging.session import InvalidJudgment
 from annotation.queue.imported_slots import record_imported_columns
 from db.campaign import campaigns as repo
 from db.schema.vocabulary import CampaignMode
+from formats import item_images
 from formats.problems import MAX_PROBLEMS, CampaignFileError, Problem
 from formats.rows import Row
 
@@ -34,7 +35,14 @@ class CampaignWriter:
     """Items, systems, outputs and judgments of validated rows, written as they come."""
 
     def __init__(
-        self, s: Any, campaign_id: int, seed: int, filename: str, mode: str | None = None
+        self,
+        s: Any,
+        campaign_id: int,
+        seed: int,
+        filename: str,
+        mode: str | None = None,
+        images: Mapping[str, bytes] | None = None,
+        likert: dict[str, Any] | None = None,
     ) -> None:
         self.s, self.campaign_id, self.seed, self.filename = s, campaign_id, seed, filename
         #: the campaign's mode: a DA / SQM campaign's human_score is its slider score
@@ -51,6 +59,11 @@ class CampaignWriter:
         self.problems: list[Problem] = []
         self.counts = {"items_added": 0, "outputs_added": 0, "judgments_added": 0}
         self.judged = _JudgedLog()
+        #: the image files that came with the file (a bundle's, or uploaded beside it)
+        self.images = dict(images or {})
+        #: a DA campaign's Likert scale: human_score is then the point 1 … n
+        self.likert = likert if self.mode == CampaignMode.DA else None
+        self.stored_images = repo.stored_image_names(s, campaign_id) if self.items else set()
 
     # ------------------------------------------------------------------ per chunk
 
@@ -59,6 +72,8 @@ class CampaignWriter:
         nothing more is written, the remaining chunks are only checked)."""
         self._clashes(rows)
         self._slider_scores(rows)
+        self._no_preference_judgments(rows)
+        self._image_files(rows)
         if self.problems:
             return []
         self._systems(rows)
@@ -97,19 +112,65 @@ class CampaignWriter:
         if not self.mode.asks_slider:
             return
         top = "0–6 (a whole SQM point)" if self.mode == CampaignMode.SQM else "0–100"
+        if self.likert is not None:
+            top = f"1–{len(self.likert['labels'])} (a whole point of the Likert scale)"
         for r in rows:
             if r.human_score is None:
                 continue
             try:
-                checked_score(self.mode, r.human_score)
+                self._slider_score(r.human_score)
             except InvalidJudgment:
                 self._problem(
                     r,
-                    f"human_score is {r.human_score:g}, outside the {self.mode.value} range "
-                    f"{top}",
+                    f"human_score is {r.human_score:g}, outside the {self.mode.value} range {top}",
                     f"Give a {self.mode.value.upper()} score in {top} or leave the cell empty.",
                     "human_score",
                 )
+
+    def _slider_score(self, human_score: float) -> float:
+        """A file's human_score as the stored 0–100 slider score: DA / SQM in the slider's
+        units; with a Likert scale the point 1 … n (stored 100·(p − 1)/(n − 1))."""
+        if self.likert is not None:
+            return checked_score(self.mode, human_score - 1, self.likert)
+        return checked_score(self.mode, human_score)
+
+    def _no_preference_judgments(self, rows: Sequence[Row]) -> None:
+        """A preference campaign's judgments compare two outputs: a file's per-output
+        human_label / human_score / post_edit has no place in one (refused by row)."""
+        if not self.mode.asks_preference:
+            return
+        for r in rows:
+            if r.has_judgment:
+                self._problem(
+                    r,
+                    "a preference campaign judges pairs of outputs on the annotate page; "
+                    "this row carries a per-output judgment",
+                    "Leave human_label, human_score and post_edit empty (or ignore those "
+                    "columns), or import the file in another mode.",
+                    "human_label",
+                )
+
+    def _image_files(self, rows: Sequence[Row]) -> None:
+        """Each row's image is a file that came with it (or one the campaign has already),
+        a PNG, JPEG or WebP within the size limit."""
+        for r in rows:
+            if r.image is None or r.image in self.stored_images:
+                continue
+            data = self.images.get(r.image)
+            if data is None:
+                have = ", ".join(sorted(self.images)[:5]) or "none"
+                self._problem(
+                    r,
+                    f"image {r.image!r} is not among the files that came with the campaign "
+                    f"(found: {have})",
+                    "Put the image in the ZIP bundle beside the campaign file, under the "
+                    "path the column names (or upload it with the file).",
+                    "image",
+                )
+                continue
+            bad = item_images.bytes_problem(r.image, data)
+            if bad is not None:
+                self._problem(r, *bad, "image")
 
     def _problem(self, row: Row, message: str, fix: str, column: str) -> None:
         self.problems.append(Problem(self.filename, message, fix, row=row.number, column=column))
@@ -139,6 +200,7 @@ class CampaignWriter:
 
     def _items(self, rows: Sequence[Row]) -> None:
         new: dict[str, dict[str, Any]] = {}
+        images: dict[str, bytes] = {}
         for row in rows:
             if row.item_id not in self.item_ids and row.item_id not in new:
                 new[row.item_id] = {
@@ -149,6 +211,17 @@ class CampaignWriter:
                     "doc_id": row.doc_id,
                     "meta": {},
                 }
+            if row.item_id in new:  # a later row of a new item may give what the first lacks
+                meta = new[row.item_id]["meta"]
+                if row.instructions and "instructions" not in meta:
+                    meta["instructions"] = row.instructions
+                if row.image and "image" not in meta:
+                    meta["image"] = row.image
+                    if row.image not in self.stored_images:
+                        images[row.image] = self.images[row.image]
+        if images:
+            repo.insert_images(self.s, self.campaign_id, item_images.checked_images(images))
+            self.stored_images.update(images)
         ids = repo.insert_items(self.s, list(new.values()))
         self.item_ids.update(zip(new, ids, strict=True))
         self.counts["items_added"] += len(new)
@@ -202,13 +275,14 @@ class CampaignWriter:
                 "score": r.human_score,
                 # the slider judgment where the DA / SQM estimators read it (0–100)
                 "da_score": (
-                    checked_score(self.mode, r.human_score)
+                    self._slider_score(r.human_score)
                     if self.mode.asks_slider and r.human_score is not None
                     else None
                 ),
                 "post_edit": r.post_edit,
                 "hter": hters.get(id(r)),
                 "spans": r.spans,
+                "esa_score": r.esa_score,
             }
             for r, oid in judged
         ]
@@ -222,6 +296,8 @@ class CampaignWriter:
     def finish(self) -> dict[str, Any]:
         """Slots for the judgments, the systems' final is_human; the report's counts."""
         self.raise_problems()
+        if self.mode.asks_preference:
+            self._two_outputs_per_source()
         humans = [self.systems[n] for n, h in self.human.items() if h]
         repo.mark_human_systems(self.s, humans)  # a later row may say so after the insert
         log = self.judged
@@ -246,6 +322,20 @@ class CampaignWriter:
             "annotators": len(self.annotators),
             "census": bool(log.items) and n_judged == sum(self.per_system.values()),
         }
+
+    def _two_outputs_per_source(self) -> None:
+        """Every source of a preference campaign needs two outputs to compare: the sources
+        with one are named (the first few), nothing is written."""
+        alone = repo.items_with_one_output(self.s, self.campaign_id)
+        if alone:
+            shown = ", ".join(f"'{i}'" for i in alone[:5]) + (" …" if len(alone) > 5 else "")
+            raise CampaignFileError([Problem(
+                self.filename,
+                f"{len(alone):,} source(s) have only one output ({shown}): a preference "
+                "campaign compares two or more systems' outputs of each source",
+                "Give every item_id rows of at least two systems, or leave those items out.",
+                column="item_id",
+            )])  # fmt: skip
 
     @property
     def n_outputs(self) -> int:

@@ -121,6 +121,11 @@ def _check_allowed(s: Any, camp: Any, meta: dict[str, Any], new: ComparativeSett
             f"the campaign has {n:,} labels already: comparative mode is set before the first "
             "label (or in a new campaign), so that all its judgments are given the same way"
         )
+    if new.on and CampaignMode(camp.mode).asks_preference:
+        raise ValueError(
+            "a preference campaign already shows two outputs of a source side by side: "
+            "comparative mode is for label, span and slider campaigns"
+        )
     if new.on and not camp.paired:
         raise ValueError(
             "comparative mode needs the paired design (all systems' outputs of an item "
@@ -240,7 +245,8 @@ def submit(
     now: datetime | None = None,
 ) -> session.View:
     """Save a screen: ``judgments`` maps a screen position to that output's judgment
-    (``label``, ``spans`` and ``esa_score``, or ``da_score``). Every output the annotator
+    (``label``, ``spans`` and ``esa_score``, or ``da_score``; ``comment``, the annotator's
+    optional free text on that output). Every output the annotator
     holds on the screen needs one (InvalidJudgment, nothing saved); decoys beside a check
     are ignored. A position that is not a place on this screen, or a judgment with another
     key than :data:`JUDGMENT_KEYS`, is refused by name (InvalidJudgment)."""
@@ -261,7 +267,7 @@ def submit(
     return submit_screen(engine, annotator_id, rows, shown.size, seconds=seconds, now=now)
 
 
-JUDGMENT_KEYS = ("label", "spans", "esa_score", "da_score")
+JUDGMENT_KEYS = ("label", "spans", "esa_score", "da_score", "comment")
 
 
 def _check_judgments(shown: Screen, judgments: Any) -> None:

@@ -74,7 +74,7 @@ def save(
     finished ones waiting for a score (a second tab saved it, or an undo reopened it)."""
     with dbq.queue_transaction(engine) as s:
         camp = campaign_of(s, annotator_id)
-        score = checked_score(camp.mode, value)
+        score = checked_score(camp.mode, value, camp.likert)
         refused = InvalidJudgment(
             "this document's score was already given (in another tab?) or the document "
             "is not finished: nothing was saved"

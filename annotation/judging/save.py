@@ -62,6 +62,7 @@ def submit(
     spans: list[dict[str, Any]] | None = None,
     esa_score: float | None = None,
     da_score: float | None = None,
+    comment: str | None = None,
 ) -> View:
     """Record a judgment of a held slot and return the next view, in one transaction.
 
@@ -78,8 +79,10 @@ def submit(
     spans: ``spans`` required (``[]`` = "no errors"), no ``label``: the label and the MQM
     score are derived from the spans (annotation.judging.span_judgments), as is ``esa_score``
     checked;
-    da / sqm: ``da_score`` only (:func:`slider_fields`)."""
+    da / sqm: ``da_score`` only (:func:`slider_fields`). ``comment``: the annotator's
+    optional free text on the judgment (:func:`checked_comment`)."""
     now = now or utcnow()
+    comment = checked_comment(comment)
     with dbq.queue_transaction(engine) as s:
         camp = campaign_of(s, annotator_id)
         check_mode(camp.mode, label, post_edit, no_edit_needed)
@@ -87,7 +90,7 @@ def submit(
         if row is not None and camp.mode.asks_post_edit:
             post_edit = _confirmed_post_edit(camp.mode, row.text, post_edit, no_edit_needed)
         span_fields = span_judgment_fields(s, camp, row, label, spans, esa_score)
-        span_fields |= slider_fields(camp.mode, da_score)
+        span_fields |= slider_fields(camp.mode, da_score, camp.likert)
         label = span_fields.pop("label", label)
         if row is None or not dbq.finish(s, assignment_id, annotator_id, claim_version, dbq.DONE):
             notice = why_refused(s, assignment_id, annotator_id)
@@ -103,9 +106,28 @@ def submit(
             hter=_hter(row.text, post_edit),
             seconds=seconds,
             created_at=now,
+            comment=comment,
             **span_fields,
         )
         return build_view(s, annotator_id, camp, now, None)
+
+
+#: Characters of one comment (a remark on the item, not a report).
+MAX_COMMENT = 2_000
+
+
+def checked_comment(comment: str | None) -> str | None:
+    """A comment as stored: stripped, None when empty; InvalidJudgment for a NUL byte or
+    one over :data:`MAX_COMMENT` characters (the page keeps the text for a shorter try)."""
+    if comment is None or not comment.strip():
+        return None
+    if "\x00" in comment:
+        raise InvalidJudgment("the comment contains a NUL byte; remove it")
+    if len(comment) > MAX_COMMENT:
+        raise InvalidJudgment(
+            f"the comment is {len(comment):,} characters long; keep it under {MAX_COMMENT:,}"
+        )
+    return comment.strip()
 
 
 def _hter(shown: str, post_edit: str | None) -> float | None:
@@ -124,8 +146,11 @@ def span_judgment_fields(
     label: int | None,
     spans: list[dict[str, Any]] | None,
     esa_score: float | None,
+    config: Any = None,
 ) -> dict[str, Any]:
-    """The span judgment's log fields (label and MQM score derived); {} outside span mode."""
+    """The span judgment's log fields (label and MQM score derived); {} outside span mode.
+    ``config``: the campaign's span settings when the caller has read them (a screen of
+    several outputs reads them once); None: read here."""
     if not camp.mode.asks_spans:
         if spans is not None or esa_score is not None:
             raise InvalidJudgment("this campaign does not take error spans")
@@ -145,22 +170,31 @@ def span_judgment_fields(
     from annotation.judging.spans import SpanError
 
     try:
-        return judgment_fields(config_of(s, camp.id), row.text, row.source, spans, esa_score)
+        if config is None:
+            config = config_of(s, camp.id)
+        return judgment_fields(config, row.text, row.source, spans, esa_score)
     except SpanError as refused:
         raise InvalidJudgment(str(refused)) from None
 
 
-def slider_fields(mode: CampaignMode, da_score: float | None) -> dict[str, Any]:
+def slider_fields(
+    mode: CampaignMode, da_score: float | None, likert: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The DA / SQM score's log field: ``da_score`` in the slider's units (0–100; SQM a
-    point 0–6), stored 0–100 (annotation.judging.da_judgments); {} outside those modes, where a
-    score is refused."""
+    point 0–6; a Likert scale's point index 0 … n − 1), stored 0–100
+    (annotation.judging.da_judgments); {} outside those modes, where a score is refused. A
+    Likert judgment also keeps its point 1 … n as the judgment's ``score`` (as a campaign
+    file's human_score gives it), so the campaign export writes the point back."""
     if not mode.asks_slider:
         if da_score is not None:
             raise InvalidJudgment("this campaign does not take a slider score")
         return {}
     from annotation.judging.da_judgments import checked_score
 
-    return {"da_score": checked_score(mode, da_score)}
+    stored = checked_score(mode, da_score, likert)
+    if likert is not None and mode == CampaignMode.DA:
+        return {"da_score": stored, "score": float(da_score) + 1}  # type: ignore[arg-type]
+    return {"da_score": stored}
 
 
 UNTOUCHED = (
@@ -176,6 +210,11 @@ CONTRADICTION = (
 def check_mode(
     mode: str, label: int | None, post_edit: str | None, no_edit_needed: bool = False
 ) -> None:
+    if CampaignMode(mode).asks_preference:
+        raise InvalidJudgment(
+            "a preference campaign takes a choice between two outputs (1, 2 or 0 for a tie), "
+            "not a label: annotation.judging.preference.submit_preference"
+        )
     if label is not None and label not in (0, 1):
         raise InvalidJudgment("label must be 1 (adequate) or 0 (inadequate)")
     if CampaignMode(mode).asks_slider and (label is not None or post_edit is not None):

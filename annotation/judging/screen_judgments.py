@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from annotation.judging.save import check_mode, slider_fields, span_judgment_fields, why_refused
+from annotation.judging.save import (
+    check_mode,
+    checked_comment,
+    slider_fields,
+    span_judgment_fields,
+    why_refused,
+)
 from annotation.judging.session import InvalidJudgment, View, build_view, campaign_of, retried
 from db import Engine
 from db.campaign.campaigns import campaign_meta
@@ -21,7 +27,8 @@ from db.queue import slot_display as dbshow
 class ScreenJudgment:
     """One output's judgment on a comparative screen: its held slot, its 0-based place on
     the screen, and the judgment in the campaign's mode (a label, spans and ESA score, or a
-    DA / SQM score in the slider's units)."""
+    DA / SQM score in the slider's units), with the annotator's optional free-text comment
+    on that output (annotation.judging.save.checked_comment)."""
 
     assignment_id: int
     claim_version: int
@@ -30,6 +37,7 @@ class ScreenJudgment:
     spans: list[dict[str, Any]] | None = None
     esa_score: float | None = None
     da_score: float | None = None
+    comment: str | None = None
 
 
 class _ScreenLost(Exception):
@@ -61,9 +69,11 @@ def submit_screen(
     try:
         with dbq.queue_transaction(engine) as s:
             camp = campaign_of(s, annotator_id)
-            _check_real_screen(s, camp, annotator_id, judgments, screen_size)
+            rows = _check_real_screen(s, camp, annotator_id, judgments, screen_size)
+            config = _span_config(s, camp)
             for j in judgments:
-                _save_on_screen(s, camp, annotator_id, j, screen_size, share, now)
+                _save_on_screen(s, camp, annotator_id, j, screen_size, share, now,
+                                rows[j.assignment_id], config)  # fmt: skip
             return build_view(s, annotator_id, camp, now, None)
     except _ScreenLost as lost:
         with dbq.queue_transaction(engine) as s:
@@ -102,25 +112,43 @@ def _check_screen(judgments: list[ScreenJudgment], screen_size: int) -> None:
         )
     if len({j.assignment_id for j in judgments}) != len(judgments):
         raise InvalidJudgment("one output appears twice on the screen")
+    for j in judgments:  # before any write: a comment refused names its output
+        try:
+            checked_comment(j.comment)
+        except InvalidJudgment as refused:
+            raise InvalidJudgment(f"output {j.position + 1}: {refused}") from None
+
+
+def _span_config(s: Any, camp: dbq.AnnotatorCampaign) -> Any:
+    """The campaign's span settings, read once for the whole screen (None: no spans)."""
+    if not camp.mode.asks_spans:
+        return None
+    # Imported here: span_judgments brings numpy (agreement), which sign-in does not need.
+    from annotation.judging.span_judgments import config_of
+
+    return config_of(s, camp.id)
 
 
 def _check_real_screen(
     s: Any, camp: dbq.AnnotatorCampaign, annotator_id: int, judgments: list[ScreenJudgment],
     screen_size: int,
-) -> None:  # fmt: skip
+) -> dict[int, dbshow.SlotRow | None]:  # fmt: skip
     """The submitted screen is the one the annotator holds: a screen of regular outputs
     judges the annotator's held outputs of one source, all of them (or the first
     ``outputs`` per screen), and its ``screen_size`` is their number, since the
     position-bias analysis and cESA read the stored size. (A check's screen holds one slot
     of the annotator's among decoys: its size is the group's, checked against the limit.)
-    A slot no longer held is left to the save's compare-and-set (the view says why)."""
-    rows = [dbshow.slot_row(s, j.assignment_id) for j in judgments]
+    A slot no longer held is left to the save's compare-and-set (the view says why).
+    Returns the judged slots' rows, read once for the checks and the saves."""
+    by_id = {j.assignment_id: dbshow.slot_row(s, j.assignment_id) for j in judgments}
+    rows = list(by_id.values())
     first = next((r for r in rows if r is not None and r.annotator_id == annotator_id), None)
     if first is None or first.kind == dbq.ATTENTION:
-        return
+        return by_id
     meta = campaign_meta(s, camp.id) or {}
     per_screen = (meta.get("comparative") or {}).get("outputs") or MAX_SCREEN
-    held = [dbshow.slot_row(s, i) for i in log.held_slot_ids(s, camp.id, annotator_id)]
+    held = [by_id[i] if i in by_id else dbshow.slot_row(s, i)
+            for i in log.held_slot_ids(s, camp.id, annotator_id)]  # fmt: skip
     key = (first.item_id, first.slot, first.kind)
     same = {r.assignment_id for r in held if r is not None and (r.item_id, r.slot, r.kind) == key}
     judged = {j.assignment_id for j in judgments}
@@ -132,6 +160,7 @@ def _check_real_screen(
             f"screen_size {screen_size} with {len(judged)} judgment(s) does not match the "
             f"screen: it shows {expected} outputs of this source to judge"
         )
+    return by_id
 
 
 def _save_on_screen(
@@ -142,16 +171,18 @@ def _save_on_screen(
     screen_size: int,
     seconds: float | None,
     now: datetime,
+    row: dbshow.SlotRow | None,
+    config: Any,
 ) -> None:
-    """One output of a screen, with :func:`annotation.judging.save.submit`'s checks (raises;
-    never half-saves)."""
+    """One output of a screen (``row``: its slot, as the checks read it in this transaction;
+    ``config``: the campaign's span settings), with :func:`annotation.judging.save.submit`'s
+    checks (raises; never half-saves)."""
     if camp.mode.asks_post_edit:
         raise InvalidJudgment("a comparative screen takes no post-edits")
     check_mode(camp.mode, j.label, None)
-    row = dbshow.slot_row(s, j.assignment_id)
-    span_fields = span_judgment_fields(s, camp, row, j.label, j.spans, j.esa_score)
+    span_fields = span_judgment_fields(s, camp, row, j.label, j.spans, j.esa_score, config)
     label = span_fields.pop("label", j.label)
-    span_fields |= slider_fields(camp.mode, j.da_score)
+    span_fields |= slider_fields(camp.mode, j.da_score, camp.likert)
     if row is None or not dbq.finish(s, j.assignment_id, annotator_id, j.claim_version, dbq.DONE):
         raise _ScreenLost(j.assignment_id)
     log.append(
@@ -165,5 +196,6 @@ def _save_on_screen(
         created_at=now,
         screen_position=j.position,
         screen_size=screen_size,
+        comment=checked_comment(j.comment),
         **span_fields,
     )

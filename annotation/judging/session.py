@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from annotation.queue import control_block
 from annotation.queue.active_sampling import draw_round
 from annotation.tasks import work as task_work
 from db import Engine
+from db.campaign import campaigns as campaign_repo
 from db.clock import utcnow
-from db.engine import retry_transient
+from db.engine import read_scope, retry_transient
 from db.judging import log
 from db.queue import claim as dbq
 from db.queue import slot_counts as dbcount
@@ -34,16 +36,23 @@ class InvalidJudgment(ValueError):
     """The judgment does not fit the campaign's mode."""
 
 
+class TutorialPending(InvalidJudgment):
+    """The annotator has not passed the campaign's tutorial (or failed it twice): no real
+    item is shown or saved until they pass it (annotation.judging.tutorial.pending)."""
+
+
+class FormPending(InvalidJudgment):
+    """The annotator has not answered the campaign's pre-task form: nothing (tutorial or
+    item) is shown or saved until they do (annotation.campaign.pretask.save_answers)."""
+
+
 class Busy(InvalidJudgment):
     """The database stayed busy with concurrent changes (deadlocks or serialization
     failures, retried db.engine.RETRY_ATTEMPTS times); nothing was saved. A kind of
     InvalidJudgment so that the pages show it as they show a refused judgment."""
 
 
-BUSY = (
-    "The server was too busy to save that just now; nothing was saved. Please submit it "
-    "again."
-)
+BUSY = "The server was too busy to save that just now; nothing was saved. Please submit it again."
 #: Decorates every annotator action: a transient failure is retried, never a traceback.
 retried = retry_transient(lambda: Busy(BUSY))
 
@@ -55,6 +64,8 @@ class CampaignView:
     mode: CampaignMode
     show_metrics: bool
     show_reference: bool
+    #: A DA campaign's Likert scale (formats.forms.likert), drawn as labelled buttons
+    likert: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,12 @@ class Slot:
     kind: SlotKind = field(repr=False, default=SlotKind.REGULAR)
     #: Paired campaigns: the other systems' outputs for the same source (None: unpaired)
     group: Group | None = field(repr=False, default=None)
+    #: Preference mode: the text shown beside ``text`` (annotation.judging.preference)
+    pair_text: str | None = field(repr=False, default=None)
+    #: The item's own instructions (markdown, no HTML: formats.instructions), shown above it
+    instructions: str | None = None
+    #: The name of the item's image, stored with the campaign (:func:`item_image`)
+    image: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,12 +191,21 @@ def campaign_of(s: Any, annotator_id: int) -> dbq.AnnotatorCampaign:
     """The annotator's campaign, locking the campaign (shared), the annotator and their
     task in progress, in that order, before any slot (the one lock order,
     docs/administration.md "Locks"); AccessDenied when the annotator is unknown or revoked,
-    or the campaign archived or deleted."""
+    or the campaign archived or deleted; TutorialPending (nothing claimed or saved) while the
+    campaign's tutorial is not passed."""
     camp = dbq.annotator_campaign(s, annotator_id)
     if camp is None or camp.revoked:
         raise AccessDenied("this invite link is not valid (unknown or revoked)")
     if camp.archived:
         raise AccessDenied(f"campaign {camp.name!r} is archived: it takes no judgments")
+    if camp.form and not camp.form_answered:  # the pre-task form before the tutorial
+        raise FormPending("answer the short form before your first task")
+    if camp.tutorial:  # the tutorial first, whatever page, tab or call asks
+        from annotation.judging.tutorial import pending
+
+        why = pending(s, camp.id, annotator_id, camp.tutorial)
+        if why is not None:
+            raise TutorialPending(why)
     task_work.lock_current(s, camp.id, annotator_id)  # the task before any of its slots
     return camp
 
@@ -214,8 +240,11 @@ def build_view(
     cutoff = now - timedelta(seconds=camp.claim_timeout_s)
     task, task_id = task_work.annotator_task(s, camp.id, annotator_id, now, start=start_task)
     ids: list[int] = []
+    if camp.control:  # the shared control block: this annotator's slots, made once
+        control_block.ensure_slots(s, camp.id, annotator_id, camp.control)
     if task is None or task_id is not None:  # a task campaign claims from the task only
-        claim = (s, camp.id, annotator_id, now, cutoff, camp.paired, camp.blocks, task_id)
+        claim = (s, camp.id, annotator_id, now, cutoff, camp.paired, camp.blocks, task_id,
+                 camp.control is not None)  # fmt: skip
         ids = dbq.claim_next(*claim)
         if not ids and draw_round(s, camp.id, now) is not None:  # active sampling's round
             ids = dbq.claim_next(*claim)
@@ -235,6 +264,9 @@ def build_view(
             scores=dbshow.output_scores(s, row.output_id) if camp.show_metrics else None,
             kind=row.kind,
             group=slot_group(s, camp, row),
+            pair_text=row.pair_text,
+            instructions=row.instructions,
+            image=row.image,
         )
     counts = dbcount.queue_counts(s, camp.id)
     judged, skipped = log.annotator_judgment_counts(s, annotator_id)
@@ -242,7 +274,12 @@ def build_view(
     total = sum(counts.values())
     return View(
         campaign=CampaignView(
-            camp.id, camp.name, camp.mode, camp.show_metrics, camp.show_reference
+            camp.id,
+            camp.name,
+            camp.mode,
+            camp.show_metrics,
+            camp.show_reference,
+            likert=camp.likert,
         ),
         slot=slot,
         progress=ProgressCounts(
@@ -276,3 +313,10 @@ def start_next_task(engine: Engine, annotator_id: int, now: datetime | None = No
     with dbq.queue_transaction(engine) as s:
         camp = campaign_of(s, annotator_id)
         return build_view(s, annotator_id, camp, now, None, start_task=True)
+
+
+def item_image(engine: Engine, campaign_id: int, name: str) -> tuple[str, bytes] | None:
+    """(media type, bytes) of an image stored with the campaign, for the page to draw
+    itself; None when the campaign has none of that name."""
+    with read_scope(engine) as s:
+        return campaign_repo.campaign_image(s, campaign_id, name)

@@ -1,50 +1,55 @@
-"""Tutorial items and a comprehension check before an annotator's first real item, as
-Pearmut and Potato start annotators (tutorial items with feedback) and as Prolific asks of
-a comprehension check (two attempts; who fails both is asked to return the study).
+"""Tutorials and validated checks before an annotator's first real item, as Pearmut and
+Potato start annotators (items with feedback, silent checks) and as Prolific asks of a
+comprehension check (two attempts; who fails both is asked to return the study).
 
-The organiser gives the tutorial as items with the expected label and an explanation
-(``cli.py tutorial --campaign NAME --file tutorial.csv``: columns ``source, output,
-expected_label, explanation``, optional ``reference``), and how many must be right to pass
-(default: 80 %, rounded up). The annotator answers them one by one and sees after each
-whether it was right and why; a round of all items is one attempt; they proceed when an
-attempt reaches the pass mark, get a second attempt after a first failed one, and are
-stopped after two failed attempts. Every answer is logged per annotator in its own table
-(``tutorial_answers``, db.judging.tutorial), never in ``annotations``: no estimator reads it. The
-tutorial lives in ``campaigns.meta[KEY]``; a change goes to the setting log.
+Each item (annotation.judging.tutorial_items) expects a label, a score range or error spans
+(annotation.judging.tutorial_checks grades the answer) and is loud (the annotator sees what
+the answer missed and the item's warning) or silent (recorded only, not in the pass mark:
+80 % of the loud items, rounded up, unless set). A round of all items is one attempt; the
+annotator proceeds when an attempt reaches the pass mark, gets a second attempt after a
+failed first, and is stopped after two; a third is refused in words. :func:`pending` is
+asked by every action of the annotator (annotation.judging.session.campaign_of), so no page
+or call gets around it. Every answer is kept whole per annotator in its own table
+(``tutorial_answers``, db.judging.tutorial), never in ``annotations``: no estimator reads it.
+The tutorial lives in ``campaigns.meta[KEY]``; a change goes to the setting log.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from annotation.judging import tutorial_checks as checks
+from annotation.judging.tutorial_items import (
+    MAX_ITEMS,
+    TutorialError,
+    TutorialItem,
+    chosen_side,
+    fits_mode,
+    item_of,
+    pair_sides,
+    parse_csv,
+    parse_file,
+    shown_item,
+    stored,
+    written_item,
+)
 from db import Engine
-from db.campaign.campaigns import campaign_meta, set_campaign_meta_key
+from db.campaign.campaigns import campaign_meta, campaign_mode, set_campaign_meta_key
 from db.engine import read_scope
 from db.judging import tutorial as dbtut
 from db.queue import claim as dbq
 from db.queue import settings as dbset
+from db.schema.vocabulary import CampaignMode
 
 KEY = "tutorial"
 ATTEMPTS = 2  # Prolific: a comprehension check gives two attempts
-MAX_ITEMS = 50
-
-
-class TutorialError(ValueError):
-    """A tutorial that cannot be set, or an answer out of turn; nothing was changed."""
-
-
-@dataclass(frozen=True)
-class TutorialItem:
-    source: str
-    output: str
-    expected: int  # 1 adequate, 0 inadequate
-    explanation: str
-    reference: str | None = None
+#: Names other modules take from here (the items and their files: tutorial_items).
+__all__ = ["MAX_ITEMS", "TutorialError", "TutorialItem", "parse_csv", "parse_file",
+           "written_item"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -53,10 +58,17 @@ class Tutorial:
     pass_needed: int
 
     @property
+    def loud(self) -> tuple[int, ...]:
+        """The indexes of the items that give feedback and count towards the pass mark."""
+        return tuple(k for k, it in enumerate(self.items) if not it.silent)
+
+    @property
     def rule_text(self) -> str:
+        silent = len(self.items) - len(self.loud)
+        checks_text = f" ({silent} silent check(s), recorded only)" if silent else ""
         return (
-            f"{len(self.items)} tutorial item(s); {self.pass_needed} right to pass; "
-            f"{ATTEMPTS} attempts"
+            f"{len(self.items)} tutorial item(s){checks_text}; {self.pass_needed} of "
+            f"{len(self.loud)} right to pass; {ATTEMPTS} attempts"
         )
 
 
@@ -72,25 +84,57 @@ class Status:
     total: int
     pass_needed: int
     right_so_far: int
+    #: the campaign's mode: what the tutorial's screen asks for (a label, a score, spans)
+    mode: CampaignMode = CampaignMode.BINARY
 
 
 @dataclass(frozen=True)
 class Feedback:
     right: bool
-    expected: int
+    expected: int | None
     explanation: str
     #: after the attempt's last item: passed | retry | failed; None mid-attempt
     outcome: str | None
     score: int
     total: int
+    #: what the answer missed, in the annotator's words ([] when right)
+    problems: tuple[str, ...] = ()
+    #: the item's warning, shown when the answer was wrong
+    warning: str | None = None
+    #: a silent check: nothing of this is shown to the annotator
+    silent: bool = False
+    expects: str = ""
+    #: the item's output and the answer given, in words ("score 40 · “walked” minor")
+    output: str = ""
+    given: str = ""
+
+
+THIRD_ATTEMPT = (
+    "You have used both attempts at the tutorial: a third attempt is not allowed, and this "
+    "answer was not recorded."
+)
+PASSED_ALREADY = "You passed the tutorial already: this answer was not recorded."
+PENDING = (
+    "Finish the tutorial before the task: nothing was saved. Reload the page to see the tutorial."
+)
+FAILED = (
+    "You did not pass the tutorial in two attempts, so this answer was not saved. Thank you "
+    "for your time; please return the study on your platform."
+)
 
 
 def tutorial_of(meta: dict[str, Any] | None) -> Tutorial | None:
     raw = (meta or {}).get(KEY)
     if not isinstance(raw, dict) or not raw.get("items"):
         return None
-    items = tuple(TutorialItem(**i) for i in raw["items"])
-    return Tutorial(items, int(raw.get("pass_needed") or math.ceil(0.8 * len(items))))
+    items = tuple(item_of(i) for i in raw["items"])
+    need = raw.get("pass_needed")
+    return Tutorial(items, int(need) if need is not None else default_pass_mark(items))
+
+
+def default_pass_mark(items: tuple[TutorialItem, ...] | list[TutorialItem]) -> int:
+    """80 % of the items that give feedback, rounded up (0 when all are silent checks)."""
+    return math.ceil(0.8 * sum(1 for it in items if not it.silent))
 
 
 def tutorial(engine: Engine, campaign_id: int) -> Tutorial | None:
@@ -98,56 +142,29 @@ def tutorial(engine: Engine, campaign_id: int) -> Tutorial | None:
         return tutorial_of(campaign_meta(s, campaign_id))
 
 
-def parse_csv(data: bytes) -> list[TutorialItem]:
-    """Tutorial items of a CSV (``source, output, expected_label, explanation``, optional
-    ``reference``); TutorialError naming the row for anything missing or wrong."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TutorialError("the tutorial file is not UTF-8 text") from exc
-    rows = list(csv.DictReader(io.StringIO(text)))
-    need = {"source", "output", "expected_label", "explanation"}
-    missing = need - set(rows[0] if rows else ())
-    if missing:
-        raise TutorialError(f"the tutorial file needs the column(s) {', '.join(sorted(missing))}")
-    items = []
-    for k, r in enumerate(rows, start=2):
-        label = (r["expected_label"] or "").strip().lower()
-        if label not in ("0", "1", "adequate", "inadequate"):
-            raise TutorialError(
-                f"row {k}: expected_label must be 1/adequate or 0/inadequate, not {label!r}"
-            )
-        items.append(
-            TutorialItem(
-                source=(r["source"] or "").strip(),
-                output=(r["output"] or "").strip(),
-                expected=1 if label in ("1", "adequate") else 0,
-                explanation=(r["explanation"] or "").strip(),
-                reference=(r.get("reference") or "").strip() or None,
-            )
-        )
-    return items
-
-
 def set_tutorial(
     engine: Engine, campaign_id: int, items: list[TutorialItem], pass_needed: int | None = None
 ) -> Tutorial | None:
     """Set the campaign's tutorial (an empty list removes it); logged. TutorialError
-    (nothing changed) for an empty text or explanation, a label not 0/1, over 50 items, or
-    a pass mark outside 1..items."""
+    (nothing changed) for an empty text, a feedback item without an explanation, an
+    expectation the campaign's screen does not ask for, over 50 items, or a pass mark
+    outside 1..(items with feedback)."""
     if len(items) > MAX_ITEMS:
         raise TutorialError(f"a tutorial has at most {MAX_ITEMS} items ({len(items)} given)")
     for k, it in enumerate(items, start=1):
-        if not it.source or not it.output or not it.explanation:
+        if not it.source or not it.output or not (it.explanation or it.silent or it.warning):
             raise TutorialError(f"tutorial item {k} needs a source, an output and an explanation")
-        if it.expected not in (0, 1):
+        if it.label not in (0, 1, None):
             raise TutorialError(f"tutorial item {k}: the expected label is 0 or 1")
-    need = pass_needed if pass_needed is not None else math.ceil(0.8 * len(items))
-    if items and not 1 <= need <= len(items):
-        raise TutorialError(f"the pass mark must be from 1 to {len(items)}, not {need}")
-    new = {"items": [asdict(i) for i in items], "pass_needed": need} if items else None
+    loud = sum(1 for it in items if not it.silent)
+    need = pass_needed if pass_needed is not None else default_pass_mark(items)
+    if items and not (1 if loud else 0) <= need <= loud:
+        raise TutorialError(f"the pass mark must be from 1 to {loud}, not {need}")
+    new = {"items": [stored(i) for i in items], "pass_needed": need} if items else None
     with dbq.queue_transaction(engine) as s:
-        dbset.campaign_for_update(s, campaign_id)
+        camp = dbset.campaign_for_update(s, campaign_id)
+        for k, it in enumerate(items, start=1):
+            fits_mode(it, CampaignMode(camp.mode), k)
         old = tutorial_of(campaign_meta(s, campaign_id))
         was = None if old is None else {"items": len(old.items), "pass_needed": old.pass_needed}
         now = None if new is None else {"items": len(items), "pass_needed": need}
@@ -159,18 +176,24 @@ def set_tutorial(
 
 def _status(tut: Tutorial, rows: list[tuple]) -> Status:  # type: ignore[type-arg]
     n = len(tut.items)
-    by_attempt: dict[int, list[bool]] = {}
-    for _a, attempt, _index, _label, correct in rows:
-        by_attempt.setdefault(int(attempt), []).append(bool(correct))
+    loud = set(tut.loud)
+    by_attempt: dict[int, list[tuple[int, bool]]] = {}
+    for row in rows:
+        by_attempt.setdefault(int(row[1]), []).append((int(row[2]), bool(row[4])))
+
+    def right(answers: list[tuple[int, bool]]) -> int:
+        return sum(ok for index, ok in answers if index in loud)
+
     done = [a for a, r in sorted(by_attempt.items()) if len(r) >= n]
-    if any(sum(by_attempt[a]) >= tut.pass_needed for a in done):
-        return Status("passed", max(done), n, None, n, tut.pass_needed, 0)
+    passed = [a for a in done if right(by_attempt[a]) >= tut.pass_needed]
+    if passed:
+        return Status("passed", passed[0], n, None, n, tut.pass_needed, 0)
     if len(done) >= ATTEMPTS:
         return Status("failed", len(done), n, None, n, tut.pass_needed, 0)
     attempt = len(done) + 1
     current = by_attempt.get(attempt, [])
     index = len(current)
-    return Status("todo", attempt, index, tut.items[index], n, tut.pass_needed, sum(current))
+    return Status("todo", attempt, index, tut.items[index], n, tut.pass_needed, right(current))
 
 
 def status(engine: Engine, campaign_id: int, annotator_id: int) -> Status | None:
@@ -179,40 +202,128 @@ def status(engine: Engine, campaign_id: int, annotator_id: int) -> Status | None
         tut = tutorial_of(campaign_meta(s, campaign_id))
         if tut is None:
             return None
-        return _status(tut, dbtut.answers(s, campaign_id, annotator_id))
+        now = _status(tut, dbtut.answers(s, campaign_id, annotator_id))
+        return replace(now, mode=CampaignMode(campaign_mode(s, campaign_id) or "binary"))
 
 
-def answer(engine: Engine, campaign_id: int, annotator_id: int, index: int, label: int) -> Feedback:
+def pending(
+    s: Any, campaign_id: int, annotator_id: int, stored: dict[str, Any] | None = None
+) -> str | None:
+    """Why the annotator may not judge real items yet (inside their action's transaction:
+    the tutorial unfinished, or failed twice), None when they may. Every action of an
+    annotator asks this (annotation.judging.session.campaign_of), so no page, tab or call
+    gets around the tutorial. ``stored``: the tutorial as the caller read it with the
+    campaign (one query fewer)."""
+    tut = tutorial_of({KEY: stored} if stored is not None else campaign_meta(s, campaign_id))
+    if tut is None:
+        return None
+    now = _status(tut, dbtut.answers(s, campaign_id, annotator_id))
+    if now.state == "passed":
+        return None
+    return FAILED if now.state == "failed" else PENDING
+
+
+def answer(
+    engine: Engine, campaign_id: int, annotator_id: int, index: int, label: int | None = None,
+    *, score: float | None = None, spans: list[dict[str, Any]] | None = None,
+    preference: str | None = None,
+) -> Feedback:  # fmt: skip
     """Record the annotator's answer to tutorial item ``index`` of their current attempt and
     say whether it was right and why. TutorialError (nothing written) when it is not their
-    turn for that item (a double click, a stale page) or the tutorial is over for them."""
-    if label not in (0, 1):
+    turn for that item (a double click, a stale page), the tutorial is passed, or both
+    attempts are used (a third is refused, :data:`THIRD_ATTEMPT`). ``preference``: a pair
+    item's answer as shown — "left", "right" or "tie" — the sides those of
+    :func:`pair_sides`."""
+    if preference not in ("left", "right", "tie", None):
+        raise TutorialError("a tutorial preference is 'left', 'right' or 'tie'")
+    if label not in (0, 1, None):
         raise TutorialError("a tutorial answer is 1 (adequate) or 0 (inadequate)")
+    if score is not None and (not isinstance(score, int | float) or not 0 <= score <= 100):
+        raise TutorialError("a tutorial score is a number from 0 to 100")
     with dbq.queue_transaction(engine) as s:
         dbset.campaign_for_update(s, campaign_id)  # one answer at a time per campaign
         tut = tutorial_of(campaign_meta(s, campaign_id))
         if tut is None:
             raise TutorialError("this campaign has no tutorial")
         now = _status(tut, dbtut.answers(s, campaign_id, annotator_id))
-        if now.state != "todo" or now.index != index:
+        if now.state == "failed":
+            raise TutorialError(THIRD_ATTEMPT)
+        if now.state == "passed":
+            raise TutorialError(PASSED_ALREADY)
+        if now.index != index:
             raise TutorialError("this tutorial item was answered already: the page moves on")
         item = tut.items[index]
-        right = label == item.expected
+        given = _checked_spans(item, spans)
+        first_left = pair_sides(annotator_id, index)
+        chosen = chosen_side(preference, first_left)
+        shown = ("left", "right") if first_left else ("right", "left")
+        problems = checks.grade(item, label, score, given, chosen, shown)
+        right = not problems
+        stored = {"label": label, "score": score, "spans": given, "problems": problems,
+                  **({"preference": chosen} if chosen else {})}  # fmt: skip
         dbtut.add_answer(s, campaign_id, annotator_id, now.attempt, index, label, right,
-                         datetime.now(UTC))  # fmt: skip
-        score = now.right_so_far + int(right)
+                         datetime.now(UTC), stored)  # fmt: skip
+        tally = now.right_so_far + int(right and not item.silent)
         outcome = None
         if index + 1 == len(tut.items):
-            if score >= tut.pass_needed:
+            if tally >= tut.pass_needed:
                 outcome = "passed"
             else:
                 outcome = "retry" if now.attempt < ATTEMPTS else "failed"
-        return Feedback(right, item.expected, item.explanation, outcome, score, len(tut.items))
+        return Feedback(right, item.label, item.explanation, outcome, tally, len(tut.loud),
+                        tuple(problems), item.warning, item.silent, *shown_item(item, shown),
+                        _given(item, label, score, given, chosen, shown))  # fmt: skip
+
+
+def _given(item: TutorialItem, label: int | None, score: float | None,
+           spans: list[dict[str, Any]] | None, chosen: str | None = None,
+           shown: tuple[str, str] = ("first", "second")) -> str:  # fmt: skip
+    """The answer in words, for the feedback beside what was expected."""
+    parts = [] if chosen is None else [checks.choice_words(chosen, shown)]
+    if label is not None:
+        parts.append("adequate" if label else "inadequate")
+    if score is not None:
+        parts.append(f"score {score:g}")
+    if spans is not None:
+        marks = []
+        for sp in spans:
+            if sp.get("side") == "source" and sp["start"] == sp["end"]:
+                marks.append(f"an omission ({sp['severity']})")
+            else:
+                text = item.output if sp.get("side", "target") == "target" else item.source
+                marks.append(f"“{text[sp['start'] : sp['end']]}” ({sp['severity']})")
+        parts.append("errors: " + ", ".join(marks) if marks else "no errors")
+    return " · ".join(parts)
+
+
+def _checked_spans(
+    item: TutorialItem, spans: list[dict[str, Any]] | None
+) -> list[dict[str, Any]] | None:
+    """The answer's spans validated against the item's texts (as a judgment's are)."""
+    if spans is None:
+        return None
+    from annotation.judging.spans import SpanError, parse_spans
+
+    try:
+        return [p.to_json() for p in parse_spans(spans, item.output, item.source, None)]
+    except SpanError as refused:
+        raise TutorialError(str(refused)) from None
+
+
+def _tally(tut: Tutorial, mine: list[tuple]) -> tuple[Status, int, int, int]:  # type: ignore[type-arg]
+    """Status, right feedback answers in the deciding attempt, silent checks right and
+    answered (every attempt)."""
+    st = _status(tut, mine)
+    loud = set(tut.loud)
+    score = sum(1 for r in mine if r[1] == st.attempt and r[4] and r[2] in loud)
+    silent = [r for r in mine if r[2] not in loud]
+    return st, score, sum(1 for r in silent if r[4]), len(silent)
 
 
 def results(engine: Engine, campaign_id: int) -> dict[int, str]:
     """Annotator id → their tutorial result for the Annotators page ("passed (attempt 1,
-    5/5)", "failed (2 attempts)", "in progress"); empty without a tutorial."""
+    5/5)", "failed (2 attempts)", "in progress"; "· silent checks 1/2" when there are
+    some); empty without a tutorial."""
     with read_scope(engine) as s:
         tut = tutorial_of(campaign_meta(s, campaign_id))
         if tut is None:
@@ -223,12 +334,42 @@ def results(engine: Engine, campaign_id: int) -> dict[int, str]:
         by.setdefault(int(r[0]), []).append(r)
     out = {}
     for annotator, mine in by.items():
-        st = _status(tut, mine)
+        st, score, silent_right, silent_n = _tally(tut, mine)
         if st.state == "passed":
-            score = sum(1 for r in mine if r[1] == st.attempt and r[4])
-            out[annotator] = f"passed (attempt {st.attempt}, {score}/{st.total})"
+            text = f"passed (attempt {st.attempt}, {score}/{len(tut.loud)})"
         elif st.state == "failed":
-            out[annotator] = f"failed ({ATTEMPTS} attempts)"
+            text = f"failed ({ATTEMPTS} attempts)"
         else:
-            out[annotator] = f"in progress (attempt {st.attempt})"
+            text = f"in progress (attempt {st.attempt})"
+        if silent_n:
+            text += f" · silent checks {silent_right}/{silent_n}"
+        out[annotator] = text
+    return out
+
+
+ANSWER_COLUMNS = ("annotator", "attempt", "item", "kind", "expects", "right", "label", "score",
+                  "spans", "preference", "problems", "answered_at")  # fmt: skip
+
+
+def answer_rows(engine: Engine, campaign_id: int) -> list[dict[str, Any]]:
+    """Every tutorial and check answer of the campaign, one row each (the export's
+    ``tutorial_answers`` table): who, which attempt and item, what it expected, what was
+    given and what it missed."""
+    with read_scope(engine) as s:
+        tut = tutorial_of(campaign_meta(s, campaign_id))
+        rows = dbtut.answer_details(s, campaign_id)
+    out = []
+    for name, attempt, index, label, correct, kept, at in rows:
+        item = tut.items[index] if tut is not None and index < len(tut.items) else None
+        kept = kept or {}
+        given = kept.get("spans")
+        out.append({
+            "annotator": name, "attempt": attempt, "item": index + 1,
+            "kind": "" if item is None else ("silent check" if item.silent else "tutorial"),
+            "expects": "" if item is None else item.expects, "right": bool(correct),
+            "label": label, "score": kept.get("score"),
+            "spans": "" if given is None else json.dumps(given, ensure_ascii=False),
+            "preference": kept.get("preference") or "",
+            "problems": "; ".join(kept.get("problems") or ()), "answered_at": at,
+        })  # fmt: skip
     return out

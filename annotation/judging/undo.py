@@ -72,8 +72,11 @@ def _what(last: log.LastJudgment) -> str:
 def _undone(s: Any, camp: dbq.AnnotatorCampaign, last: log.LastJudgment, ordinal: int) -> Undone:
     row = dbshow.slot_row(s, last.assignment_id) if last.assignment_id is not None else None
     group = slot_group(s, camp, row) if row is not None else None
+    what = _what(last)
+    if camp.mode.asks_preference and last.kind != log.SKIP:  # its label is a check's grade
+        what = "your preference"
     return Undone(
-        what=_what(last),
+        what=what,
         ordinal=ordinal,
         excerpt=_excerpt(row.text) if row is not None else None,
         group_position=group.position if group is not None and group.size > 1 else None,

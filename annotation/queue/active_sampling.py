@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.queue import racing
+from annotation.queue import pair_policy, racing
 from db.clock import utcnow
 from db.queue import active_rounds as dbrounds
 from db.queue import claim as dbq
@@ -62,6 +62,8 @@ def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
     if not dbrounds.has_pending(s, campaign_id):  # a uniform queue at its end: no lock taken
         return None
     camp = dbset.campaign_for_update(s, campaign_id)
+    if pair_policy.policy_of(camp.meta) == pair_policy.ADAPTIVE:
+        return _pair_round(s, camp, now)
     if racing.is_on(camp.meta) and camp.sampling != Sampling.ACTIVE:
         done = racing.draw(s, camp, now)  # the systems in play only (annotation.queue.racing)
         return None if done is None else DrawRound(-1, done.items, done.items, done.opened)
@@ -90,6 +92,23 @@ def draw_round(s: Any, campaign_id: int, now: Any = None) -> DrawRound | None:
     camp.meta = meta
     opened = sum(r["state"] == dbq.OPEN for r in rows)
     return DrawRound(number, visits, drawn, opened)
+
+
+def _pair_round(s: Any, camp: Any, now: Any) -> DrawRound | None:
+    """An adaptive preference campaign's round (annotation.queue.pair_policy), recorded in
+    ``meta["active_rounds"]`` as the other rounds are."""
+    rounds = list((camp.meta or {}).get("active_rounds", []))
+    number = len(rounds)
+    rng = np.random.default_rng([camp.queue_seed or 0, 13, number])
+    visited = pair_policy.draw_round(s, camp, rng, number)
+    if visited is None:
+        return None
+    meta = dict(camp.meta or {})
+    record = {"round": number, "sampling": pair_policy.ADAPTIVE, "visits": visited,
+              "drawn": visited, "at": (now or utcnow()).isoformat()}  # fmt: skip
+    meta["active_rounds"] = [*rounds, record]
+    camp.meta = meta
+    return DrawRound(number, visited, visited, visited)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,19 @@ def queue_settings(engine: Engine, campaign_id: int) -> dict[str, Any]:
     return {k: values[k] for k in dbset.QUEUE_SETTINGS}
 
 
+def _preference_stays(stored: dict[str, Any], values: dict[str, Any]) -> None:
+    """A preference campaign's queue holds pairs of outputs: its mode stays, the other
+    modes do not become it, and it stays unpaired (each pair is claimed alone)."""
+    was = CampaignMode(stored["mode"]).asks_preference
+    if "mode" in values and CampaignMode(values["mode"]).asks_preference != was:
+        raise ValueError(
+            "a campaign becomes a preference campaign (or stops being one) only by a new "
+            "import: its queue holds pairs of outputs, the other modes' single outputs"
+        )
+    if was and values.get("paired"):
+        raise ValueError("a preference campaign stays unpaired: each of its slots is one pair")
+
+
 def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> None:
     """Change annotation settings. ``paired`` and ``overlap`` shape the next build only;
     ``attention_rate`` is capped at 0.5; ``claim_timeout_s`` is at least 30 s."""
@@ -85,6 +98,7 @@ def update_queue_settings(engine: Engine, campaign_id: int, **values: Any) -> No
         raise ValueError("active_tau (the uniform share of active sampling) must be in (0, 1]")
     with dbq.queue_transaction(engine) as s:
         stored = dbset.campaign_settings(s, campaign_id)
+        _preference_stays(stored, values)
         raced = racing.is_on(stored["meta"])
         if raced and (values.get("sampling") == Sampling.ACTIVE or values.get("paired") is False):
             raise ValueError(

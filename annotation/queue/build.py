@@ -44,6 +44,8 @@ import numpy as np
 from annotation.queue import racing
 from annotation.queue.attention import MAJOR, degrade
 from annotation.queue.draws import draw_blocks, draw_units
+from annotation.queue.pair_policy import ADAPTIVE, policy_of
+from annotation.queue.pairs import pair_groups, pairs_per_source
 from db import Engine
 from db.campaign.campaigns import next_assignment_position
 from db.campaign.context import item_documents
@@ -51,7 +53,7 @@ from db.clock import utcnow
 from db.queue import build as dbbuild
 from db.queue import claim as dbq
 from db.queue import settings as dbset
-from db.schema.vocabulary import Sampling, documents_in_order
+from db.schema.vocabulary import CampaignMode, Sampling, documents_in_order
 from metrics.base import Progress
 
 _CHUNK = 5_000
@@ -98,25 +100,33 @@ def build_queue(
             return BuildReport(campaign_id, camp.queue_seed, build_no, 0, 0, 0, 0, None)
 
         by_item = _by_item(fresh)
-        in_order = documents_in_order(meta)  # whole documents drawn
-        units = (
-            draw_blocks(fresh, item_documents(s, campaign_id), camp.paired, rng)
-            if in_order
-            else draw_units(by_item, camp.paired, rng)
-        )
-        overlapped = _overlapped(camp.overlap, len(units), rng)
-        groups = _regular_groups(units, overlapped)
+        preference = CampaignMode(camp.mode).asks_preference  # pairs of outputs (pairs.py)
+        in_order = documents_in_order(meta) and not preference  # whole documents drawn
+        if preference:
+            adaptive = policy_of(meta) == ADAPTIVE  # every pair pending (pair_policy.py)
+            groups, n_units, n_over = pair_groups(
+                pool, queued, pairs_per_source(meta), camp.overlap, rng, every_pair=adaptive
+            )
+        else:
+            units = (
+                draw_blocks(fresh, item_documents(s, campaign_id), camp.paired, rng)
+                if in_order
+                else draw_units(by_item, camp.paired, rng)
+            )
+            overlapped = _overlapped(camp.overlap, len(units), rng)
+            groups = _regular_groups(units, overlapped)
+            n_units, n_over = len(units), sum(len(units[k]) for k in overlapped)
         n_regular = sum(len(g) for g in groups)
         pieces = _claim_pieces(groups, split=in_order, paired=camp.paired)
         weights = _screens(pieces, per_screen(meta, camp.paired))
         n_checks = _attention_count(camp.attention_rate, sum(weights))
-        checks = _make_checks(s, pool, n_checks, rng)
+        checks = _make_checks(s, pool, n_checks, rng, pairs=preference)
         groups = _mix_in_checks(pieces, checks, spread_checks(weights, len(checks), rng))
 
         start = next_assignment_position(s, campaign_id)
         _insert_groups(s, camp, campaign_id, groups, start, tick)
-        history = {"units": len(units), "paired": camp.paired, "document_order": in_order}
-        history.update(overlap_units=len(overlapped), attention=len(checks))
+        history = {"units": n_units, "paired": camp.paired, "document_order": in_order}
+        history.update(overlap_units=n_over, attention=len(checks))
         _record_build(camp, meta, build_no, history, start)
         dbbuild.refresh_statistics(s)
         return BuildReport(
@@ -125,7 +135,7 @@ def build_queue(
             build=build_no,
             items=len(by_item),
             regular_slots=n_regular,
-            overlap_slots=sum(len(units[k]) for k in overlapped),
+            overlap_slots=n_over,
             attention_slots=len(checks),
             first_position=start,
         )
@@ -276,6 +286,7 @@ def _insert_groups(
     # active sampling and racing: draw rounds decide which slots open
     # (annotation.queue.active_sampling.draw_round)
     drawn = camp.sampling == Sampling.ACTIVE or racing.is_on(camp.meta)
+    drawn = drawn or policy_of(camp.meta) == ADAPTIVE  # adaptive pairs (pair_policy.py)
     first_state = dbq.PENDING if drawn else dbq.OPEN
     rows = []
     for group in groups:
@@ -335,9 +346,14 @@ def rebuild_in_order(s: Any, campaign_id: int) -> BuildReport | None:
 
 
 def _make_checks(
-    s: Any, pool: list[tuple[int, int, int, str]], n: int, rng: np.random.Generator
+    s: Any,
+    pool: list[tuple[int, int, int, str]],
+    n: int,
+    rng: np.random.Generator,
+    pairs: bool = False,
 ) -> list[dict[str, Any]]:
-    """``n`` attention slots, each with a fresh AttentionCheck of a random real output."""
+    """``n`` attention slots, each with a fresh AttentionCheck of a random real output;
+    ``pairs`` (preference mode): each shows the original beside its degraded copy."""
     candidates = [o for o in pool if len(o[3].split()) >= 4]
     if n <= 0 or not candidates:
         return []
@@ -370,6 +386,7 @@ def _make_checks(
             "kind": dbq.ATTENTION,
             "inclusion_prob": 0.0,
             "attention_check_id": cid,
+            **({"pair_output_id": oid} if pairs else {}),
         }
         for (oid, item), cid in zip(sources, ids, strict=True)
     ]

@@ -22,6 +22,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "export_annotations",
             "export_campaign",
         ],
+        "pearmut_export": ["NotPearmutShaped", "export_pearmut"],
+        "preference_export": ["PREFERENCE_FORMATS", "export_preferences"],
         "result_exports": ["campaign_results", "pairs_csv", "results_csv", "results_latex"],
     },
 )

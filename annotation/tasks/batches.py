@@ -45,11 +45,13 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from annotation.queue import pair_policy
 from annotation.queue.build import per_screen as _per_screen
 from db import Engine
 from db.campaign.campaigns import campaign_meta, set_campaign_meta_key
 from db.clock import utcnow
 from db.engine import read_scope
+from db.people import study as dbstudy
 from db.queue import claim as dbq
 from db.queue import settings as dbset
 from db.queue import task_facts
@@ -57,6 +59,16 @@ from db.queue import tasks as dbt
 from db.schema.vocabulary import documents_in_order
 
 KEY = "tasks"  # campaigns.meta[KEY]
+#: The idle expiry (minutes) of a campaign with a study link whose timeout was never set:
+#: a crowd participant who closes the tab would otherwise hold their task for ever (0 of N
+#: done, nobody else can take it). An hour of no label (each label resets it): long enough
+#: for a long document or a break, short enough that an abandoned task returns to the pool
+#: within the hour; an expired task keeps what was judged. 0 set explicitly means never.
+DEFAULT_STUDY_IDLE_MIN = 60
+#: Crowd platforms whose hand-off is known: the completion URL, "{code}" the outcome's code.
+#: Prolific checks each submission's code against the study's fixed completion codes, so
+#: with it both codes must be set (a generated per-task code would be refused there).
+PLATFORM_HANDOFF = {"prolific": "https://app.prolific.com/submissions/complete?cc={code}"}
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud or typed
 CODE_LENGTH = 12  # 32^12 = 2^60 codes
 MAX_TASK_SIZE = 10_000
@@ -75,7 +87,30 @@ class TaskSettings:
     handoff_url: str | None = None  # "{code}" is replaced by the code
     pass_code: str | None = None
     fail_code: str | None = None
-    timeout_min: int | None = None  # an active task idle this long expires; None: never
+    #: an active task idle this long expires; 0: never; None: not set (never, or
+    #: :data:`DEFAULT_STUDY_IDLE_MIN` when the campaign has a study link)
+    timeout_min: int | None = None
+    platform: str | None = None  # a key of PLATFORM_HANDOFF: its hand-off and code rules
+    #: where a participant who cannot take part goes (a failed tutorial, a full study);
+    #: with a platform, ``screen_out_code`` makes it the platform's completion URL
+    screen_out_url: str | None = None
+    screen_out_code: str | None = None
+
+    def idle_minutes(self, study: bool) -> int | None:
+        """The idle expiry in force: the timeout set, else the study-link default; None:
+        tasks never expire."""
+        if self.timeout_min is None:
+            return DEFAULT_STUDY_IDLE_MIN if study else None
+        return self.timeout_min or None
+
+    @property
+    def screen_out(self) -> str | None:
+        """The screen-out URL in force (None: the page only says why)."""
+        if self.screen_out_url:
+            return self.screen_out_url
+        if self.platform in PLATFORM_HANDOFF and self.screen_out_code:
+            return PLATFORM_HANDOFF[self.platform].replace("{code}", self.screen_out_code)
+        return None
 
     @property
     def codes_text(self) -> str:
@@ -118,6 +153,31 @@ def settings(engine: Engine, campaign_id: int) -> TaskSettings:
         return settings_of(campaign_meta(s, campaign_id))
 
 
+def has_study(engine: Engine, campaign_id: int) -> bool:
+    """Has the campaign a study link (live or revoked): the idle expiry's default applies."""
+    with read_scope(engine) as s:
+        return dbstudy.has_study_link(s, campaign_id)
+
+
+def study_idle_note(engine: Engine, campaign_id: int) -> tuple[bool, str]:
+    """(a warning?, the sentence) on tasks' idle expiry, said when a study link is created
+    (the page and ``cli.py study-link``): crowd participants close tabs."""
+    minutes = settings(engine, campaign_id).timeout_min
+    if minutes == 0:
+        return True, (
+            "Tasks never expire (idle expiry set to 0): a participant who closes the tab keeps "
+            "their task held, nothing done, until you expire it. Set an idle expiry in the "
+            f"task settings (the default with a study link is {DEFAULT_STUDY_IDLE_MIN} min)."
+        )
+    if minutes is None:
+        return False, (
+            f"A task idle for {DEFAULT_STUDY_IDLE_MIN} min expires (the default with a study "
+            "link): a participant who closes the tab frees their task for the next one; what "
+            "they judged is kept. Change it in the task settings."
+        )
+    return False, f"A task idle for {minutes} min expires (the task settings)."
+
+
 def _positive(name: str, value: Any, allow_none: bool = True) -> int | None:
     if value is None and allow_none:
         return None
@@ -126,16 +186,19 @@ def _positive(name: str, value: Any, allow_none: bool = True) -> int | None:
     return value
 
 
-def check_url(url: str | None) -> str | None:
-    """A hand-off URL: http(s) with a host; "{code}" is the only placeholder."""
+def check_url(url: str | None, what: str = "hand-off URL", code: bool = True) -> str | None:
+    """A hand-off URL: http(s) with a host; "{code}" is the only placeholder (``code``
+    False: none, as in the screen-out URL, which carries no task's code)."""
     if url is None or not url.strip():
         return None
     url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise TaskError(f"the hand-off URL must start with http:// or https://, not {url!r}")
-    if url.replace("{code}", "").count("{") or url.replace("{code}", "").count("}"):
-        raise TaskError("the hand-off URL's only placeholder is {code}")
+        raise TaskError(f"the {what} must start with http:// or https://, not {url!r}")
+    rest = url.replace("{code}", "") if code else url
+    if rest.count("{") or rest.count("}"):
+        only = "only placeholder is {code}" if code else "has no placeholder"
+        raise TaskError(f"the {what}'s {only}" if code else f"the {what} {only}")
     return url
 
 
@@ -151,8 +214,12 @@ def _check_code(name: str, code: str | None) -> str | None:
 def _checked(new: TaskSettings, overlap: float) -> TaskSettings:
     _positive("the per-annotator quota", new.per_annotator)
     _positive("the per-item quota", new.per_item)
-    if new.timeout_min is not None:
-        _positive("the task timeout (minutes)", new.timeout_min)
+    if new.timeout_min is not None and new.timeout_min != 0:
+        _positive("the task timeout (minutes; 0: never)", new.timeout_min)
+    if new.platform is not None and new.platform not in PLATFORM_HANDOFF:
+        raise TaskError(
+            f"unknown platform {new.platform!r}: one of {', '.join(PLATFORM_HANDOFF)} (or none)"
+        )
     share = new.pass_share
     if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
         raise TaskError(f"the pass share must be between 0 and 1, not {share!r}")
@@ -161,22 +228,39 @@ def _checked(new: TaskSettings, overlap: float) -> TaskSettings:
             f"the campaign's overlap ({overlap:.0%}) gives some outputs a second annotator: "
             "a per-item quota below 2 would leave those judgments undone"
         )
-    if (new.pass_code is None) != (new.fail_code is None):
+    pass_code, fail_code = _check_code("pass", new.pass_code), _check_code("fail", new.fail_code)
+    if (pass_code is None) != (fail_code is None):
         raise TaskError("set both the pass and the fail code, or neither (generated codes)")
+    if pass_code is not None and pass_code == fail_code:
+        raise TaskError(
+            "the pass and the fail code are the same: a failed task could not be told from "
+            "a passed one; give the platform's two different codes"
+        )
+    handoff_url = check_url(new.handoff_url)
+    if new.platform in PLATFORM_HANDOFF:
+        if pass_code is None:
+            raise TaskError(
+                f"{new.platform} checks each submission against the study's fixed completion "
+                "codes: set its pass and fail codes (a generated per-task code would be "
+                "refused there)"
+            )
+        handoff_url = handoff_url or PLATFORM_HANDOFF[new.platform]
     return TaskSettings(
         **{
             **asdict(new),
             "pass_share": float(share),
-            "handoff_url": check_url(new.handoff_url),
-            "pass_code": _check_code("pass", new.pass_code),
-            "fail_code": _check_code("fail", new.fail_code),
+            "handoff_url": handoff_url,
+            "pass_code": pass_code,
+            "fail_code": fail_code,
+            "screen_out_url": check_url(new.screen_out_url, "screen-out URL", code=False),
+            "screen_out_code": _check_code("screen-out", new.screen_out_code),
         }
     )
 
 
 def _shown(key: str, value: Any) -> Any:
     """A setting as the log keeps it: codes are not written into the log."""
-    if key in ("pass_code", "fail_code") and value is not None:
+    if key in ("pass_code", "fail_code", "screen_out_code") and value is not None:
         return "(set)"
     return value
 
@@ -367,6 +451,8 @@ def cut(engine: Engine, campaign_id: int, size: int, now: datetime | None = None
 
 def cut_within(s: Any, campaign_id: int, size: int, now: datetime) -> Cut:
     camp = dbset.campaign_for_update(s, campaign_id)
+    if pair_policy.policy_of(camp.meta) == pair_policy.ADAPTIVE:
+        raise TaskError(pair_policy.NO_TASKS)
     slots = dbt.uncut_slots(s, campaign_id)
     per_screen = _per_screen(camp.meta or {}, camp.paired)
     plans, split = plan_cut(slots, size, camp.paired, documents_in_order(camp.meta), per_screen)

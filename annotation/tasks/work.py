@@ -17,6 +17,7 @@ from urllib.parse import quote
 from annotation.tasks.batches import CODE_ALPHABET, CODE_LENGTH, TaskSettings, settings_of
 from annotation.tasks.expiry import expire_in, requeue_unfinished
 from db.campaign.campaigns import campaign_meta
+from db.people import study as dbstudy
 from db.queue import settings as dbset
 from db.queue import task_facts
 from db.queue import tasks as dbt
@@ -97,15 +98,20 @@ def _view(task: dbt.TaskRow, conf: TaskSettings | None, **extra: Any) -> TaskVie
 
 
 def expire_idle(s: Any, campaign_id: int, conf: TaskSettings, now: datetime) -> list[int]:
-    """Expire the campaign's active tasks idle longer than the timeout (logged).
+    """Expire the campaign's active tasks idle longer than the timeout in force (logged):
+    the one set, else :data:`annotation.tasks.batches.DEFAULT_STUDY_IDLE_MIN` when the
+    campaign has a study link.
 
     Under the campaign's row lock, like every logged setting: two annotators arriving at
     once would otherwise both expire the same task on PostgreSQL (the second one's new
     task then collides with the first one's ordinal). The lock is taken only when a task
     is idle, so the common visit does not queue behind other annotators."""
-    if not conf.timeout_min:
+    minutes = conf.idle_minutes(
+        study=conf.timeout_min is None and dbstudy.has_study_link(s, campaign_id)
+    )
+    if not minutes:
         return []
-    cutoff = now - timedelta(minutes=conf.timeout_min)
+    cutoff = now - timedelta(minutes=minutes)
     if not dbt.idle_active(s, campaign_id, cutoff):
         return []
     dbset.campaign_for_update(s, campaign_id)
@@ -114,7 +120,7 @@ def expire_idle(s: Any, campaign_id: int, conf: TaskSettings, now: datetime) -> 
     locked = set(dbt.lock_free_active(s, ids))
     ids = [tid for tid in dbt.idle_active(s, campaign_id, cutoff) if tid in locked]
     for tid in ids:
-        expire_in(s, campaign_id, tid, now, why=f"idle over {conf.timeout_min} min")
+        expire_in(s, campaign_id, tid, now, why=f"idle over {minutes} min")
     return ids
 
 

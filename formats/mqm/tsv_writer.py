@@ -1,4 +1,4 @@
-"""Writing span judgments in the MQM TSV layout (formats.mqm_tsv reads it)."""
+"""Writing span judgments in the MQM TSV layout (formats.mqm.tsv reads it)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
-from formats.mqm_tsv import _MARK_RE, CLOSE, COLUMNS, OPEN, mark
+from formats.mqm.tsv import _MARK_RE, CLOSE, COLUMNS, OPEN, mark
 from formats.spreadsheet import GUARD_COLUMN, cell_text
 
 

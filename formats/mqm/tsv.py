@@ -6,7 +6,7 @@ One row per error, tab-separated, no quoting, a header row::
 
 The erroneous text is marked ``<v>…</v>`` in the target (or in the source, for omissions
 and source errors); a segment a rater found error-free has one row with category and
-severity ``No-error``. Reading (formats.mqm_tsv_read, in two streaming passes) groups the
+severity ``No-error``. Reading (formats.mqm.tsv_read, in two streaming passes) groups the
 rows into one :class:`Segment` per (system, seg_id, rater) with its raw spans; what a valid
 span is comes from the caller (:class:`SpanRules`; annotation.imports.mqm imports the segments
 as a span campaign). Writing gives one row per span (a "No-error" row for none), with the

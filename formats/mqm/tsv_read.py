@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from formats.cells import text_problem
-from formats.mqm_tsv import (
+from formats.mqm.tsv import (
     COLUMNS,
     NEUTRAL,
     NO_ERROR,

@@ -1,0 +1,1 @@
+"""MQM TSV files (the WMT MQM layout): read and written."""

@@ -1,0 +1,1 @@
+"""Pearmut's campaign files and annotation logs: read and written."""
