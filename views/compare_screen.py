@@ -34,8 +34,7 @@ def source_html(shown: comparative.Screen) -> str:
     if shown.reference is not None:
         parts.append(("Reference", shown.reference, "tandem-reference"))
     return "".join(
-        f'<p style="font-weight:600;margin:0.6rem 0 0.2rem">{title}</p>'
-        + literal_html(text, css)
+        f'<p style="font-weight:600;margin:0.6rem 0 0.2rem">{title}</p>' + literal_html(text, css)
         for title, text, css in parts
     )
 
@@ -46,7 +45,7 @@ def move_highlight(state: dict[str, Any], size: int, step: int) -> None:
 
 
 def footer(
-    save_label: str,
+    save_label: str | None,
     save: Callable[[], None],
     skip: Callable[[], None],
     undo: Callable[[], None],
@@ -54,11 +53,15 @@ def footer(
     size: int,
     judge: Callable[[dict[str, Any], int, int], None] | None = None,
 ) -> None:
-    """Save, skip (with its reason) and undo; then the invisible buttons the key listener
-    clicks: ``j`` / ``k`` move the highlight, and with ``judge``, ``a`` / ``i`` label the
-    highlighted output (``judge(state, size, label)``)."""
-    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
-    c1.button(save_label, key="cmp_save", type="primary", on_click=save, width="stretch")
+    """Save (``save_label`` None: the page draws its own), skip (with its reason) and
+    undo; then the invisible buttons the key listener clicks: ``j`` / ``k`` move the
+    highlight, and with ``judge``, ``a`` / ``i`` label the highlighted output
+    (``judge(state, size, label)``)."""
+    if save_label is None:  # the page draws its own save (views/spans/cesa_held.py)
+        c2, c3, c4 = st.columns([2, 1, 1])
+    else:
+        c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
+        c1.button(save_label, key="cmp_save", type="primary", on_click=save, width="stretch")
     c2.selectbox(
         "Skip reason", judging.SKIP_REASONS, key="cmp_skip_reason", label_visibility="collapsed"
     )

@@ -37,7 +37,27 @@ if (!w.__tandemKeysInstalled) {
   // The draft's keys: drawn in the page at once, in queue order; only the save goes to the
   // server (and then waits for its draw like a click).
   const LOCAL = /^cmp_(adequate|inadequate|next|prev|save|[ai]_\d+)$/;
+  // An error-span item whose work the page holds (views/spans/held.js): its severity,
+  // category, delete, clear, AI and save buttons; skip and undo stay the server's.
+  const SPANS = /^span_(sev_\w+|cat_\d+|save|no_errors|delete|clear|accept_ai|next)$/;
+  const isSpans = () => typeof w.__tandemDraftIdent === "string" && w.__tandemDraftIdent.startsWith("spans:");
+  // A comparative error-span screen whose work the page holds (views/spans/cesa_held.js): the
+  // current output's severity, category, AI, delete and clear, the moves, the save; skip and
+  // undo stay the server's.
+  const CESA = /^cmp_(sev_\w+|cat_\d+|save|span_delete|span_clear|accept_ai|next|prev)$/;
+  const isCesa = () => typeof w.__tandemDraftIdent === "string" && w.__tandemDraftIdent.startsWith("cesa:");
+  const isLocal = (target) => (isCesa() ? CESA : isSpans() ? SPANS : LOCAL).test(target);
   const local = (target) => {
+    if (isCesa()) {
+      const s = w.__tandemCesa;
+      if (!s || "cesa:" + s.ident !== w.__tandemDraftIdent || !s.send) return null;  // not drawn yet
+      return () => s.button(target);  // true: the save went to the server
+    }
+    if (isSpans()) {
+      const b = w.__tandemSpans;
+      if (!b || "spans:" + b.nonce !== w.__tandemDraftIdent) return null;  // not drawn yet
+      return () => b.button(target);  // true: a save went to the server
+    }
     const d = w.__tandemDraft;
     if (!d || d.ident !== w.__tandemDraftIdent) return null;  // not drawn yet
     if (target === "cmp_adequate" || target === "cmp_inadequate") {
@@ -67,7 +87,7 @@ if (!w.__tandemKeysInstalled) {
   };
   const pump = () => {
     if (busy || !queue.length) return;
-    if (w.__tandemDraftIdent && LOCAL.test(queue[0])) {
+    if (w.__tandemDraftIdent && isLocal(queue[0])) {
       const act = local(queue[0]);
       if (act === null) {  // the screen's draft is not drawn yet: never the server's button
         if (++missing > 250) { queue.shift(); missing = 0; }
@@ -76,7 +96,11 @@ if (!w.__tandemKeysInstalled) {
       }
       queue.shift();
       missing = 0;
-      if (act !== "save") { act(); pump(); return; }
+      if (act !== "save") {
+        const rev = w.__tandemKeysRev;
+        if (act() === true) { busy = true; afterDraw(rev); return; }  // a span item's save
+        pump(); return;
+      }
       busy = true;
       const rev = w.__tandemKeysRev;
       w.__tandemDraft.save();
@@ -100,10 +124,12 @@ if (!w.__tandemKeysInstalled) {
   // A click on a draft screen's card or save button joins the key queue (in order with the
   // keys), instead of a round trip per click.
   w.addEventListener("click", (e) => {
-    if (!e.isTrusted || !w.__tandemDraftIdent) return;
-    const el = e.target && e.target.closest &&
-      e.target.closest("[class*='st-key-cmp_a_'], [class*='st-key-cmp_i_'], .st-key-cmp_save");
-    const m = el && /st-key-(cmp_[ai]_\d+|cmp_save)(?:\s|$)/.exec(el.className);
+    if (!e.isTrusted || !w.__tandemDraftIdent || isCesa()) return;  // cESA: its own buttons
+    const el = e.target && e.target.closest && (isSpans() ?
+      e.target.closest("[class*='st-key-span_']") :
+      e.target.closest("[class*='st-key-cmp_a_'], [class*='st-key-cmp_i_'], .st-key-cmp_save"));
+    const m = el && (isSpans() ? /st-key-(span_\w+)(?:\s|$)/ : /st-key-(cmp_[ai]_\d+|cmp_save)(?:\s|$)/).exec(el.className);
+    if (m && isSpans() && !SPANS.test(m[1])) return;
     if (!m) return;
     e.preventDefault(); e.stopPropagation();
     queue.push(m[1]);

@@ -43,6 +43,7 @@ def annotator_table(campaign_id: int, ro: bool) -> None:
     work = queue_admin.annotator_overview(engine(), campaign_id)
     events = invite_events(engine(), campaign_id)
     tutorial_results = tutorial.results(engine(), campaign_id)
+    has_tutorial = tutorial.tutorial(engine(), campaign_id) is not None
     if not work:
         st.info("No annotators yet.")
         st.stop()
@@ -56,14 +57,9 @@ def annotator_table(campaign_id: int, ro: bool) -> None:
     st.dataframe(
         pd.DataFrame(
             [
-                {
-                    **_work_row(w, events),
-                    **(
-                        {"tutorial": tutorial_results.get(w.annotator_id, "")}
-                        if tutorial_results
-                        else {}
-                    ),
-                }
+                _with_tutorial(_work_row(w, events), tutorial_results.get(w.annotator_id))
+                if has_tutorial
+                else _work_row(w, events)
                 for w in work
             ]
         ),
@@ -75,6 +71,17 @@ def annotator_table(campaign_id: int, ro: bool) -> None:
         },
     )
     _reissue_and_revoke(work, campaign_id, ro)
+
+
+def _with_tutorial(row: dict, result: str | None) -> dict:  # type: ignore[type-arg]
+    """The row with the tutorial's result (silent checks apart) after the status: in sight
+    without scrolling the table."""
+    out = {}
+    for key, value in row.items():
+        out[key] = value
+        if key == "status":
+            out["tutorial"] = result or "not started"
+    return out
 
 
 def _work_row(w, events: dict) -> dict:  # type: ignore[no-untyped-def]

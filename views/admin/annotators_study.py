@@ -8,6 +8,7 @@ import streamlit as st
 
 from accounts import study
 from annotation.campaign.public_title import DEFAULT, public_title, set_public_title
+from annotation.tasks.batches import study_idle_note
 from views.common import allowed, current_account, engine, literal
 
 
@@ -90,6 +91,8 @@ def study_link_panel(campaign_id: int, ro: bool) -> None:
             "(which appends the participant's parameters). A previous link stops working."
         )
         st.code(f"{_base_url()}/{shown}", language=None)
+        warn, note = study_idle_note(engine(), campaign_id)
+        (st.warning if warn else st.info)(note)
     if status.live and st.button(
         "Revoke the study link", disabled=ro, key=f"study-revoke-{campaign_id}",
         help="No new participant can enrol; enrolled ones can still finish their task.",

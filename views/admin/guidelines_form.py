@@ -28,9 +28,9 @@ def guidelines_form(campaign_id: int, ro: bool) -> None:
             placeholder="A source, an output and the label it should get, with the reason.",
             key=f"guidelines_examples_{campaign_id}",
         )
-        if st.form_submit_button(
-            "Save guidelines", key="save_guidelines", disabled=ro
-        ) and allowed(campaign_id):
+        if st.form_submit_button("Save guidelines", key="save_guidelines", disabled=ro) and allowed(
+            campaign_id
+        ):
             try:
                 set_guidelines(engine(), campaign_id, guideline_text, example_text)
             except ValueError as exc:

@@ -6,24 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.imports.mqm import import_mqm_tsv, summarize_mqm_tsv
-from db.campaign.campaigns import campaign_exists
-from formats.mqm_tsv import COLUMNS
+from formats.mqm.tsv import COLUMNS
 from formats.problems import CampaignFileError
-from views.admin.long_work import finished
-from views.common import allowed_by_name, engine, literal, own_new_campaign, problem_list
-
-#: How many imports this session finished: part of the uploader's key, so a finished import
-#: clears it and its form (which would otherwise stay, with a disabled Import button).
-UPLOADS = "campaign-file-imports"
-
-
-def upload_key() -> str:
-    return f"campaign-file-{st.session_state.get(UPLOADS, 0)}"
-
-
-def clear_upload() -> None:
-    """Draw an empty uploader from the next run on."""
-    st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1
+from views.admin.import_flow import import_new_campaign, new_campaign_name
+from views.common import allowed_by_name, engine, literal, problem_list
 
 
 def is_mqm_tsv(filename: str, data: bytes) -> bool:
@@ -69,26 +55,19 @@ def import_mqm_form(filename: str, data: bytes) -> None:
             f"{len(parsed.repaired):,} row(s) with a malformed mark are kept as errors "
             "without a position:\n\n" + problem_list(parsed.repaired)
         )
-    name = st.text_input("Campaign name", value=filename.rsplit(".", 1)[0], key="mqm_name")
-    exists = bool(name) and campaign_exists(engine(), name)
-    if exists:
-        st.warning(f"A campaign named '{literal(name)}' exists: choose a new name.")
+    name, free = new_campaign_name(filename.rsplit(".", 1)[0], "mqm_name")
     target_lang = st.text_input("Target language code (for metric tokenizers)", key="mqm_lang")
-    if st.button(
-        "Import", type="primary", key="mqm_import", disabled=not name or exists
-    ) and allowed_by_name(name, new=True):
-        try:
-            report = import_mqm_tsv(
+    if st.button("Import", type="primary", key="mqm_import", disabled=not free) and allowed_by_name(
+        name, new=True
+    ):
+        import_new_campaign(
+            name,
+            lambda: import_mqm_tsv(
                 engine(),
                 data,
                 name,
                 filename=filename,
                 target_lang=target_lang or None,
                 strict=strict,
-            )
-        except CampaignFileError as exc:
-            st.error("Nothing was imported:\n\n" + problem_list(exc.problems, exc.truncated))
-        else:
-            own_new_campaign(name)
-            clear_upload()
-            finished("import", ("success", literal(report.summary()).replace("\n", "  \n")))
+            ),
+        )

@@ -42,29 +42,56 @@ def settings_form(campaign_id: int, conf: tasks.TaskSettings, ro: bool) -> None:
             "Pass: % of attention checks right", 0, 100, round(conf.pass_share * 100),
             key="task_pass_share",
         )  # fmt: skip
+        # unset: the default in force (an hour with a study link, else never); left at it,
+        # it stays unset, so a study link created later still gets its default
+        shown = conf.timeout_min if conf.timeout_min is not None else (
+            conf.idle_minutes(study=tasks.has_study(engine(), campaign_id)) or 0)  # fmt: skip
         timeout = c[3].number_input(
-            "Expire a task idle for (min; 0: never)", 0, 10_000, conf.timeout_min or 0,
-            key="task_timeout",
+            "Expire a task idle for (min; 0: never)", 0, 10_000, shown, key="task_timeout",
+            help="A crowd participant who closes the tab holds their task until it expires. "
+            f"Not set: {tasks.DEFAULT_STUDY_IDLE_MIN} min when the campaign has a study link, "
+            "else never.",
         )  # fmt: skip
-        url = st.text_input(
-            "Hand-off URL ({code} is replaced by the code)", conf.handoff_url or "",
-            key="task_handoff_url",
-            placeholder="https://app.prolific.com/submissions/complete?cc={code}",
+        platforms = ["", *tasks.PLATFORM_HANDOFF]
+        p1, p2 = st.columns([1, 3])
+        platform = p1.selectbox(
+            "Crowd platform", platforms, index=platforms.index(conf.platform or ""),
+            format_func=lambda p: p.capitalize() or "none", key="task_platform",
+            help="Prolific: its completion URL and its fixed completion codes (both needed).",
         )  # fmt: skip
-        c1, c2 = st.columns(2)
+        url = p2.text_input(
+            "Hand-off URL ({code} is replaced by the code; empty with a platform: its URL)",
+            conf.handoff_url or "", key="task_handoff_url",
+            placeholder=tasks.PLATFORM_HANDOFF["prolific"],
+        )  # fmt: skip
+        c1, c2, c3 = st.columns(3)
         pass_code = c1.text_input("Pass code (empty: generated)", conf.pass_code or "",
                                   key="task_pass_code")  # fmt: skip
-        fail_code = c2.text_input("Fail code (empty: generated)", conf.fail_code or "",
-                                  key="task_fail_code")  # fmt: skip
+        fail_code = c2.text_input("Fail code (empty: generated; not the pass code)",
+                                  conf.fail_code or "", key="task_fail_code")  # fmt: skip
+        screen_code = c3.text_input(
+            "Screen-out code (with a platform)", conf.screen_out_code or "",
+            key="task_screen_out_code",
+            help="The platform's code for a participant who cannot take part: a failed "
+            "tutorial, or the study full.",
+        )  # fmt: skip
+        screen_url = st.text_input(
+            "Screen-out URL (a failed tutorial, a full study; empty: the platform's URL with "
+            "the screen-out code, else none)", conf.screen_out_url or "",
+            key="task_screen_out_url",
+        )  # fmt: skip
         st.caption(f"{conf.rule_text} Codes: {conf.codes_text}.")
         if st.form_submit_button("Save task settings", disabled=ro) and allowed(campaign_id):
             try:
                 tasks.set_settings(
                     engine(), campaign_id,
                     per_annotator=_none_if_zero(per_annotator), per_item=_none_if_zero(per_item),
-                    pass_share=share / 100, timeout_min=_none_if_zero(timeout),
-                    handoff_url=url or None, pass_code=pass_code or None,
-                    fail_code=fail_code or None,
+                    pass_share=share / 100,
+                    timeout_min=None if conf.timeout_min is None and timeout == shown
+                    else int(timeout),
+                    platform=platform or None, handoff_url=url or None,
+                    pass_code=pass_code or None, fail_code=fail_code or None,
+                    screen_out_code=screen_code or None, screen_out_url=screen_url or None,
                 )  # fmt: skip
             except (tasks.TaskError, ValueError) as exc:
                 st.error(literal(str(exc)))

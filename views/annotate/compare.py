@@ -42,9 +42,9 @@ LABEL_TEXT = {1: "✓ Adequate", 0: "✗ Inadequate", None: "not judged yet"}
 def instructions(view: session.View) -> str:
     """The page's instructions: labels, or error spans per output (cESA)."""
     if view.campaign.mode.asks_spans:
-        from views.spans.compare import INSTRUCTIONS as SPAN_INSTRUCTIONS
+        from views.spans.compare import instructions as span_instructions
 
-        return SPAN_INSTRUCTIONS
+        return span_instructions(view)
     if view.campaign.mode.asks_slider:
         from views.annotate.compare_da import instructions as da_instructions
 
@@ -100,10 +100,11 @@ def compare_page(
     save = guarded(partial(_save, annotator, shown, work, set_view, seconds))
     skip = guarded(partial(_skip, annotator, view, shown, set_view, seconds))
     if view.campaign.mode.asks_spans:  # cESA: error spans per output on the screen
+        from views.spans.compare import draft as span_draft
         from views.spans.compare import page_keys, span_screen
 
         span_screen(view, annotator, shown, work, set_view, seconds, skip, undo, guarded)
-        keyboard(None, page_keys(view.campaign.id))
+        keyboard(None, page_keys(view.campaign.id), span_draft(shown))
         return
     if view.campaign.mode.asks_slider:  # DA / SQM: a slider per output on the screen
         from views.annotate.compare_da import KEYS as DA_KEYS

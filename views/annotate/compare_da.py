@@ -24,11 +24,10 @@ KEYS = {"s": "cmp_skip", "u": "cmp_undo"}
 
 
 def instructions(view: session.View) -> str:
-    sc = scale(view.campaign.mode)
+    sc = scale(view.campaign.mode, view.campaign.likert)
     ends = " … ".join(f"{v} “{t}”" for v, t in sc["anchors"])
-    return (
-        f"Score every output of the source below, {ends}, then save the screen. "
-        + keys_text(sc, several=True)
+    return f"Score every output of the source below, {ends}, then save the screen. " + keys_text(
+        sc, several=True
     )
 
 
@@ -43,7 +42,7 @@ def da_screen(
     guarded: Callable[..., Callable[..., None]],
 ) -> None:
     """Draw the screen: the source once, each output with its slider, skip and undo."""
-    sc = scale(view.campaign.mode)
+    sc = scale(view.campaign.mode, view.campaign.likert)
 
     @guarded
     def save(scores: dict[int, float]) -> None:

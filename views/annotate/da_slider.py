@@ -13,6 +13,7 @@ single-output page also takes a typed score (views/annotate/slider.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,8 @@ def sent_scores(screen: str, size: int, sent: Any) -> dict[int, float]:
         raise ValueError("The screen sent no scores: nothing was saved.")
     out = {}
     for k, v in scores.items():
-        bad = type(v) not in (int, float) or not str(k).isdigit() or int(k) >= size
+        # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+        bad = type(v) not in (int, float) or not re.fullmatch(r"[0-9]+", str(k)) or int(k) >= size
         if bad:
             raise ValueError(f"Not a score of this screen: {k!r}: {v!r}. Nothing was saved.")
         out[int(k)] = v

@@ -1,8 +1,9 @@
 """The document score of a DA / SQM campaign judged in document order: once the annotator
-has scored the last segment of a document, the whole document (that system's outputs in
-order, with their sources) is shown with one slider for it (views/annotate/da_slider.py), before
-the next item. Saved by annotation.judging.document_scores.save; ``u`` undoes the last segment
-instead (the document is then unfinished, and the score is asked again after it)."""
+has scored the last segment of a document, one slider for the whole document
+(views/annotate/da_slider.py) is shown at the top and the document (that system's outputs in
+order, with their sources) under it, before the next item. Saved by
+annotation.judging.document_scores.save; ``u`` undoes the last segment instead (the
+document is then unfinished, and the score is asked again after it)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def document_step(
     screen = "doc:" + hashlib.sha256(f"{annotator}:{key.doc_id}:{key.system_id}"
                                      .encode()).hexdigest()[:16]  # fmt: skip
     started = st.session_state.setdefault(f"doc_shown_{screen}", time.monotonic())
-    sc = scale(view.campaign.mode)
+    sc = scale(view.campaign.mode, view.campaign.likert)
 
     @guarded
     def save(scores: dict[int, float]) -> None:
@@ -51,13 +52,15 @@ def document_step(
         "document as a whole: how well the translation as a text conveys the source text. "
         + keys_text(sc, several=False).replace(" · `s` skip", "")
     )
+    # the score first, the document under it: a document of 30 segments would otherwise put
+    # the slider thousands of pixels down, below everything it asks about
+    sliders(screen, [{"title": f"Your {sc['name']} score for the whole document"}], sc, save)
+    st.button("Undo last segment `u`", key="undo", on_click=undo)
     st.html('<style>.tandem-docscore .tandem-source{color:#475467;font-size:0.92em}</style>'
             '<div class="tandem-docscore">' + "".join(
         f'<p style="font-weight:600;margin:0.6rem 0 0.2rem">Segment {n}</p>'
         + literal_html(src, "tandem-source") + literal_html(text, "tandem-output")
         for n, (src, text) in enumerate(waiting.segments, start=1)
     ) + "</div>")  # fmt: skip
-    sliders(screen, [{"title": f"Your {sc['name']} score for the whole document"}], sc, save)
-    st.button("Undo last segment `u`", key="undo", on_click=undo)
     keyboard(None, {"u": "undo"})
     return True

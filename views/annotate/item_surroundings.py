@@ -11,9 +11,7 @@ from annotation.judging import session
 from annotation.judging.diff import literal_html
 from views.common import engine
 
-SIBLING_CSS = (
-    "display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0.75rem"
-)
+SIBLING_CSS = "display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0.75rem"
 
 
 def guidelines_panel(view: session.View) -> None:

@@ -82,9 +82,7 @@ def post_edit_form(
             # The first submit button is the one Streamlit's own Ctrl+Enter fires: make
             # it one that records nothing, so no key can pick a label for the annotator.
             c0, c1, c2 = st.columns(3)
-            c0.form_submit_button(
-                "Done editing `Ctrl+Enter`", key="done_editing", on_click=on_done
-            )
+            c0.form_submit_button("Done editing `Ctrl+Enter`", key="done_editing", on_click=on_done)
             c1.form_submit_button(
                 "Adequate `a`",
                 key="adequate",

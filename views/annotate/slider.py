@@ -20,14 +20,29 @@ from annotation.judging import save as judging
 from annotation.judging import session
 from annotation.judging.da_judgments import scale
 from views.annotate.da_slider import ident, keys_text, sliders
-from views.common import engine
+from views.common import engine, literal
+from views.spans.extras import comment_field, comment_key
 
 SLIDER_KEYS = {"s": "skip", "u": "undo"}
 
 
+def likert_keys(view: session.View) -> dict[str, str]:
+    """A Likert campaign's keys: each point's key clicks its button, ``s`` / ``u`` as ever."""
+    sc = scale(view.campaign.mode, view.campaign.likert)
+    return {**SLIDER_KEYS, **{k: f"likert_{i}" for i, k in enumerate(sc.get("keys", []))}}
+
+
 def instructions(view: session.View) -> str:
     """The page's instructions with the scale's anchors and keys."""
-    sc = scale(view.campaign.mode)
+    sc = scale(view.campaign.mode, view.campaign.likert)
+    if "labels" in sc:  # a Likert scale: one labelled button per point
+        return (
+            "Choose the point of the scale that fits the output. Keys: "
+            + " · ".join(
+                f"`{k}` {literal(label)}" for k, label in zip(sc["keys"], sc["labels"], strict=True)
+            )
+            + " · `s` skip · `u` undo."
+        )
     ends = " … ".join(f"{v} “{t}”" for v, t in sc["anchors"])
     return (
         f"Score how well the output conveys the source's meaning in fluent language, "
@@ -45,7 +60,7 @@ def slider_item(
     """The held item's slider, its typed-score box and the save that goes with both."""
     slot = view.slot
     assert slot is not None  # views/pages/annotate.py draws the end of the queue
-    sc = scale(view.campaign.mode)
+    sc = scale(view.campaign.mode, view.campaign.likert)
 
     @guarded
     def save(value: float | None) -> None:
@@ -53,12 +68,17 @@ def slider_item(
         done = judging.submit(
             engine(), annotator, slot.assignment_id, slot.claim_version,
             da_score=value, seconds=seconds(),
+            comment=st.session_state.get(comment_key(slot)),
         )  # fmt: skip
         set_view(done)
 
     hint = st.session_state.pop("da_hint", None)
     if hint:
         st.warning(hint)
+    comment_field(view)
+    if "labels" in sc:  # a Likert scale: the points as buttons, each with its label and key
+        likert_buttons(sc, save)
+        return
     sliders(ident([slot]), [{"title": f"Your {sc['name']} score"}], sc,
             lambda scores: save(scores.get(0)))  # fmt: skip
     with st.expander("Type the score instead"):
@@ -67,5 +87,19 @@ def slider_item(
             f"Score 0–{sc['top']}", min_value=0, max_value=sc["top"], value=None, step=1,
             key=f"da_typed_{slot.assignment_id}_{slot.claim_version}", placeholder="not set",
         )  # fmt: skip
-        right.button("Save typed score", key="da_save_typed", on_click=lambda: save(
-            st.session_state.get(f"da_typed_{slot.assignment_id}_{slot.claim_version}")))
+        right.button(
+            "Save typed score",
+            key="da_save_typed",
+            on_click=lambda: save(
+                st.session_state.get(f"da_typed_{slot.assignment_id}_{slot.claim_version}")
+            ),
+        )
+
+
+def likert_buttons(sc: dict, save: Callable[[float | None], None]) -> None:
+    """One button per point, in order, labelled with its point, label and key (keys
+    ``likert_<index>``, which views/keys.js clicks); a click saves the point's index."""
+    cols = st.columns(len(sc["labels"]))
+    for i, (col, label, key) in enumerate(zip(cols, sc["labels"], sc["keys"], strict=True)):
+        col.button(f"{literal(label)} `{key}`", key=f"likert_{i}", on_click=save, args=(i,),
+                   width="stretch")  # fmt: skip

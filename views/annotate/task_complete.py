@@ -14,6 +14,12 @@ from annotation.tasks.work import TaskView
 
 #: Seconds the code stays on screen before the hand-off redirect (time to note it down).
 REDIRECT_AFTER_S = 3
+#: A finished task that did not pass its attention checks: said, not thanked as a pass
+#: (its code is the fail code, which the platform tells apart).
+FAILED = (
+    "Task {task} is finished, but it did not pass the attention checks (too few of them "
+    "answered right). Your submission carries this code; thank you for your time."
+)
 
 
 def countdown(task: TaskView, judged: int, skipped: int) -> None:
@@ -26,6 +32,19 @@ def countdown(task: TaskView, judged: int, skipped: int) -> None:
         done / task.size if task.size else 0.0,
         text=f"Task {task.task_id}: {task.countdown} · You: {judged:,} judged, {skipped:,} skipped",
     )
+
+
+def screen_out(url: str | None) -> None:
+    """A participant who cannot take part (a failed tutorial, a full study): the way back to
+    their platform, when the administrator set a screen-out URL (a redirect and its link)."""
+    if not url:
+        return
+    st.html(
+        f"<p>Taking you back to your platform in {REDIRECT_AFTER_S} s. If nothing happens, "
+        f'<a class="tandem-screen-out" href="{escape(url, quote=True)}" target="_top">'
+        "continue here</a>.</p>"
+    )
+    _redirect(url)
 
 
 def _redirect(url: str) -> None:
@@ -53,7 +72,10 @@ def task_end(task: TaskView, start_next: Callable[[], None]) -> None:
     if not task.fresh:  # back after the hand-off: the code again, no second redirect
         _returned(task, start_next)
         return
-    st.success(f"Task {task.task_id} is complete. Thank you!")
+    if task.outcome == "fail":
+        st.warning(FAILED.format(task=task.task_id))
+    else:
+        st.success(f"Task {task.task_id} is complete. Thank you!")
     _code(task.code)
     if task.handoff_url:
         st.html(
@@ -76,7 +98,10 @@ def _code(code: str) -> None:
 def _returned(task: TaskView, start_next: Callable[[], None]) -> None:
     """A finished task seen again (a reload, the link reopened after the hand-off): its
     code and link, and the next task when one is open for them, or a plain "done"."""
-    st.success(f"You have completed task {task.task_id}. Thank you!")
+    if task.outcome == "fail":
+        st.warning(FAILED.format(task=task.task_id))
+    else:
+        st.success(f"You have completed task {task.task_id}. Thank you!")
     _code(task.code or "")
     if task.handoff_url:
         st.html(

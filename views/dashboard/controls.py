@@ -23,7 +23,12 @@ def _carried(db: str, cid: int, kind: str) -> dict:  # type: ignore[type-arg]
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached_controls(  # type: ignore[no-untyped-def]
-    db: str, cid: int, key: tuple[int, ...], kind: str, chosen: tuple[str, ...], alpha: float,
+    db: str,
+    cid: int,
+    key: tuple[int, ...],
+    kind: str,
+    chosen: tuple[str, ...],
+    alpha: float,
 ):
     """(learned ŷ, efficiency per control, fixed-n evaluation) per fingerprint ``key``."""
     from estimators.fixed_n.controls import control_efficiency, evaluate, learned_control
@@ -34,8 +39,10 @@ def cached_controls(  # type: ignore[no-untyped-def]
     carried["learned"] = learned
     parts = carried["parts"]
     # a learned control that cannot be fitted is dropped by evaluate, with the reason
-    return learned, control_efficiency(data, kind, learned, cache=parts), evaluate(
-        data, kind, list(chosen), learned=learned, alpha=alpha, cache=parts
+    return (
+        learned,
+        control_efficiency(data, kind, learned, cache=parts),
+        evaluate(data, kind, list(chosen), learned=learned, alpha=alpha, cache=parts),
     )
 
 
@@ -72,11 +79,15 @@ def draw_controls(  # type: ignore[no-untyped-def]
                    "signature(s); no labelled output's ŷ comes from a model that saw its "
                    "label.")  # fmt: skip
     if not any(e.measured for e in eff):
-        st.info("No data efficiency measured: it needs at least 10 labels and 3 unlabelled "
-                "outputs per system or pair (a census has no unlabelled outputs).")
+        st.info(
+            "No data efficiency measured: it needs at least 10 labels and 3 unlabelled "
+            "outputs per system or pair (a census has no unlabelled outputs)."
+        )
     elif not any(e.helps for e in eff):
-        st.info("No control helps on this campaign: every measured data efficiency is below "
-                "1.02, so metric-assisted estimates need as many labels as human-only ones.")
+        st.info(
+            "No control helps on this campaign: every measured data efficiency is below "
+            "1.02, so metric-assisted estimates need as many labels as human-only ones."
+        )
     draw_fixed_n(ev)
 
 

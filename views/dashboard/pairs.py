@@ -12,7 +12,7 @@ import streamlit as st
 
 from annotation.queue import racing
 from estimators.base.verdicts import ERROR_RATE_TEXT, ErrorRate
-from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows
+from estimators.live.ranking import ranking_csv, ranking_latex, ranking_rows, ranking_typst
 from estimators.report.campaign_report import WIDTH_PAIRS
 from formats.writers import MIME
 from views.common import download, engine, table_height
@@ -66,11 +66,13 @@ def draw_ranking(report, mon, settings: dict | None = None) -> None:  # type: ig
         f"(α = {mon.alpha:g}, {'e-BH' if str(mon.error_rate) == 'ebh' else 'Holm'}). "
         "Intervals: per system, simultaneous over the systems."
     )
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
     download(c1, "Ranking (CSV)", lambda: ranking_csv(rows), "ranking.csv", MIME["csv"],
              key="dl-ranking-csv")  # fmt: skip
     download(c2, "Ranking (LaTeX)", lambda: ranking_latex(rows), "ranking.tex", MIME["tex"],
              key="dl-ranking-tex")  # fmt: skip
+    download(c3, "Ranking (Typst)", lambda: ranking_typst(rows).encode(), "ranking.typ",
+             MIME["typ"], key="dl-ranking-typ")  # fmt: skip
 
 
 #: The pair table's outcome filter: label → the outcomes it keeps.
@@ -125,7 +127,8 @@ def draw_racing(cid: int) -> None:
     st.caption(text)
 
 
-def draw_pairs(report, cid: int, settings: dict | None = None) -> None:  # type: ignore[no-untyped-def]
+def draw_pairs(report, cid: int, settings: dict | None = None, beside=None) -> None:  # type: ignore[no-untyped-def]
+    """The pairwise verdicts; ``beside``: drawn right after the ranking (WMT's table)."""
     mon = report.monitor
     if mon is None:
         return
@@ -145,6 +148,8 @@ def draw_pairs(report, cid: int, settings: dict | None = None) -> None:  # type:
         (st.warning if mon.documents.too_few else st.caption)(mon.documents.text())
     draw_racing(cid)
     draw_ranking(report, mon, settings)
+    if beside is not None:
+        beside()
     if len(report.systems) <= MAP_SYSTEMS:
         draw_verdict_map(report, mon, ebh)
     draw_pair_table(mon)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from estimators.sequences.designs import DESIGN_TEXT
+from annotation.campaign.statistics_settings import setting_words, value_words
+from estimators.sequences.designs import DESIGN_TEXT, GUARANTEE
 from views.common import literal
 
 
@@ -26,14 +27,25 @@ def draw_plan(report, data) -> None:  # type: ignore[no-untyped-def]
     c[1].metric("Labels so far per system", so_far)
     # the design in force can differ from the plan's (a judgment kind with no known range,
     # z-scores, active sampling fall back to asympcs: the report's notes say why)
-    design = mon.design if mon is not None else plan.design
+    kind = report.label_kind or "label"
+    planned = plan.design_for(kind)
+    design = mon.design if mon is not None else planned
     c[2].metric("Design", str(design), help=DESIGN_TEXT[design])
-    shown = "" if design == plan.design else f" (the plan's is {plan.design}; see the note above)"
-    st.caption(f"Design in force: {DESIGN_TEXT[design]}{shown}.")
+    shown = (
+        f" (the plan's is {planned}; see the note above)" if design != planned
+        else "" if plan.design_set else " (the default for this judgment kind)"
+    )  # fmt: skip
+    promise = (
+        "exact at any number of labels (finite-sample)" if GUARANTEE[design] == "finite-sample"
+        else "valid as the number of labels grows, like the t-test (asymptotic)"
+    )  # fmt: skip
+    st.caption(f"Design in force: {DESIGN_TEXT[design]}{shown}. Its guarantee: {promise}.")
     for ch in plan.late:
         st.warning(
-            f"The plan's **{ch.key}** was changed from {literal(ch.old_value)} to "
-            f"{literal(ch.new_value)} after {ch.labels_before:,} labels existed. The change is "
+            f"The plan's {setting_words(ch.key)} was changed from "
+            f"{literal(value_words(ch.key, ch.old_value))} to "
+            f"{literal(value_words(ch.key, ch.new_value))} after {ch.labels_before:,} labels "
+            "existed. The change is "
             "recorded but not applied: a plan chosen after seeing data could make past "
             "verdicts significant."
         )

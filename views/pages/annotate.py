@@ -18,7 +18,8 @@ listener instead of streamlit-shortcuts 1.2.2, whose listener also fires inside 
 clicks). The progress line counts the annotator's own work and what is left for them; an
 undo says what it took back; a paired campaign shows the output's place among its source's
 outputs and offers them all side by side; the administrators' guidelines open above the
-first item.
+first item. A preference campaign shows two outputs of one source side by side instead
+(views/annotate/preference.py: keys `1` / `2` / `0`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from db.schema.vocabulary import CampaignMode
 from views.annotate import task_complete
 from views.annotate.compare import compare_page, instructions, is_on
 from views.annotate.document_context import document_context_panel
+from views.annotate.item_instructions import instructions_panel
 from views.annotate.item_surroundings import guidelines_panel, position_text, side_by_side
 from views.annotate.label_buttons import (
     button_colours,
@@ -44,9 +46,12 @@ from views.annotate.label_buttons import (
     post_edit_form,
     post_edit_key,
 )
+from views.annotate.pretask_form import CHECKED as PRETASK_CHECKED
+from views.annotate.pretask_form import pretask_gate
 from views.annotate.tutorial_gate import tutorial_gate
 from views.common import engine, literal, scores_table
 from views.keys import KEYS, POST_EDIT_KEYS, keyboard, keys_hint
+from views.spans.extras import comment_field, comment_key
 
 SLIDER_MODES = (CampaignMode.DA, CampaignMode.SQM)  # the keys s / u only: digits are the slider's
 
@@ -79,7 +84,8 @@ if archived_reason(engine(), int(st.session_state["campaign_id"])) is not None:
         "Ask the campaign's administrator if it should be restored."
     )
     st.stop()
-# tutorial items and the comprehension check first, when the campaign has them
+# the pre-task form first, then the tutorial items and the comprehension check
+pretask_gate(ANNOTATOR, st.session_state.get("campaign_name", "Annotate"))
 tutorial_gate(ANNOTATOR, int(st.session_state["campaign_id"]),
               st.session_state.get("campaign_name", "Annotate"))  # fmt: skip
 
@@ -102,6 +108,12 @@ def _guarded(action):  # type: ignore[no-untyped-def]
         except session.AccessDenied:
             st.session_state.clear()
             st.session_state["denied"] = True
+        except session.FormPending:  # a form set since the page opened: ask it
+            st.session_state.pop("view", None)
+            st.session_state.pop(PRETASK_CHECKED, None)
+        except session.TutorialPending:  # a tutorial set since the page opened: show it
+            st.session_state.pop("view", None)
+            st.session_state["tutorial_now"] = True
         except session.InvalidJudgment as refused:  # refused or Busy: nothing saved, say why
             view = st.session_state.get("view")
             slot = view.slot if view is not None else None
@@ -144,6 +156,7 @@ def _label(value: int | None) -> None:
         post_edit=post_edit,
         no_edit_needed=no_edit,
         seconds=_seconds(),
+        comment=st.session_state.get(comment_key(slot)),
     )
     if post_edit is not None and (no_edit or not judging.untouched(slot.text, post_edit)):
         st.session_state["last_post_edit"] = (slot.text, post_edit)
@@ -192,6 +205,12 @@ if "view" not in st.session_state:
         _set_view(session.next_view(engine(), ANNOTATOR))
     except session.AccessDenied:
         _deny()
+    except session.FormPending:  # a form set after this session checked: ask it now
+        st.session_state.pop(PRETASK_CHECKED, None)
+        st.rerun()
+    except session.TutorialPending as pending:  # failed twice, or set a moment ago
+        st.warning(str(pending))
+        st.stop()
     except session.InvalidJudgment as refused:  # the database stayed busy: say so, no traceback
         st.warning(str(refused))
         st.stop()
@@ -199,6 +218,8 @@ if "view" not in st.session_state:
 
 @st.fragment
 def item_panel() -> None:
+    if st.session_state.pop("tutorial_now", False):  # the tutorial comes first: whole page
+        st.rerun(scope="app")
     if st.session_state.get("denied") or "view" not in st.session_state:
         _deny()
     view: session.View = st.session_state["view"]
@@ -215,8 +236,14 @@ def item_panel() -> None:
         task_complete.task_end(view.task, _start_next_task)
         keyboard(None, {})  # every draw ends with the listener's draw number
         return
+    if view.campaign.mode.asks_preference:  # two outputs of one source: which is better
+        from views.annotate.preference import preference_page
+
+        preference_page(view, ANNOTATOR, _set_view, _seconds, _guarded, _skip, _undo, keyboard)
+        return
     if is_on(view):  # several outputs of one source on one screen
         document_context_panel(view, outputs=False)
+        instructions_panel(view)
         compare_page(view, ANNOTATOR, _set_view, _seconds, _guarded, keyboard)
         return
     if slot is None:
@@ -226,6 +253,7 @@ def item_panel() -> None:
         return
 
     document_context_panel(view)
+    instructions_panel(view)
     position = position_text(slot)
     if view.campaign.mode.asks_spans:  # error-span mode: views/spans/item.py draws it
         from views.spans.item import span_item
@@ -243,8 +271,10 @@ def item_panel() -> None:
 
         slider_item(view, ANNOTATOR, _set_view, _seconds, _guarded)
     elif mode.asks_post_edit:
+        comment_field(view)
         post_edit_form(slot, mode, _label, _done_editing)
     else:
+        comment_field(view)
         label_buttons(_label)
 
     c3, c4, c5 = st.columns([2, 1, 1])
@@ -255,6 +285,10 @@ def item_panel() -> None:
     c5.button("Undo `u`", key="undo", on_click=_undo, width="stretch")
     side_by_side(slot)
     keys = POST_EDIT_KEYS if mode in (CampaignMode.POST_EDIT, *SLIDER_MODES) else KEYS
+    if view.campaign.likert is not None and mode == CampaignMode.DA:  # its points' keys
+        from views.annotate.slider import likert_keys
+
+        keys = likert_keys(view)
     keyboard(post_edit_key(slot) if mode.asks_post_edit else None, keys)
 
 
@@ -310,6 +344,14 @@ def _item_texts(slot: session.Slot, position: str | None) -> None:
 
 
 st.title(literal(st.session_state.get("campaign_name", "Annotate")))
+if st.session_state["view"].campaign.mode.asks_preference:  # its own instructions and keys
+    from views.annotate.preference import INSTRUCTIONS as PREFERENCE_INSTRUCTIONS
+
+    st.caption(f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. "
+               f"{PREFERENCE_INSTRUCTIONS}")  # fmt: skip
+    guidelines_panel(st.session_state["view"])
+    item_panel()
+    st.stop()
 if is_on(st.session_state["view"]):  # comparative screens: their own instructions and keys
     st.caption(f"Signed in as {literal(st.session_state.get('annotator_name', ''))}. "
                f"{instructions(st.session_state['view'])}")  # fmt: skip
@@ -317,10 +359,10 @@ if is_on(st.session_state["view"]):  # comparative screens: their own instructio
     item_panel()
     st.stop()
 if st.session_state["view"].campaign.mode.asks_spans:  # its own instructions and keys
-    from views.spans.item import INSTRUCTIONS
+    from views.spans.item import instructions as span_instructions
 
     who = literal(st.session_state.get("annotator_name", ""))
-    st.caption(f"Signed in as {who}. {INSTRUCTIONS}")
+    st.caption(f"Signed in as {who}. {span_instructions(st.session_state['view'])}")
     guidelines_panel(st.session_state["view"])
     item_panel()
     st.stop()

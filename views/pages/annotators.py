@@ -13,7 +13,9 @@ from db.campaign.campaigns import list_campaigns
 from views.admin.annotator_list import annotator_table, invite_form
 from views.admin.annotators_study import public_title_form, rebuild_button, study_link_panel
 from views.admin.comparative_form import comparative_form
+from views.admin.control_block_panel import control_block_panel
 from views.admin.guidelines_form import guidelines_form
+from views.admin.judging_extras_form import comment_form, likert_form, pretask_form_panel
 from views.admin.queue_panel import (
     build_queue_button,
     document_context_form,
@@ -24,6 +26,7 @@ from views.admin.queue_panel import (
     statistics_pointer,
 )
 from views.admin.tasks_panel import tasks_panel
+from views.admin.tutorial_form import tutorial_form
 from views.common import admin_page, campaign_picker, engine, literal, may_write, permitted
 
 #: The page's widgets with fixed keys that show a campaign's stored setting.
@@ -32,6 +35,7 @@ CAMPAIGN_WIDGET_KEYS = (
     "comparative_on", "comparative_all", "comparative_outputs", "task_per_annotator",
     "task_per_item", "task_pass_share", "task_timeout", "task_handoff_url", "task_pass_code",
     "task_fail_code", "task_size", "task_action_task", "task_action", "task_action_who",
+    "control_items", "control_counted",
 )  # fmt: skip
 
 admin_page("Annotators")
@@ -70,6 +74,10 @@ document_context_form(campaign_id, RO)
 comparative_form(campaign_id, RO)  # several outputs of one source on one screen
 document_order_form(campaign_id, RO)
 guidelines_form(campaign_id, RO)
+comment_form(campaign_id, RO)  # the optional comment box on the judgments
+likert_form(campaign_id, summaries[name].mode, RO)  # a DA campaign's labelled points
+pretask_form_panel(campaign_id, name, RO)  # the form before the first task
+tutorial_form(campaign_id, name, summaries[name].mode, RO)  # tutorial items and checks
 public_title_form(campaign_id, RO)  # what annotators see instead of the campaign's name
 
 step(2, "Build the queue", "build", "The random order of everything to judge, checks spread.")
@@ -78,6 +86,7 @@ rebuild_button(campaign_id, RO, STAGE)
 
 step(3, "Tasks", "tasks", "Optional: batches of N with completion codes (crowd studies).")
 tasks_panel(campaign_id, RO)  # tasks, quotas and completion codes (views/admin/tasks_panel.py)
+control_block_panel(name, campaign_id, RO)  # every annotator judges the block once
 
 step(4, "Invite", "invite", "Personal links, or one study link for a crowd platform.")
 invite_form(campaign_id, RO)

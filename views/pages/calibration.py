@@ -123,9 +123,9 @@ def import_section(name: str, cid: int) -> None:
             f"**{literal(stored.name)}** — `{stored.signature}`, threshold {stored.threshold:.4g}; "
             f"TP {tp}, FN {fn}, TN {tn}, FP {fp}"
         )
-        if cols[1].button(
-            "Stop using", key=f"cal-remove-{stored.id}", disabled=ro
-        ) and allowed(cid):
+        if cols[1].button("Stop using", key=f"cal-remove-{stored.id}", disabled=ro) and allowed(
+            cid
+        ):
             remove_set(engine(), stored.id, cid)
             st.rerun()
 

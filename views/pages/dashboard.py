@@ -15,6 +15,8 @@ import streamlit as st
 from annotation.results.exports import export_annotations
 from annotation.results.result_exports import pairs_csv, results_csv, results_latex
 from db.reads.campaign import fingerprint
+from db.reads.monitor_state import keep_from, resume_into
+from db.schema.vocabulary import CampaignMode
 from estimators.caches.monitor import MonitorCache
 from estimators.caches.report import ReportCache
 from estimators.data.campaign import (
@@ -28,6 +30,7 @@ from estimators.report.campaign_report import (
     CampaignReport,
     dashboard_report,
     default_signatures,
+    draws_width_paths,
 )
 from formats.writers import MIME
 from metrics.imported import describe
@@ -48,6 +51,7 @@ from views.dashboard.position_bias import draw_position_bias
 from views.dashboard.quality import draw_quality
 from views.dashboard.sampling import draw_sampling
 from views.dashboard.statistics_box import statistics_box, statistics_settings
+from views.dashboard.wmt import draw_wmt
 
 require_admin()
 st.title("Dashboard")
@@ -85,15 +89,20 @@ def cached_campaign_report(
     """(the dashboard's report, seconds it took), cached per fingerprint ``key`` and
     settings."""
     started = time.perf_counter()
+    data = campaign_data(db, cid, key)
+    cache, scope = monitor_cache(db, cid, kind, zscores), f"{kind}|z={int(zscores)}"
+    # this process's first read resumes the carried states another read kept
+    resume_into(engine(), cid, scope, cache)
     report = dashboard_report(
-        campaign_data(db, cid, key),
+        data,
         label_kind=kind,
         zscores=zscores,
         signatures=signatures,
         alpha=alpha,
-        monitor_cache=monitor_cache(db, cid, kind, zscores),
+        monitor_cache=cache,
         report_cache=report_cache(db, cid) if incremental() else None,
     )
+    keep_from(engine(), cid, scope, cache, whole_path=draws_width_paths(len(data.systems)))
     return report, time.perf_counter() - started
 
 
@@ -107,6 +116,17 @@ data = campaign_data(db_url, cid, key)
 
 if not data.systems or not data.item_ids:
     st.info("This campaign has no outputs yet. Append a campaign file on the **Import** page.")
+    st.stop()
+if data.mode == CampaignMode.PREFERENCE:  # pairs of outputs: views/dashboard/preference.py
+    from views.dashboard.preference import draw_preference_page
+
+    with st.sidebar:
+        st.subheader("Dashboard settings")
+        live = st.toggle("Refresh automatically", value=True, key="dash-live")
+        statistics_box(cid, key)
+    st.fragment(run_every=10 if live else None)(
+        lambda: draw_preference_page(name, cid, fingerprint(engine(), cid))
+    )()
     st.stop()
 
 # ------------------------------------------------------------------ settings
@@ -202,7 +222,12 @@ def live_part() -> None:
     fresh = data if fp == key else campaign_data(db_url, cid, fp)
     draw_plan(report, fresh)
     draw_estimates(report)
-    draw_pairs(report, cid, statistics_settings(cid, fp).export_columns())
+    draw_pairs(
+        report,
+        cid,
+        statistics_settings(cid, fp).export_columns(),  # WMT's beside
+        beside=lambda: draw_wmt(report, fresh, cid, fp, kind, tuple(signatures)),
+    )
     draw_sampling(report, cid)
     draw_quality(report, fp, cid, data.mode, db_url)
     draw_position_bias(cid, fp, alpha)  # comparative screens only

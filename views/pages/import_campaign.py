@@ -10,9 +10,12 @@ from annotation.imports.check import check_campaign_upload
 from annotation.imports.importer import import_campaign
 from annotation.imports.modes import IMPORT_MODES
 from annotation.imports.scores_import import import_scores
+from annotation.queue.pair_policy import POLICIES as PAIR_POLICIES
 from db.campaign.campaigns import campaign_exists, list_campaigns
 from formats.campaign_check import check_campaign_file
 from formats.campaign_file import WEB_WORDING, suggest_column_map, suggest_target_lang
+from formats.forms.likert import parse_scale
+from formats.item_images import read_bundle
 from formats.problems import CampaignFileError, check_size
 from formats.rows import OPTIONAL, REQUIRED
 from formats.scores_file import (
@@ -23,7 +26,9 @@ from formats.scores_file import (
     suggest_metric_columns,
 )
 from views.admin.import_ai_spans import ai_spans_tab
-from views.admin.import_mqm import clear_upload, import_mqm_form, is_mqm_tsv, upload_key
+from views.admin.import_flow import clear_upload, upload_key
+from views.admin.import_mqm import import_mqm_form, is_mqm_tsv
+from views.admin.import_pearmut import import_pearmut_form, is_pearmut
 from views.admin.long_work import finished, run_to_the_end, show_finished
 from views.common import (
     allowed_by_name,
@@ -55,17 +60,22 @@ with campaign_tab:
         "Long format, one row per (item, system): "
         f"**{', '.join(REQUIRED)}**; optional {', '.join(OPTIONAL)}; columns "
         f"`{METRIC_PREFIX}NAME` are metric scores you computed elsewhere (e.g. COMET); other "
-        "columns are kept as metadata. CSV, TSV, JSONL or Parquet. Nothing is written unless "
-        "the whole file is valid."
+        "columns are kept as metadata. CSV, TSV, JSONL or Parquet; also WMT's MQM TSV and a "
+        "Pearmut campaign (JSON); a ZIP of one campaign file and the images its image column "
+        "names. Nothing is written unless the whole file is valid."
     )
     show_finished("import")  # the last import's report (views/admin/long_work.py)
     # A finished import clears the uploader (a new key): the form of the file just imported
     # would otherwise stay on screen with a disabled Import button.
     upload = st.file_uploader(
         "Campaign file",
-        type=FILE_TYPES,
+        type=[*FILE_TYPES, "json", "zip"],  # zip: a campaign file beside its images
         key=upload_key(),
     )
+
+
+#: The upload's campaign file name and, for a ZIP bundle, its image files (set on each run).
+BUNDLE_IMAGES: dict = {}
 
 
 def campaign_step() -> None:
@@ -77,11 +87,25 @@ def campaign_step() -> None:
         st.error(literal(exc))
         return
     data = upload.getvalue()
-    if is_mqm_tsv(upload.name, data):  # WMT's MQM layout: an error-span campaign
-        import_mqm_form(upload.name, data)
+    upload_name = upload.name
+    if upload.name.lower().endswith(".zip"):  # a bundle: one campaign file and its images
+        try:
+            inner, data, BUNDLE_IMAGES["images"] = read_bundle(data, upload.name)
+        except ValueError as exc:
+            st.error(literal(exc))
+            return
+        upload_name = f"{upload.name}:{inner}"
+        bundle_images = BUNDLE_IMAGES["images"]
+        st.caption(f"Bundle: {literal(inner)} and {len(bundle_images):,} other file(s).")
+    BUNDLE_IMAGES["name"] = upload_name
+    if is_mqm_tsv(upload_name, data):  # WMT's MQM layout: an error-span campaign
+        import_mqm_form(upload_name, data)
+        return
+    if is_pearmut(upload_name):  # a Pearmut campaign file
+        import_pearmut_form(upload_name, data)
         return
     # header and first rows; the whole file is read, as a stream (bounded memory)
-    first = check_campaign_file(data, upload.name, wording=WEB_WORDING, validate=False)
+    first = check_campaign_file(data, upload_name, wording=WEB_WORDING, validate=False)
     if not first.header:  # unreadable: empty, ;-separated, not UTF-8, damaged Parquet…
         st.error("The file cannot be read:\n\n" + problem_list(first.problems))
         return
@@ -93,7 +117,7 @@ def campaign_step() -> None:
     specs = _metric_specs(header, first.preview, taken)
 
     check, scores = check_campaign_upload(
-        data, upload.name, column_map, specs, ignore=ignore, wording=WEB_WORDING
+        data, upload_name, column_map, specs, ignore=ignore, wording=WEB_WORDING
     )
     problems, truncated = check.problems, check.truncated
 
@@ -105,7 +129,7 @@ def campaign_step() -> None:
         return
     st.success(f"{check.n_rows:,} rows are valid.")
     _what_the_file_carries(check, column_map, scores)
-    choices = _campaign_choices(
+    choices = _campaign_choices(  # named after the upload (a bundle's, not its inner file)
         upload.name, check.n_rows, suggest_target_lang(header, first.preview)
     )
     _import_button(data, column_map, specs, ignore, choices)
@@ -222,15 +246,39 @@ def _campaign_choices(file_name: str, n_rows: int, target_lang: str | None = Non
     mode = st.selectbox(
         "Annotation mode", IMPORT_MODES, disabled=append,
         help="esa: error spans with the 0–100 overall score and WMT's ESA guidelines "
-        "(cESA when comparative mode is on); spans: MQM error spans.",
+        "(cESA when comparative mode is on); spans: MQM error spans; preference: two "
+        "outputs of one source side by side, which is better or a tie (every source needs "
+        "two or more systems).",
     )  # fmt: skip
+    pair_policy = None
+    if mode == "preference" and not append:
+        pair_policy = st.radio(
+            "Which pairs are shown", PAIR_POLICIES, horizontal=True,
+            help="uniform: every pair of a source's outputs alike. adaptive: the pairs whose "
+            "order is least settled first, every pair kept at a floor of probability; each "
+            "judgment stores its pair's probability and the verdicts weight by it.",
+        )  # fmt: skip
+    likert, likert_bad = None, False
+    if mode == "da" and not append:  # a Likert scale instead of the 0–100 slider
+        likert_text = st.text_input(
+            "Likert scale (optional): N points or N:label,label,…; empty: the 0–100 slider",
+            key="import_likert", placeholder="5:bad,poor,fair,good,excellent",
+            help="The file's human_score is then the point 1 … N; a point p of N is analysed "
+            "as (p − 1)/(N − 1).",
+        )  # fmt: skip
+        if likert_text.strip():
+            try:
+                likert = parse_scale(likert_text)
+            except ValueError as exc:
+                st.error(f"Likert scale: {literal(exc)}.")
+                likert_bad = True
     target_lang = st.text_input(
         "Target language code (for metric tokenizers)",
         value=suggested_lang or "",
         help="Suggested from the file's language-pair column." if suggested_lang else None,
     )
 
-    # What annotators see, and quality control: chosen here, for the new campaign (17.3/9).
+    # What annotators see, and quality control: chosen here, for the new campaign.
     shown, hidden = "Shown to annotators", "Hidden from annotators (blind)"
     show_choice = st.radio(
         "Metric scores beside each item", [hidden, shown], index=None, disabled=append,
@@ -256,7 +304,10 @@ def _campaign_choices(file_name: str, n_rows: int, target_lang: str | None = Non
     return {
         "name": name,
         "append": append,
-        "disabled": not name or (exists and not append) or (not append and show_choice is None),
+        "disabled": not name
+        or (exists and not append)
+        or (not append and show_choice is None)
+        or likert_bad,
         # Appended rows take the campaign's mode and settings.
         "settings": None
         if append
@@ -266,6 +317,8 @@ def _campaign_choices(file_name: str, n_rows: int, target_lang: str | None = Non
             "show_metrics": show_choice == shown,
             "overlap": overlap,
             "attention_rate": attention_rate,
+            **({"pair_policy": pair_policy} if pair_policy else {}),
+            "likert": likert,
         },
     }
 
@@ -288,7 +341,8 @@ def _import_button(  # type: ignore[no-untyped-def]
                     db,
                     data,
                     name,
-                    filename=upload.name,
+                    filename=BUNDLE_IMAGES.get("name", upload.name),
+                    images=BUNDLE_IMAGES.get("images"),
                     column_map=column_map,
                     metrics=specs,
                     ignore=ignore,

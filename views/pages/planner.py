@@ -199,8 +199,9 @@ st.subheader("Labels for a target difference")
 t1, t2 = st.columns(2)
 target = t1.number_input("Target difference", min_value=0.0001, max_value=1.0, value=0.05,
                          step=0.005, format="%.4f", key="plan-target")  # fmt: skip
-at_power = t2.toggle("Detect it with 80% power (otherwise: measurable difference = target)",
-                     key="plan-target-power")
+at_power = t2.toggle(
+    "Detect it with 80% power (otherwise: measurable difference = target)", key="plan-target-power"
+)
 power = 0.8 if at_power else None
 humans_needed, accuracy_needed, perfect = solve(float(target), n_h, n_m, metric, alpha, power)
 docs = st.session_state.get("plan-documents") if taken is not None else None

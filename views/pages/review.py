@@ -7,7 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from annotation.campaign.visibility import metric_visibility, visibility_statement
+from db.campaign.campaigns import stored_mode
 from db.judging.review import labelled_outputs
+from db.schema.vocabulary import CampaignMode
 from views.common import chosen_campaign, engine, require_admin
 
 LABELS = {1: "adequate", 0: "inadequate", None: ""}
@@ -25,6 +27,18 @@ st.caption(
     f"{visibility_statement(metric_visibility(engine(), cid))}"
 )
 
+if stored_mode(engine(), cid) == CampaignMode.PREFERENCE:  # pairs, not labels
+    from db.judging.log_export import preference_log
+
+    battles = preference_log(engine(), cid)[::-1]
+    if not battles:
+        st.info("No preferences yet: they appear here as annotators work (newest first).")
+        st.stop()
+    st.caption(f"{len(battles):,} preferences (newest first): model_a was shown on the left.")
+    columns = ("question_id", "model_a", "model_b", "winner", "strength", "reason", "judge",
+               "output_a", "output_b", "source", "tstamp", "seconds")  # fmt: skip
+    st.dataframe(pd.DataFrame([{c: b[c] for c in columns} for b in battles]), hide_index=True)
+    st.stop()
 rows = labelled_outputs(engine(), cid)
 if not rows:
     st.info("No labels yet: they appear here as annotators work (newest first).")

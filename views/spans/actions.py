@@ -22,6 +22,8 @@ UNFINISHED = (
     "A selection is still open: give it a severity and a category, or clear it (`Esc`), "
     "before saving."
 )
+#: The same with one category (ESA: a severity alone marks a span, there is no category).
+UNFINISHED_ONE = UNFINISHED.replace(" and a category", "")
 SCORE_FIRST = (
     "Set the overall score first (0–100): move the slider, or type it in the box beside it "
     "(e.g. 50). Then press `n` again for “no errors”, or `Enter` to save the spans."
@@ -44,7 +46,10 @@ def item_work(slot: session.Slot) -> dict[str, Any]:
     key = f"span_work_{slot.assignment_id}_{slot.claim_version}"
     if key not in st.session_state:
         annotator = int(st.session_state["annotator_id"])
-        undone = undone_spans(engine(), annotator, slot.assignment_id)
+        # a slot's first claim (claims count up from 1) has no judgment to have undone: no
+        # read for it, a query less per item
+        first = slot.claim_version == 1
+        undone = [] if first else undone_spans(engine(), annotator, slot.assignment_id)
         work: dict[str, Any] = {"spans": undone, "pending": None, "selected": None}
         campaign = st.session_state["view"].campaign.id
         if span_ai.campaign_prefills(campaign):  # ESA^AI: start from the AI's spans
@@ -183,7 +188,7 @@ class SpanActions:
             return
         work = item_work(slot)
         if work["pending"] is not None:
-            set_hint(slot, UNFINISHED)
+            set_hint(slot, UNFINISHED_ONE if only_category() else UNFINISHED)
             return
         if no_errors and work["spans"]:
             set_hint(slot, HAS_SPANS)
@@ -207,6 +212,7 @@ class SpanActions:
                 spans=[] if no_errors else [span_json(s) for s in work["spans"]],
                 esa_score=esa,
                 seconds=self.seconds(),
+                comment=st.session_state.get(extras.comment_key(slot)),
                 **edit,
             )
         except session.InvalidJudgment as refused:  # nothing saved; say why, keep the item

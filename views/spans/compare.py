@@ -12,6 +12,8 @@ act on the current output), and the save of the whole screen.
 Keys: select words in an output, then ``q`` / ``w`` / ``e`` and ``1``–``9`` (in the output's
 box, or on the page for the current output); ``j`` / ``k`` next / previous output; ``Del``
 deletes the selected span, ``Esc`` clears; ``Enter`` saves the screen; ``s`` skip; ``u`` undo.
+In a browser the screen's work is held in the page until that save
+(views/spans/cesa_held.py): one server run per screen.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from db.schema.vocabulary import SlotKind
 from views.common import engine, literal
 from views.compare_screen import CSS, footer, source_html
 from views.spans import ai as span_ai
-from views.spans import extras
+from views.spans import cesa_held, extras
 from views.spans import item as marking
 from views.spans.actions import SpanActions, item_work, span_config, span_json
+from views.spans.cesa_held import COMMENT_PLACEHOLDER, SCORE_FIRST, comment_label, open_selection
 from views.spans.events import ACTION_KEYS, SEVERITY_KEYS, apply_widget_events
+from views.spans.held import in_browser
 
 KEYS = {k: f"cmp_sev_{s.value}" for k, s in SEVERITY_KEYS.items()}
 KEYS |= {str(n + 1): f"cmp_cat_{n}" for n in range(9)}
@@ -60,18 +64,16 @@ INSTRUCTIONS = (
 )
 CARD_CSS = "[class*='st-key-cmp_scard_'] { padding: 0.5rem 0.75rem; border: 1px solid #d0d5dd; "
 CARD_CSS += "border-radius: 0.5rem; }"
-SCORE_FIRST = (
-    "Set the overall score (move the slider, or type it in the box) of output(s) {} before "
-    "saving the screen."
-)
 AI_INSTRUCTIONS = (
     " Violet outlines are an AI's error spans (dashed until checked): `a` accepts the current "
     "output's unchecked ones (or the selected one); edit or delete them as your own."
 )
-OPEN_SELECTION = (
-    "Output(s) {}: a selection is still open: give it a severity and a category, or clear it "
-    "(Esc), before saving."
-)
+
+
+def instructions(view: session.View) -> str:
+    """The screen's instructions: ESA (the overall score asked) has no critical severity,
+    and a campaign of one category (ESA's) no category to choose."""
+    return marking.span_wording(INSTRUCTIONS, span_config(view.campaign.id))
 
 
 def slots_of(shown: comparative.Screen) -> list[session.Slot]:
@@ -102,6 +104,7 @@ class _Screen:
     the page's keys and the shared buttons act on)."""
 
     annotator: int
+    campaign_id: int
     shown: comparative.Screen
     state: dict[str, Any]
     config: SpanConfig
@@ -111,6 +114,8 @@ class _Screen:
 
     def __post_init__(self) -> None:
         self.slots = slots_of(self.shown)
+        # the campaign's comment box: one optional comment per output, saved with its judgment
+        self.comment = extras.comment_offered(self.campaign_id)
 
     def actions(self, k: int) -> SpanActions:
         return SpanActions(self.annotator, self.set_view, self.seconds, slot=self.slots[k])
@@ -124,18 +129,19 @@ class _Screen:
             st.session_state["cmp_hint"] = f"Output {k + 1}: {hint[1]}"
 
     def save(self) -> None:
-        """Save every output's spans and score in one go; or say which outputs are not
-        ready (an open selection, no score) and save nothing."""
+        """Save every output's spans, score and comment in one go; or say which outputs
+        are not ready (an open selection, no score) and save nothing."""
         works = [item_work(slot) for slot in self.slots]
         scores = [extras.esa_value(slot) for slot in self.slots]
         open_ = [k + 1 for k, w in enumerate(works) if w["pending"] is not None]
         unscored = [k + 1 for k, v in enumerate(scores) if self.config.ask_esa and v is None]
         if open_ or unscored:
-            why = OPEN_SELECTION if open_ else SCORE_FIRST
+            why = open_selection(self.config) if open_ else SCORE_FIRST
             st.session_state["cmp_hint"] = why.format(_listed(open_ or unscored))
             return
         judgments = {
             k: {"spans": [span_json(sp) for sp in works[k]["spans"]], "esa_score": v}
+            | ({"comment": extras.comment_of(self.slots[k])} if self.comment else {})
             for k, (o, v) in enumerate(zip(self.shown.outputs, scores, strict=True))
             if o.assignment_id is not None
         }
@@ -188,8 +194,8 @@ def span_screen(
 ) -> None:
     """Draw the screen (``state`` as :class:`_Screen`; ``skip`` and ``undo`` come guarded,
     ``guarded`` guards the save: a revoked link ends the session)."""
-    screen = _Screen(annotator, shown, state, span_config(view.campaign.id), set_view,
-                     seconds, skip)  # fmt: skip
+    screen = _Screen(annotator, view.campaign.id, shown, state, span_config(view.campaign.id),
+                     set_view, seconds, skip)  # fmt: skip
     save = guarded(screen.save)
     screen.apply_events({"save": save, "skip": screen.skip, "undo": undo})
     hint = st.session_state.pop("cmp_hint", None)
@@ -198,10 +204,22 @@ def span_screen(
     ai = span_ai.campaign_prefills(view.campaign.id)
     if ai:
         st.caption(AI_INSTRUCTIONS)
+    if in_browser():  # the page holds the screen's work until its save (views/spans/cesa_held.py)
+        _texts(shown, None)
+        cesa_held.mount_screen(screen, ai)
+        _cards(screen.slots, state, screen.config, screen.actions, held=screen)
+        cesa_held.mount_save(screen)
+        footer(None, save, screen.skip, undo, state, len(screen.slots))
+        return
     _texts(shown, state["current"])
     _shared_buttons(screen.config, screen.on, ai)
-    _cards(screen.slots, state, screen.config, screen.actions)
+    _cards(screen.slots, state, screen.config, screen.actions, comment=screen.comment)
     footer("Save screen `Enter`", save, screen.skip, undo, state, len(screen.slots))
+
+
+def draft(shown: comparative.Screen) -> str | None:
+    """The held screen's identity for the key listener (None: the server draws the screen)."""
+    return cesa_held.draft_ident(slots_of(shown)) if in_browser() else None
 
 
 def page_keys(campaign_id: int) -> dict[str, str]:
@@ -222,8 +240,10 @@ def _seen_key(k: int) -> str:
     return f"cmp_span_seen_{k}"
 
 
-def _texts(shown: comparative.Screen, current: int) -> None:
+def _texts(shown: comparative.Screen, current: int | None) -> None:
+    """The source, and the current output's highlight (None: the page draws it)."""
     highlight = f".st-key-cmp_scard_{current} {{ border: 3px solid #2563eb; }}"
+    highlight = "" if current is None else highlight
     st.html(f"<style>{CSS}{CARD_CSS}{highlight}</style>" + source_html(shown))
 
 
@@ -232,18 +252,24 @@ def _cards(
     state: dict[str, Any],
     config: SpanConfig,
     actions: Callable[[int], SpanActions],
+    held: _Screen | None = None,
+    comment: bool = False,
 ) -> None:
-    """One card per output: its span widget, its spans, its ESA slider."""
+    """One card per output: its span widget, its spans, its ESA slider, and (``comment``:
+    the campaign offers it) its comment box (``held``: the page's held work of that output
+    draws its spans, its score and its comment)."""
     size = len(slots)
     for k, slot in enumerate(slots):
         work = item_work(slot)
-        mark = " · current" if k == state["current"] else ""
+        mark = " · current" if k == state["current"] and held is None else ""
         with st.container(key=f"cmp_scard_{k}"):
             unchecked = sum(1 for sp in work["spans"] if sp.get("ai_state") == "unchecked")
             ai = f" ({unchecked} AI span(s) not checked)" if unchecked else ""
-            st.html(
+            if work.get("ai") and not work.get("prefill"):
+                ai = " · the AI marked no errors in this output"
+            st.html(  # the held screen redraws the mark and the count (views/spans/cesa_held.js)
                 f'<p style="font-weight:700;margin:0" class="tandem-cmp-title">'
-                f"Output {k + 1} of {size}{mark} — "
+                f'Output {k + 1} of {size}<span class="tandem-cmp-cur">{mark}</span> — '
                 f'<span class="tandem-cmp-spans">{len(work["spans"])} error span(s){ai}</span>'
                 "</p>"
             )
@@ -251,16 +277,23 @@ def _cards(
                 slot,
                 work,
                 actions(k),
-                hint="Select wrong words, then a severity (q w e) and a category (1–9) · "
-                "Enter saves the screen",
+                hint=f"Select wrong words, then a severity ({marking.severity_hint(config)})"
+                + ("" if len(config.categories) == 1 else " and a category (1–9)")
+                + " · Enter saves the screen",
                 key=_widget_key(k),
                 seen_key=_seen_key(k),
                 source=False,
                 keys=WIDGET_KEYS,
+                held=held is not None,
             )
+            if held is not None:
+                cesa_held.mount_output(held, k)
+                continue
             marking.span_list(work, slot, config, actions(k), delete_key=None)
             if config.ask_esa:
                 extras.esa_slider(slot)
+            if comment:
+                extras.comment_input(slot, comment_label(k), COMMENT_PLACEHOLDER)
 
 
 def _shared_buttons(
@@ -284,6 +317,8 @@ def _shared_buttons(
     ]
     for col, (label, key, act) in zip(st.columns(len(buttons)), buttons, strict=True):
         col.button(label, key=key, width="stretch", on_click=on, args=(None, act))
+    if len(config.categories) == 1:  # ESA's one category is no choice
+        return
     cat_cols = st.columns(min(len(config.categories), 6))
     for n, category in enumerate(config.categories):
         label = f"{literal(category)} `{n + 1}`" if n < 9 else literal(category)

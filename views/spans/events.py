@@ -30,6 +30,14 @@ ACTION_KEYS = {
 }
 
 
+def severity_keys(config: SpanConfig) -> dict[str, Severity]:
+    """The severity keys of a campaign: ESA (the overall score asked) has minor and major
+    errors only, so ``e`` marks nothing there; MQM has critical ones too."""
+    if config.ask_esa:
+        return {k: s for k, s in SEVERITY_KEYS.items() if s is not Severity.CRITICAL}
+    return dict(SEVERITY_KEYS)
+
+
 def apply_widget_events(
     actions: SpanActions,
     config: SpanConfig,
@@ -78,7 +86,7 @@ def nonce(slot: session.Slot) -> str:
 
 
 def _on_key(key: str, actions: SpanActions, config: SpanConfig, other: dict[str, Callable]) -> None:
-    if key in SEVERITY_KEYS:
+    if key in severity_keys(config):
         actions.set_field("severity", SEVERITY_KEYS[key].value)
     elif key.isdigit() and 1 <= int(key) <= len(config.categories):
         actions.set_field("category", config.categories[int(key) - 1])
@@ -95,13 +103,14 @@ def _on_key(key: str, actions: SpanActions, config: SpanConfig, other: dict[str,
         (own | other).get(action, lambda: None)()
 
 
-def page_keys(config: SpanConfig, ai: bool = False) -> None:
+def page_keys(config: SpanConfig, ai: bool = False, held: str | None = None) -> None:
     """The same keys when the focus is on the page rather than in the widget: views/keys.js
-    clicks the button whose key the pressed key names."""
-    keys = {k: f"span_sev_{s.value}" for k, s in SEVERITY_KEYS.items()}
+    clicks the button whose key the pressed key names (``held``: the item's nonce when the
+    page holds its work, views/spans/held.py: the keys act there instead)."""
+    keys = {k: f"span_sev_{s.value}" for k, s in severity_keys(config).items()}
     keys |= {str(n + 1): f"span_cat_{n}" for n in range(min(9, len(config.categories)))}
     keys |= {"enter": "span_save", "n": "span_no_errors", "delete": "span_delete"}
     keys |= {"backspace": "span_delete", "escape": "span_clear", "s": "skip", "u": "undo"}
     if ai:
         keys |= {"a": "span_accept_ai", "j": "span_next"}
-    keyboard(None, keys)
+    keyboard(None, keys, None if held is None else f"spans:{held}")

@@ -1,5 +1,6 @@
-"""Two parts of the error-span page (views/spans/item.py): the ESA overall score as a
-slider with its anchors, and the span draft that survives a reload.
+"""Parts of the error-span page (views/spans/item.py): the ESA overall score as a
+slider with its anchors, the span draft that survives a reload, and the optional comment
+box (which the label and slider screens of views/annotate draw too).
 
 The draft is kept in the browser (the span widget's localStorage, keyed by campaign,
 annotator, slot and claim): the widget mirrors the spans it is given while the annotator
@@ -14,8 +15,11 @@ from typing import Any
 
 import streamlit as st
 
+from annotation.campaign import guidelines
 from annotation.judging import session
+from annotation.judging.save import MAX_COMMENT
 from annotation.judging.spans import SpanConfig, SpanError, parse_spans
+from views.common import engine
 
 #: ESA's anchors (Kocmi et al. 2024, the DA+SQM scale ESA keeps), as annotators read them.
 ESA_ANCHORS = (
@@ -58,6 +62,12 @@ def esa_value(slot: session.Slot) -> float | None:
     if not st.session_state.get(_moved_key(slot)):
         return None
     return st.session_state.get(esa_key(slot))
+
+
+def set_esa(slot: session.Slot, score: float | None) -> None:
+    """The score a browser sent with its save (views/spans/held.py), as if set here."""
+    st.session_state[esa_key(slot)] = score
+    st.session_state[_moved_key(slot)] = score is not None
 
 
 def esa_asked(slot: session.Slot) -> bool:
@@ -144,3 +154,40 @@ def restored(
     except (SpanError, TypeError, ValueError):
         return None
     return [p.to_json() for p in parsed]
+
+
+def comment_key(slot: session.Slot) -> str:
+    """The comment box's widget key: one per held slot, so a new item starts empty."""
+    return f"comment-{slot.assignment_id}-{slot.claim_version}"
+
+
+def comment_field(view: session.View) -> None:
+    """The optional free-text comment saved with the judgment (when the campaign offers
+    it: annotation.campaign.guidelines.comment_box)."""
+    if view.slot is None or not comment_offered(view.campaign.id):
+        return
+    comment_input(view.slot, "Comment (optional)")
+
+
+def comment_offered(campaign_id: int) -> bool:
+    """Whether the campaign offers the comment box (annotation.campaign.guidelines)."""
+    return guidelines.comment_box(engine(), campaign_id)
+
+
+#: The comment box's placeholder (a cESA screen's boxes name an output: views.spans.cesa_held).
+COMMENT_PLACEHOLDER = "Anything the organisers should know about this item"
+
+
+def comment_input(slot: session.Slot, label: str, placeholder: str = COMMENT_PLACEHOLDER) -> None:
+    """The comment box of one held slot (a comparative screen draws one per output)."""
+    st.text_input(label, key=comment_key(slot), max_chars=MAX_COMMENT, placeholder=placeholder)
+
+
+def comment_of(slot: session.Slot) -> str | None:
+    """What the annotator typed in ``slot``'s comment box (None: nothing, or no box)."""
+    return st.session_state.get(comment_key(slot))
+
+
+def set_comment(slot: session.Slot, comment: str | None) -> None:
+    """The comment a browser sent with its save (views/spans/cesa_held.py), as if typed here."""
+    st.session_state[comment_key(slot)] = comment
