@@ -33,6 +33,7 @@ def test_a_name_is_its_modules_own_object() -> None:
     assert read_campaign is direct and CampaignMonitor is monitor_direct
 
 
+@pytest.mark.slow
 def test_importing_one_module_loads_no_sibling() -> None:
     """An annotator's save path must not pull the dashboard's estimators in through a face."""
     import subprocess

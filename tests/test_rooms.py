@@ -28,6 +28,7 @@ ROOMS = {
         "live",
         "planning",
         "documents",
+        "preference",
         "fixed_n",
         "judgments",
         "caches",

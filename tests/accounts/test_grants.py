@@ -167,7 +167,7 @@ def test_the_last_owner_cannot_be_disabled(staff: Engine) -> None:
 
 def test_upgrade_keeps_the_single_password_and_its_sessions(
     blank_engine: Engine,  # noqa: F811
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A database at 0008 with the single admin password (a PBKDF2 hash) and a signed v1
     session: after the upgrade the password signs in as the account 'owner' (and is

@@ -53,9 +53,7 @@ def app_env(db_url: str, password: str) -> dict[str, str]:
 
 
 @contextmanager
-def streamlit_app(
-    env: dict[str, str], log: Path, fail: Callable[[str], NoReturn]
-) -> Iterator[str]:
+def streamlit_app(env: dict[str, str], log: Path, fail: Callable[[str], NoReturn]) -> Iterator[str]:
     """``streamlit run app.py`` with ``env`` (output to ``log``) until it answers its health
     check; its URL. ``fail(message)`` when it exits or does not answer in
     :data:`STARTUP_TIMEOUT_S`. Stopped (terminated, killed after 15 s) on leaving."""

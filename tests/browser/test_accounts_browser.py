@@ -88,8 +88,9 @@ def test_a_viewer_can_change_nothing(server: Server, page) -> None:  # type: ign
     from annotation.queue.admin import annotator_overview
     from db.reads.campaign import campaign_id
 
-    assert [w.name for w in annotator_overview(server.engine, campaign_id(server.engine,
-                                                                          "Granted"))] == ["Ana"]
+    assert [
+        w.name for w in annotator_overview(server.engine, campaign_id(server.engine, "Granted"))
+    ] == ["Ana"]
 
 
 @pytest.mark.browser

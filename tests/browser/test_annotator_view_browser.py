@@ -129,9 +129,13 @@ def test_undo_says_what_it_took_back(server: Server, page) -> None:  # type: ign
     assert back == second
     alert = page.locator("[data-testid='stAlert']").filter(has_text="Undone")
     alert.wait_for()
-    assert alert.inner_text().strip().endswith(
-        f"Undone: your Inadequate label on your item 2 (output 2 of 3 for its source): "
-        f"“{second}” The item is shown again: judge it anew."  # (its own full stop)
+    assert (
+        alert.inner_text()
+        .strip()
+        .endswith(
+            f"Undone: your Inadequate label on your item 2 (output 2 of 3 for its source): "
+            f"“{second}” The item is shown again: judge it anew."  # (its own full stop)
+        )
     )
     assert _press_and_wait(page, "u") == first
     page.get_by_text("Undone: your Adequate label on your item 1 (output 1 of 3").wait_for()

@@ -35,8 +35,12 @@ def ready(page) -> None:  # type: ignore[no-untyped-def]
 
 
 # the source shown on the screen (absent for a moment while a run redraws the page)
-SOURCE_CHANGED = "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText !== b; }"  # noqa: E501
-SOURCE_BACK = "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText === b; }"  # noqa: E501
+SOURCE_CHANGED = (
+    "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText !== b; }"
+)
+SOURCE_BACK = (
+    "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText === b; }"
+)
 
 
 @pytest.mark.browser

@@ -49,8 +49,10 @@ def _ai_file() -> bytes:
 
 def _ai_marks(page, k: int) -> list[str]:  # type: ignore[no-untyped-def]
     """Classes of the marked pieces in output k's box."""
-    return frame_of(page, k).locator('.text[data-side="target"] .err').evaluate_all(
-        "els => els.map(e => e.className)"
+    return (
+        frame_of(page, k)
+        .locator('.text[data-side="target"] .err')
+        .evaluate_all("els => els.map(e => e.className)")
     )
 
 
@@ -120,9 +122,7 @@ def test_cesa_screen_starts_from_the_ai_spans(server: Server, page) -> None:  # 
         ).all()
     assert len(rows) == 3
     for _, spans, text in rows[:2]:  # accepted: the AI span is the final one
-        assert [(text[x["start"] : x["end"]], x["severity"]) for x in spans] == [
-            (AI_WORD, "minor")
-        ]
+        assert [(text[x["start"] : x["end"]], x["severity"]) for x in spans] == [(AI_WORD, "minor")]
     _, spans, text = rows[2]
     assert sorted((text[x["start"] : x["end"]], x["severity"]) for x in spans) == [
         ("Katze", "major"),

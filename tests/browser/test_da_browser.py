@@ -49,7 +49,8 @@ def shows(page, text: str, index: int = 0) -> None:  # type: ignore[no-untyped-d
     """Wait until the index-th slider reads `text`; null-safe, since after a reload the slider
     is drawn a moment after the rest of the page (a bare querySelector would throw, not wait)."""
     page.wait_for_function(
-        f"document.querySelectorAll('.tandem-da-value')[{index}]?.textContent === {text!r}")
+        f"document.querySelectorAll('.tandem-da-value')[{index}]?.textContent === {text!r}"
+    )
 
 
 def scores(server: Server) -> list[float | None]:
@@ -94,8 +95,10 @@ def test_da_slider_keys_reload_mouse(server: Server, page) -> None:  # type: ign
     page.keyboard.press("Enter")
     assert wait_rows(page, server, 1) == [79.0]
 
-    page.wait_for_function(f"document.querySelector('.tandem-output') && "
-                           f"document.querySelector('.tandem-output').innerText !== {first!r}")
+    page.wait_for_function(
+        f"document.querySelector('.tandem-output') && "
+        f"document.querySelector('.tandem-output').innerText !== {first!r}"
+    )
     shows(page, "not set")
     box = page.locator(".tandem-da-input").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.25, box["y"] + box["height"] / 2)
@@ -203,8 +206,11 @@ def test_da_document_score_after_the_last_segment(server: Server, page) -> None:
         page.keyboard.press(key)
         page.keyboard.press("Enter")
         wait_rows(page, server, n)
+    from playwright.sync_api import expect
+
     page.get_by_text("The whole document", exact=True).wait_for()
-    assert page.locator(".tandem-output").count() == 2  # the document shown whole
+    # The heading is drawn before the outputs under it: wait for both, not count at once.
+    expect(page.locator(".tandem-output")).to_have_count(2)  # the document shown whole
     page.wait_for_function(UNSET)
     page.keyboard.press("7")
     page.keyboard.press("Shift+ArrowRight")
@@ -217,7 +223,7 @@ def test_da_document_score_after_the_last_segment(server: Server, page) -> None:
         if doc_scores(server):
             break
         page.wait_for_timeout(50)
-    (doc, score), = doc_scores(server)
+    ((doc, score),) = doc_scores(server)
     assert score == 80.0 and doc.startswith("doc")
     page.get_by_text("The whole document", exact=True).wait_for(state="detached")
     page.wait_for_function(UNSET)

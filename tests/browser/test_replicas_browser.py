@@ -100,7 +100,7 @@ def test_two_replicas_behind_haproxy(pg_engine: Engine, tmp_path: Path) -> None:
                 replicas.append(cookies.get("TANDEM_REPLICA"))
             browser.close()
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the script stops its replicas, worker, HAProxy
+        os.killpg(proc.pid, signal.SIGTERM)  # supervisord stops its replicas, worker, HAProxy
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -115,4 +115,4 @@ def test_two_replicas_behind_haproxy(pg_engine: Engine, tmp_path: Path) -> None:
         ).all()
     assert sorted(n for _, n in per_annotator) == [JUDGMENTS, JUDGMENTS]
     text = log.read_text()
-    assert "scoring worker: pid" in text and "2 replicas" in text
+    assert "scoring worker: log" in text and "2 replicas under supervisord" in text

@@ -73,8 +73,9 @@ def _drag(page, frame, text: str, start: int, end: int) -> None:  # type: ignore
 def _rows(server: Server) -> list[tuple]:
     with session_scope(server.engine) as s:
         return s.execute(
-            select(Annotation.kind, Annotation.label, Annotation.score, Annotation.spans,
-                   Output.text)
+            select(
+                Annotation.kind, Annotation.label, Annotation.score, Annotation.spans, Output.text
+            )
             .join(Output, Output.id == Annotation.output_id)
             .order_by(Annotation.id)
         ).all()

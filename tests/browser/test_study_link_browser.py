@@ -115,6 +115,8 @@ def test_prolific_study_through_one_link(server: Server, page, platform: str) ->
         e = study.enrol(server.engine, token, {"PROLIFIC_PID": f"P{k:02d}", "STUDY_ID": "ted-1",
                                                "SESSION_ID": f"S{k}"})  # fmt: skip
         ann = e.identity.annotator_id
+        # the tutorial first: every action of an unpassed annotator is refused
+        tutorial.answer(server.engine, _campaign_id(server), ann, 0, 0)
         view = session.next_view(server.engine, ann)
         while view.slot is not None:
             view = judging.submit(server.engine, ann, view.slot.assignment_id,

@@ -87,11 +87,15 @@ def test_threads_of_one_process_take_sqlite_in_arrival_order(sqlite_engine: Engi
     h = threading.Thread(target=holder)
     h.start()
     assert holding.wait(10)
+    lock = sqlite_file_lock(engine.url.database or "")
     threads = []
     for k in range(6):
         threads.append(threading.Thread(target=writer, args=(k,)))
         threads[-1].start()
-        time.sleep(0.15)  # well apart: arrival order is unambiguous
+        deadline = time.monotonic() + 10
+        while lock.waiting < k + 1 and time.monotonic() < deadline:  # queued: it has arrived
+            time.sleep(0.01)
+        assert lock.waiting == k + 1, f"writer {k} never waited for the database"
     release.set()
     for t in [h, *threads]:
         t.join(30)

@@ -17,7 +17,11 @@ from db.migrate import (
     head_revision,
     upgrade,
 )
+from db.schema import admin_models, document_models
 from db.schema.models import Base
+
+# Every model module, so Base.metadata holds every table whichever tests ran before.
+assert admin_models and document_models
 
 
 def test_migrations_match_models(engine: Engine) -> None:

@@ -28,6 +28,8 @@ from db.migrate import (
 )
 from tests.conftest import PG_ADMIN_URL
 
+pytestmark = pytest.mark.slow  # every revision up and down on both databases
+
 #: Every revision, oldest first.
 REVISIONS = _revisions_oldest_first()
 EARLIER = ["0001", "0002", "0003"]  # the revisions released before the fix

@@ -1,4 +1,4 @@
-"""MQM TSV read in two streaming passes (formats.mqm_tsv_read): a segment's rows scattered
+"""MQM TSV read in two streaming passes (formats.mqm.tsv_read): a segment's rows scattered
 over the file import exactly as the grouped file does; two keys of one hash stay two
 segments in their order; the problems of both passes come in row order; hostile text in any
 field is imported or refused with a CampaignFileError, never a traceback."""
@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
-import formats.mqm_tsv_read as reader
+import formats.mqm.tsv_read as reader
 from annotation.imports.mqm import SPAN_RULES, import_mqm_tsv
 from db.engine import session_scope
 from db.schema.models import Annotation, Annotator, Campaign, Item, Output, System
-from formats.mqm_tsv import COLUMNS, mark
+from formats.mqm.tsv import COLUMNS, mark
 from formats.problems import MAX_PROBLEMS, CampaignFileError
 
 HEADER = "\t".join(COLUMNS) + "\n"

@@ -50,6 +50,7 @@ def test_equals_bert_score_without_idf(pairs) -> None:  # type: ignore[no-untype
     assert np.allclose(again["bertscore_f"][::-1], ours["bertscore_f"], atol=TOL)
 
 
+@pytest.mark.slow
 def test_equals_bert_score_with_idf_from_the_references(pairs) -> None:  # type: ignore[no-untyped-def]
     hyps, refs = pairs[0][::2], pairs[1][::2]  # one output per item: references distinct
     assert len(set(refs)) == len(refs)

@@ -49,7 +49,7 @@ def inline(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """spawn_worker runs the job in this process (what the worker process would do)."""
     started: list[int] = []
 
-    def spawn(engine, job_id):  # type: ignore[no-untyped-def]
+    def spawn(engine, job_id, **_):  # type: ignore[no-untyped-def]
         started.append(job_id)
         run_scoring_job(engine, job_id)
 
@@ -99,6 +99,7 @@ def test_only_one_active_job_per_campaign(engine) -> None:  # type: ignore[no-un
     assert scoring_job.active_job(engine, cid) is None
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_running_job_and_keeps_its_scores(engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(scoring, "SACREBLEU_CHUNK", 20)  # many small stored chunks
     monkeypatch.setattr(scoring_job, "HEARTBEAT_S", 0.05)

@@ -15,7 +15,7 @@ from tests.metrics.conftest import make_campaign
 def test_replicas_queue_and_the_dedicated_process_runs(engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     started: list[int] = []
 
-    def spawn(engine, job_id):  # type: ignore[no-untyped-def]
+    def spawn(engine, job_id, **_):  # type: ignore[no-untyped-def]
         started.append(job_id)
         if len(started) == 1:  # the first look: the worker runs the job to its end
             run_scoring_job(engine, job_id)
@@ -38,3 +38,26 @@ def test_replicas_queue_and_the_dedicated_process_runs(engine, monkeypatch) -> N
 def test_only_the_exact_setting_turns_it_on(monkeypatch, value: str) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv(scoring_job.EXTERNAL_ENV, value)
     assert scoring_job.external_worker() is False
+
+
+def test_a_job_whose_local_process_died_is_requeued_at_once(engine) -> None:  # type: ignore[no-untyped-def]
+    """A worker killed with the dedicated process (same host, its pid gone) loses its job
+    now, not after the stale heartbeat; a job whose process lives stays with it."""
+    import socket
+    import subprocess
+    import sys
+
+    rows = [(f"i{j}", f"ref {j}", f"s{k}", f"out {j} {k}") for j in range(3) for k in range(2)]
+    cid, _ = make_campaign(engine, rows)
+    other, _ = make_campaign(engine, rows, name="Other")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    lost = store.create_job(engine, cid, scoring_job.KIND, {"metrics": ["bleu"]})
+    alive = store.create_job(engine, other, scoring_job.KIND, {"metrics": ["bleu"]})
+    host = socket.gethostname()
+    assert store.claim(engine, lost, f"{host}:{dead}:1", scoring_job.STALE_AFTER_S)
+    assert store.claim(engine, alive, f"{host}:{__import__('os').getpid()}:1", 30.0)
+    assert scoring_job.requeue_dead_local(engine) == [lost]
+    states = {j: store.get_job(engine, j).state for j in (lost, alive)}  # type: ignore[union-attr]
+    assert states == {lost: store.QUEUED, alive: store.RUNNING}
+    assert scoring_job.requeue_dead_local(engine) == []  # once

@@ -292,6 +292,7 @@ def _difference_predictions(vbins, y, drawn, pool_bins, n_bins, prior_mean):  # 
         y_d, yhat_d, pm_d = y_d + sign * y[c], yhat_d + sign * yhat, pm_d + sign * pool_mean
     return y_d, yhat_d, pm_d
 
+
 def _binned_second(sums: np.ndarray, prior_mean: float) -> np.ndarray:
     """Per stream and bin, :func:`estimators.sampling.active_predictions.fit_binned`'s E[(Y − ŷ)²]
     from running sums (labels, Σy, Σy²) of shape (3, reps, bins)."""
@@ -305,3 +306,12 @@ def _binned_second(sums: np.ndarray, prior_mean: float) -> np.ndarray:
     v0 = (ss0 + w * prior_var) / (n + w)
     mean = (s1 + w * m0) / (n_b + w)
     return (s2 - 2 * mean * s1 + n_b * mean**2 + w * v0) / (n_b + w)
+
+
+def permuted_nulls(rng: np.random.Generator, base: np.ndarray, k: int, runs: int) -> np.ndarray:
+    """``runs`` true-null campaigns built from real labels, (runs, N, k) in arrival order:
+    each of the k pseudo-systems is an independent uniform permutation of the same labels
+    ``base`` over the N items, so every pool mean is equal and every pair's Δ is exactly 0
+    (test-set estimand), and the items arrive in a random order."""
+    n = base.size
+    return base[np.argsort(rng.random((runs, k, n)), axis=2)].transpose(0, 2, 1)

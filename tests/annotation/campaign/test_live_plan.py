@@ -60,7 +60,8 @@ def test_plan_in_force_takes_back_changes_made_after_labels() -> None:
         ("planned_labels", 60, 41),
         ("estimand", "superpopulation", 52),
     ]
-    assert plan_in_force({}, []) == LivePlan()  # NULLs: the defaults
+    # NULLs: the defaults, the design the judgment kind's (LivePlan.design_for)
+    assert plan_in_force({}, []) == LivePlan(design_set=False)
     assert LivePlan().design == DEFAULT_DESIGN and LivePlan().finite_pool
 
 
@@ -123,7 +124,11 @@ def test_cli_plan_sets_forecasts_and_warns(engine: Engine, monkeypatch) -> None:
     assert out.exit_code == 0, out.output
     expected = forecast_planned_labels(3, 0.2)
     assert f"Planned labels per system: {expected:,}" in out.output
-    assert f"Design: {DEFAULT_DESIGN}" in out.output
+    # no design set: the judgment kind decides, and the command says so
+    assert "Design: not set — asympcs_mix for ESA, DA and 1 − HTER scores" in out.output
+    assert f"{DEFAULT_DESIGN} for binary labels (finite-sample)" in out.output
+    out = runner.invoke(cli.app, ["plan", "--campaign", "plan-cli", "--design", "eb_strict"])
+    assert "Design: eb_strict — " in out.output
     out = runner.invoke(cli.app, ["plan", "--campaign", "plan-cli", "--design", "magic"])
     assert out.exit_code == 1 and "live_design must be one of" in out.output
     label_everything(engine, cid, 3)

@@ -21,9 +21,7 @@ def test_changes_are_logged_with_the_label_count_at_the_time(engine: Engine) -> 
     a = create_annotator(engine, cid, "a").annotator_id
     view = session.next_view(engine, a)
     for _ in range(3):
-        view = judging.submit(
-            engine, a, view.slot.assignment_id, view.slot.claim_version, label=1
-        )
+        view = judging.submit(engine, a, view.slot.assignment_id, view.slot.claim_version, label=1)
     queue_admin.update_queue_settings(engine, cid, planned_labels=100, show_metrics=False)
 
     changes = queue_admin.setting_changes(engine, cid)

@@ -13,7 +13,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation.imports.ai_spans import _check_rows
+from annotation.imports.ai_spans import _Checked
 from formats.ai_spans_file import AiSpanRow, read_ai_spans_file
 from formats.problems import CampaignFileError
 
@@ -96,10 +96,10 @@ def test_offsets_are_code_points(text: str, data: st.DataObject) -> None:
     end = data.draw(st.integers(start + 1, len(text)))
     outputs = {("i", "s"): (7, text)}
     ok = AiSpanRow(1, "i", "s", start, end, "minor", None, None, None)
-    problems, by_output = _check_rows([ok], outputs, "ai.csv")
-    assert problems == [] and by_output == {7: [ok]}
+    problems: list = []
+    assert _Checked(outputs, "ai.csv", problems).row(ok) == 7 and problems == []
     past = AiSpanRow(2, "i", "s", start, len(text) + 1, "minor", None, None, None)
-    problems, _ = _check_rows([past], outputs, "ai.csv")
+    assert _Checked(outputs, "ai.csv", problems).row(past) is None
     (p,) = problems
     assert (p.row, p.column) == (2, "end") and f"({len(text)} characters)" in p.message
 

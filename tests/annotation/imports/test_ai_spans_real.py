@@ -19,7 +19,7 @@ from bench.esa_ai_bench import reference_spans
 from db.engine import session_scope
 from db.schema.admin_models import AISpan
 from db.schema.models import Item, Output, System
-from formats.mqm_tsv import COLUMNS, mark
+from formats.mqm.tsv import COLUMNS, mark
 from formats.problems import CampaignFileError
 from tests.conftest import shared_file
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sqlalchemy import Engine
 
 from annotation.imports.demo import DEMO_SYSTEMS, seed_demo, seed_demo_if_empty
@@ -11,6 +12,7 @@ from db.campaign.campaigns import list_campaigns
 from db.reads.campaign import campaign_id, read_campaign
 
 
+@pytest.mark.slow
 def test_demo_is_seeded_once_scored_and_queued(sqlite_engine: Engine) -> None:
     report = seed_demo_if_empty(sqlite_engine)
     assert report is not None and report.outputs_added == 150 * len(DEMO_SYSTEMS)

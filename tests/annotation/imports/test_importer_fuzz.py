@@ -19,6 +19,8 @@ from annotation.imports.importer import import_campaign
 from formats.problems import CampaignFileError
 from tests.annotation.imports.test_importer_validation import table_counts
 
+pytestmark = pytest.mark.slow  # Hypothesis over whole imports on both databases
+
 COLUMNS = ["item_id", "source", "reference", "system", "output", "human_label", "note"]
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
 N_SQLITE = 500

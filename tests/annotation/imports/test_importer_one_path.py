@@ -18,7 +18,7 @@ from annotation.imports.importer import import_campaign
 from annotation.imports.mqm import import_mqm_tsv
 from db.engine import get_engine, session_scope
 from db.schema.models import Campaign, Output
-from formats.mqm_tsv import COLUMNS
+from formats.mqm.tsv import COLUMNS
 from formats.problems import CampaignFileError
 
 HEADER = "\t".join(COLUMNS) + "\n"

@@ -18,7 +18,7 @@ from db.engine import session_scope
 from db.reads.campaign import read_campaign
 from db.schema.models import Annotation, Campaign, Item, Output, System
 from estimators.data.campaign import LabelKind
-from formats.mqm_tsv import COLUMNS, mark, unmark
+from formats.mqm.tsv import COLUMNS, mark, unmark
 from formats.problems import CampaignFileError
 from tests.conftest import shared_file
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from annotation.imports.mqm import import_mqm_tsv, parse_mqm_tsv
 from db.engine import get_engine, session_scope
 from db.schema.models import Annotation, Campaign
-from formats.mqm_tsv import COLUMNS, unmark
+from formats.mqm.tsv import COLUMNS, unmark
 from formats.problems import CampaignFileError
 from tests.views.conftest import app_engine  # noqa: F401  (the AppTest database fixture)
 

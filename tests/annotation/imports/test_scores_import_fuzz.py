@@ -17,6 +17,8 @@ from formats.problems import CampaignFileError
 from tests.annotation.imports.test_importer_fuzz import _damage_bytes, _delimited, _jsonl, _parquet
 from tests.annotation.imports.test_importer_validation import table_counts
 
+pytestmark = pytest.mark.slow  # Hypothesis over whole imports on both databases
+
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
 COLUMNS = ["item_id", "system", "metric", "score", "higher_is_better", "version"]
 N_ITEMS = 8

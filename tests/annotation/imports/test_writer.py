@@ -43,7 +43,12 @@ def _file(tmp_path: Path, scores: list[float | str]) -> Path:
     [("da", "150", "0–100"), ("da", "-5", "0–100"), ("sqm", "7", "0–6"), ("sqm", "2.5", "0–6")],
 )
 def test_out_of_range_scores_are_refused_with_file_row_column_and_range(
-    engine: Engine, run, tmp_path: Path, mode: str, bad: str, allowed: str  # type: ignore[no-untyped-def]
+    engine: Engine,
+    run,
+    tmp_path: Path,
+    mode: str,
+    bad: str,
+    allowed: str,  # type: ignore[no-untyped-def]
 ) -> None:
     path = _file(tmp_path, [50 if mode == "da" else 3, bad, 20 if mode == "da" else 1, 4])
     out = run("import", str(path), "--campaign", "c", "--mode", mode)
@@ -57,7 +62,10 @@ def test_out_of_range_scores_are_refused_with_file_row_column_and_range(
 
 @pytest.mark.parametrize("mode", ["da", "sqm"])
 def test_imported_slider_scores_are_what_the_estimators_read(
-    engine: Engine, run, tmp_path: Path, mode: str  # type: ignore[no-untyped-def]
+    engine: Engine,
+    run,
+    tmp_path: Path,
+    mode: str,  # type: ignore[no-untyped-def]
 ) -> None:
     # A alternates 80 / 100 (SQM 5 / 6), B 20 / 40 (SQM 1 / 3)
     a, b = ((80, 100), (20, 40)) if mode == "da" else ((5, 6), (1, 3))

@@ -5,15 +5,19 @@ a correction), and the position bias read from the derived labels."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from sqlalchemy import Engine, select
 
 from accounts.invites import create_annotator
 from annotation.judging import comparative, session, span_judgments
+from annotation.judging.save import MAX_COMMENT
 from annotation.judging.spans import SpanConfig
 from annotation.queue import build as queue_build
+from annotation.results.exports import export_annotations
 from db.engine import session_scope
-from db.schema.models import Annotation
+from db.schema.models import Annotation, Campaign
 from tests.annotation.queue.test_queue import make_campaign
 
 WORD = (10, 16)  # "system" in "output of system k for item j with eight words"
@@ -115,3 +119,33 @@ def test_position_bias_reads_the_derived_labels(engine: Engine) -> None:
     assert res is not None and res.n_screens == 8 and res.size == 3
     assert res.mean == (0.0, 1.0, 1.0)
     assert res.detected
+
+
+def test_each_outputs_comment_is_stored_and_exported_with_its_judgment(engine: Engine) -> None:
+    cid, ann = setup(engine)
+    shown = screen(engine, ann)
+    judged = {0: {"spans": [], "esa_score": 90.0, "comment": "  a name left in English "},
+              1: {"spans": [span("major")], "esa_score": 30.0, "comment": ""},
+              2: {"spans": [], "esa_score": 70.0}}  # fmt: skip
+    comparative.submit(engine, ann, shown, judged)
+    rows = labels(engine, cid)
+    assert [(r.screen_position, r.comment) for r in rows] == [
+        (0, "a name left in English"), (1, None), (2, None)]  # fmt: skip
+    with session_scope(engine) as s:
+        name = s.get(Campaign, cid).name
+    exported = [json.loads(line) for line in export_annotations(engine, name, "jsonl").splitlines()]
+    assert [(r["screen_position"], r["comment"]) for r in exported] == [
+        (0, "a name left in English"), (1, None), (2, None)]  # fmt: skip
+
+
+def test_a_bad_comment_on_one_output_saves_none_of_the_screen(engine: Engine) -> None:
+    cid, ann = setup(engine)
+    shown = screen(engine, ann)
+    good = {k: {"spans": [], "esa_score": 50.0} for k in range(3)}
+    for comment, match in (("a\x00b", "output 3: the comment contains a NUL"),
+                           ("x" * (MAX_COMMENT + 1), "output 3: the comment is")):  # fmt: skip
+        bad = good | {2: {"spans": [], "esa_score": 50.0, "comment": comment}}
+        with pytest.raises(session.InvalidJudgment, match=match):
+            comparative.submit(engine, ann, shown, bad)
+    assert labels(engine, cid) == []
+    assert screen(engine, ann) == shown  # still held

@@ -42,9 +42,7 @@ def cli_import(engine: Engine, path: Path, name: str, mode: str, monkeypatch) ->
     monkeypatch.setenv("DATABASE_URL", engine.url.render_as_string(hide_password=False))
     get_engine.cache_clear()
     try:
-        out = CliRunner().invoke(
-            cli.app, ["import", str(path), "--campaign", name, "--mode", mode]
-        )
+        out = CliRunner().invoke(cli.app, ["import", str(path), "--campaign", name, "--mode", mode])
     finally:
         get_engine.cache_clear()
     assert out.exit_code == 0, out.output

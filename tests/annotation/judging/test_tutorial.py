@@ -51,9 +51,9 @@ def test_two_attempts_feedback_and_log(engine: Engine) -> None:
     _run(engine, cid, cy, [0, 0, 1])
     assert _run(engine, cid, cy, [0, 1, 1])[-1].outcome == "failed"
     assert tutorial.status(engine, cid, cy).state == "failed"  # type: ignore[union-attr]
-    with pytest.raises(tutorial.TutorialError, match="answered already"):
+    with pytest.raises(tutorial.TutorialError, match="a third attempt is not allowed"):
         tutorial.answer(engine, cid, cy, 0, 1)  # over: nothing written
-    with pytest.raises(tutorial.TutorialError, match="answered already"):
+    with pytest.raises(tutorial.TutorialError, match="passed the tutorial already"):
         tutorial.answer(engine, cid, ana, 0, 1)
     results = tutorial.results(engine, cid)
     assert results == {ana: "passed (attempt 1, 3/3)", bob: "passed (attempt 2, 3/3)",
@@ -112,3 +112,91 @@ def test_the_page_gates_the_task_behind_the_tutorial(sqlite_engine: Engine, monk
     assert not at.exception, at.exception
     assert "tandem-output" in " ".join(h.value for h in at.html)
     get_engine.cache_clear()
+
+
+@pytest.fixture
+def app_engine(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    from db.engine import get_engine
+
+    monkeypatch.setenv("DATABASE_URL", sqlite_engine.url.render_as_string(hide_password=False))
+    get_engine.cache_clear()
+    yield sqlite_engine
+    get_engine.cache_clear()
+
+
+@pytest.mark.slow
+def test_a_tutorial_set_while_the_page_is_open_stops_the_next_save(app_engine: Engine) -> None:
+    """The page opened before the tutorial was set: its next label is refused, nothing is
+    saved, and the page shows the tutorial (no reload needed); a DA campaign's tutorial asks
+    for a score."""
+    from tests.views.pages.test_annotate import annotator_app
+
+    cid = make_campaign(app_engine, 3, 1)
+    queue_build.build_queue(app_engine, cid, seed=1)
+    at, _ = annotator_app(app_engine, cid)
+    assert "tandem-output" in " ".join(h.value for h in at.html)  # a real item shown
+    tutorial.set_tutorial(app_engine, cid, tutorial.parse_csv(CSV))
+    at.button(key="adequate").click().run()
+    assert not at.exception, at.exception
+    with session_scope(app_engine) as s:
+        assert s.scalar(select(func.count()).select_from(Annotation)) == 0
+    assert "Before you start: a short tutorial" in " ".join(h.value for h in at.subheader)
+    assert "Die Katze schläft." in " ".join(h.value for h in at.html)
+
+
+@pytest.mark.slow
+def test_a_da_tutorial_asks_for_a_score(app_engine: Engine) -> None:
+    from tests.views.pages.test_annotate import annotator_app
+
+    cid = make_campaign(app_engine, 2, 1, mode="da")
+    queue_build.build_queue(app_engine, cid, seed=1)
+    items = tutorial.parse_file(
+        b"source,output,expected_score,explanation,warning\n"
+        b"Der Hund.,The cat.,0-20,An animal swapped.,Score a wrong animal low.\n"
+    )
+    tutorial.set_tutorial(app_engine, cid, items)
+    at, ann = annotator_app(app_engine, cid)
+    at.slider(key="tutorial-score-1-0").set_value(70)
+    at.button(key="tutorial-check").click().run()
+    assert "not 70" in " ".join(e.value for e in at.error)
+    assert "Score a wrong animal low" in " ".join(w.value for w in at.warning)
+    at.button(key="tutorial-next").click().run()
+    at.slider(key="tutorial-score-2-0").set_value(10)
+    at.button(key="tutorial-check").click().run()
+    assert "You passed the tutorial" in " ".join(s.value for s in at.success)
+    at.button(key="tutorial-next").click().run()
+    assert not at.exception, at.exception
+    assert tutorial.status(app_engine, cid, ann).state == "passed"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_a_likert_tutorial_asks_for_a_point_after_the_form(app_engine: Engine) -> None:
+    """A Likert campaign with a pre-task form and a tutorial: the form first, then the
+    tutorial's labelled points (point p of n sent as 100·(p − 1)/(n − 1))."""
+    from annotation.campaign import pretask
+    from annotation.campaign.likert_scale import set_likert_scale
+    from tests.views.pages.test_annotate import annotator_app
+
+    cid = make_campaign(app_engine, 2, 1, mode="da")
+    set_likert_scale(app_engine, cid, {"labels": ["bad", "so-so", "good"]})
+    queue_build.build_queue(app_engine, cid, seed=1)
+    items = tutorial.parse_file(
+        b"source,output,expected_score,explanation,warning\n"
+        b"Der Hund.,The cat.,0-20,An animal swapped.,Score a wrong animal low.\n"
+    )
+    tutorial.set_tutorial(app_engine, cid, items)
+    pretask.set_form(app_engine, cid, [{"name": "lang", "type": "text", "required": True}])
+    at, ann = annotator_app(app_engine, cid)
+    assert "Before you start: a few questions" in " ".join(h.value for h in at.subheader)
+    at.text_input(key="pretask_lang").set_value("cs")
+    at.button(key="pretask_save").click().run()
+    assert not at.exception, at.exception
+    assert "Before you start: a short tutorial" in " ".join(h.value for h in at.subheader)
+    at.radio(key="tutorial-likert-1-0").set_value(1)  # "so-so": 50, outside 0–20
+    at.button(key="tutorial-check").click().run()
+    assert "not 50" in " ".join(e.value for e in at.error)
+    at.button(key="tutorial-next").click().run()
+    at.radio(key="tutorial-likert-2-0").set_value(0)  # "bad": 0
+    at.button(key="tutorial-check").click().run()
+    assert "You passed the tutorial" in " ".join(s.value for s in at.success)
+    assert tutorial.status(app_engine, cid, ann).state == "passed"  # type: ignore[union-attr]

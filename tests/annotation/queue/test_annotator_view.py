@@ -166,7 +166,11 @@ def test_undo_says_what_it_took_back(engine: Engine) -> None:
     u = back.undone
     assert back.notice is None and back.slot.output_id == v2.slot.output_id
     assert (u.what, u.ordinal, u.group_position, u.group_size, u.back) == (
-        "your Inadequate label", 2, 2, 3, True
+        "your Inadequate label",
+        2,
+        2,
+        3,
+        True,
     )
     assert u.excerpt == v2.slot.text  # short enough to quote whole
     assert u.message == (
@@ -236,7 +240,11 @@ def test_last_current_judgment_reads_the_whole_row(engine: Engine) -> None:
     with session_scope(engine) as s:
         last = log.last_current_judgment(s, a)
     assert (last.kind, last.label, last.post_edit, last.skip_reason, last.spans) == (
-        "label", 0, "x", None, None
+        "label",
+        0,
+        "x",
+        None,
+        None,
     )
     assert (last.output_id, last.assignment_id) == (v.slot.output_id, v.slot.assignment_id)
 
@@ -249,7 +257,9 @@ def test_guidelines_are_stored_with_the_campaign(engine: Engine) -> None:
         engine, cid, "  Judge **meaning**.\n", "Example: x → 1"
     )
     assert (stored.text, stored.examples, stored.labels_before) == (
-        "Judge **meaning**.", "Example: x → 1", 0
+        "Judge **meaning**.",
+        "Example: x → 1",
+        0,
     )
     read = campaign_guidelines.guidelines(engine, cid)
     assert read == stored and not read.empty and read.updated_at

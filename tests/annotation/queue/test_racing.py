@@ -72,6 +72,7 @@ def dropped(engine: Engine, cid: int) -> set[str]:
     return {d["system"] for d in racing.dropped_systems(engine, cid)}
 
 
+@pytest.mark.slow
 def test_settled_system_is_no_longer_handed_out(engine: Engine) -> None:
     cid, names = raced_campaign(engine)
     assert {r.state for r in slots(engine, cid)} == {"pending"}
@@ -178,6 +179,7 @@ def test_switching_on_mid_campaign_pends_only_the_untouched_tail(engine: Engine)
     assert all(r.state != "pending" for r in rows if r.position <= reached)
 
 
+@pytest.mark.slow
 def test_background_recomputation_drops_without_blocking_saves(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,6 +198,7 @@ def test_background_recomputation_drops_without_blocking_saves(
         assert len(s.scalars(select(Annotation.output_id)).all()) == len(seen) + len(rest)
 
 
+@pytest.mark.slow
 def test_systems_in_play_recomputed_at_most_once_per_check_interval(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,7 +25,7 @@ from annotation.imports.scores_import import import_scores
 from annotation.results.exports import export_annotations, export_campaign
 from db.engine import get_engine, session_scope
 from db.schema.models import Annotator, Item, System
-from formats.mqm_tsv import COLUMNS
+from formats.mqm.tsv import COLUMNS
 from formats.writers import ExportError
 
 _names = itertools.count()

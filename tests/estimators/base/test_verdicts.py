@@ -43,9 +43,7 @@ def test_an_interval_that_excludes_zero_is_a_verdict(design, rate):
     y, order = _binary(1)
     excluding = 0
     for n_read in (80, 120, 160, 200, 260):
-        rep = _campaign(
-            y, order, n_read, design=design, finite_pool=True, error_rate=rate
-        ).report()
+        rep = _campaign(y, order, n_read, design=design, finite_pool=True, error_rate=rate).report()
         for p in rep.pairs:
             lo, hi = p.result.ci
             if lo > 0 or hi < 0:
@@ -175,9 +173,7 @@ def test_three_outcomes_with_the_margin():
 def test_e_bh_rejects_the_largest_e_values():
     e = np.array([1.0, 200.0, 50.0, 0.5, 30.0])
     # m = 5, α = 0.1: thresholds 50, 25, 16.7, 12.5, 10 for k = 1..5
-    np.testing.assert_array_equal(
-        verdicts.e_bh(e, 0.1), [False, True, True, False, True]
-    )
+    np.testing.assert_array_equal(verdicts.e_bh(e, 0.1), [False, True, True, False, True])
     assert not verdicts.e_bh(np.array([9.0, 9.0]), 0.1).any()
 
 

@@ -28,9 +28,11 @@ def _same(x, y, path="") -> None:  # type: ignore[no-untyped-def]
         for i, (a, b) in enumerate(zip(x, y, strict=True)):
             _same(a, b, f"{path}[{i}]")
     elif isinstance(x, float | np.floating) and not isinstance(x, bool):
-        assert (math.isnan(x) and math.isnan(y)) or math.isclose(
-            x, y, rel_tol=0, abs_tol=1e-12
-        ) or x == y, (path, x, y)
+        assert (
+            (math.isnan(x) and math.isnan(y))
+            or math.isclose(x, y, rel_tol=0, abs_tol=1e-12)
+            or x == y
+        ), (path, x, y)
     elif isinstance(x, np.ndarray):
         np.testing.assert_allclose(x, y, rtol=0, atol=1e-12, err_msg=path)
     else:

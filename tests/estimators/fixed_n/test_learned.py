@@ -152,7 +152,9 @@ def test_fixed_n_coverage_of_ppi_with_the_learned_control(kind, n, reps):
 @pytest.mark.slow
 def test_pure_noise_features_cost_at_most_three_percent_width():
     cover, ratio = _coverage("binary", 100, 600, seed=6, noise_only=True)
-    print(f"\nnoise features n=100: width / human-only {ratio[0]:.4f} (mean), {ratio[1]:.4f} (pair)")  # noqa: E501
+    print(
+        f"\nnoise features n=100: width / human-only {ratio[0]:.4f} (mean), {ratio[1]:.4f} (pair)"
+    )
     assert np.all(ratio <= 1.03)
     assert np.all(cover >= 0.93)
 
@@ -236,7 +238,9 @@ def test_anytime_miss_rate_with_the_predictable_learned_control():
                     np.ptp([asymptotic_cs(y, 0.05, t_star=t_len).lower[-1],
                             asymptotic_cs(y, 0.05, t_star=t_len).upper[-1]]))  # fmt: skip
     rate = miss.mean()
-    print(f"\nlearned control in the monitor: P(ever miss) {rate:.3f}; "
-          f"width at T / human-only {width[:, 0].mean() / width[:, 1].mean():.3f}")
+    print(
+        f"\nlearned control in the monitor: P(ever miss) {rate:.3f}; "
+        f"width at T / human-only {width[:, 0].mean() / width[:, 1].mean():.3f}"
+    )
     assert rate <= 0.05
     assert width[:, 0].mean() < 0.97 * width[:, 1].mean()

@@ -34,7 +34,9 @@ def test_learned_control_on_mlqe_ro_en_saves_labels_and_covers():
         de_learned.append(res.diagnostics["de"])
         de_nmt.append(cv.ppi_mean(y[lab], x[lab, 0], x[unl, 0]).diagnostics["de"])
     cover = hits / reps
-    print(f"\nro-en DA, n={n}: coverage {cover:.3f}; median DE learned "
-          f"{np.median(de_learned):.3f}, nmt_model_score alone {np.median(de_nmt):.3f}")
+    print(
+        f"\nro-en DA, n={n}: coverage {cover:.3f}; median DE learned "
+        f"{np.median(de_learned):.3f}, nmt_model_score alone {np.median(de_nmt):.3f}"
+    )
     assert cover >= 0.93
     assert np.median(de_learned) > 1.4

@@ -77,7 +77,7 @@ def test_overlap_campaign_alpha_and_span_f1(engine: Engine) -> None:
     from annotation.imports.mqm import import_mqm_tsv
     from annotation.judging.span_judgments import span_agreement
     from db.reads.campaign import read_campaign
-    from formats.mqm_tsv import COLUMNS
+    from formats.mqm.tsv import COLUMNS
 
     rows = [
         ("1", "r1", "<v>Eins</v> zwei drei", "Accuracy", "Major"),

@@ -52,8 +52,9 @@ def _replay(k, n, seed, *, paired=True, continuous=False, racing=False, undo=(),
         idx = np.asarray(idx, dtype=int)
         args = ([None] * k, items[idx], sys_[idx], y[sys_[idx], items[idx]],
                 idx.astype(float), np.ones(idx.size))  # fmt: skip
-        full_mon, carried_mon = CampaignMonitor(*args, **common), CampaignMonitor(
-            *args, cache=cache, **common
+        full_mon, carried_mon = (
+            CampaignMonitor(*args, **common),
+            CampaignMonitor(*args, cache=cache, **common),
         )
         fresh, carried = full_mon.report(), carried_mon.report()
         _same(carried, fresh)
@@ -87,14 +88,28 @@ def _replay(k, n, seed, *, paired=True, continuous=False, racing=False, undo=(),
         dict(finite_pool=False, error_rate="ebh", paired=False),
         dict(finite_pool=True, error_rate="holm", paired=False, continuous=True, t_star=9),
         dict(finite_pool=True, error_rate="holm", racing=True, equivalence_margin=0.3),
-        dict(finite_pool=False, error_rate="ebh", racing=True, continuous=True,
-             equivalence_margin=0.3),
+        dict(
+            finite_pool=False,
+            error_rate="ebh",
+            racing=True,
+            continuous=True,
+            equivalence_margin=0.3,
+        ),
         # long streams: the intervals leave the edges, their end points move between cells
         dict(k=2, n=110, finite_pool=True, error_rate="holm", t_star=60),
         dict(k=2, n=110, finite_pool=False, error_rate="ebh", continuous=True),
     ],
-    ids=["wor-holm", "wor-ebh", "iid-cont", "iid-ebh-unpaired", "wor-cont-unpaired-plan",
-         "racing-wor", "racing-iid-cont-ebh", "long-wor", "long-iid-cont-ebh"],
+    ids=[
+        "wor-holm",
+        "wor-ebh",
+        "iid-cont",
+        "iid-ebh-unpaired",
+        "wor-cont-unpaired-plan",
+        "racing-wor",
+        "racing-iid-cont-ebh",
+        "long-wor",
+        "long-iid-cont-ebh",
+    ],
 )
 @pytest.mark.slow
 def test_every_read_agrees_with_the_full_recomputation(case):

@@ -135,3 +135,49 @@ def test_judgments_without_a_range_fall_back_from_the_bounded_default():
     assert rep.monitor is not None and rep.monitor.design == LiveDesign.ASYMPCS
     assert any("needs judgments with a known range" in n for n in rep.notes)
     assert campaign_report(data, signatures=[SIG]).monitor.design == LiveDesign.BETTING
+
+
+def _score_reads(design, every=15):  # type: ignore[no-untyped-def]
+    """Reads of a 4-system ESA-like campaign (300 items, scores crowding the top of [0, 1],
+    two close pairs) every ``every`` items up to the census, with the dashboard's cache."""
+    from estimators.caches.monitor import MonitorCache
+    from tests.support.racing_replay import replay
+
+    rng = np.random.default_rng(8)
+    top = np.clip(1 - rng.exponential(0.08, 300), 0, 1)
+    y = np.vstack([np.clip(top - s + 0.05 * rng.standard_normal(300), 0, 1)
+                   for s in (0.0, 0.01, 0.04, 0.06)])  # fmt: skip
+    order = rng.permutation(300)
+    run = replay(y, order, racing=False, every=every, stop_when_settled=False, design=design,
+                 finite_pool=True, t_star=100, alpha=0.05, equivalence_margin=0.05,
+                 cache=MonitorCache())  # fmt: skip
+    return y, run
+
+
+def test_the_score_design_shows_a_side_exactly_when_holm_rejects_and_is_exact_at_census():
+    """asympcs_mix through the monitor: at every read a pair is shown better exactly when
+    Holm rejects it (with the 30-label floor), its interval is never wider than the last
+    read's, the estimate lies in the interval shown, and the census reads the exact Δ."""
+    from estimators.base.multiple import holm
+
+    y, run = _score_reads(LiveDesign.ASYMPCS_MIX)
+    last: dict[tuple[str, str], tuple[float, float]] = {}
+    shown = 0
+    for rep in run.reports:
+        assert rep.design == LiveDesign.ASYMPCS_MIX
+        p = np.array([pr.p_value for pr in rep.pairs])
+        rejected = holm(p, 0.05).reject
+        for pr, rej in zip(rep.pairs, rejected, strict=True):
+            floor = pr.result.n_human >= 30
+            assert pr.decided == bool(rej and floor), (pr.result.n_human, pr.p_value, pr.verdict)
+            shown += pr.decided
+            lo, hi = pr.result.ci
+            assert lo <= pr.result.estimate <= hi
+            if (pr.a, pr.b) in last:
+                assert last[(pr.a, pr.b)][0] <= lo and hi <= last[(pr.a, pr.b)][1]
+            last[(pr.a, pr.b)] = (lo, hi)
+    assert shown > 0
+    final = {(pr.a, pr.b): pr for pr in run.reports[-1].pairs}
+    delta = y[0].mean() - y[1].mean()
+    lo, hi = final[("S0", "S1")].result.ci
+    assert lo == pytest.approx(delta, abs=1e-12) and hi == pytest.approx(delta, abs=1e-12)

@@ -16,10 +16,10 @@ from tests.estimators.live.test_monitor_missing import SIG, gappy_campaign
 LATE = 30  # a label arrives up to 30 positions after its slot's turn
 
 
-
 def _take(values, index):  # type: ignore[no-untyped-def]
     """A judgment field cut to ``index``; optional fields (None, e.g. esa_score) stay None."""
     return None if values is None else values[index]
+
 
 def arrival_order(n: int, seed: int, late: int = LATE) -> np.ndarray:
     """Positions in the order their labels are submitted: position p is answered at time

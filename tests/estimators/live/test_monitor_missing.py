@@ -25,10 +25,10 @@ SIG = "chrf|test"
 ALPHA = 0.05
 
 
-
 def _take(values, index):  # type: ignore[no-untyped-def]
     """A judgment field cut to ``index``; optional fields (None, e.g. esa_score) stay None."""
     return None if values is None else values[index]
+
 
 def gappy_campaign(
     seed: int = 0, n_items: int = 200, deltas=(0.6, 0.0, -0.3), *, score_gaps: bool = True

@@ -46,8 +46,9 @@ def test_every_read_agrees_with_the_full_recomputation(case):
         idx = np.arange(t)
         args = (metrics, items[idx], sys_[idx], y[sys_[idx], items[idx]], idx.astype(float),
                 np.ones(t))  # fmt: skip
-        full_mon, carried_mon = CampaignMonitor(*args, **common), CampaignMonitor(
-            *args, cache=cache, **common
+        full_mon, carried_mon = (
+            CampaignMonitor(*args, **common),
+            CampaignMonitor(*args, cache=cache, **common),
         )
         fresh = full_mon.report()
         _same(carried_mon.report(), fresh)
@@ -111,7 +112,7 @@ def test_the_report_names_the_control_the_live_verdicts_use():
     rep = campaign_report(data, signatures=[SIG])
     assert rep.monitor.design == "betting"
     assert rep.method_metrics["anytime"] == "none (the betting design uses no metric control)"
-    plan = replace(data.live_plan, design=LiveDesign.BETTING_CV)
+    plan = replace(data.live_plan, design=LiveDesign.BETTING_CV, design_set=True)
     cv = CampaignData(**{**data.__dict__, "live_plan": plan})
     rep = campaign_report(cv, signatures=[SIG])
     assert rep.monitor.design == "betting_cv"

@@ -177,3 +177,88 @@ def test_carried_reads_reuse_the_tested_means_and_equal_a_fresh_search(control, 
             assert previous.interval01()[1:] == _reference_ends(previous), t
         previous = state
     assert reused > 0
+
+
+def _pass_search(levels, m, thr, evaluate, refine):  # type: ignore[no-untyped-def]
+    """The ends by the pass-by-pass search down the hierarchy (``refine`` means per bracket
+    and pass, from the grid's brackets to the deepest level): what exact_ends must equal."""
+    edges = np.concatenate([[0.0], m, [1.0]])
+    pts = betting._Points(edges, refine + 1)
+    alive = levels < thr
+    f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
+    lo, hi = [f, 0], [g + 1, 0]
+    while lo[1] < pts.depth:
+        for b, upper in ((lo, False), (hi, True)):
+            means = [pts.value(b[0] * pts.base + k, b[1] + 1) for k in range(1, pts.base)]
+            ok = evaluate(np.array(means)) < thr
+            if upper:
+                k = int(refine - 1 - np.argmax(ok[::-1])) + 1 if ok.any() else 0
+            else:
+                k = int(np.argmax(ok)) if ok.any() else refine
+            b[0], b[1] = b[0] * pts.base + k, b[1] + 1
+    low_u, high_u = lo[0], hi[0] + 1
+    low, high = pts.value(low_u, pts.depth), pts.value(high_u, pts.depth)
+    low = low if low_u == 0 else float(np.nextafter(low, 1.0))
+    top = (edges.size - 1) * pts.base**pts.depth
+    return low, (high if high_u == top else float(np.nextafter(high, 0.0)))
+
+
+@pytest.mark.parametrize("running", [True, False], ids=["running", "current"])
+def test_the_secant_search_finds_the_ends_of_the_pass_by_pass_search(running):
+    """The secant search lands on the very depth-D bracket the pass-by-pass search does
+    (the surviving points of a quasi-convex capital are contiguous), with fewer means."""
+    rng = np.random.default_rng(11)
+    cases = [((0.2, 0.5, 0.3), 300, 0.05), ((0.1, 0.8, 0.1), 150, 0.01),
+             ((0.05, 0.6, 0.35), 500, 0.005), ((0.4, 0.2, 0.4), 80, 0.05)]  # fmt: skip
+    for probs, n, level in cases:
+        z = rng.choice([-1.0, 0.0, 1.0], n, p=probs)
+        x01 = (z + 1) / 2
+        m = np.linspace(0.0, 1.0, betting.CS_GRID)[1:-1]
+        tested: list[int] = []
+
+        def evaluate(points, x01=x01, tested=tested, level=level, n=n):  # type: ignore[no-untyped-def]
+            tested.append(len(points))
+            run = betting._running_log_capital(x01, points, level, n, seq.BURN_IN, running)
+            return run[:, -1]
+
+        levels = evaluate(m)
+        tested.clear()
+        thr = np.log(1 / level)
+        got = betting.exact_ends(levels, m, thr, evaluate, betting.REFINE)
+        searched = sum(tested)
+        assert got == _pass_search(levels, m, thr, evaluate, betting.REFINE), (probs, n)
+        assert searched < sum(tested) - searched, (searched, sum(tested) - searched)
+
+
+def test_a_read_after_one_label_tests_few_new_means():
+    """After one new label the search starts from the means the last read tested (their
+    capitals carried label by label): a few new capitals over the whole stream per read
+    (one per search step, both ends together), not one per pass of the pass-by-pass search
+    (18 passes), also near the census, where the upper end sits at the jump to +∞."""
+    from estimators.sequences import betting_carry
+    from estimators.sequences.betting_carry import CarriedBetting
+
+    rng = np.random.default_rng(7)
+    n = 400
+    x01 = (rng.choice([-1.0, 0.0, 1.0], n, p=(0.25, 0.4, 0.35)) + 1) / 2
+    state = CarriedBetting.start(alpha=0.05, tuning=(0.05, n, n, seq.BURN_IN), theta0_01=0.5,
+                                 running=True)  # fmt: skip
+    fresh: list[int] = []
+    make = betting_carry.CarriedBetting._fresh
+
+    def counted(self, points):  # type: ignore[no-untyped-def]
+        fresh.append(len(np.unique(points)))
+        return make(self, points)
+
+    for t in range(n):
+        state = state.extended(x01[t : t + 1])
+        if t + 1 >= 300:
+            fresh.clear()
+            betting_carry.CarriedBetting._fresh = counted
+            try:
+                state.interval01()
+            finally:
+                betting_carry.CarriedBetting._fresh = make
+            assert len(fresh) <= 8, (t, fresh)
+        elif t + 1 >= seq.BURN_IN:
+            state.interval01()

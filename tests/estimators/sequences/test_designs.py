@@ -236,3 +236,20 @@ def test_finite_pool_estimand_every_design(factor):
     print(f"\ntest-set estimand, plan ×{factor:g} (t* = {t_star}): P(ever miss) {miss}")
     assert miss.pop("naive") >= 0.2
     assert max(miss.values()) <= ALPHA + 2 * MC_SE, miss
+
+
+def test_graded_scores_default_to_the_mixture_design_binary_labels_to_betting():
+    from estimators.sequences.designs import GUARANTEE, LivePlan, default_design, plan_in_force
+
+    for kind in ("esa", "da", "one_minus_hter"):
+        assert default_design(kind) == LiveDesign.ASYMPCS_MIX
+    assert default_design("label") == default_design(None) == LiveDesign.BETTING
+    unset = plan_in_force({"live_design": None}, [])
+    assert not unset.design_set and unset.design_for("esa") == LiveDesign.ASYMPCS_MIX
+    assert unset.design_for("label") == LiveDesign.BETTING
+    chosen = plan_in_force({"live_design": "betting"}, [])
+    assert chosen.design_set and chosen.design_for("esa") == LiveDesign.BETTING
+    assert LivePlan(design=LiveDesign.ASYMPCS).design_for("esa") == LiveDesign.ASYMPCS
+    assert set(GUARANTEE) == set(LiveDesign)
+    assert GUARANTEE[LiveDesign.ASYMPCS_MIX] == "asymptotic"
+    assert GUARANTEE[LiveDesign.BETTING] == "finite-sample"

@@ -30,8 +30,13 @@ def test_dashboard_says_what_it_estimates_and_the_plan(app_engine) -> None:
     set_plan(app_engine, cid, planned_labels=40, estimand="superpopulation")
     at = _dashboard("demo")
     warnings = _warnings(at)
-    assert "planned_labels" in warnings and "after 180 labels existed" in warnings
-    assert "not applied" in warnings and "estimand" in warnings
+    assert (
+        "planned labels per system was changed from each pool's size to 40 after 180 "
+        "labels existed" in warnings
+    )  # in words, from the default in force (not None)
+    assert "planned_labels" not in warnings and "None" not in warnings
+    assert "not applied" in warnings
+    assert "estimand was changed from this campaign's own items" in warnings
     assert {m.label: m.value for m in at.metric}["Planned labels per system"] == "pool size"
     assert "on this campaign's own 80 items" in _texts(at)  # still the test-set estimand
 

@@ -57,9 +57,7 @@ def test_label_buttons_are_coloured_by_meaning_not_streamlit_primary(
 def test_progress_shows_the_annotators_own_batch(app_engine: Engine) -> None:
     cid = make_campaign(app_engine, PLAIN)
     at, _ = annotator_app(app_engine, cid)
-    assert _progress(at) == (
-        "You: 0 judged, 0 skipped · 6 left for you · Campaign: 0 of 6 done"
-    )
+    assert _progress(at) == ("You: 0 judged, 0 skipped · 6 left for you · Campaign: 0 of 6 done")
     at.button(key="adequate").click().run()
     other, _ = annotator_app(app_engine, cid, "other")  # takes the second item (3 outputs)
     assert _progress(other) == "You: 0 judged, 0 skipped · 3 left for you · Campaign: 1 of 6 done"

@@ -16,8 +16,13 @@ from tests.views.pages.test_annotate import PLAIN, annotator_app, make_campaign
 def saved(engine: Engine) -> list[tuple]:
     with session_scope(engine) as s:
         return s.execute(
-            select(Annotation.kind, Annotation.label, Annotation.da_score, Annotation.esa_score,
-                   Annotation.output_id).order_by(Annotation.id)
+            select(
+                Annotation.kind,
+                Annotation.label,
+                Annotation.da_score,
+                Annotation.esa_score,
+                Annotation.output_id,
+            ).order_by(Annotation.id)
         ).all()
 
 

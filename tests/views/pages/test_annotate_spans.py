@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
+from annotation.imports.modes import esa_span_config
 from annotation.judging.span_judgments import META_KEY
 from annotation.judging.spans import SpanConfig
 from db.engine import session_scope
@@ -54,8 +55,14 @@ def click(at: AppTest, key: str) -> AppTest:
 def saved(engine: Engine) -> list[tuple]:
     with session_scope(engine) as s:
         return s.execute(
-            select(Annotation.kind, Annotation.label, Annotation.score, Annotation.spans,
-                   Annotation.esa_score, Annotation.output_id).order_by(Annotation.id)
+            select(
+                Annotation.kind,
+                Annotation.label,
+                Annotation.score,
+                Annotation.spans,
+                Annotation.esa_score,
+                Annotation.output_id,
+            ).order_by(Annotation.id)
         ).all()
 
 
@@ -93,8 +100,13 @@ def test_mark_edit_delete_and_save(app_engine: Engine) -> None:
     at = event(at, type="key", key="w")  # major
     at = event(at, type="key", key="1")  # accuracy → the span is added
     assert widget(at)["spans"] == [
-        {"start": i, "end": pending["end"], "severity": "major", "category": "accuracy",
-         "side": "target"}
+        {
+            "start": i,
+            "end": pending["end"],
+            "severity": "major",
+            "category": "accuracy",
+            "side": "target",
+        }
     ]
     # a second span by buttons: first word, minor, fluency
     at = event(at, type="select", side="target", start=0, end=1)
@@ -228,7 +240,7 @@ def test_item_text_is_literal_in_the_span_widget(app_engine: Engine) -> None:
 
 def test_dashboard_shows_span_f1_for_a_span_campaign(app_engine: Engine) -> None:
     from annotation.imports.mqm import import_mqm_tsv
-    from formats.mqm_tsv import COLUMNS
+    from formats.mqm.tsv import COLUMNS
     from tests.views.conftest import admin_page
 
     rows = [
@@ -237,8 +249,10 @@ def test_dashboard_shows_span_f1_for_a_span_campaign(app_engine: Engine) -> None
         ("2", "r1", "drei vier", "No-error", "No-error"),
         ("2", "r2", "drei <v>vier</v>", "Fluency", "Minor"),
     ]
-    text = "\t".join(COLUMNS) + "\n" + "".join(
-        f"A\td\t{seg}\t{seg}\t{r}\ts\t{t}\t{c}\t{v}\n" for seg, r, t, c, v in rows
+    text = (
+        "\t".join(COLUMNS)
+        + "\n"
+        + "".join(f"A\td\t{seg}\t{seg}\t{r}\ts\t{t}\t{c}\t{v}\n" for seg, r, t, c, v in rows)
     )
     import_mqm_tsv(app_engine, text.encode(), "mqm", filename="m.tsv")
     at = admin_page("views/pages/dashboard.py", "mqm")
@@ -302,3 +316,26 @@ def test_import_page_takes_an_mqm_tsv(app_engine: Engine, tmp_path) -> None:  # 
         assert s.scalar(select(Campaign.mode).where(Campaign.name == "m")) == "spans"
     at.run()
     assert "exists" in at.warning[0].value and at.button(key="mqm_import").disabled
+
+
+def test_an_esa_item_asks_a_severity_only(app_engine: Engine) -> None:
+    """ESA's spans carry a severity, minor or major: the page names no category and no
+    critical severity, draws no category button or list, and a severity alone marks a span."""
+    cid = spans_campaign(app_engine, meta={META_KEY: esa_span_config().to_meta()})
+    at, _ = annotator_app(app_engine, cid)
+    assert not at.exception, at.exception
+    words = " ".join(c.value for c in at.caption)
+    assert "then a severity — `q` minor, `w` major." in words, words
+    assert "category" not in words and "critical" not in words
+    assert "category" not in widget(at)["hint"] and "critical" not in widget(at)["hint"]
+    assert not [b for b in at.button if str(b.key).startswith("span_cat_")]
+    at = event(at, type="select", side="target", start=0, end=3)
+    assert "choose a severity." in at.info[0].value
+    at = event(at, type="key", key="Enter")
+    warned = " ".join(w.value for w in at.warning)
+    assert "give it a severity, or clear it" in warned, warned
+    at = event(at, type="key", key="w")
+    assert [(s["severity"], s["category"]) for s in widget(at)["spans"]] == [("major", "error")]
+    sevs = [s for s in at.selectbox if str(s.key).startswith("span_edit_sev_")]
+    assert [s.options for s in sevs] == [["minor", "major"]]
+    assert not [s for s in at.selectbox if str(s.key).startswith("span_edit_cat_")]

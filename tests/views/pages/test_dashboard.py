@@ -168,3 +168,23 @@ def test_a_dashboard_run_writes_no_download(app_engine, monkeypatch) -> None:
                    "Ranking (CSV)", "Ranking (LaTeX)"):  # fmt: skip
         assert wanted in labels
     assert calls == []
+
+
+def test_a_dashboard_read_keeps_the_monitor_states_for_the_next_process(app_engine) -> None:
+    """The page saves the live monitor's carried states after its read; a new server
+    process (its caches cleared) resumes them and draws the same table."""
+    import streamlit as st
+
+    from db.reads.monitor_state import load_states
+
+    cid = seed_campaign(app_engine, "demo", n_items=80, labelled=60, overlap=6)
+    at = _dashboard("demo")
+    assert not at.exception
+    table = at.dataframe[0].value
+    kept = [r for scope in ("label|z=0", "None|z=0") for r in load_states(app_engine, cid, scope)]
+    assert len(kept) == 3 + 3  # 3 systems, 3 pairs
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    again = _dashboard("demo")
+    assert not again.exception
+    assert again.dataframe[0].value.equals(table)

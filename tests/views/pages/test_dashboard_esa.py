@@ -19,6 +19,10 @@ def test_esa_campaign_dashboard_defaults_to_the_esa_score_and_offers_zscores(app
     assert "ESA score is analysed and shown ÷ 100" in _captions(at)
     table = at.dataframe[0].value
     assert table["Human only"].iloc[0].startswith("0.705 [")  # sys0: mean ESA 70.5 ÷ 100
+    # no design in the plan: the ESA score gets the graded scores' default, and its promise
+    assert [m.value for m in at.metric if m.label == "Design"] == ["asympcs_mix"]
+    assert "(the default for this judgment kind)" in _captions(at)
+    assert "valid as the number of labels grows, like the t-test (asymptotic)" in _captions(at)
     at.toggle(key="dash-z").set_value(True).run()
     assert not at.exception, at.exception
     assert "the per-annotator z-scores of the ESA score" in _captions(at)

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from accounts.invites import create_annotator
 from annotation.campaign.live_plan import forecast_planned_labels
-from annotation.campaign.statistics_settings import LEVEL_WARNING, read_statistics
+from annotation.campaign.statistics_settings import LEVEL_WARNING, read_statistics, setting_words
 from annotation.judging import save as judging
 from annotation.judging import session
 from annotation.queue import admin as queue_admin
@@ -61,7 +61,8 @@ def test_sets_every_setting_and_logs_it(app_engine: Engine) -> None:
     assert logged["alpha"] == (0.01, 0) and logged["error_rate"] == ("ebh", 0)
     assert logged["planned_labels"] == (planned, 0) and logged["racing"] == (True, 0)
     table = at.dataframe[0].value  # the page's "Changes": the log with the labels then
-    assert sorted(table["setting"]) == sorted(logged) and set(table["labels then"]) == {0}
+    words = sorted(setting_words(k) for k in logged)  # in words, as the form names them
+    assert sorted(table["setting"]) == words and set(table["labels then"]) == {0}
 
 
 @pytest.mark.slow
@@ -148,6 +149,17 @@ def test_alpha_after_labels_logged_with_count_and_warned(app_engine: Engine) -> 
     assert "Recorded but not applied" in at.info[0].value  # ε stays as at the first label
     now = read_statistics(app_engine, cid)
     assert (now.alpha, now.equivalence_margin) == (0.1, 0.05)
+    # the box shows the ε in force, and the saved one beside it as recorded, not applied
+    assert at.number_input(key="stat-margin").value == 0.05
+    assert at.number_input(key="stat-alpha").value == 0.1
+    notes = [c.value for c in at.caption if "recorded, not applied" in c.value]
+    assert notes == ["0.2 **recorded, not applied** (saved after 5 labels): the equivalence "
+                     "margin ε in force stays 0.05 (the default)."]  # fmt: skip
+    assert "equivalence margin ε from 0.05 (the default) to 0.2 after 5 labels" in at.info[0].value
+    table = at.dataframe[0].value  # the Changes table: from the default in force, in words
+    rows = sorted(zip(table["setting"], table["from"], table["to"], strict=True))
+    assert rows == [("equivalence margin ε", "0.05 (the default)", "0.2"),
+                    ("error rate α", "0.05 (the default)", "0.1")]  # fmt: skip
 
 
 def test_dashboard_box_reads_the_campaigns_settings(app_engine: Engine) -> None:

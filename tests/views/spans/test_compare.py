@@ -12,6 +12,8 @@ import json
 
 from sqlalchemy import Engine, select
 
+from annotation.campaign.guidelines import set_comment_box
+from annotation.imports.modes import esa_span_config
 from annotation.judging import comparative, span_judgments
 from annotation.judging.spans import SpanConfig
 from db.engine import session_scope
@@ -175,3 +177,50 @@ def test_dashboard_position_bias_reads_span_labels(app_engine: Engine) -> None:
     [bias] = [d.value for d in at.dataframe if "place on screen" in d.value]
     assert bias["share adequate"].tolist() == [0.0, 1.0, 1.0]
     assert "12 complete screens of 3 outputs" in " ".join(str(c.value) for c in at.caption)
+
+
+def esa_cesa_campaign(engine: Engine) -> int:
+    """A cESA campaign in ESA's settings (one category, the score asked), comment box on."""
+    cid = make_campaign(engine, TEXTS, mode="spans")
+    span_judgments.set_campaign_config(engine, cid, esa_span_config())
+    comparative.set_comparative(engine, cid, True)
+    set_comment_box(engine, cid, True)
+    return cid
+
+
+def test_esa_cesa_screen_speaks_of_severity_only_and_saves_a_comment_per_output(
+    app_engine: Engine,
+) -> None:
+    cid = esa_cesa_campaign(app_engine)
+    at, _ = annotator_app(app_engine, cid)
+    assert not at.exception, at.exception
+    words = " ".join(c.value for c in at.caption)
+    assert "a severity — `q` minor, `w` major;" in words, words
+    assert "category" not in words and "critical" not in words
+    assert not [b for b in at.button if str(b.key).startswith("cmp_cat_")]  # no category
+    boxes = [t for t in at.text_input if str(t.key).startswith("comment-")]
+    assert [t.label for t in boxes] == [f"Comment on output {k} (optional)" for k in (1, 2, 3)]
+
+    at = select_words(at, 0, 0, 5)
+    at = key_in(at, 0, "Enter")  # a selection left open: said without a category
+    warned = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "give it a severity, or clear it" in warned, warned
+    at = key_in(at, 0, "w")  # a severity alone marks the span (ESA's one category)
+    assert [(s["severity"], s["category"]) for s in widgets(at)[0]["spans"]] == [("major", "error")]
+    sevs = [s for s in at.selectbox if str(s.key).startswith("span_edit_sev_")]
+    assert [s.options for s in sevs] == [["minor", "major"]]  # no critical in ESA
+    assert not [s for s in at.selectbox if str(s.key).startswith("span_edit_cat_")]
+
+    for box, text in zip(boxes, ["first  ", "", "third one"], strict=True):
+        at = at.text_input(key=box.key).input(text).run()
+    at = set_scores(at, [40, 80, 60])
+    at = click(at, "cmp_save")
+    assert not at.exception, at.exception
+    with session_scope(app_engine) as s:
+        rows = s.execute(
+            select(Annotation.screen_position, Annotation.comment, Annotation.esa_score)
+            .order_by(Annotation.screen_position)
+        ).all()  # fmt: skip
+    assert rows == [(0, "first", 40.0), (1, None, 80.0), (2, "third one", 60.0)]
+    # the next screen's boxes start empty
+    assert [t.value for t in at.text_input if str(t.key).startswith("comment-")] == ["", "", ""]
