@@ -202,8 +202,11 @@ def _monitor_check(rng, r_orders: int) -> None:  # type: ignore[no-untyped-def]
         b, c = np.median(f["betting"], axis=0), np.median(f["betting_cv"], axis=0)
         ok = np.isfinite(b) & np.isfinite(c)
         r = c[ok] / b[ok]
-        print(f"  {label:24s} median {np.median(r):.3f} p80 {np.percentile(r, 80):.3f} "
-              f"sum {c[ok].sum() / b[ok].sum():.3f} ({ok.sum()} pairs)", flush=True)
+        print(
+            f"  {label:24s} median {np.median(r):.3f} p80 {np.percentile(r, 80):.3f} "
+            f"sum {c[ok].sum() / b[ok].sum():.3f} ({ok.sum()} pairs)",
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,11 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--orders", type=int, default=100)
     ap.add_argument("--weights", default=str(bc.WEIGHT))
     ap.add_argument("--pools", default="all", help="comma-separated name prefixes")
-    ap.add_argument("--monitor-orders", type=int, default=0,
-                    help="also replay this many orders through CampaignMonitor (Chaganty)")
-    ap.add_argument("--rhos", default="0.5,0.7",
-                    help="also: the pool's own labels + noise to these paired correlations "
-                    "(what a better metric would give)")
+    ap.add_argument(
+        "--monitor-orders",
+        type=int,
+        default=0,
+        help="also replay this many orders through CampaignMonitor (Chaganty)",
+    )
+    ap.add_argument(
+        "--rhos",
+        default="0.5,0.7",
+        help="also: the pool's own labels + noise to these paired correlations "
+        "(what a better metric would give)",
+    )
     args = ap.parse_args(argv)
     weights = [float(w) for w in args.weights.split(",")]
     rng = np.random.default_rng(30)

@@ -280,9 +280,7 @@ def route_reads(c: Campaign, t_star: int | None) -> Reads:
             if r + 1 < cl.MIN_DOCUMENTS and not (p_all[r, i] == 0.0 or census[r, i]):
                 continue
             o = verdicts.read_outcome(sign, est, ci, MARGIN, True)
-            out[r, i] = {Outcome.A_BETTER: 1, Outcome.B_BETTER: -1, Outcome.EQUIVALENT: 2}.get(
-                o, 0
-            )
+            out[r, i] = {Outcome.A_BETTER: 1, Outcome.B_BETTER: -1, Outcome.EQUIVALENT: 2}.get(o, 0)
     return Reads(outcome=out, p=p_all)
 
 
@@ -540,8 +538,10 @@ def main(argv: list[str] | None = None) -> int:
             res[tag] = run_cell(delta, sd_b, runs, args.seed + off, d_ad[0.1], checks=checks,
                                 plan_d=d_ad if delta == MIXED else None, rule=rule)  # fmt: skip
         print("\n1. Family-wise false claims (any read, up to the census)")
-        print(f"{'campaign':10s} {'runs':>5s} {'false':>6s} {'rate':>7s} {'95 % CP':>17s} "
-              f"{'null≈ε':>7s} {'census±':>7s} {'flips':>5s} {'checks vs report()':>20s}")
+        print(
+            f"{'campaign':10s} {'runs':>5s} {'false':>6s} {'rate':>7s} {'95 % CP':>17s} "
+            f"{'null≈ε':>7s} {'census±':>7s} {'flips':>5s} {'checks vs report()':>20s}"
+        )
         for tag, r in res.items():
             lo, hi = cp_interval(r["false"], r["runs"])
             print(f"{tag:10s} {r['runs']:5d} {r['false']:6d} {r['false'] / r['runs']:7.4f} "
@@ -551,12 +551,14 @@ def main(argv: list[str] | None = None) -> int:
         mixed = res["mixed"]
         lo_t, hi_t = mixed["t_star"]
         labels = forecast_planned_labels(K, d_ad[0.1], ALPHA)
-        print(f"Plan in force, fixed before any label for d = {d_ad[0.1]:.4f}: cli.py plan "
-              f"--smallest-difference (ICC assumed 0.05): {labels:,} independent labels → t* = "
-              f"{lo_t:,}–{hi_t:,} labels per system (pool ≈ {POOL_DOCS * sum(SIZES) // 2:,}: "
-              f"t* = min(plan, pool)); † a small plan: {labels:,} labels (no design effect) = "
-              f"≈ {labels / (sum(SIZES) / 2):.0f} documents (the sequence is tuned at the pool "
-              "either way)")
+        print(
+            f"Plan in force, fixed before any label for d = {d_ad[0.1]:.4f}: cli.py plan "
+            f"--smallest-difference (ICC assumed 0.05): {labels:,} independent labels → t* = "
+            f"{lo_t:,}–{hi_t:,} labels per system (pool ≈ {POOL_DOCS * sum(SIZES) // 2:,}: "
+            f"t* = min(plan, pool)); † a small plan: {labels:,} labels (no design effect) = "
+            f"≈ {labels / (sum(SIZES) / 2):.0f} documents (the sequence is tuned at the pool "
+            "either way)"
+        )
         iccs = np.array(mixed["icc_pilot"], dtype=float)
         print(f"(null≈ε: null pair × runs shown 'no difference larger than {MARGIN}' at some "
               "read; census±: null pair × runs still shown with a sign at the census, where the "
@@ -573,11 +575,13 @@ def main(argv: list[str] | None = None) -> int:
         rows = [("cli", g, r) for g, r in mixed["classes"].items()]
         rows += [("form", g, r) for g, r in res["mixed†"]["classes"].items()]
         for rule, g, r in rows:
-            print(f"{rule:>4s} {g:6.1f} {r['pairs']:5d} {r['never']:5d} {_fmt(r['med_docs']):>5s} "
-                  f"{_fmt(r['med_labels']):>10s} {_fmt(r['n80']):>10s} "
-                  f"{_ratio(r['med_docs'], r['n80']):>7s} {_fmt(r['plan_med']):>11s} "
-                  f"{_ratio(r['med_docs'], r['plan_med']):>6s} {r['plan_power']:10.3f} "
-                  f"{_fmt(r['plan_assumed'] or math.nan):>10s} {r['assumed_power']:6.3f}")
+            print(
+                f"{rule:>4s} {g:6.1f} {r['pairs']:5d} {r['never']:5d} {_fmt(r['med_docs']):>5s} "
+                f"{_fmt(r['med_labels']):>10s} {_fmt(r['n80']):>10s} "
+                f"{_ratio(r['med_docs'], r['n80']):>7s} {_fmt(r['plan_med']):>11s} "
+                f"{_ratio(r['med_docs'], r['plan_med']):>6s} {r['plan_power']:10.3f} "
+                f"{_fmt(r['plan_assumed'] or math.nan):>10s} {r['assumed_power']:6.3f}"
+            )
         for g, r in mixed["classes"].items():
             if not math.isfinite(r["n80"]):
                 print(f"  latent {g}: fixed-n power with {POOL_DOCS - 1} documents is only "

@@ -177,11 +177,13 @@ def main() -> None:
     fit = learned_fit(g, lab, y)
     refit = time.perf_counter() - t
     extra = min(refresh_learned(fit.values, lab, y) for _ in range(5))
-    print(f"learned control ŷ ({fit.model}, {fit.folds} folds, {fit.n_labels:,} labels): refit "
-          f"{refit:.2f} s, only when the labels double; with ŷ cached a refresh adds "
-          f"{extra * 1e3:.1f} ms (14 + 91 PPI++) → {(total + extra) * 1e3:.1f} ms = "
-          f"{(total + extra) / read_rows:.1f}x rows → numpy; goal < 200 ms: "
-          f"{'met' if total + extra < 0.2 else 'NOT met'}")
+    print(
+        f"learned control ŷ ({fit.model}, {fit.folds} folds, {fit.n_labels:,} labels): refit "
+        f"{refit:.2f} s, only when the labels double; with ŷ cached a refresh adds "
+        f"{extra * 1e3:.1f} ms (14 + 91 PPI++) → {(total + extra) * 1e3:.1f} ms = "
+        f"{(total + extra) / read_rows:.1f}x rows → numpy; goal < 200 ms: "
+        f"{'met' if total + extra < 0.2 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -255,12 +255,13 @@ class Bets:
             mu = (th + 1.0) / 2.0
             if {"oracle", "range"} & {better, equiv}:
                 rs = self.range if known else [(0.0, 1.0)] * len(x)
-                self.lam[th] = np.array(
-                    [growth_bet(v, mu, *r) for v, r in zip(x, rs, strict=True)]
-                )
+                self.lam[th] = np.array([growth_bet(v, mu, *r) for v, r in zip(x, rs, strict=True)])
             if "semi" in (better, equiv) and th:
-                self.mix[th] = [b for v in x for b in (growth_bet(v, mu, 0.0, 1.0),
-                                                       growth_bet(1 - v, mu, 0.0, 1.0))]
+                self.mix[th] = [
+                    b
+                    for v in x
+                    for b in (growth_bet(v, mu, 0.0, 1.0), growth_bet(1 - v, mu, 0.0, 1.0))
+                ]
 
     def name(self) -> str:
         same = self.better == self.equiv

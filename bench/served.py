@@ -57,9 +57,11 @@ def ted_rows(limit_items: int | None = None) -> list[dict[str, str]]:
 
 
 def seed(db_url: str, name: str, annotators: int, *, comparative: bool = False,
-         items: int | None = None) -> list[str]:  # fmt: skip
-    """Migrate ``db_url``, import the TED file as campaign ``name`` (binary labels, its
-    judgments left out), build its queue; ``annotators`` invite tokens."""
+         items: int | None = None, mode: str | None = None,
+         systems: int | None = None) -> list[str]:  # fmt: skip
+    """Migrate ``db_url``, import the TED file as campaign ``name`` (binary labels, or the
+    import ``mode``: ``esa``, ``da``…; its judgments left out; only its first ``systems``
+    systems when given), build its queue; ``annotators`` invite tokens."""
     from accounts.invites import create_annotator
     from annotation.imports.importer import import_campaign
     from annotation.judging import comparative as cmp
@@ -70,13 +72,17 @@ def seed(db_url: str, name: str, annotators: int, *, comparative: bool = False,
     engine = make_engine(db_url)
     upgrade(engine)
     rows = ted_rows(items)
+    if systems is not None:
+        kept = list(dict.fromkeys(r["system"] for r in rows))[:systems]
+        rows = [r for r in rows if r["system"] in kept]
     keep = ["item_id", "system", "source", "reference", "output"]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=keep, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     report = import_campaign(engine, buf.getvalue().encode(), name, filename=f"{name}.csv",
-                             settings={"target_lang": "de", "source_lang": "en"})  # fmt: skip
+                             settings={"target_lang": "de", "source_lang": "en",
+                                       **({"mode": mode} if mode else {})})  # fmt: skip
     if comparative:
         cmp.set_comparative(engine, report.campaign_id, True)
     queue_build.build_queue(engine, report.campaign_id, seed=1)

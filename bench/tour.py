@@ -548,8 +548,9 @@ def document_task(tour: Tour, browser, page, labels: dict, n: int) -> None:  # t
     with_context = tab.locator(".tandem-context-segment").count()
     tour.record(f"Document context: key → next item, {n} items: median",
                 f"{statistics.median(times):.2f} s")  # fmt: skip
-    tour.record("Document context: earlier segments above the last item (collapsed too)",
-                str(with_context))
+    tour.record(
+        "Document context: earlier segments above the last item (collapsed too)", str(with_context)
+    )
     tour.shot(tab, "annotate_document")
     context.close()
 
