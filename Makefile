@@ -6,14 +6,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 HOST   ?= localhost
 PORT   ?= 8501
-PYTEST_ARGS ?= -n 2
+PYTEST_ARGS ?= -n 2 --durations=30
 
 # Nothing may reach a model hub at run time (design.md, "Models offline").
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run replicas test test-fast install migrate setup lint bench clean
+.PHONY: run replicas status stop test test-fast install migrate setup lint bench clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,10 +33,17 @@ run: setup
 	$(PY) cli.py admin-password --if-unset
 	$(PY) cli.py serve --host $(HOST) --port $(PORT)
 
-# N replicas behind HAProxy on the PostgreSQL of DATABASE_URL (docs/deployment.md).
+# N replicas behind HAProxy on the PostgreSQL of DATABASE_URL, under supervisord
+# (docs/deployment.md); `make status` and `make stop` from another shell.
 REPLICAS ?= 2
 replicas: install
 	deploy/replicas.sh $(REPLICAS)
+
+status:
+	$(PY) cli.py deploy-status
+
+stop:
+	$(PY) cli.py deploy-stop
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -47,6 +54,7 @@ test-fast: setup
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_layers.py tests/test_rooms.py
 
 bench: install

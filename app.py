@@ -94,6 +94,11 @@ if study and not token:
             st.session_state.clear()
             st.title("Tandem")
             st.error(str(exc))
+            if exc.screen_out_of is not None:  # a full study: back to the platform
+                from annotation.tasks.batches import settings as task_settings
+                from views.annotate.task_complete import screen_out
+
+                screen_out(task_settings(engine(), exc.screen_out_of).screen_out)
             st.stop()
         if st.session_state.get("annotator_id") != enrolled.identity.annotator_id:
             st.session_state.clear()  # never carry another session over
@@ -175,7 +180,9 @@ elif st.session_state.get("role") == "admin":
             ),
             st.Page("views/pages/annotators.py", title="Annotators", icon=":material/group:"),
             st.Page(
-                "views/pages/statistics_panel.py", title="Statistics", icon=":material/functions:",
+                "views/pages/statistics_panel.py",
+                title="Statistics",
+                icon=":material/functions:",
                 url_path="statistics",
             ),
         ],
