@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
@@ -31,6 +32,7 @@ def test_verdict_signs_follow_the_data() -> None:
     assert (bench.route_reads(swapped, None).outcome[:, i] == 1).any()
 
 
+@pytest.mark.slow
 def test_no_sign_at_the_census_no_sign_flip_and_the_plan_does_not_tune() -> None:
     """At ICC ≈ 0.125 with all systems equal: a null pair is never left with a sign once
     every document is judged (the pool's Δ = 0 is then known), no pair changes sides between

@@ -88,6 +88,7 @@ def test_rescaled_equals_bert_score_with_our_baseline_file(pairs, tmp_path: Path
     assert f"rescale:P={baseline.precision!r}" in sig and "pairs:30,seed:3" in sig
 
 
+@pytest.mark.slow
 def test_empty_pairs_score_zero_and_the_rest_is_unchanged(pairs) -> None:  # type: ignore[no-untyped-def]
     hyps, refs = list(pairs[0][:6]), list(pairs[1][:6])
     hyps[1], refs[3], hyps[4], refs[4] = "", "   ", " \n", ""

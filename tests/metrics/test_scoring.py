@@ -105,6 +105,7 @@ def test_new_outputs_are_scored_on_demand(engine) -> None:  # type: ignore[no-un
     )
 
 
+@pytest.mark.slow
 def test_bertscore_with_idf_and_campaign_baseline(engine) -> None:  # type: ignore[no-untyped-def]
     cid, ids = make_campaign(engine, rows())
     config = BertScoreConfig(idf=True, rescale=True, baseline_pairs=24, baseline_seed=1)

@@ -60,6 +60,7 @@ def _stored(engine: Engine) -> int:
         return int(s.scalar(select(func.count()).select_from(AISpan)) or 0)
 
 
+@pytest.mark.slow
 def test_the_import_streams_within_three_times_the_file(sqlite_engine: Engine) -> None:
     _campaign(sqlite_engine)
     data = _good_file()

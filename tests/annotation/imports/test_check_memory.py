@@ -12,6 +12,8 @@ from __future__ import annotations
 import tracemalloc
 from collections.abc import Callable
 
+import pytest
+
 from annotation.imports.check import check_campaign_upload
 from annotation.imports.mqm import summarize_mqm_tsv
 from formats.scores_file import MetricSpec
@@ -49,6 +51,7 @@ def _peak(work: Callable[[], object]) -> tuple[object, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_the_campaign_file_check_stays_within_three_times_the_file() -> None:
     data = _campaign_csv()
     spec = MetricSpec("comet", "metric:comet", "", True)
@@ -60,6 +63,7 @@ def test_the_campaign_file_check_stays_within_three_times_the_file() -> None:
     assert peak <= BOUND * len(data), f"{peak / len(data):.2f}× the file"
 
 
+@pytest.mark.slow
 def test_the_mqm_summary_stays_within_three_times_the_file() -> None:
     data = _mqm_tsv()
     summary, peak = _peak(lambda: summarize_mqm_tsv(data, "m.tsv"))

@@ -23,6 +23,7 @@ from tests.conftest import shared_file
 MLQE = "mlqe-pe-test20/mlqe_pe_test20.csv"
 
 
+@pytest.mark.slow
 def test_mlqe_nmt_model_score_round_trip(sqlite_engine: Engine) -> None:
     import pandas as pd
 
