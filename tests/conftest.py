@@ -26,11 +26,22 @@ from threadpoolctl import threadpool_limits
 threadpool_limits(limits=1, user_api="blas")  # numpy may already be loaded by a plugin
 
 import pytest  # noqa: E402
+from argon2 import PasswordHasher  # noqa: E402
 from sqlalchemy import Engine, create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from accounts import passwords  # noqa: E402
 from db.engine import make_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
+
+# Argon2 at the production cost (64 MiB, 3 passes: 0.17 CPU-s a check) made every sign-in
+# and admin page test pay for hashes it does not test. In the test processes (and the
+# AppTests they run) hashes take argon2's smallest cost; tests/accounts/test_passwords.py
+# checks the production hasher's parameters, and servers the tests start as subprocesses
+# (tests/browser) keep the production cost.
+PRODUCTION_HASHER = passwords._HASHER
+passwords._HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+passwords._DUMMY = passwords._HASHER.hash("a dummy nobody signs in with")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
