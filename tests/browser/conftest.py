@@ -67,8 +67,11 @@ def server(tmp_path: Path) -> Iterator[Server]:
 @pytest.fixture
 def page(server: Server):  # type: ignore[no-untyped-def]
     """A fresh tab of headless Debian chromium (Playwright, system browser)."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # expect() waits 5 s by default, the page's own waits 30 s: on a loaded CI machine a page
+    # run takes longer than 5 s, and an assertion on what it draws failed where the page was right.
+    expect.set_options(timeout=30_000)
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True

@@ -67,8 +67,6 @@ def test_archive_restore_rename_delete_in_the_browser(server: Server, page) -> N
 
     from accounts.invites import create_annotator
 
-    expect.set_options(timeout=30_000)  # a shared, busy machine
-
     cid = populate(server.engine, "alpha")
     beta = populate(server.engine, "beta")
     token = create_annotator(server.engine, cid, "late reader").token
