@@ -125,8 +125,13 @@ export default function (component) {
     setTriggerValue("save", sent);
   };
   w.__tandemDraft = d;
-  // Streamlit may draw the cards after this element: draw again for a few frames
+  // Streamlit may draw the cards (and the comment boxes' places) after this element: draw
+  // again for a few frames, then a while longer on a slow page; never once another
+  // screen's draft has taken over
   let tries = 0;
-  const again = () => { if (!apply(d) && tries++ < 60) requestAnimationFrame(again); };
+  const again = () => {
+    if (w.__tandemDraft !== d || apply(d) || tries++ > 160) return;
+    if (tries < 60) requestAnimationFrame(again); else setTimeout(again, 50);
+  };
   again();
 }
