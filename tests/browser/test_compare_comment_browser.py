@@ -23,6 +23,7 @@ from tests.browser.test_span_held_browser import COUNT
 
 pytestmark = pytest.mark.browser
 SHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare-da-comment.png"
+BINARY_SHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare-comment.png"
 SOURCE_CHANGED = (
     "(b) => { const e = document.querySelector('.tandem-source'); return e && e.innerText !== b; }"
 )
@@ -165,6 +166,7 @@ def test_binary_screen_comment_per_output(server: Server, page) -> None:  # type
     _type_in(page, 3, "typed after the reload")  # its Enter, every label given: no save
     page.wait_for_timeout(300)
     assert page.evaluate("window.__runs") == 0 and _saved(server) == []
+    page.screenshot(path=screenshot_path(BINARY_SHOT), full_page=True)
     page.keyboard.press("Enter")  # the page's Enter: one round trip saves the screen
     rows = _wait_saved(page, server, 4)
     assert [r[4] for r in rows] == texts
