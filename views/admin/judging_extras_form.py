@@ -51,8 +51,9 @@ def comment_form(campaign_id: int, ro: bool) -> None:
     new = st.toggle(
         "Offer a comment box on every judgment (optional for annotators)",
         on,
-        help="Drawn on every single-output screen and on each output of a cESA screen; "
-        "the binary and DA / SQM side-by-side screens have no comment box.",
+        help="Drawn on every single-output screen and under each output of a side-by-side "
+        "screen (binary, DA / SQM, cESA), saved with that output's judgment; the preference "
+        "screen and a document's overall score have no comment box.",
         key=f"comment_box_{campaign_id}",
         disabled=ro,
     )

@@ -11,6 +11,10 @@ next one becomes current), ``j`` / ``↓`` next output, ``k`` / ``↑`` previous
 saves the screen once every output is judged, ``s`` skips the screen, ``u`` undoes the last
 screen. Buttons for each output do the same with the mouse. In a browser the labels stay
 in the page until the screen is saved (views/annotate/compare_draft.py): one round trip per screen.
+
+When the campaign offers the comment box, each card has its own optional comment, held in the
+browser's draft with the labels and saved on that output's judgment; keys typed there are
+text, never the screen's (``Enter`` there saves nothing; ``Esc`` leaves the box).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from annotation.judging.diff import literal_html
 from views.annotate.compare_draft import draft, ident
 from views.common import engine
 from views.compare_screen import CSS, footer, source_html
+from views.spans.extras import comment_offered, output_comment_boxes
 
 KEYS = {"a": "cmp_adequate", "1": "cmp_adequate", "i": "cmp_inadequate", "2": "cmp_inadequate",
         "j": "cmp_next", "arrowdown": "cmp_next", "k": "cmp_prev", "arrowup": "cmp_prev",
@@ -63,11 +68,12 @@ def is_on(view: session.View) -> bool:
 
 
 def _state(shown: comparative.Screen) -> dict[str, Any]:
-    """The screen's unsaved work (labels by position, the current output), per screen."""
+    """The screen's unsaved work (labels and comments by position, the current output), per
+    screen."""
     ident = tuple((o.assignment_id, o.claim_version, o.text) for o in shown.outputs)
     work = st.session_state.get("cmp_work")
     if work is None or work["ident"] != ident:
-        work = {"ident": ident, "labels": {}, "current": 0}
+        work = {"ident": ident, "labels": {}, "comments": {}, "current": 0}
         st.session_state["cmp_work"] = work
     return work
 
@@ -97,7 +103,6 @@ def compare_page(
         keyboard(None, {"u": "cmp_undo"})
         return
     work = _state(shown)
-    save = guarded(partial(_save, annotator, shown, work, set_view, seconds))
     skip = guarded(partial(_skip, annotator, view, shown, set_view, seconds))
     if view.campaign.mode.asks_spans:  # cESA: error spans per output on the screen
         from views.spans.compare import draft as span_draft
@@ -113,14 +118,17 @@ def compare_page(
         da_screen(view, annotator, shown, set_view, seconds, skip, undo, guarded)
         keyboard(None, DA_KEYS)
         return
+    offered = comment_offered(view.campaign.id)  # a comment box per output
+    save = guarded(partial(_save, annotator, shown, work, set_view, seconds, offered))
     hint = st.session_state.pop("cmp_hint", None)
     if hint:
         st.warning(hint)
     _texts(shown)
-    _cards(shown, work)
-    # the labels stay in the browser until Enter: one round trip per screen; the count of
-    # judged outputs is drawn by the browser, not on the save button
-    draft(shown, work, st.session_state.get("keys_rev", 0), save)
+    _cards(shown, work, offered)
+    # the labels (and comments) stay in the browser until Enter: one round trip per screen;
+    # the count of judged outputs is drawn by the browser, not on the save button
+    boxes = output_comment_boxes(shown.size) if offered else None
+    draft(shown, work, st.session_state.get("keys_rev", 0), save, boxes)
     footer("Save screen `Enter`", save, skip, undo, work, shown.size, judge=_judge)
     keyboard(None, KEYS, ident(shown))
 
@@ -131,15 +139,21 @@ def _save(
     work: dict[str, Any],
     set_view: Callable[[session.View], None],
     seconds: Callable[[], float | None],
+    comments: bool = False,
 ) -> None:
-    """Save the screen once every output has its label; else say how many have none."""
+    """Save the screen once every output has its label (``comments``: the campaign offers the
+    box, each output's comment with it); else say how many have none."""
     missing = shown.size - len(work["labels"])
     if missing:
         st.session_state["cmp_hint"] = (
             f"{missing} output(s) have no judgment yet: judge every output, then save."
         )
         return
-    judgments = {k: {"label": v} for k, v in work["labels"].items()}
+    typed = work.get("comments", {})
+    judgments = {
+        k: {"label": v} | ({"comment": typed.get(k)} if comments else {})
+        for k, v in work["labels"].items()
+    }
     try:
         set_view(comparative.submit(engine(), annotator, shown, judgments, seconds=seconds()))
     except session.InvalidJudgment as refused:
@@ -167,8 +181,9 @@ def _texts(shown: comparative.Screen) -> None:
     st.html(f"<style>{CSS}</style>" + source_html(shown))
 
 
-def _cards(shown: comparative.Screen, work: dict[str, Any]) -> None:
-    """One card per output: its text, its label so far, and two buttons."""
+def _cards(shown: comparative.Screen, work: dict[str, Any], comments: bool = False) -> None:
+    """One card per output: its text, its label so far, two buttons, and (``comments``) the
+    place of its comment box, which the browser's draft draws and holds."""
     size = shown.size
     per_row = 2 if size > 1 else 1
     for k, output in enumerate(shown.outputs):
@@ -192,3 +207,5 @@ def _cards(shown: comparative.Screen, work: dict[str, Any]) -> None:
             b2.button("Inadequate", key=f"cmp_i_{k}", icon=":material/close:",
                       on_click=_judge, args=(work, size, 0, k), width="stretch",
                       type="primary" if label == 0 else "secondary")  # fmt: skip
+            if comments:  # views/annotate/compare_draft.js puts the box in
+                st.html(f'<div class="tandem-cmp-comment" data-pos="{k}"></div>')

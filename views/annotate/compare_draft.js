@@ -5,6 +5,10 @@
 // save keys, and clicks on its card buttons, to window.__tandemDraft in the order they came.
 // The draft is also kept in sessionStorage under the screen's identity (its assignments and
 // claims), so a reload mid-screen brings the labels back.
+// When the campaign offers the comment box (data.comment), each card gets an optional comment
+// box, drawn here in the place the server left for it (.tandem-cmp-comment) and held with the
+// labels. What is typed there is text: views/keys.js leaves keys typed in a box alone (no
+// a / i / j / k / s / u fires, Enter saves nothing, Esc leaves the box).
 const LABEL_TEXT = { "1": "✓ Adequate", "0": "✗ Inadequate" };
 const STORE = "tandem-cmp-draft";
 const CARD = /(?:^|\s)st-key-cmp_card_(?:cur_)?(\d+)(?:\s|$)/;
@@ -25,9 +29,45 @@ function cards() {
   return out;
 }
 
-// Draw the draft on the cards Streamlit drew: marks, the highlighted card, the count.
+// Card k's comment box in its place; false while Streamlit has not drawn the place yet.
+// A box drawn for another screen (Streamlit may keep a card's place from one screen to the
+// next) is given this screen's comment.
+function commentBox(d, el, k) {
+  const place = el.querySelector(".tandem-cmp-comment");
+  if (!place) return false;
+  let input = place.querySelector("input");
+  if (!input) {
+    const id = "tandem-cmp-comment-" + k;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = d.boxes.labels[k];  // literal text: never HTML
+    input = document.createElement("input");
+    Object.assign(input, { type: "text", id, dir: "auto", maxLength: d.boxes.max,
+                           placeholder: d.boxes.placeholder, autocomplete: "off" });
+    input.setAttribute("aria-label", d.boxes.labels[k]);
+    input.addEventListener("input", () => {  // the draft of the screen the box is now on
+      const cur = window.__tandemDraft;
+      if (!cur || cur.ident !== input.__ident) return;
+      cur.comments[k] = input.value;
+      keep(cur);
+    });
+    input.addEventListener("focus", () => {  // the card commented on is the highlighted one
+      const cur = window.__tandemDraft;
+      if (cur && cur.ident === input.__ident && cur.current !== k) {
+        cur.current = k; keep(cur); apply(cur);
+      }
+    });
+    place.replaceChildren(label, input);
+  }
+  if (input.__ident !== d.ident) { input.__ident = d.ident; input.value = d.comments[k] || ""; }
+  return true;
+}
+
+// Draw the draft on the cards Streamlit drew: marks, the highlighted card, the count (and
+// the comment boxes); false while some of it is not drawn yet.
 function apply(d) {
   const all = cards();
+  let ready = true;
   all.forEach((el, k) => {
     const cur = k === d.current;
     el.classList.remove("st-key-cmp_card_" + k, "st-key-cmp_card_cur_" + k);
@@ -38,16 +78,17 @@ function apply(d) {
     if (span) span.textContent = label === undefined ? "not judged yet" : LABEL_TEXT[label];
     const here = el.querySelector(".tandem-cmp-cur");
     if (here) here.textContent = cur ? " · current" : "";
+    if (d.boxes && !commentBox(d, el, k)) ready = false;
   });
   const count = document.querySelector(".tandem-cmp-count");
   if (count) count.textContent = `${Object.keys(d.labels).length} of ${d.size} judged`;
-  return all.length === d.size;
+  return ready && all.length === d.size;
 }
 
 function keep(d) {
   try {
     window.sessionStorage.setItem(STORE, JSON.stringify(
-      { ident: d.ident, labels: d.labels, current: d.current }));
+      { ident: d.ident, labels: d.labels, comments: d.comments, current: d.current }));
   } catch (e) { /* storage full or off: the draft still lives in the page */ }
 }
 
@@ -61,9 +102,11 @@ export default function (component) {
     const s = stored(data.ident);
     // labels the server already holds (a mouse-less test's clicks) start the draft
     d = { ident: data.ident, labels: { ...(data.labels || {}), ...(s ? s.labels : {}) },
+          comments: { ...(data.comments || {}), ...(s && s.comments ? s.comments : {}) },
           current: s ? s.current : (data.current || 0) };
   }
   d.size = data.size;
+  d.boxes = data.comment || null;
   d.draw = () => apply(d);
   d.judge = (label, position) => {  // label the output (the highlighted one), go on
     const k = position === undefined ? d.current : position;
@@ -77,11 +120,18 @@ export default function (component) {
     // a screen brought back by undo starts afresh, as before; a refused save keeps the
     // labels in the page (this same draft object)
     try { window.sessionStorage.removeItem(STORE); } catch (e) { /* storage off */ }
-    setTriggerValue("save", { ident: d.ident, labels: d.labels });
+    const sent = { ident: d.ident, labels: d.labels };
+    if (d.boxes) sent.comments = d.comments;
+    setTriggerValue("save", sent);
   };
   w.__tandemDraft = d;
-  // Streamlit may draw the cards after this element: draw again for a few frames
+  // Streamlit may draw the cards (and the comment boxes' places) after this element: draw
+  // again for a few frames, then a while longer on a slow page; never once another
+  // screen's draft has taken over
   let tries = 0;
-  const again = () => { if (!apply(d) && tries++ < 60) requestAnimationFrame(again); };
+  const again = () => {
+    if (w.__tandemDraft !== d || apply(d) || tries++ > 160) return;
+    if (tries < 60) requestAnimationFrame(again); else setTimeout(again, 50);
+  };
   again();
 }

@@ -7,6 +7,10 @@ the draft that views/annotate/compare_draft.js keeps in the page (a Streamlit co
 element, no iframe); the labels are drawn at once and sent with the save, in one round trip.
 The draft survives a reload in the tab's sessionStorage, under the screen's identity.
 
+When the campaign offers the comment box, the draft also draws an optional comment box in
+each card (in the place views/annotate/compare.py leaves for it) and holds what is typed
+with the labels: in the page, in sessionStorage, sent with the save.
+
 Without the browser script (Streamlit's AppTest) the screen's server buttons still label
 and save as before: the draft starts from the labels the server holds.
 """
@@ -20,10 +24,17 @@ from typing import Any
 import streamlit as st
 
 from annotation.judging import comparative
+from views.annotate.da_slider import sent_comments
 
 KEY = "cmp_draft"
 _JS = Path(__file__).with_name("compare_draft.js").read_text(encoding="utf-8")
 _DRAFT = st.components.v2.component("tandem_compare_draft", js=_JS, isolate_styles=False)
+_COMMENT_CSS = """<style>
+.tandem-cmp-comment label { display: block; font-size: 0.85rem; color: #344054;
+  margin: 0.4rem 0 0.15rem; }
+.tandem-cmp-comment input { width: 100%; box-sizing: border-box; font: inherit;
+  padding: 0.35rem 0.6rem; border: 1px solid #d0d5dd; border-radius: 0.4rem; background: #fff; }
+</style>"""
 
 
 def ident(shown: comparative.Screen) -> str:
@@ -47,27 +58,41 @@ def sent_labels(shown: comparative.Screen, sent: Any) -> dict[int, int]:
     return out
 
 
+def on_saved(
+    shown: comparative.Screen, work: dict[str, Any], save: Callable[[], None],
+    comments: bool = False,
+) -> None:  # fmt: skip
+    """The draft's save: the labels (and, ``comments``: the screen offers the boxes, the
+    comments) the browser sent, checked, into ``work``, then ``save``; anything that does not
+    fit: a hint, nothing taken, nothing saved."""
+    sent = (st.session_state.get(KEY) or {}).get("save")
+    try:
+        labels = sent_labels(shown, sent)
+        typed = sent_comments(ident(shown), shown.size, sent) if comments else {}
+    except ValueError as refused:
+        st.session_state["cmp_hint"] = str(refused)
+        return
+    work["labels"], work["comments"] = labels, typed
+    save()
+
+
 def draft(shown: comparative.Screen, work: dict[str, Any], rev: int,
-          save: Callable[[], None]) -> None:  # fmt: skip
+          save: Callable[[], None], comments: dict[str, Any] | None = None) -> None:  # fmt: skip
     """Mount the draft after the screen's cards; ``save`` runs when Enter (or the save
-    button) sends the labels, which are then in ``work["labels"]``."""
-
-    def on_save() -> None:
-        sent = (st.session_state.get(KEY) or {}).get("save")
-        try:
-            work["labels"] = sent_labels(shown, sent)
-        except ValueError as refused:
-            st.session_state["cmp_hint"] = str(refused)
-            return
-        save()
-
-    st.html('<p class="tandem-cmp-count" style="margin:0;color:#475467">'
+    button) sends the labels, which are then in ``work["labels"]`` (and the comments in
+    ``work["comments"]``). ``comments``: a comment box in each card
+    (views/spans/extras.py ``output_comment_boxes``); None: none."""
+    st.html(('' if comments is None else _COMMENT_CSS)
+            + '<p class="tandem-cmp-count" style="margin:0;color:#475467">'
             f'{len(work["labels"])} of {shown.size} judged</p>')  # fmt: skip
     data = {
         "ident": ident(shown),
         "size": shown.size,
         "rev": rev,  # a new value at every draw: the script draws the draft again
         "labels": {str(k): v for k, v in work["labels"].items()},
+        "comment": comments,
+        "comments": {str(k): v for k, v in work.get("comments", {}).items()},
         "current": work["current"],
     }
-    _DRAFT(key=KEY, data=data, on_save_change=on_save, height=0)
+    _DRAFT(key=KEY, data=data, height=0,
+           on_save_change=lambda: on_saved(shown, work, save, comments is not None))  # fmt: skip

@@ -7,6 +7,10 @@
 // Keys (never while typing in a box): 0-9 jump to 0, 10, ..., 90 (SQM: the point 0-6),
 // arrows left/right move by 1, Shift+arrows by 10, Home / End to the ends, up / down (or
 // j / k) move between the outputs of a comparative screen, Enter saves.
+// A comparative screen whose campaign offers the comment box (data.comment) has an optional
+// comment under each slider, held and kept with the scores and sent with them. What is typed
+// there is text: no key of the screen fires, and Enter saves nothing (as on a cESA screen;
+// Esc leaves the box, views/keys.js).
 const STORE = "tandem-da-draft";
 
 function stored(ident) {
@@ -19,7 +23,7 @@ function stored(ident) {
 function keep(d) {
   try {
     window.sessionStorage.setItem(STORE, JSON.stringify(
-      { ident: d.ident, scores: d.scores, current: d.current }));
+      { ident: d.ident, scores: d.scores, comments: d.comments, current: d.current }));
   } catch (e) { /* storage full or off: the draft still lives in the page */ }
 }
 
@@ -60,6 +64,7 @@ function build(d, root) {
       marks.append(a);
     }
     r.append(line, marks);
+    if (d.comment) r.append(comment(d, k));
     const set = () => { d.set(k, Number(input.value)); };
     input.addEventListener("input", set);
     // a click where the untouched handle already is (the middle) fires no "input"
@@ -80,6 +85,24 @@ function build(d, root) {
   box.append(foot);
   root.append(box);
   d.root = root;
+}
+
+// Output k's comment box: literal text, kept in the draft as it is typed (no server run).
+function comment(d, k) {
+  const c = d.comment;
+  const id = "tandem-da-comment-" + k;
+  const box = el("div", "tandem-da-comment");
+  const label = el("label", "", c.labels[k]);
+  label.htmlFor = id;
+  const input = el("input");
+  Object.assign(input, { type: "text", id, dir: "auto", maxLength: c.max, placeholder: c.placeholder,
+                         autocomplete: "off", value: d.comments[k] || "" });
+  input.setAttribute("aria-label", c.labels[k]);
+  input.addEventListener("input", () => { d.comments[k] = input.value; keep(d); });
+  // the output commented on is the highlighted one (the keys act on it after Esc)
+  input.addEventListener("focus", () => { if (d.current !== k) { d.current = k; d.draw(); } });
+  box.append(label, input);
+  return box;
 }
 
 function draw(d) {
@@ -137,9 +160,11 @@ export default function (component) {
   } else {
     const s = stored(data.ident);
     d = { ident: data.ident, scores: { ...(data.scores || {}), ...(s ? s.scores : {}) },
+          comments: { ...(s && s.comments ? s.comments : {}) },
           current: s ? s.current : 0, sent: false };
   }
-  Object.assign(d, { rows: data.rows, top: data.top, anchors: data.anchors, note: "" });
+  Object.assign(d, { rows: data.rows, top: data.top, anchors: data.anchors, note: "",
+                     comment: data.comment || null });
   d.draw = () => draw(d);
   d.set = (k, v) => { d.scores[k] = v; d.current = k; d.note = ""; keep(d); d.draw(); };
   d.move = (step) => {
@@ -158,7 +183,9 @@ export default function (component) {
     }
     d.sent = true;  // keys wait for the next screen
     try { w.sessionStorage.removeItem(STORE); } catch (e) { /* storage off */ }
-    setTriggerValue("save", { ident: d.ident, scores: d.scores });
+    const sent = { ident: d.ident, scores: d.scores };
+    if (d.comment) sent.comments = d.comments;
+    setTriggerValue("save", sent);
   };
   w.__tandemDA = d;
   build(d, parentElement);

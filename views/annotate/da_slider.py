@@ -7,6 +7,11 @@ sessionStorage under the screen's identity (a reload mid-item brings them back),
 with the save in one round trip. Streamlit's own slider could not do this: it starts at a
 value (an untouched handle is indistinguishable from a chosen 50) and forgets it on reload.
 
+A comparative screen whose campaign offers the comment box (annotation.campaign.guidelines)
+also gets an optional comment box under each output's slider, held in the page and in the
+same sessionStorage draft as the scores and sent with them. (The single-output pages draw the
+campaign's comment box with Streamlit: views/spans/extras.py ``comment_field``.)
+
 Without the browser script (Streamlit's AppTest, a screen reader that prefers a box) the
 single-output page also takes a typed score (views/annotate/slider.py).
 """
@@ -14,6 +19,7 @@ single-output page also takes a typed score (views/annotate/slider.py).
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +49,11 @@ _CSS = """
 .tandem-da-save { background: #1d4ed8; color: #fff; border: 0; border-radius: 0.5rem;
   padding: 0.45rem 1.2rem; font-weight: 600; cursor: pointer; }
 .tandem-da-msg { color: #b42318; }
+.tandem-da-comment { margin: 0.5rem 5.3rem 0 0; }
+.tandem-da-comment label { display: block; font-size: 0.85rem; color: #344054;
+  margin-bottom: 0.15rem; }
+.tandem-da-comment input { width: 100%; box-sizing: border-box; font: inherit;
+  padding: 0.35rem 0.6rem; border: 1px solid #d0d5dd; border-radius: 0.4rem; background: #fff; }
 """
 _SLIDER = st.components.v2.component("tandem_da_slider", js=_JS, isolate_styles=False)
 
@@ -70,26 +81,66 @@ def sent_scores(screen: str, size: int, sent: Any) -> dict[int, float]:
     return out
 
 
+#: The longest screen position a page can mean (a screen has at most 20 outputs): longer
+#: digit strings are refused before int() reads them.
+_POSITION = re.compile(r"[0-9]{1,6}")
+
+
+def sent_comments(screen: str, size: int, sent: Any) -> dict[int, str]:
+    """The comments a browser sent with its save, by screen position ({}: none sent, as from
+    a page without comment boxes). ValueError when they are not this screen's (a stale
+    page), not at its positions, or not text. Their length and content (a NUL byte, the
+    limit) are the save's to check (annotation.judging.save.checked_comment), which names
+    the output."""
+    if not isinstance(sent, dict) or sent.get("ident") != screen:
+        raise ValueError("This screen changed since it was drawn: nothing was saved.")
+    comments = sent.get("comments", {})
+    if not isinstance(comments, dict):
+        raise ValueError("The screen's comments are not one per output: nothing was saved.")
+    out = {}
+    for k, v in comments.items():
+        at = _POSITION.fullmatch(k) if isinstance(k, str) else None
+        if at is None or int(k) >= size or type(v) is not str:
+            raise ValueError(
+                f"Not a comment on this screen: {reprlib.repr(k)}: {reprlib.repr(v)}. "
+                "Nothing was saved."
+            )
+        out[int(k)] = v
+    return out
+
+
+def on_saved(
+    screen: str,
+    size: int,
+    on_save: Callable[[dict[int, float], dict[int, str]], None],
+    comments: bool = False,
+) -> None:
+    """The element's save: the scores (and, ``comments``: the screen offers the boxes, the
+    comments) the browser sent, checked, to ``on_save``; anything that does not fit: a
+    hint, nothing saved."""
+    sent = (st.session_state.get(KEY) or {}).get("save")
+    try:
+        scores = sent_scores(screen, size, sent)
+        typed = sent_comments(screen, size, sent) if comments else {}
+    except ValueError as refused:
+        st.session_state["da_hint"] = str(refused)
+        return
+    on_save(scores, typed)
+
+
 def sliders(
     screen: str,
     rows: list[dict[str, Any]],
     scale: dict[str, Any],
-    on_save: Callable[[dict[int, float]], None],
+    on_save: Callable[[dict[int, float], dict[int, str]], None],
     held: dict[int, float] | None = None,
+    comments: dict[str, Any] | None = None,
 ) -> None:
     """Mount the sliders; ``rows``: per output a ``title`` and optionally its ``text``;
-    ``on_save`` gets the scores by position when Enter (or the save button) sends them.
-    ``held``: scores the server already has for this screen (they start the draft)."""
-
-    def saved() -> None:
-        sent = (st.session_state.get(KEY) or {}).get("save")
-        try:
-            scores = sent_scores(screen, len(rows), sent)
-        except ValueError as refused:
-            st.session_state["da_hint"] = str(refused)
-            return
-        on_save(scores)
-
+    ``on_save`` gets the scores and the comments by position when Enter (or the save
+    button) sends them. ``held``: scores the server already has for this screen (they start
+    the draft). ``comments``: a comment box under each slider
+    (views/spans/extras.py ``output_comment_boxes``); None: none (the comments are {})."""
     st.session_state["da_rev"] = rev = st.session_state.get("da_rev", 0) + 1
     data = {
         "ident": screen,
@@ -97,10 +148,12 @@ def sliders(
         "top": scale["top"],
         "anchors": scale["anchors"],
         "scores": {str(k): v for k, v in (held or {}).items()},
+        "comment": comments,
         "rev": rev,  # a new value at every draw: the script draws again
     }
     st.html(f"<style>{_CSS}</style>")  # a style element only: it takes no room
-    _SLIDER(key=KEY, data=data, on_save_change=saved)
+    boxes = comments is not None
+    _SLIDER(key=KEY, data=data, on_save_change=lambda: on_saved(screen, len(rows), on_save, boxes))
 
 
 def keys_text(scale: dict[str, Any], several: bool) -> str:

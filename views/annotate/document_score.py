@@ -39,7 +39,7 @@ def document_step(
     sc = scale(view.campaign.mode, view.campaign.likert)
 
     @guarded
-    def save(scores: dict[int, float]) -> None:
+    def save(scores: dict[int, float], _comments: dict[int, str]) -> None:  # no comment box
         document_scores.save(engine(), annotator, key, scores.get(0),
                              seconds=round(time.monotonic() - started, 3))  # fmt: skip
 

@@ -79,8 +79,9 @@ def slider_item(
     if "labels" in sc:  # a Likert scale: the points as buttons, each with its label and key
         likert_buttons(sc, save)
         return
+    # no comment box in the element: the page's own (comment_field above) is this item's
     sliders(ident([slot]), [{"title": f"Your {sc['name']} score"}], sc,
-            lambda scores: save(scores.get(0)))  # fmt: skip
+            lambda scores, _comments: save(scores.get(0)))  # fmt: skip
     with st.expander("Type the score instead"):
         left, right = st.columns([2, 1], vertical_alignment="bottom")
         left.number_input(

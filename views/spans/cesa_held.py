@@ -78,13 +78,10 @@ def open_selection(config: SpanConfig) -> str:
     return OPEN_SELECTION_ONE if len(config.categories) == 1 else OPEN_SELECTION
 
 
-#: An output's comment box (drawn by the page when held: views/spans/cesa_held.js).
-COMMENT_PLACEHOLDER = "Anything the organisers should know about this output"
-
-
-def comment_label(k: int) -> str:
-    """Output ``k``'s comment box (0-based), as the annotator reads it."""
-    return f"Comment on output {k + 1} (optional)"
+#: An output's comment box (drawn by the page when held: views/spans/cesa_held.js), worded
+#: as on every side-by-side screen.
+COMMENT_PLACEHOLDER = extras.OUTPUT_COMMENT_PLACEHOLDER
+comment_label = extras.output_comment_label
 
 
 def ident(slots: list[session.Slot]) -> str:

@@ -174,8 +174,25 @@ def comment_offered(campaign_id: int) -> bool:
     return guidelines.comment_box(engine(), campaign_id)
 
 
-#: The comment box's placeholder (a cESA screen's boxes name an output: views.spans.cesa_held).
+#: The comment box's placeholder (a side-by-side screen's boxes name an output: below).
 COMMENT_PLACEHOLDER = "Anything the organisers should know about this item"
+#: An output's comment box on a side-by-side screen (cESA, binary, DA / SQM).
+OUTPUT_COMMENT_PLACEHOLDER = "Anything the organisers should know about this output"
+
+
+def output_comment_label(k: int) -> str:
+    """Output ``k``'s comment box (0-based) on a side-by-side screen, as the annotator reads it."""
+    return f"Comment on output {k + 1} (optional)"
+
+
+def output_comment_boxes(size: int) -> dict[str, Any]:
+    """What a page script needs to draw a comment box under each of ``size`` outputs (the
+    binary and DA / SQM side-by-side screens hold them in the page with the labels or scores)."""
+    return {
+        "labels": [output_comment_label(k) for k in range(size)],
+        "placeholder": OUTPUT_COMMENT_PLACEHOLDER,
+        "max": MAX_COMMENT,
+    }
 
 
 def comment_input(slot: session.Slot, label: str, placeholder: str = COMMENT_PLACEHOLDER) -> None:
