@@ -44,19 +44,26 @@ def _campaign(server: Server, name: str, n_items: int, n_systems: int) -> int:
         systems = [System(campaign_id=camp.id, name=f"sys{k}") for k in range(n_systems)]
         s.add_all(systems)
         s.flush()
-        for j in range(n_items):
-            ref = " ".join(WORDS[(j + k) % len(WORDS)] for k in range(24))
-            item = Item(campaign_id=camp.id, external_id=str(j), source="x", reference=ref)
-            s.add(item)
-            s.flush()
-            s.add_all(
-                Output(
-                    item_id=item.id,
-                    system_id=sy.id,
-                    text=" ".join(WORDS[(j * 3 + k * (i + 2)) % len(WORDS)] for k in range(22)),
-                )
-                for i, sy in enumerate(systems)
+        items = [
+            Item(
+                campaign_id=camp.id,
+                external_id=str(j),
+                source="x",
+                reference=" ".join(WORDS[(j + k) % len(WORDS)] for k in range(24)),
             )
+            for j in range(n_items)
+        ]
+        s.add_all(items)
+        s.flush()  # one flush for the items: a big campaign is built in a second or two
+        s.add_all(
+            Output(
+                item_id=item.id,
+                system_id=sy.id,
+                text=" ".join(WORDS[(j * 3 + k * (i + 2)) % len(WORDS)] for k in range(22)),
+            )
+            for j, item in enumerate(items)
+            for i, sy in enumerate(systems)
+        )
         return camp.id
 
 
@@ -83,7 +90,7 @@ def _wait_job(server: Server, cid: int, states: tuple[str, ...], timeout: float 
 
 @pytest.mark.browser
 def test_scoring_is_a_background_job_per_campaign(server: Server, page) -> None:  # type: ignore[no-untyped-def]
-    big = _campaign(server, "big", 1500, 3)  # 4,500 outputs: TER alone takes a while
+    big = _campaign(server, "big", 4000, 3)  # 12,000 outputs: the cancel lands mid-run
     small = _campaign(server, "small", 5, 2)
     page.goto(f"{server.url}/campaigns")
     page.get_by_label("Admin password").fill(PASSWORD)
@@ -96,10 +103,10 @@ def test_scoring_is_a_background_job_per_campaign(server: Server, page) -> None:
     page.get_by_role("button", name="Remove ter").click()
     page.get_by_text("To score: bleu 10 of 10, chrf 10 of 10 outputs").wait_for()
     _choose_campaign(page, "big")
-    page.get_by_text("To score: bleu 4,500 of 4,500").wait_for()
+    page.get_by_text("To score: bleu 12,000 of 12,000").wait_for()
     assert _chips(page) == ["bleu", "chrf", "ter"]
     estimate = page.get_by_text("Estimated time: about").inner_text()
-    assert "ter 4,500 of 4,500" in estimate, estimate
+    assert "ter 12,000 of 12,000" in estimate, estimate
 
     page.get_by_role("button", name="Start scoring").click()
     page.get_by_role("button", name="Cancel scoring").wait_for()
@@ -119,6 +126,7 @@ def test_scoring_is_a_background_job_per_campaign(server: Server, page) -> None:
     page.get_by_text("Last scoring run").wait_for(timeout=60_000)
     stopped = _wait_job(server, big, (store.CANCELLED,))
     assert stopped.done < stopped.total, stopped
+    print(f"cancelled at {stopped.done:,} of {stopped.total:,} scores")
     page.get_by_text("the scores stored so far are kept").first.wait_for()
 
     # A small job runs to its end; its result is on the page.

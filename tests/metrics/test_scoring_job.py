@@ -131,6 +131,28 @@ def test_cancel_stops_a_running_job_and_keeps_its_scores(engine, monkeypatch) ->
     assert work.n_todo == 3000 - kept
 
 
+def test_a_cancel_after_the_last_score_ends_the_job_done(engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The cancel reaches the worker only after every score is stored (a fast machine, a
+    late click): nothing is left to stop, so the job is done with its summary."""
+    monkeypatch.setattr(scoring_job, "HEARTBEAT_S", 0.05)
+    cid, _ = make_campaign(engine, _rows(20))
+    job_id = store.create_job(engine, cid, scoring_job.KIND, {"metrics": ["bleu"]}, total=40)
+    real = scoring_job.score_campaign
+
+    def then_cancel(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = real(*args, **kwargs)
+        assert cancel_job(engine, job_id) == store.CANCELLING
+        time.sleep(0.5)  # the heartbeat (every 0.05 s) has seen the cancel
+        return report
+
+    monkeypatch.setattr(scoring_job, "score_campaign", then_cancel)
+    assert run_scoring_job(engine, job_id) == store.DONE
+    job = store.get_job(engine, job_id)
+    assert job is not None and job.state == store.DONE and (job.done, job.total) == (40, 40)
+    assert (job.message or "").startswith("Scored:"), job.message
+    assert _n_scored(engine, cid, "bleu") == 40
+
+
 def test_a_job_whose_worker_died_is_resumed(engine, inline) -> None:  # type: ignore[no-untyped-def]
     cid, _ = make_campaign(engine, _rows(20))
     score_campaign(engine, cid, ["bleu"], output_ids=None, workers=1)  # part of the work
