@@ -117,6 +117,7 @@ function draw(d) {
   });
   const n = Object.keys(d.scores).length;
   d.msg.textContent = d.note || (d.rows.length > 1 ? `${n} of ${d.rows.length} scored` : "");
+  d.msg.classList.toggle("note", Boolean(d.note));  // red for what is missing, not for the count
   d.root.dataset.scored = String(n);
 }
 

@@ -48,7 +48,8 @@ _CSS = """
 .tandem-da-foot { display: flex; gap: 1rem; align-items: center; margin-top: 0.3rem; }
 .tandem-da-save { background: #1d4ed8; color: #fff; border: 0; border-radius: 0.5rem;
   padding: 0.45rem 1.2rem; font-weight: 600; cursor: pointer; }
-.tandem-da-msg { color: #b42318; }
+.tandem-da-msg { color: #475467; }
+.tandem-da-msg.note { color: #b42318; }
 .tandem-da-comment { margin: 0.5rem 5.3rem 0 0; }
 .tandem-da-comment label { display: block; font-size: 0.85rem; color: #344054;
   margin-bottom: 0.15rem; }
