@@ -4,6 +4,7 @@ outputs, and the row of save, skip and undo under them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,21 @@ import streamlit as st
 from annotation.judging import comparative
 from annotation.judging import save as judging
 from annotation.judging.diff import literal_html
+
+#: A screen position as a page sends it: ASCII digits, at most 6 (a screen has at most 20
+#: outputs; str.isdigit() also takes '²', which int() refuses, and int() refuses a string of
+#: more than 4,300 digits with a message that names no screen).
+_POSITION = re.compile(r"[0-9]{1,6}")
+
+
+def screen_position(key: Any, size: int) -> int | None:
+    """``key`` (as a browser sent it) as a position on a screen of ``size`` outputs; None
+    when it is not one."""
+    text = str(key)
+    if _POSITION.fullmatch(text) is None or int(text) >= size:
+        return None
+    return int(text)
+
 
 CSS = """
 .tandem-cmp-current { outline: 3px solid #2563eb; border-radius: 0.5rem; }

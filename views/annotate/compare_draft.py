@@ -25,6 +25,7 @@ import streamlit as st
 
 from annotation.judging import comparative
 from views.annotate.da_slider import sent_comments
+from views.compare_screen import screen_position
 
 KEY = "cmp_draft"
 _JS = Path(__file__).with_name("compare_draft.js").read_text(encoding="utf-8")
@@ -52,9 +53,10 @@ def sent_labels(shown: comparative.Screen, sent: Any) -> dict[int, int]:
         raise ValueError("The screen sent no labels: nothing was saved.")
     out = {}
     for k, v in labels.items():
-        if not str(k).isdigit() or int(k) >= shown.size or type(v) is not int or v not in (0, 1):
+        at = screen_position(k, shown.size)
+        if at is None or type(v) is not int or v not in (0, 1):
             raise ValueError(f"Not a label of this screen: {k!r}: {v!r}. Nothing was saved.")
-        out[int(k)] = int(v)
+        out[at] = v
     return out
 
 

@@ -18,13 +18,14 @@ single-output page also takes a typed score (views/annotate/slider.py).
 
 from __future__ import annotations
 
-import re
 import reprlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
+
+from views.compare_screen import screen_position
 
 KEY = "da_draft"
 _JS = Path(__file__).with_name("da_slider.js").read_text(encoding="utf-8")
@@ -74,17 +75,11 @@ def sent_scores(screen: str, size: int, sent: Any) -> dict[int, float]:
         raise ValueError("The screen sent no scores: nothing was saved.")
     out = {}
     for k, v in scores.items():
-        # ASCII digits only: str.isdigit() also takes '²', which int() refuses
-        bad = type(v) not in (int, float) or not re.fullmatch(r"[0-9]+", str(k)) or int(k) >= size
-        if bad:
+        at = screen_position(k, size)
+        if at is None or type(v) not in (int, float):
             raise ValueError(f"Not a score of this screen: {k!r}: {v!r}. Nothing was saved.")
-        out[int(k)] = v
+        out[at] = v
     return out
-
-
-#: The longest screen position a page can mean (a screen has at most 20 outputs): longer
-#: digit strings are refused before int() reads them.
-_POSITION = re.compile(r"[0-9]{1,6}")
 
 
 def sent_comments(screen: str, size: int, sent: Any) -> dict[int, str]:
@@ -100,13 +95,13 @@ def sent_comments(screen: str, size: int, sent: Any) -> dict[int, str]:
         raise ValueError("The screen's comments are not one per output: nothing was saved.")
     out = {}
     for k, v in comments.items():
-        at = _POSITION.fullmatch(k) if isinstance(k, str) else None
-        if at is None or int(k) >= size or type(v) is not str:
+        at = screen_position(k, size)
+        if at is None or type(v) is not str:
             raise ValueError(
                 f"Not a comment on this screen: {reprlib.repr(k)}: {reprlib.repr(v)}. "
                 "Nothing was saved."
             )
-        out[int(k)] = v
+        out[at] = v
     return out
 
 

@@ -78,12 +78,6 @@ def open_selection(config: SpanConfig) -> str:
     return OPEN_SELECTION_ONE if len(config.categories) == 1 else OPEN_SELECTION
 
 
-#: An output's comment box (drawn by the page when held: views/spans/cesa_held.js), worded
-#: as on every side-by-side screen.
-COMMENT_PLACEHOLDER = extras.OUTPUT_COMMENT_PLACEHOLDER
-comment_label = extras.output_comment_label
-
-
 def ident(slots: list[session.Slot]) -> str:
     """The screen's identity: its outputs' nonces in their places (a save of another screen,
     or of the same outputs in another order, is not this one's)."""
@@ -135,7 +129,11 @@ def mount_output(screen: _Screen, k: int) -> None:
 
 def _comment_box(k: int) -> dict[str, Any]:
     """Output ``k``'s comment box, held with its spans and score (views/spans/cesa_held.js)."""
-    return {"label": comment_label(k), "placeholder": COMMENT_PLACEHOLDER, "max": MAX_COMMENT}
+    return {
+        "label": extras.output_comment_label(k),
+        "placeholder": extras.OUTPUT_COMMENT_PLACEHOLDER,
+        "max": MAX_COMMENT,
+    }
 
 
 def mount_save(screen: _Screen) -> None:

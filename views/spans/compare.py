@@ -33,7 +33,7 @@ from views.spans import ai as span_ai
 from views.spans import cesa_held, extras
 from views.spans import item as marking
 from views.spans.actions import SpanActions, item_work, span_config, span_json
-from views.spans.cesa_held import COMMENT_PLACEHOLDER, SCORE_FIRST, comment_label, open_selection
+from views.spans.cesa_held import SCORE_FIRST, open_selection
 from views.spans.events import ACTION_KEYS, SEVERITY_KEYS, apply_widget_events
 from views.spans.held import in_browser
 
@@ -293,7 +293,9 @@ def _cards(
             if config.ask_esa:
                 extras.esa_slider(slot)
             if comment:
-                extras.comment_input(slot, comment_label(k), COMMENT_PLACEHOLDER)
+                extras.comment_input(
+                    slot, extras.output_comment_label(k), extras.OUTPUT_COMMENT_PLACEHOLDER
+                )
 
 
 def _shared_buttons(
