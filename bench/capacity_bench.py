@@ -6,7 +6,10 @@ BackMsg / ForwardMsg from streamlit.proto), as the browser does: each simulated 
 opens its invite link (a full script run), then judges one output every 3–10 s (uniform,
 ``--think``) by sending the "Adequate" button's trigger in the annotate page's fragment, and
 times key → the end of the run that draws the next item (script_finished). The replicas'
-CPU comes from /proc. Annotators join at ``--ramp`` per second (their first page is not
+CPU comes from /proc, and so does the rest of the server side: PostgreSQL (the postmaster,
+its live backends and the backends it has reaped, whose CPU /proc counts in the
+postmaster's children's time) and HAProxy; the table gives each share and annotators per
+core from the whole. Annotators join at ``--ramp`` per second (their first page is not
 timed); each level is measured for ``--seconds`` once all its annotators have joined.
 
 Data: the shipped WMT21 TED en-de file (6,877 outputs; synthetic stand-in when absent), a
@@ -37,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.served import cpu_seconds, load, seed  # noqa: E402
+from bench.served import TICK, cpu_seconds, load, seed  # noqa: E402
 from tests.browser.app_server import app_env, free_port  # noqa: E402
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -116,6 +119,63 @@ def replica_pids(first: int, n: int) -> list[int]:
     return pids
 
 
+def _stat(pid: int) -> tuple[str, int]:
+    """The command name and parent pid of ``pid`` (proc(5) fields 2 and 4)."""
+    raw = Path(f"/proc/{pid}/stat").read_text()
+    name = raw[raw.index("(") + 1 : raw.rindex(")")]
+    return name, int(raw.rsplit(")", 1)[1].split()[1])
+
+
+def _own_cpu(pid: int) -> float:
+    """User + system CPU of ``pid`` itself, without its reaped children."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def postgres_cpu() -> float:
+    """CPU-seconds of the local PostgreSQL server so far: the postmaster with the backends it
+    has reaped (its children's time) plus every live child's own time. A backend that ends
+    between two readings moves from the second term to the first, so differences are exact."""
+    procs: dict[int, tuple[str, int]] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                procs[int(proc.name)] = _stat(int(proc.name))
+            except (OSError, ValueError):
+                continue
+    masters = [p for p, (name, parent) in procs.items()
+               if name == "postgres" and procs.get(parent, ("", 0))[0] != "postgres"]  # fmt: skip
+    total = 0.0
+    for master in masters:
+        try:
+            total += cpu_seconds(master)
+            for pid, (_, parent) in procs.items():
+                if parent == master:
+                    total += _own_cpu(pid)
+        except OSError:
+            continue
+    return total
+
+
+def haproxy_cpu() -> float:
+    """CPU-seconds of every HAProxy process on the machine (the bench's own, on a machine that
+    runs no other)."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if _stat(int(proc.name))[0] == "haproxy":
+                    total += cpu_seconds(int(proc.name))
+            except (OSError, ValueError):
+                continue
+    return total
+
+
+def server_side(pids: list[int]) -> tuple[float, float, float]:
+    """CPU-seconds so far of the replicas, PostgreSQL and HAProxy."""
+    return sum(cpu_seconds(p) for p in pids), postgres_cpu(), haproxy_cpu()
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))] if xs else float("nan")
@@ -135,15 +195,21 @@ async def levels(url: str, tokens: list[str], pids: list[int], args) -> list[str
         while stats["joined"] + stats["errors"] < level:
             await asyncio.sleep(0.2)
         await asyncio.sleep(args.think[1])  # every annotator past its first judgment's wait
-        t0, c0, g0 = time.monotonic(), sum(cpu_seconds(p) for p in pids), cpu_seconds(me)
+        t0, s0, g0 = time.monotonic(), server_side(pids), cpu_seconds(me)
         await asyncio.sleep(args.seconds)
-        t1, c1, g1 = time.monotonic(), sum(cpu_seconds(p) for p in pids), cpu_seconds(me)
+        t1, s1, g1 = time.monotonic(), server_side(pids), cpu_seconds(me)
         lat = [x for t, x in stats["lat"] if t0 <= t <= t1]
         n = len(lat)
-        cores = (c1 - c0) / (t1 - t0)
+        rep, pg, lb = (b - a for a, b in zip(s0, s1, strict=True))
+        whole = rep + pg + lb
+        per = whole / max(n, 1)
+        # an annotator judging every mean think time costs per / mean core
+        per_core = (sum(args.think) / 2) / per if per else float("nan")
         row = (f"| {len(pids)} | {level} | {n / (t1 - t0):.1f} | {pct(lat, .5):.3f} | "
-               f"{pct(lat, .95):.3f} | {pct(lat, .99):.3f} | {(c1 - c0) / max(n, 1):.3f} | "
-               f"{cores:.2f} | {(g1 - g0) / (t1 - t0):.2f} | {load()} |")  # fmt: skip
+               f"{pct(lat, .95):.3f} | {pct(lat, .99):.3f} | {rep / max(n, 1):.4f} | "
+               f"{pg / max(n, 1):.4f} | {lb / max(n, 1):.4f} | {per:.4f} | "
+               f"{whole / (t1 - t0):.2f} | {per_core:.0f} | "
+               f"{(g1 - g0) / (t1 - t0):.2f} | {load()} |")  # fmt: skip
         print(row, flush=True)
         rows.append(row)
         if pct(lat, 0.95) > 2 * GOAL_P95_S and level != args.levels[-1] and not args.all:
@@ -216,8 +282,11 @@ def main() -> None:
     from sqlalchemy import create_engine, text
 
     print(
-        "| replicas | annotators | judgments/s | p50 s | p95 s | p99 s | CPU-s/judgment "
-        "| replicas' cores | generator's cores | load |\n" + "| --- " * 10 + "|"
+        "| replicas | annotators | judgments/s | p50 s | p95 s | p99 s "
+        "| CPU-s/judgment: replicas | PostgreSQL | HAProxy | server side "
+        "| server side's cores | annotators per core | generator's cores | load |\n"
+        + "| --- " * 14
+        + "|"
     )
     admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     for n in (int(x) for x in args.replicas.split(",")):
