@@ -275,16 +275,21 @@ class CampaignMonitor:
             "is labelled (see the Planner for the smallest difference this pool settles)."
         ]
 
-    def pair_sequence(self, a: int, b: int) -> csq.ConfidenceSequence | None:
+    def pair_sequence(self, a: int, b: int, *, whole: bool = True) -> csq.ConfidenceSequence | None:
         """The confidence sequence of Δ = μ_a − μ_b along the pair's whole label path.
 
         Entry t − 1 is the interval after the pair's t-th completed item, at the same
         Bonferroni level, mode, priors and pool option that :meth:`report` uses, cut by the
         known part of the pair's completed items (finite pool); the last entry contains the
         interval the report shows (which also uses items labelled for one system only, and
-        the verdict's bound at 0). ``None`` below the burn-in.
+        the verdict's bound at 0). ``None`` below the burn-in. ``whole`` False: only the
+        last entry is read, so a state resumed from storage with only its path's end
+        (the entries before NaN) serves as it is instead of the pair analysed again from
+        its first label.
         """
         cs = self._pair_cs.get((a, b))
+        if whole and cs is not None and np.isnan(cs.center[0]):
+            cs = None
         if cs is None and self.documents is not None:
             return None  # documents as the unit: no completed document, no sequence yet
         if cs is None:

@@ -129,12 +129,11 @@ class StreamsPass:
             known=known, stream=None if cache is None else ("pair", a, b), lam=lam,
         )  # fmt: skip
         e_last = math.inf if out.p_value == 0.0 else out.e_value
-        # a state resumed from storage may keep only the path's end (its head NaN): the
-        # width chart then draws the pair from its whole path (CampaignMonitor.pair_sequence)
-        cs = out.sequence
-        whole = cs is not None and not np.isnan(cs.center[0])
+        # a state resumed from storage may keep only the path's end (its head NaN): kept
+        # all the same, for what reads the end only; the width chart draws the pair from
+        # its whole path (CampaignMonitor.pair_sequence)
         row = PairRow(out.result, out.p_value, out.sigma, out.t_star, e_last,
-                      self.pool.coverage(pool), known, pool.size, cs if whole else None,
+                      self.pool.coverage(pool), known, pool.size, out.sequence,
                       key)  # fmt: skip
         if cache is not None:
             cache.put(("pair", a, b), key, row)

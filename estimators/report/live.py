@@ -166,7 +166,8 @@ def width_paths(monitor: CampaignMonitor, points: int = 60) -> list[dict[str, An
     """
     rows: list[dict[str, Any]] = []
     for a, b in pairs(monitor.k):
-        cs = monitor.pair_sequence(a, b)
+        # without points the last label's interval is the only one read
+        cs = monitor.pair_sequence(a, b, whole=points > 0)
         if cs is None:
             continue
         n = cs.lower.shape[-1]

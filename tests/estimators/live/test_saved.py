@@ -16,6 +16,7 @@ from estimators.caches.packing import pack, unpack
 from estimators.live.carry import offer, records
 from estimators.live.monitor import CampaignMonitor
 from estimators.live.saved import SavedState, stream_name, stream_of
+from estimators.report.live import width_paths
 from tests.estimators.caches.test_monitor import _same
 from tests.estimators.live.test_carry import _labels, _queue
 
@@ -142,6 +143,40 @@ def test_a_new_label_after_a_resume_extends_the_resumed_states():
     assert again == {("system", s), *(("pair", min(s, b), max(s, b)) for b in range(k) if b != s)}
     _monitor(y, items, sys_, range(t + 1), fresh, finite_pool=True).report()
     assert records(fresh, whole_path=False) == []
+
+
+def test_a_resumed_process_reads_the_pairs_last_intervals_from_the_kept_ends(monkeypatch):
+    # the width rows of a campaign too large for the chart are each pair's last interval:
+    # a process resumed from records without whole paths reads them from the kept ends
+    # (at 60 systems, analysing 1,770 pairs again cost 8 CPU-s on every read)
+    k, n = 4, 40
+    y, items, sys_ = _campaign(k, n, seed=3)
+    cache = MonitorCache()
+    t = items.size - 1
+    _monitor(y, items, sys_, range(t), cache, finite_pool=True).report()
+    fresh = MonitorCache()
+    offer(fresh, records(cache, whole_path=False))
+    resumed_mon = _monitor(y, items, sys_, range(t + 1), fresh, finite_pool=True)
+    resumed_mon.report()
+    full_mon = _monitor(y, items, sys_, range(t + 1), finite_pool=True)
+    full_mon.report()
+    analyse_again = resumed_mon._analysis.pair_sequence
+
+    def refused(a: int, b: int) -> None:
+        raise AssertionError(f"pair {a}-{b} analysed again from its first label")
+
+    monkeypatch.setattr(resumed_mon._analysis, "pair_sequence", refused)
+    ends, want = width_paths(resumed_mon, points=0), width_paths(full_mon, points=0)
+    assert [(r["pair"], r["t"]) for r in ends] == [(r["pair"], r["t"]) for r in want]
+    assert len(ends) == k * (k - 1) // 2
+    for got, ref in zip(ends, want, strict=True):
+        assert got["low"] == pytest.approx(ref["low"], abs=1e-12)
+        assert got["high"] == pytest.approx(ref["high"], abs=1e-12)
+    # the whole paths (the chart's) are not the NaN-headed ends: analysed again
+    monkeypatch.setattr(resumed_mon._analysis, "pair_sequence", analyse_again)
+    for a in range(k):
+        for b in range(a + 1, k):
+            _same(resumed_mon.pair_sequence(a, b), full_mon.pair_sequence(a, b))
 
 
 def test_packing_round_trips_and_refuses_what_it_cannot_read():
