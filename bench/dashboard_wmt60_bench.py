@@ -28,7 +28,18 @@ alone after one label in this process, full against delta. ``--screenshot PATH``
 drawn dashboard (docs/screenshots/dashboard-60-systems.png).
 
     .venv/bin/python bench/dashboard_wmt60_bench.py [--db /tmp/wmt60.db] [--screenshot PATH]
-        [--delta-only] [--metric]
+        [--delta-only] [--metric] [--two-servers]
+
+``--two-servers`` times instead what the live monitor's states kept in the database
+(``monitor_states``, db.reads.monitor_state) buy a new server process: every row of the
+table is deleted first (the number deleted is printed), then server A (a fresh default
+process) draws the empty dashboard (first, then warm: the floor), the 60-system dashboard
+cold and after one new label (three times, the median) and is stopped (its process checked
+gone); server B, a second fresh process on the same database, then does the same — its
+first 60-system draw should resume A's saved states instead of the cold computation. Each
+draw with its ratio to its server's floor and the "Computed in" line; also the
+``monitor_states`` rows there were before B started and B's server-side CPU seconds (user +
+system, /proc) for its first 60-system draw.
 
 ``--metric`` scores the campaign with a chrF-like metric first (a WMT campaign has metric
 scores: the dashboard then also computes the metric columns and their efficiency); give it
@@ -39,9 +50,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -259,17 +273,35 @@ def screenshot(page, path: Path) -> None:  # type: ignore[no-untyped-def]
     page.screenshot(path=str(path), full_page=True)
 
 
+@contextmanager
+def started(db: Path, extra: dict[str, str], log: Path) -> Iterator[tuple[str, Any]]:
+    """``streamlit run app.py`` over ``db`` (tests/browser/app_server.py's command line,
+    health wait and stop) with ``extra`` in its environment: (its URL, its process) until
+    left; the process is the Streamlit server itself (serve_command runs it, no launcher)."""
+    from commands.admin import serve_command
+    from tests.browser.app_server import PROJECT_ROOT, _wait_healthy, app_env, free_port, stop
+
+    env = {**app_env(f"sqlite:///{db}", PASSWORD), **extra}
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(serve_command("127.0.0.1", port), cwd=PROJECT_ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(proc, url, log, sys.exit)
+        yield url, proc
+    finally:
+        stop(proc)
+
+
 def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
     """One server over ``db`` with ``extra`` in its environment: the dashboard's draws."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.app_server import app_env, streamlit_app
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    env = {**app_env(f"sqlite:///{db}", PASSWORD), **extra}
-    log = db.with_suffix(".log")
     out: dict[str, Any] = {}
-    with streamlit_app(env, log, fail=sys.exit) as url, sync_playwright() as p:
+    with started(db, extra, db.with_suffix(".log")) as (url, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         frames = watch_websocket(page)
@@ -299,6 +331,84 @@ def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
     return out
 
 
+def monitor_rows(db: Path, *, delete: bool = False) -> int:
+    """The number of ``monitor_states`` rows in ``db`` (all campaigns; ``delete``: deleted
+    too, the number there were)."""
+    from sqlalchemy import func, select
+
+    from db.engine import make_engine, session_scope
+    from db.schema.admin_models import MonitorState
+
+    engine = make_engine(f"sqlite:///{db}")
+    t = MonitorState.__table__
+    with session_scope(engine) as s:
+        n = int(s.scalar(select(func.count()).select_from(t)) or 0)
+        if delete:
+            s.execute(t.delete())
+    engine.dispose()
+    return n
+
+
+def serve_fresh(db: Path, name: str) -> dict[str, Any]:
+    """One fresh default server process over ``db``: the empty dashboard (first, then warm:
+    the floor), the 60-system dashboard's first draw (with the server's CPU seconds for it)
+    and after one new label (:data:`REPEATS` times); the server stopped and its process
+    checked gone before returning."""
+    from playwright.sync_api import sync_playwright
+    from served import cpu_seconds
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    out: dict[str, Any] = {}
+    log = db.with_name(f"{db.stem}-{name}.log")
+    with started(db, {}, log) as (url, proc), sync_playwright() as p:
+        out["pid"] = proc.pid
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        sign_in(page, url)
+        out["empty_first"], _ = draw(page, url, "empty")
+        out["empty"], _ = draw(page, url, "empty")  # the floor, warm
+        c0 = cpu_seconds(proc.pid)
+        out["first"], out["first_line"] = draw(page, url, "wmt60")
+        out["first_cpu"] = cpu_seconds(proc.pid) - c0
+        after = []
+        for _ in range(REPEATS):
+            add_one_label(db)
+            after.append(draw(page, url, "wmt60"))
+        browser.close()
+    out["gone"] = proc.poll() is not None and not Path(f"/proc/{proc.pid}").exists()
+    out["returncode"] = proc.returncode
+    out["after"] = float(np.median([t for t, _ in after]))
+    out["after_all"] = [round(t, 2) for t, _ in after]
+    out["after_line"] = after[-1][1]
+    return out
+
+
+def two_servers(db: Path) -> None:
+    """Server A then server B, two fresh processes on ``db`` one after the other, from no
+    kept monitor state: what B's first draw gains from A's saved states."""
+    print(f"monitor_states rows deleted before server A: {monitor_rows(db, delete=True)}",
+          flush=True)  # fmt: skip
+    for name in ("A", "B"):
+        if name == "B":
+            print(f"monitor_states rows before server B started: {monitor_rows(db)}")
+        r = serve_fresh(db, name)
+        print(f"[server {name}, pid {r['pid']}] empty campaign dashboard: first "
+              f"{r['empty_first']:.2f} s, warm {r['empty']:.2f} s (the floor)")  # fmt: skip
+        print(f"[server {name}] first draw, 60 systems: {r['first']:.2f} s = "
+              f"{r['first'] / r['empty']:.1f} × floor ({r['first_line']}); server CPU "
+              f"{r['first_cpu']:.1f} s")  # fmt: skip
+        print(f"[server {name}] after one new label, median of {REPEATS}: {r['after']:.2f} s = "
+              f"{r['after'] / r['empty']:.1f} × floor {r['after_all']}")  # fmt: skip
+        print(f"    ({r['after_line']})")
+        print(f"[server {name}] stopped: process {r['pid']} "
+              f"{'gone' if r['gone'] else 'STILL THERE'} (exit {r['returncode']})",
+              flush=True)  # fmt: skip
+        if not r["gone"]:
+            sys.exit(f"server {name} (pid {r['pid']}) did not exit")
+    print(f"monitor_states rows after server B: {monitor_rows(db)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--db", type=Path, default=None, help="reuse/create this SQLite file")
@@ -307,11 +417,15 @@ def main() -> None:
     ap.add_argument(
         "--metric", action="store_true", help="score the outputs with a chrF-like metric"
     )
+    ap.add_argument("--two-servers", action="store_true", help="two fresh servers on one database")
     args = ap.parse_args()
     db = args.db or Path(tempfile.mkdtemp()) / "wmt60.db"
     t = time.perf_counter()
     build(db, args.metric)
     print(f"database {db} ready in {time.perf_counter() - t:.1f} s", flush=True)
+    if args.two_servers:
+        two_servers(db)
+        return
     full_read, delta_read = campaign_reads(db)
     print(f"campaign read after one label: full {full_read:.3f} s, delta {delta_read:.3f} s "
           f"= {full_read / delta_read:.1f}× faster", flush=True)  # fmt: skip
