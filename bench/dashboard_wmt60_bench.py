@@ -6,8 +6,10 @@ adequacy rates with the WMT-like spread of bench/monitor_read_bench.py), serves 
 (``streamlit run app.py``), signs in as admin in headless Debian chromium (Playwright, the
 system browser) and times:
 
-- cold draw: the first open of the dashboard after the server started (empty caches: the
-  campaign read and the live monitor's first full computation, then drawing);
+- cold draw: the first open of the dashboard after the server started (empty caches, and
+  no live monitor states kept in the database: the ``monitor_states`` rows are deleted
+  before each server, the number printed; the campaign read and the live monitor's first
+  full computation, then drawing);
 - after one label: a new label written at the end of the queue order (:func:`add_one_label`),
   then the page reloaded — the server process's last campaign read, report parts and
   monitor cache carry over; three times, the median; then once a label undone (the newest
@@ -50,6 +52,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,6 +73,13 @@ import numpy as np  # noqa: E402
 PASSWORD = "bench-password"
 K, N, LABELLED = 60, 2000, 500
 REPEATS = 3  # labels undone one after another, each drawn
+#: A draw is given up after DRAW_TIMEOUT_S; every STALL_CHECK_S of it the server's CPU is
+#: looked at, and under STALL_CPU_S its stacks are taken (:func:`draw`).
+DRAW_TIMEOUT_S, STALL_CHECK_S, STALL_CPU_S = 900, 60, 0.5
+#: Every server's threads' stacks on SIGUSR1 (a sitecustomize on its PYTHONPATH).
+STACKS_ON_SIGNAL = (
+    "import faulthandler, signal\nfaulthandler.register(signal.SIGUSR1, all_threads=True)\n"
+)
 METRIC_SIG = "chrf|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:bench"
 
 
@@ -214,16 +226,33 @@ def sign_in(page, url: str) -> None:  # type: ignore[no-untyped-def]
     page.get_by_role("link", name="Dashboard").wait_for(timeout=120_000)
 
 
-def draw(page, url: str, campaign: str) -> tuple[float, str]:  # type: ignore[no-untyped-def]
+def draw(page, url: str, campaign: str, pid: int | None = None) -> tuple[float, str]:  # type: ignore[no-untyped-def]
     """Seconds from opening the dashboard's link for ``campaign`` (signed in) to the page
     drawn to its end (the "Download annotations" heading, after the live part), and the
-    "Computed in" line ("" without labels)."""
+    "Computed in" line ("" without labels). With the server's ``pid`` (a server from
+    :func:`started`): each :data:`STALL_CHECK_S` without the page drawn in which the
+    server used under :data:`STALL_CPU_S` CPU-s, a line says so and the server writes
+    every thread's stack to its log (SIGUSR1, faulthandler): what an idle stall waits on."""
     from playwright.sync_api import expect
+    from served import cpu_seconds
 
     started = time.perf_counter()
     page.goto(f"{url}/dashboard?campaign={campaign}", wait_until="domcontentloaded")
     end = page.get_by_role("heading", name="Download annotations", exact=True)
-    expect(end).to_be_visible(timeout=900_000)
+    while True:
+        cpu = cpu_seconds(pid) if pid else 0.0
+        try:
+            expect(end).to_be_visible(timeout=STALL_CHECK_S * 1000)
+            break
+        except AssertionError:
+            waited = time.perf_counter() - started
+            if waited > DRAW_TIMEOUT_S:
+                raise
+            if pid and (used := cpu_seconds(pid) - cpu) < STALL_CPU_S:
+                os.kill(pid, signal.SIGUSR1)
+                print(f"STALL? {campaign} not drawn after {waited:.0f} s, the server used "
+                      f"{used:.2f} CPU-s in the last {STALL_CHECK_S} s: its stacks are in "
+                      "its log", flush=True)  # fmt: skip
     took = time.perf_counter() - started
     assert page.locator("[data-testid='stException']").count() == 0
     line = page.get_by_text("Computed in").first
@@ -282,6 +311,9 @@ def started(db: Path, extra: dict[str, str], log: Path) -> Iterator[tuple[str, A
     from tests.browser.app_server import PROJECT_ROOT, _wait_healthy, app_env, free_port, stop
 
     env = {**app_env(f"sqlite:///{db}", PASSWORD), **extra}
+    hooks = Path(tempfile.mkdtemp())
+    (hooks / "sitecustomize.py").write_text(STACKS_ON_SIGNAL)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(hooks), env.get("PYTHONPATH")) if p)
     port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen(serve_command("127.0.0.1", port), cwd=PROJECT_ROOT, env=env,
@@ -292,6 +324,7 @@ def started(db: Path, extra: dict[str, str], log: Path) -> Iterator[tuple[str, A
         yield url, proc
     finally:
         stop(proc)
+        shutil.rmtree(hooks, ignore_errors=True)
 
 
 def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
@@ -301,23 +334,24 @@ def serve(db: Path, extra: dict[str, str], shot: Path | None) -> dict[str, Any]:
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
     out: dict[str, Any] = {}
-    with started(db, extra, db.with_suffix(".log")) as (url, _), sync_playwright() as p:
+    with started(db, extra, db.with_suffix(".log")) as (url, proc), sync_playwright() as p:
+        pid = proc.pid
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         frames = watch_websocket(page)
         sign_in(page, url)
-        out["empty_first"], _ = draw(page, url, "empty")
-        out["cold"], out["cold_line"] = draw(page, url, "wmt60")
+        out["empty_first"], _ = draw(page, url, "empty", pid)
+        out["cold"], out["cold_line"] = draw(page, url, "wmt60", pid)
         if shot:
             screenshot(page, shot)
             page.set_viewport_size({"width": 1400, "height": 1000})
-        out["empty"], _ = draw(page, url, "empty")  # the floor, warm
+        out["empty"], _ = draw(page, url, "empty", pid)  # the floor, warm
         after = []
         for _ in range(REPEATS):
             add_one_label(db)
-            after.append(draw(page, url, "wmt60"))
+            after.append(draw(page, url, "wmt60", pid))
         undo_one_label(db)
-        out["undo"], out["undo_line"] = draw(page, url, "wmt60")
+        out["undo"], out["undo_line"] = draw(page, url, "wmt60", pid)
         page.wait_for_timeout(1000)
         live = [fragment_refresh(page, db, frames) for _ in range(REPEATS)]
         browser.close()
@@ -362,19 +396,19 @@ def serve_fresh(db: Path, name: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     log = db.with_name(f"{db.stem}-{name}.log")
     with started(db, {}, log) as (url, proc), sync_playwright() as p:
-        out["pid"] = proc.pid
+        out["pid"] = pid = proc.pid
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         sign_in(page, url)
-        out["empty_first"], _ = draw(page, url, "empty")
-        out["empty"], _ = draw(page, url, "empty")  # the floor, warm
+        out["empty_first"], _ = draw(page, url, "empty", pid)
+        out["empty"], _ = draw(page, url, "empty", pid)  # the floor, warm
         c0 = cpu_seconds(proc.pid)
-        out["first"], out["first_line"] = draw(page, url, "wmt60")
+        out["first"], out["first_line"] = draw(page, url, "wmt60", pid)
         out["first_cpu"] = cpu_seconds(proc.pid) - c0
         after = []
         for _ in range(REPEATS):
             add_one_label(db)
-            after.append(draw(page, url, "wmt60"))
+            after.append(draw(page, url, "wmt60", pid))
         browser.close()
     out["gone"] = proc.poll() is not None and not Path(f"/proc/{proc.pid}").exists()
     out["returncode"] = proc.returncode
@@ -434,6 +468,8 @@ def main() -> None:
     if not args.delta_only:
         modes.insert(0, ("afresh (baseline)", {"TANDEM_INCREMENTAL": "0"}))
     for name, extra in modes:
+        # the previous server's kept states would make this one's first draw a resumed one
+        print(f"[{name}] monitor_states rows deleted: {monitor_rows(db, delete=True)}")
         runs[name] = r = serve(db, extra, args.screenshot if name == "incremental" else None)
         print(f"[{name}] empty campaign dashboard: first {r['empty_first']:.2f} s, warm "
               f"{r['empty']:.2f} s (the floor)")  # fmt: skip
