@@ -40,8 +40,12 @@ cold and after one new label (three times, the median) and is stopped (its proce
 gone); server B, a second fresh process on the same database, then does the same — its
 first 60-system draw should resume A's saved states instead of the cold computation. Each
 draw with its ratio to its server's floor and the "Computed in" line; also the
-``monitor_states`` rows there were before B started and B's server-side CPU seconds (user +
+``monitor_states`` rows there were before B started and each server's CPU seconds (user +
 system, /proc) for its first 60-system draw.
+
+Every draw watches for an idle stall (a page not drawn while the server uses no CPU: seen
+once, docs/performance.md): it then prints "STALL?" and takes the server's thread stacks
+into its log (:func:`draw`).
 
 ``--metric`` scores the campaign with a chrF-like metric first (a WMT campaign has metric
 scores: the dashboard then also computes the metric columns and their efficiency); give it
