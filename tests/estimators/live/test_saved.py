@@ -148,7 +148,7 @@ def test_a_new_label_after_a_resume_extends_the_resumed_states():
 def test_a_resumed_process_reads_the_pairs_last_intervals_from_the_kept_ends(monkeypatch):
     # the width rows of a campaign too large for the chart are each pair's last interval:
     # a process resumed from records without whole paths reads them from the kept ends
-    # (at 60 systems, analysing 1,770 pairs again cost 8 CPU-s on every read)
+    # (analysing them again from their first label is ≈ 8 CPU-s a read at 1,770 pairs)
     k, n = 4, 40
     y, items, sys_ = _campaign(k, n, seed=3)
     cache = MonitorCache()
