@@ -225,7 +225,20 @@ class Labels:
         self.label = np.asarray(label, dtype=float).reshape(n)
         self.position = _require(position, "assignment position", n)
         self.inclusion_prob = _require(inclusion_prob, "inclusion probability", n)
+        self._k = pool.k
+        self._grouped: tuple[np.ndarray, np.ndarray] | None = None
+        self._streams: list[tuple[Stream, int]] | None = None
         self._validate(pool, label_range, uniform_draws)
+
+    def _by_system(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the labels' indices grouped by system, each group in arrival order; the groups'
+        bounds): one stable sort for every system, not a pass over all labels per system."""
+        if self._grouped is None:
+            small = self.system.astype(np.int16 if self._k < 2**15 else np.int64)
+            order = np.argsort(small, kind="stable")  # a radix sort on small integers
+            bounds = np.concatenate([[0], np.cumsum(np.bincount(self.system, minlength=self._k))])
+            self._grouped = order, bounds
+        return self._grouped
 
     def _validate(
         self, pool: CampaignPool, label_range: tuple[float, float] | None, uniform_draws: bool
@@ -250,8 +263,9 @@ class Labels:
             lo, hi = label_range
             if np.any((self.label < lo) | (self.label > hi)):
                 raise ValueError(f"labels outside the declared range {label_range}")
+        order, bounds = self._by_system() if uniform_draws else (None, None)
         for s in range(pool.k if uniform_draws else 0):  # active sampling: weighted streams
-            pi = self.inclusion_prob[self.system == s]
+            pi = self.inclusion_prob[order[bounds[s] : bounds[s + 1]]]
             if pi.size and not np.allclose(pi, pi[0], rtol=1e-9, atol=0):
                 raise ValueError(
                     f"system {pool.names[s]!r}: unequal inclusion probabilities "
@@ -262,11 +276,17 @@ class Labels:
     def stream(self, s: int) -> tuple[Stream, int]:
         """System s's labels in arrival order (the first label per output), and how many
         repeat labels of an output were left out."""
-        mask = self.system == s
-        items, y, pos = self.item[mask], self.label[mask], self.position[mask]
+        if self._streams is None:
+            self._streams = [self._stream(s) for s in range(self._k)]
+        return self._streams[s]
+
+    def _stream(self, s: int) -> tuple[Stream, int]:
+        order, bounds = self._by_system()
+        idx = order[bounds[s] : bounds[s + 1]]
+        items, y, pos = self.item[idx], self.label[idx], self.position[idx]
         _, first = np.unique(items, return_index=True)
         keep = np.sort(first)
-        return Stream(items[keep], y[keep], pos[keep]), int(mask.sum() - keep.size)
+        return Stream(items[keep], y[keep], pos[keep]), int(idx.size - keep.size)
 
 
 def known_bounds(

@@ -53,6 +53,9 @@ REFINE = 3
 END_TOL = 2.0**-40
 #: Passes of the search for a surviving mean between grid points (each two depths deeper).
 SEEK_DEPTH = 4
+#: Means the search for a surviving mean tests at least in the window the labels alone leave
+#: (:func:`ruled_window`) when that window is narrower than the search's two grid cells.
+SEEK_WINDOW_POINTS = 8
 
 #: Rounding slack when deciding that a null pool mean is impossible given the labels.
 WOR_TOL = 1e-9
@@ -114,6 +117,21 @@ def _from_first(flag: np.ndarray) -> np.ndarray:
     hit = flag.any(axis=-1, keepdims=True)
     first = np.where(hit, np.argmax(flag, axis=-1, keepdims=True), flag.shape[-1])
     return np.arange(flag.shape[-1]) >= first
+
+
+def ruled_window(x01: np.ndarray, pool_size: int | None) -> tuple[float, float] | None:
+    """(a, b): the null pool means outside which the labels ``x01`` alone rule the mean out
+    without replacement — m_i(θ) = (N θ − S_{i−1})/(N − i + 1) leaves [0, 1] (with
+    :data:`WOR_TOL`) for some i ≤ t, so log K = +∞ there (:func:`wor_log_capital`) —;
+    None with replacement or before any label. Near the census the window is about
+    1/(N − t + 1) wide: where :func:`exact_ends` looks for the ends and for a survivor."""
+    if pool_size is None or x01.size == 0:
+        return None
+    n, tol = float(pool_size), WOR_TOL
+    left = n - np.arange(x01.size)  # N − i + 1
+    s_prev = np.concatenate([[0.0], np.cumsum(x01)[:-1]])
+    low = float(np.max(s_prev - tol * left)) / n
+    return low, float(np.min(s_prev + (1 + tol) * left)) / n
 
 
 def _unit(z, theta0, bounds):  # type: ignore[no-untyped-def]
@@ -227,7 +245,10 @@ def betting_cs(
         def evaluate(points: np.ndarray) -> np.ndarray:
             return _running_log_capital(x01, points, *args)[:, -1]
 
-        low01[-1], high01[-1] = exact_ends(run[:, -1], m, thr, evaluate, refine, float(centre[-1]))
+        low01[-1], high01[-1] = exact_ends(
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1]),
+            ruled=ruled_window(x01, pool_size),
+        )  # fmt: skip
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
         center=centre * span + lo,
@@ -333,7 +354,10 @@ def exact_ends(  # type: ignore[no-untyped-def]
     bracket and pass), and a read of carried capitals equals a search over the whole
     stream. When no grid mean survives, the two grid cells around the grid's least L are
     searched for a survivor (all the means two depths deeper, then around the least L found,
-    :data:`SEEK_DEPTH` times): a quasi-convex L has its sublevel set there. Ties (L = +∞
+    :data:`SEEK_DEPTH` times): a quasi-convex L has its sublevel set there; when the window
+    ``ruled`` leaves is narrower than those two cells (near the census), the first pass
+    tests :data:`SEEK_WINDOW_POINTS` or more means across that window instead, where
+    every survivor lies. Ties (L = +∞
     wherever the labelled part alone rules the mean out, near the census) go to the mean
     nearest ``centre``, the running mean of the labels, which the labelled part never rules
     out. The reported ends are the floats next to the final excluded means, on the inside:
@@ -343,7 +367,7 @@ def exact_ends(  # type: ignore[no-untyped-def]
     next read are appended (per end and side the nearest at each scale). ``ruled``: (a, b),
     the means outside which the labelled part alone rules the mean out (L = +∞, no secant:
     a jump), whose depth-D points the search tests first when an end's excluded side is
-    +∞ — a guess only, the bracket rule decides.
+    +∞ — a guess only, the bracket rule decides —, and where the seek looks first.
 
     Nested: the running level never decreases in t, so the surviving points of depth D at t
     are among those at t − 1 and each end moves only inward from one read to the next (C
@@ -351,6 +375,7 @@ def exact_ends(  # type: ignore[no-untyped-def]
     θ̂ the tested mean of least L."""
     edges = np.concatenate([[0.0], m, [1.0]])
     pts = _Points(edges, refine + 1)
+    tested: list[tuple[float, float]] = []  # (mean, L) the seek tested
     alive = levels < thr
     if alive.any():
         f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
@@ -358,7 +383,7 @@ def exact_ends(  # type: ignore[no-untyped-def]
     elif (found := _carried_survivors(pts, thr, evaluate, carried)) is not None:
         lo, hi = found
     else:
-        found = _seek(levels, pts, thr, evaluate, centre)
+        found = _seek(levels, pts, thr, evaluate, centre, ruled, tested)
         if isinstance(found, float):
             return found, found
         lo, hi = found
@@ -367,9 +392,18 @@ def exact_ends(  # type: ignore[no-untyped-def]
     ends = [_End(pts, lo, False, grid_f), _End(pts, hi, True, grid_f)]
     if ruled is not None:
         ends[0].jump, ends[1].jump = (_position(pts, float(x)) for x in ruled)
+    # what the seek tested, L known: recorded where it narrows a bracket
+    for x, v in tested:
+        if (u := _coordinate(pts, x)) is not None:
+            for e in ends:
+                if e.inside(u):
+                    e.record(u, x, v - thr)
+    for e in ends:  # the seek tested the points around the jump already
+        if e.jump is not None and any(abs(u - e.jump) < 1.5 for u in e.seen):
+            e.jump = None
     # the carried means inside each bracket: L read off carried capitals, no new capital
-    cands = [(e, u, x) for x in carried for e in ends if (u := _coordinate(pts, x)) is not None
-             and e.inside(u)]  # fmt: skip
+    coords = [(u, x) for x in carried if (u := _coordinate(pts, x)) is not None]
+    cands = [(e, u, x) for u, x in coords for e in ends if e.inside(u)]
     if cands:
         lev = evaluate(np.array([x for _, _, x in cands]))
         for (e, u, x), v in zip(cands, lev, strict=True):
@@ -526,17 +560,30 @@ def _least(levels: np.ndarray, means: np.ndarray, centre: float) -> int:
     return int(np.lexsort((np.abs(means - centre), levels))[0])
 
 
-def _seek(levels, pts: _Points, thr, evaluate, centre):  # type: ignore[no-untyped-def]
+def _seek(levels, pts: _Points, thr, evaluate, centre, ruled=None, tested=None):  # type: ignore[no-untyped-def]
     """Brackets ([u, depth] lower, upper) of :func:`exact_ends` from a search for a surviving
     mean when no grid mean survives, or the tested mean of least L (a float) when none is
-    found. The window starts as the two grid cells around the grid's least L."""
+    found. The window starts as the two grid cells around the grid's least L, or as the
+    window ``ruled`` leaves when it is narrower (:func:`_ruled_start`): then the depth-D
+    points around that window's ends (where the labels alone start ruling the mean out, the
+    likely ends near the census) are tested in the same call. ``tested`` (a list): every
+    (mean, L) tested is appended."""
     j = _least(levels, pts.edges[1:-1], centre) + 1  # the edge index of the grid's least L
     a, b, d, best, best_level = j - 1, j + 1, 0, float(pts.edges[j]), float(levels[j - 1])
-    for _ in range(SEEK_DEPTH):
-        a, b, d = a * pts.base**2, b * pts.base**2, d + 2
+    start = _ruled_start(pts, ruled)
+    for n in range(SEEK_DEPTH):
+        extra: list[float] = []
+        if n == 0 and start is not None:
+            a, b, d = start
+            extra = _jump_points(pts, ruled)
+        else:
+            a, b, d = a * pts.base**2, b * pts.base**2, d + 2
         us = np.arange(a + 1, b)
-        means = np.array([pts.value(int(u), d) for u in us])
+        means = np.array([pts.value(int(u), d) for u in us] + extra)
         lev = evaluate(means)
+        if tested is not None:
+            tested.extend(zip(means.tolist(), lev.tolist(), strict=True))
+        means, lev = means[: us.size], lev[: us.size]
         alive = lev < thr
         if alive.any():
             f, g = int(np.argmax(alive)), int(alive.size - 1 - np.argmax(alive[::-1]))
@@ -547,6 +594,43 @@ def _seek(levels, pts: _Points, thr, evaluate, centre):  # type: ignore[no-untyp
             best, best_level = pts.value(int(us[k]), d), float(lev[k])
         a, b = int(us[k]) - 1, int(us[k]) + 1
     return best
+
+
+def _jump_points(pts: _Points, ruled) -> list[float]:  # type: ignore[no-untyped-def]
+    """The depth-D points next to each end of the window ``ruled`` inside (0, 1) (the five
+    :meth:`_End.next_points` tests there)."""
+    top = (pts.edges.size - 1) * pts.base**pts.depth
+    out: list[float] = []
+    for x in ruled:
+        pos = _position(pts, float(x))
+        if pos is not None:
+            out.extend(pts.value(u, pts.depth) for k in range(-2, 3)
+                       if 0 < (u := round(pos) + k) < top)  # fmt: skip
+    return out
+
+
+def _ruled_start(pts: _Points, ruled) -> tuple[int, int, int] | None:  # type: ignore[no-untyped-def]
+    """The seek's first window (a, b, depth d: the points a + 1 … b − 1 of depth d tested)
+    across the window ``ruled`` = (lo, hi) the labels alone leave, with one point of depth d
+    beyond each of its ends (ruled out, so brackets may end there): at the first depth with
+    :data:`SEEK_WINDOW_POINTS` points or more inside it. None when there is no such window,
+    or when it is not narrower than the two grid cells the seek starts from otherwise."""
+    if ruled is None:
+        return None
+    top = (pts.edges.size - 1) * pts.base**pts.depth
+    lo = _position(pts, max(float(ruled[0]), 0.0)) if ruled[0] > 0.0 else 0.0
+    hi = _position(pts, min(float(ruled[1]), 1.0)) if ruled[1] < 1.0 else float(top)
+    if lo is None or hi is None or not hi > lo:
+        return None
+    cell = float(pts.base**pts.depth)  # a grid cell in depth-D units
+    if hi - lo >= 2.0 * cell:
+        return None
+    for d in range(pts.depth + 1):
+        scale = pts.base ** (pts.depth - d)
+        a, b = math.floor(lo / scale) - 1, math.ceil(hi / scale) + 1
+        if b - a - 1 >= SEEK_WINDOW_POINTS + 2:
+            return max(a, 0), min(b, top // scale), d
+    return None
 
 
 def betting_half_width(

@@ -149,6 +149,12 @@ class _ProbeReader:
         for k in keys:
             j, r = self.rows[k]
             picks.setdefault(j, []).append(r)
+        if len(picks) == 1:
+            # one capital holds them all (a read that tested no new mean): it is kept as it
+            # is, its other means with it — a copy of the kept rows would cost more than
+            # extending the few others at the next read
+            (j,) = picks
+            return Probe((self.caps[j],), {k: (0, self.rows[k][1]) for k in keys})
         cap = _stacked([(self.caps[j], np.array(rs)) for j, rs in picks.items()])
         if cap is None:
             return None
@@ -303,18 +309,9 @@ class CarriedBetting:
         return centre, low, high
 
     def _ruled(self) -> tuple[float, float] | None:
-        """(a, b): the null pool means outside which the labels alone rule the mean out
-        without replacement (m_i(θ) = (N θ − S_{i−1})/(N − i + 1) leaves [0, 1] for some
-        i ≤ t, :func:`estimators.sequences.betting.wor_log_capital`), None with replacement;
-        where the end search looks first for an end at that jump."""
-        pool_size = self.grid.tuning[2]
-        if pool_size is None or self.x01.size == 0:
-            return None
-        n, tol = float(pool_size), betting.WOR_TOL
-        left = n - np.arange(self.x01.size)  # N − i + 1
-        s_prev = np.concatenate([[0.0], np.cumsum(self.x01)[:-1]])
-        low = float(np.max(s_prev - tol * left)) / n
-        return low, float(np.min(s_prev + (1 + tol) * left)) / n
+        """Where the labels alone rule the pool mean out
+        (:func:`estimators.sequences.betting.ruled_window`): where the end search looks first."""
+        return betting.ruled_window(self.x01, self.grid.tuning[2])
 
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""

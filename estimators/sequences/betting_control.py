@@ -293,8 +293,9 @@ def controlled_cs(z, g_items, g_pool, alpha, *, bounds, t_star, burn_in, pool_si
             return _running(x01, g, points, ctrl, args)[:, -1]
 
         low01[-1], high01[-1] = betting.exact_ends(
-            run[:, -1], m, thr, evaluate, refine, float(centre[-1])
-        )
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1]),
+            ruled=betting.ruled_window(x01, pool_size),
+        )  # fmt: skip
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
         center=centre * span + lo, lower=low01 * span + lo, upper=high01 * span + lo,
