@@ -262,3 +262,42 @@ def test_a_read_after_one_label_tests_few_new_means():
             assert len(fresh) <= 8, (t, fresh)
         elif t + 1 >= seq.BURN_IN:
             state.interval01()
+
+
+@pytest.mark.parametrize("seed", [2, 7])
+def test_a_census_read_costs_one_new_capital(seed):
+    """At the last labels of a finite pool no grid mean survives and the last read's
+    survivors are ruled out too: the search for a survivor starts in the window the labels
+    alone leave (betting.ruled_window), testing the points at that window's ends (where
+    the ends sit at the census) in the same call — one new capital over the whole stream
+    per read, where a search from the two grid cells around the least level took two."""
+    from estimators.sequences.betting_carry import CarriedBetting
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    x01 = (rng.choice([-1.0, 0.0, 1.0], n, p=(0.25, 0.4, 0.35)) + 1) / 2
+    state = CarriedBetting.start(alpha=0.05, tuning=(0.05, n, n, seq.BURN_IN), theta0_01=0.5,
+                                 running=True)  # fmt: skip
+    fresh: list[int] = []
+    make = CarriedBetting._fresh
+
+    def counted(self, points):  # type: ignore[no-untyped-def]
+        fresh.append(len(np.unique(points)))
+        return make(self, points)
+
+    for t in range(n):
+        state = state.extended(x01[t : t + 1])
+        if t + 1 >= seq.BURN_IN:
+            fresh.clear()
+            CarriedBetting._fresh = counted
+            try:
+                low, high = state.interval01()[1:]
+            finally:
+                CarriedBetting._fresh = make
+            if t + 1 > n - 6:
+                assert len(fresh) <= 1, (t + 1, fresh)
+    # the census interval: inside the window the labels leave (to the search's resolution)
+    window = betting.ruled_window(x01, n)
+    tol = 2 * betting.END_TOL
+    assert window is not None and window[0] - tol <= low <= high <= window[1] + tol
+    assert high - low <= window[1] - window[0] + 2 * tol <= 1.0 / n + 1e-9
