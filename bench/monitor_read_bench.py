@@ -41,7 +41,9 @@ them; "one label" = that process's read after one more label (median of 5 labels
 saved after its read: "save/label"). The resumed reads are checked equal to the cold
 process's reads of the same labels (every pair's p-value and interval, to 1e-12), whose
 carried reads equal the full recomputation (tests/estimators/live/). Ratios: from saved /
-cold, and one label at N / one label at the smallest N given.
+cold, and one label at N / one label at the smallest N given. ``--labelled 0.5``: the same
+with half of the items labelled (reads half-way through a campaign; the default, every item
+labelled, times the census reads, where the last labels complete each pair's pool).
 """
 
 from __future__ import annotations
@@ -176,13 +178,16 @@ def _equal(x, z) -> bool:  # type: ignore[no-untyped-def]
     )
 
 
-def run_saved(n: int, engine, cid: int, k: int = 60, extra: int = 5) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    """One size of the ``--saved`` bench (module docstring); its figures."""
+def run_saved(  # type: ignore[no-untyped-def]
+    n: int, engine, cid: int, k: int = 60, extra: int = 5, share: float = 1.0
+) -> dict[str, float]:
+    """One size of the ``--saved`` bench (module docstring); its figures. ``share``: the
+    share of the items labelled."""
     from db.reads.monitor_state import keep_from, resume_into
 
-    y, items, sys_ = campaign(k, n, n, wmt_like_rates(k), seed=k)
+    y, items, sys_ = campaign(k, n, max(1, round(share * n)), wmt_like_rates(k), seed=k)
     t0 = items.size - extra
-    scope = f"bench-{n}"
+    scope = f"bench-{n}-{share}"
     cold_cache = MonitorCache(threads=1)
     cold, t_cold = cpu(lambda: monitor(y, items, sys_, t0, cold_cache).report())
     written, t_save = cpu(lambda: keep_from(engine, cid, scope, cold_cache, whole_path=False))
@@ -221,16 +226,17 @@ def _payload_sizes(engine, cid: int, scope: str):  # type: ignore[no-untyped-def
         return s.execute(select(func.length(t.c.payload)).where(*where)).all()
 
 
-def main_saved(sizes: list[int]) -> None:
+def main_saved(sizes: list[int], share: float = 1.0) -> None:
     import tempfile
 
+    labelled = "all labelled" if share == 1.0 else f"{share:.0%} labelled"
     with tempfile.TemporaryDirectory() as tmp:
         engine, cid = _database(tmp)
         base = None
         for n in sizes:
-            r = run_saved(n, engine, cid)
+            r = run_saved(n, engine, cid, share=share)
             base = base or r["one"]
-            print(f"60 × {n:,} all labelled ({r['pairs']:,} pairs) | cold {r['cold']:7.2f} "
+            print(f"60 × {n:,} {labelled} ({r['pairs']:,} pairs) | cold {r['cold']:7.2f} "
                   f"CPU-s | save {r['save']:5.2f} s ({r['rows']} rows, {r['mb']:.1f} MB) | "
                   f"from saved {r['first']:6.2f} CPU-s (ratio to cold {r['first'] / r['cold']:.3f})"
                   f" | one label {r['one']:.3f} CPU-s (ratio to the smallest size "
@@ -257,9 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--saved", default=None,
                     help="items per campaign (comma-separated) for the replica bench with "
                          "the states kept in the database, at 60 systems")  # fmt: skip
+    ap.add_argument("--labelled", type=float, default=1.0,
+                    help="with --saved: the share of the items labelled (default 1: all, "
+                         "the census reads; 0.5: reads half-way through)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.saved:
-        main_saved([int(x) for x in args.saved.split(",")])
+        main_saved([int(x) for x in args.saved.split(",")], args.labelled)
         return 0
     global DESIGN, METRIC
     DESIGN = args.design
