@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 HOST   ?= localhost
 PORT   ?= 8501
-PYTEST_ARGS ?= -n 2 --durations=30
+PYTEST_ARGS ?= -n 2 --dist worksteal --durations=30
 
 # Nothing may reach a model hub at run time (design.md, "Models offline").
 export HF_HUB_OFFLINE := 1

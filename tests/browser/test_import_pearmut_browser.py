@@ -48,6 +48,9 @@ def test_pearmut_campaign_and_log_import(server: Server, page, tmp_path: Path) -
     expect(page.get_by_text("ESA on comparative screens", exact=False)).to_be_visible()
     expect(page.get_by_text("info.textfield", exact=False)).to_be_visible()
     page.locator("[data-testid='stFileUploaderDropzoneInput']").nth(1).set_input_files(str(log))
+    # the log's upload has finished when the uploader lists it, as an organiser sees it
+    # before Import (a click before that imports the campaign without its log)
+    expect(page.get_by_text("contrastive.jsonl", exact=True)).to_be_visible(timeout=30_000)
     page.screenshot(path="/tmp/pearmut-import.png", full_page=True)
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.get_by_text("Imported Pearmut campaign", exact=False)).to_be_visible(timeout=60_000)
