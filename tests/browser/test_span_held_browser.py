@@ -23,11 +23,16 @@ SHOT = PROJECT_ROOT / "docs" / "screenshots" / "esa-held.png"
 TEXTS = ["Die Katze sitzt heute auf der alten Matte.", "Der Hund schläft morgen im Garten."]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 #: Counts the server runs the page sees start (the app's script-run state turning "running").
+# The server runs the page made: each change of the app's script state to "running". Read
+# from the mutation records' old values, not the state when the observer is called: a run
+# that starts and ends between two calls (a fast run on a busy machine) still counts.
 COUNT = """() => { const a = document.querySelector("[data-testid='stApp']");
   window.__runs = 0; let last = a.dataset.testScriptState;
-  new MutationObserver(() => { const s = a.dataset.testScriptState;
-    if (s !== last && s === 'running') window.__runs++; last = s; })
-  .observe(a, { attributes: true, attributeFilter: ['data-test-script-state'] }); }"""
+  new MutationObserver((records) => {
+    const states = records.map((r) => r.oldValue).slice(1).concat([a.dataset.testScriptState]);
+    for (const s of states) { if (s !== last && s === 'running') window.__runs++; last = s; } })
+  .observe(a, { attributes: true, attributeOldValue: true,
+                attributeFilter: ['data-test-script-state'] }); }"""
 
 
 def _seed(server: Server) -> str:
