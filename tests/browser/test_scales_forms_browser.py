@@ -90,8 +90,11 @@ def test_form_then_likert_with_keys_mouse_and_comment(server: Server, page) -> N
     assert _wait(page, server, 1) == [(75.0, None)]
 
     box = page.get_by_label("Comment (optional)")
-    expect(box).to_have_value("", timeout=60_000)
     expect(page.get_by_text("You: 1 judged", exact=False)).to_be_visible(timeout=60_000)
+    # the run that draws the next item done: until then the last item's box is still shown
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+    expect(box).to_have_count(1, timeout=60_000)
+    expect(box).to_have_value("", timeout=60_000)
     box.fill("the greeting is too formal")
     box.press("Tab")  # the text input commits on blur
     page.wait_for_timeout(800)
