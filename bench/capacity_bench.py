@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.served import TICK, cpu_seconds, load, seed  # noqa: E402
+from bench.served import cpu_seconds, load, seed  # noqa: E402
 from tests.browser.app_server import app_env, free_port  # noqa: E402
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -126,12 +126,6 @@ def _stat(pid: int) -> tuple[str, int]:
     return name, int(raw.rsplit(")", 1)[1].split()[1])
 
 
-def _own_cpu(pid: int) -> float:
-    """User + system CPU of ``pid`` itself, without its reaped children."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
 def postgres_cpu() -> float:
     """CPU-seconds of the local PostgreSQL server so far: the postmaster with the backends it
     has reaped (its children's time) plus every live child's own time. A backend that ends
@@ -151,7 +145,7 @@ def postgres_cpu() -> float:
             total += cpu_seconds(master)
             for pid, (_, parent) in procs.items():
                 if parent == master:
-                    total += _own_cpu(pid)
+                    total += cpu_seconds(pid, children=False)
         except OSError:
             continue
     return total

@@ -26,11 +26,12 @@ TED = ROOT.parent / "shared" / "data" / "wmt21-ted-mqm" / "wmt21_ted_ende.csv"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` and its waited-for children, in seconds."""
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """User + system CPU time of process ``pid`` and (``children``) its waited-for children,
+    in seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     # fields[11:15] are utime, stime, cutime, cstime (proc(5), counted from field 3)
-    return sum(int(x) for x in fields[11:15]) / TICK
+    return sum(int(x) for x in fields[11 : 15 if children else 13]) / TICK
 
 
 def load() -> str:

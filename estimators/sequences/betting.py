@@ -317,6 +317,8 @@ class _Points:
         self.edges, self.base = edges, base
         step = float(np.max(np.diff(edges)))
         self.depth = max(0, math.ceil(math.log(step / END_TOL) / math.log(base)))
+        #: the edge 1 in depth-D units (the edge 0 is 0)
+        self.top = (edges.size - 1) * base**self.depth
 
     def value(self, u: int, d: int) -> float:
         c, n = divmod(u, self.base**d)
@@ -387,7 +389,6 @@ def exact_ends(  # type: ignore[no-untyped-def]
         if isinstance(found, float):
             return found, found
         lo, hi = found
-    top = (edges.size - 1) * pts.base**pts.depth
     grid_f = {i * pts.base**pts.depth: float(v) - thr for i, v in enumerate(levels, start=1)}
     ends = [_End(pts, lo, False, grid_f), _End(pts, hi, True, grid_f)]
     if ruled is not None:
@@ -427,7 +428,7 @@ def exact_ends(  # type: ignore[no-untyped-def]
     low, high = pts.value(low_u, pts.depth), pts.value(high_u, pts.depth)
     # the edges 0 and 1 are not tested means; every other bracket end is excluded
     low = low if low_u == 0 else float(np.nextafter(low, 1.0))
-    high = high if high_u == top else float(np.nextafter(high, 0.0))
+    high = high if high_u == pts.top else float(np.nextafter(high, 0.0))
     return low, high
 
 
@@ -599,13 +600,12 @@ def _seek(levels, pts: _Points, thr, evaluate, centre, ruled=None, tested=None):
 def _jump_points(pts: _Points, ruled) -> list[float]:  # type: ignore[no-untyped-def]
     """The depth-D points next to each end of the window ``ruled`` inside (0, 1) (the five
     :meth:`_End.next_points` tests there)."""
-    top = (pts.edges.size - 1) * pts.base**pts.depth
     out: list[float] = []
     for x in ruled:
         pos = _position(pts, float(x))
         if pos is not None:
             out.extend(pts.value(u, pts.depth) for k in range(-2, 3)
-                       if 0 < (u := round(pos) + k) < top)  # fmt: skip
+                       if 0 < (u := round(pos) + k) < pts.top)  # fmt: skip
     return out
 
 
@@ -617,9 +617,8 @@ def _ruled_start(pts: _Points, ruled) -> tuple[int, int, int] | None:  # type: i
     or when it is not narrower than the two grid cells the seek starts from otherwise."""
     if ruled is None:
         return None
-    top = (pts.edges.size - 1) * pts.base**pts.depth
-    lo = _position(pts, max(float(ruled[0]), 0.0)) if ruled[0] > 0.0 else 0.0
-    hi = _position(pts, min(float(ruled[1]), 1.0)) if ruled[1] < 1.0 else float(top)
+    lo = _position(pts, float(ruled[0])) if ruled[0] > 0.0 else 0.0
+    hi = _position(pts, float(ruled[1])) if ruled[1] < 1.0 else float(pts.top)
     if lo is None or hi is None or not hi > lo:
         return None
     cell = float(pts.base**pts.depth)  # a grid cell in depth-D units
@@ -629,7 +628,7 @@ def _ruled_start(pts: _Points, ruled) -> tuple[int, int, int] | None:  # type: i
         scale = pts.base ** (pts.depth - d)
         a, b = math.floor(lo / scale) - 1, math.ceil(hi / scale) + 1
         if b - a - 1 >= SEEK_WINDOW_POINTS + 2:
-            return max(a, 0), min(b, top // scale), d
+            return max(a, 0), min(b, pts.top // scale), d
     return None
 
 

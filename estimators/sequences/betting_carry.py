@@ -301,17 +301,13 @@ class CarriedBetting:
             reader, kept = _ProbeReader(self), []
             low[-1], high[-1] = betting.exact_ends(
                 levels, self._m, self.thr, reader, self.refine, float(centre[-1]),
-                carried=reader.carried(), kept=kept, ruled=self._ruled(),
+                carried=reader.carried(), kept=kept,
+                ruled=betting.ruled_window(self.x01, self.grid.tuning[2]),
             )  # fmt: skip
             # caches, not the analysis
             object.__setattr__(self, "probe", reader.probe(kept))
             object.__setattr__(self, "exact", (self.grid.t, float(low[-1]), float(high[-1])))
         return centre, low, high
-
-    def _ruled(self) -> tuple[float, float] | None:
-        """Where the labels alone rule the pool mean out
-        (:func:`estimators.sequences.betting.ruled_window`): where the end search looks first."""
-        return betting.ruled_window(self.x01, self.grid.tuning[2])
 
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""

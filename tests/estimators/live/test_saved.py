@@ -126,14 +126,21 @@ def test_a_record_for_another_plan_or_other_labels_is_discarded():
     assert fresh.resumed == 0
 
 
-def test_a_new_label_after_a_resume_extends_the_resumed_states():
-    k, n = 4, 40
+def _resumed_before_the_last_label(k: int, n: int):  # type: ignore[no-untyped-def]
+    """A campaign read up to its last label but one, and a fresh cache offered that read's
+    records without whole paths (another process's): (y, items, sys_, t, fresh cache)."""
     y, items, sys_ = _campaign(k, n, seed=3)
     cache = MonitorCache()
     t = items.size - 1
     _monitor(y, items, sys_, range(t), cache, finite_pool=True).report()
     fresh = MonitorCache()
     offer(fresh, records(cache, whole_path=False))
+    return y, items, sys_, t, fresh
+
+
+def test_a_new_label_after_a_resume_extends_the_resumed_states():
+    k, n = 4, 40
+    y, items, sys_, t, fresh = _resumed_before_the_last_label(k, n)
     got = _monitor(y, items, sys_, range(t + 1), fresh, finite_pool=True).report()
     _same(got, _monitor(y, items, sys_, range(t + 1), finite_pool=True).report())
     assert fresh.rebuilt == 0 and fresh.resumed == k + k * (k - 1) // 2
@@ -150,12 +157,7 @@ def test_a_resumed_process_reads_the_pairs_last_intervals_from_the_kept_ends(mon
     # a process resumed from records without whole paths reads them from the kept ends
     # (analysing them again from their first label is ≈ 8 CPU-s a read at 1,770 pairs)
     k, n = 4, 40
-    y, items, sys_ = _campaign(k, n, seed=3)
-    cache = MonitorCache()
-    t = items.size - 1
-    _monitor(y, items, sys_, range(t), cache, finite_pool=True).report()
-    fresh = MonitorCache()
-    offer(fresh, records(cache, whole_path=False))
+    y, items, sys_, t, fresh = _resumed_before_the_last_label(k, n)
     resumed_mon = _monitor(y, items, sys_, range(t + 1), fresh, finite_pool=True)
     resumed_mon.report()
     full_mon = _monitor(y, items, sys_, range(t + 1), finite_pool=True)
