@@ -27,9 +27,11 @@ from tests.browser.app_server import (
     streamlit_app,
 )
 
-__all__ = ["PROJECT_ROOT", "Server", "screenshot_path", "seed_edit_campaign"]
+__all__ = ["IDLE", "PROJECT_ROOT", "Server", "screenshot_path", "seed_edit_campaign"]
 
 REQUIRE_BROWSER = os.environ.get("TANDEM_REQUIRE_BROWSER") == "1"
+# The app has finished its run: no stale element of the last screen is left on the page.
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 
 def _require_chromium() -> None:

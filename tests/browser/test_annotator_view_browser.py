@@ -15,7 +15,7 @@ from accounts.invites import create_annotator
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotator_view.png"
@@ -152,7 +152,7 @@ def test_paired_position_and_all_outputs_side_by_side(server: Server, page) -> N
         if k < 3:
             _press_and_wait(page, "a")
     # the key's run has finished (no stale element left), then open the expander
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+    page.wait_for_selector(IDLE)
     expander = page.locator("[data-testid='stExpander']").filter(has_text=SIDE_BY_SIDE)
     expander.get_by_text(SIDE_BY_SIDE).click()
     cells = expander.locator(".tandem-sibling")

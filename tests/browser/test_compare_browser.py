@@ -15,10 +15,9 @@ from annotation.queue import build as queue_build
 from annotation.results.exports import export_annotations
 from db.engine import session_scope
 from db.schema.models import Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare.png"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 SYSTEMS = ("sys-alpha", "sys-beta", "sys-gamma", "sys-delta")
 
 

@@ -18,12 +18,11 @@ from annotation.judging.spans import SpanConfig
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_spans_browser import _RECT
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "compare-esa.png"
 WIDGET = 'iframe[title*="tandem_span_widget"]'
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 SYSTEMS = ("sys-alpha", "sys-beta", "sys-gamma")
 UNSET = "Not set yet: move the slider"
 

@@ -21,11 +21,10 @@ from annotation.queue import build as queue_build
 from db.engine import get_engine, session_scope
 from db.reads.campaign import campaign_id
 from db.schema.models import Annotation, Campaign
-from tests.browser.conftest import Server
+from tests.browser.conftest import IDLE, Server
 from tests.browser.test_da_browser import UNSET, wait_rows
 from tests.browser.test_import_mapping_browser import _open_import, _upload
 
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 N_ITEMS = 40
 CSV = "item_id,system,source,reference,output\n" + "".join(
     f"seg{i},{s},Source {i}.,Referenz {i}.,Ausgabe {i} von {s}.\n"

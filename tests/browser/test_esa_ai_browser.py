@@ -31,12 +31,11 @@ from annotation.queue import build as queue_build
 from annotation.results.exports import export_annotations
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_spans_browser import WIDGET, _drag
 
 PASSWORD = "browser-test-password"
 SHOTS = PROJECT_ROOT / "docs" / "screenshots"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 NAME = "esa-ai demo"
 N_ITEMS = 10
 TEXT = "Die Katze sitzt heute auf der alten Matte im Garten {j}."

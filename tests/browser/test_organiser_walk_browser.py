@@ -35,14 +35,13 @@ from annotation.judging.spans import SpanConfig
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.db.reads.test_campaign import seed_campaign
 
 pytestmark = pytest.mark.browser
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 SHOTS = PROJECT_ROOT / "docs" / "screenshots"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 N_SEGMENTS = 12
 
 

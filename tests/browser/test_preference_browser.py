@@ -17,13 +17,12 @@ from annotation.judging import preference as pref
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Assignment, Campaign, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "preference.png"
 DASHBOARD = PROJECT_ROOT / "docs" / "screenshots" / "preference-dashboard.png"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 SYSTEMS = ("sys-alpha", "sys-beta", "sys-gamma")
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 

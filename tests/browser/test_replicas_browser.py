@@ -22,8 +22,8 @@ from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
 from tests.browser.app_server import CHROMIUM, CHROMIUM_ARGS, PROJECT_ROOT, app_env, free_port
+from tests.browser.conftest import IDLE
 
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 JUDGMENTS = 3
 
 

@@ -17,7 +17,7 @@ from db.engine import session_scope
 from db.schema.models import Annotation, Annotator
 from formats.forms.likert import parse_scale
 from formats.writers import to_csv
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.support.images import bundle
 
 pytestmark = pytest.mark.browser
@@ -92,7 +92,7 @@ def test_form_then_likert_with_keys_mouse_and_comment(server: Server, page) -> N
     box = page.get_by_label("Comment (optional)")
     expect(page.get_by_text("You: 1 judged", exact=False)).to_be_visible(timeout=60_000)
     # the run that draws the next item done: until then the last item's box is still shown
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+    page.wait_for_selector(IDLE)
     expect(box).to_have_count(1, timeout=60_000)
     expect(box).to_have_value("", timeout=60_000)
     box.fill("the greeting is too formal")

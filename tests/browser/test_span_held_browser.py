@@ -15,13 +15,12 @@ from annotation.judging.span_judgments import META_KEY
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_spans_browser import WIDGET, _drag
 
 pytestmark = pytest.mark.browser
 SHOT = PROJECT_ROOT / "docs" / "screenshots" / "esa-held.png"
 TEXTS = ["Die Katze sitzt heute auf der alten Matte.", "Der Hund schläft morgen im Garten."]
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 #: Counts the server runs the page sees start (the app's script-run state turning "running").
 # The server runs the page made: each change of the app's script state to "running". Read
 # from the mutation records' old values, not the state when the observer is called: a run

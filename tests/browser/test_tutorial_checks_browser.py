@@ -18,7 +18,7 @@ from db.engine import session_scope
 from db.reads.campaign import campaign_id
 from db.schema.admin_models import TutorialAnswer
 from db.schema.models import Annotation
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_esa_mode_browser import _cli_import
 from tests.browser.test_spans_browser import WIDGET, _drag
 
@@ -75,7 +75,11 @@ def _score(page, score: str) -> None:  # type: ignore[no-untyped-def]
 
 def _silent(page, score: str) -> None:  # type: ignore[no-untyped-def]
     page.frame_locator(WIDGET).get_by_text("The sun shines.").wait_for()
+    # Until the run ends, the first item's "No errors" button is still on the page beside
+    # this one's.
+    page.wait_for_selector(IDLE)
     _score(page, score)
+    page.wait_for_selector(IDLE)
     page.get_by_role("button", name="No errors").click()
 
 

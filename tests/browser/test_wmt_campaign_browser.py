@@ -25,12 +25,11 @@ from annotation.judging import comparative
 from annotation.queue import build as queue_build
 from annotation.results.exports import export_annotations
 from annotation.tasks import batches as tasks
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.conftest import shared_file
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 SHOTS = PROJECT_ROOT / "docs" / "screenshots"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 PROGRESS = "[data-testid='stProgress']"
 SIDE_BY_SIDE, ONE_AT_A_TIME = "WMT21 TED side by side", "WMT21 TED one at a time"
 #: The file's judgments are left out, so that every output is open to judge.
