@@ -567,20 +567,27 @@ def _seek(levels, pts: _Points, thr, evaluate, centre, ruled=None, tested=None):
     found. The window starts as the two grid cells around the grid's least L, or as the
     window ``ruled`` leaves when it is narrower (:func:`_ruled_start`): then the depth-D
     points around that window's ends (where the labels alone start ruling the mean out, the
-    likely ends near the census) are tested in the same call. ``tested`` (a list): every
-    (mean, L) tested is appended."""
+    ends near the census) are tested first, alone, and when they bracket both ends
+    (:func:`_jump_brackets`) nothing else is. ``tested`` (a list): every (mean, L) tested is
+    appended."""
     j = _least(levels, pts.edges[1:-1], centre) + 1  # the edge index of the grid's least L
     a, b, d, best, best_level = j - 1, j + 1, 0, float(pts.edges[j]), float(levels[j - 1])
     start = _ruled_start(pts, ruled)
+    jumps = _jump_points(pts, ruled) if start is not None else {}
+    if jumps:
+        lev = evaluate(np.array(list(jumps.values())))
+        if tested is not None:
+            tested.extend(zip(jumps.values(), lev.tolist(), strict=True))
+        found = _jump_brackets(dict(zip(jumps, (lev < thr).tolist(), strict=True)), pts.depth)
+        if found is not None:
+            return found
     for n in range(SEEK_DEPTH):
-        extra: list[float] = []
         if n == 0 and start is not None:
             a, b, d = start
-            extra = _jump_points(pts, ruled)
         else:
             a, b, d = a * pts.base**2, b * pts.base**2, d + 2
         us = np.arange(a + 1, b)
-        means = np.array([pts.value(int(u), d) for u in us] + extra)
+        means = np.array([pts.value(int(u), d) for u in us])
         lev = evaluate(means)
         if tested is not None:
             tested.extend(zip(means.tolist(), lev.tolist(), strict=True))
@@ -597,16 +604,32 @@ def _seek(levels, pts: _Points, thr, evaluate, centre, ruled=None, tested=None):
     return best
 
 
-def _jump_points(pts: _Points, ruled) -> list[float]:  # type: ignore[no-untyped-def]
+def _jump_points(pts: _Points, ruled) -> dict[int, float]:  # type: ignore[no-untyped-def]
     """The depth-D points next to each end of the window ``ruled`` inside (0, 1) (the five
-    :meth:`_End.next_points` tests there)."""
-    out: list[float] = []
+    :meth:`_End.next_points` tests there): coordinate → mean."""
+    out: dict[int, float] = {}
     for x in ruled:
         pos = _position(pts, float(x))
         if pos is not None:
-            out.extend(pts.value(u, pts.depth) for k in range(-2, 3)
+            out.update((u, pts.value(u, pts.depth)) for k in range(-2, 3)
                        if 0 < (u := round(pos) + k) < pts.top)  # fmt: skip
     return out
+
+
+def _jump_brackets(alive: dict[int, bool], depth: int):  # type: ignore[no-untyped-def]
+    """Both brackets ([u, D], :func:`exact_ends`) from the depth-D points around the window's
+    ends alone (coordinate → survives), or None: the lower end between the first surviving
+    point and the excluded point just below it, the upper between the last surviving point
+    and the excluded one just above it, each pair of neighbours tested. Near the census both
+    ends sit there, and the points between need no test: for a quasi-convex L the surviving
+    points are contiguous, so the ends are those of any other search."""
+    live = [u for u, ok in alive.items() if ok]
+    if not live:
+        return None
+    first, last = min(live), max(live)
+    if alive.get(first - 1) is False and alive.get(last + 1) is False:
+        return [first - 1, depth], [last, depth]
+    return None
 
 
 def _ruled_start(pts: _Points, ruled) -> tuple[int, int, int] | None:  # type: ignore[no-untyped-def]

@@ -295,9 +295,36 @@ def test_a_census_read_costs_one_new_capital(seed):
             finally:
                 CarriedBetting._fresh = make
             if t + 1 > n - 6:
-                assert len(fresh) <= 1, (t + 1, fresh)
+                # one capital, of the ten points around the window's ends alone
+                assert len(fresh) <= 1 and sum(fresh) <= 10, (t + 1, fresh)
     # the census interval: inside the window the labels leave (to the search's resolution)
     window = betting.ruled_window(x01, n)
     tol = 2 * betting.END_TOL
     assert window is not None and window[0] - tol <= low <= high <= window[1] + tol
     assert high - low <= window[1] - window[0] + 2 * tol <= 1.0 / n + 1e-9
+
+
+@pytest.mark.parametrize("seed", [2, 7, 11])
+def test_census_ends_from_the_window_ends_alone_equal_the_window_search(seed, monkeypatch):
+    """Near the census the ends found from the ten points around the window's ends alone
+    (betting._jump_brackets) are the ends the search across the whole window finds: the
+    surviving points are contiguous, so which points bracket them does not matter."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    x01 = (rng.choice([-1.0, 0.0, 1.0], n, p=(0.25, 0.4, 0.35)) + 1) / 2
+    used = []
+    jump = betting._jump_brackets
+
+    def counted(alive, depth):  # type: ignore[no-untyped-def]
+        found = jump(alive, depth)
+        used.append(found is not None)
+        return found
+
+    for t in range(n - 12, n + 1):
+        monkeypatch.setattr(betting, "_jump_brackets", counted)
+        fast = betting.betting_cs(x01[:t], bounds=(0.0, 1.0), t_star=n, pool_size=n)
+        monkeypatch.setattr(betting, "_jump_brackets", lambda alive, depth: None)
+        whole = betting.betting_cs(x01[:t], bounds=(0.0, 1.0), t_star=n, pool_size=n)
+        ends = (fast.lower[-1], fast.upper[-1])
+        assert ends == (whole.lower[-1], whole.upper[-1]), t
+    assert sum(used) >= 2, used  # the short path was taken (where no grid mean survives)
