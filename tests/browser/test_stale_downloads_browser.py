@@ -51,7 +51,7 @@ def test_no_download_of_the_last_run_during_the_redraw(server: Server, page) -> 
     deltas = tuple(0.8 - 1.6 * s / (SYSTEMS - 1) for s in range(SYSTEMS))
     cid = seed_campaign(server.engine, NAME, n_items=300, labelled=200, overlap=0, deltas=deltas)
     page.goto(server.url, wait_until="domcontentloaded")
-    page.get_by_label("Admin password").fill(PASSWORD)
+    page.get_by_label("Admin password").fill(PASSWORD, timeout=90_000)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Campaigns", exact=True)).to_be_visible(timeout=90_000)
     page.goto(f"{server.url}/dashboard?campaign={NAME}", wait_until="domcontentloaded")
