@@ -36,7 +36,7 @@ from accounts.study import StudyRefused, enrol
 from annotation.campaign.public_title import public_title
 from db.campaign.lifecycle import archived_reason
 from db.migrate import DatabaseNotMigrated, ensure_migrated
-from views.common import current_account, engine, literal
+from views.common import current_account, engine, hide_stale_downloads, literal
 
 # Every URL an admin page has: a session that may not see them gets its one page under each,
 # so a deep link runs that page (the sign-in, or an invite's annotate page) instead of
@@ -71,6 +71,7 @@ def only_page(script: str, title: str, icon: str) -> list:
 
 
 st.set_page_config(page_title="Tandem", page_icon=":material/balance:", layout="wide")
+hide_stale_downloads()  # before anything: every page's downloads, every run
 
 try:
     ensure_migrated(engine())

@@ -265,6 +265,26 @@ def table_height(rows: int, most: int = 420) -> int:
     return min(TABLE_HEADER_PX + TABLE_ROW_PX * max(rows, 1), most)
 
 
+#: While the page reruns, Streamlit leaves the last run's elements on it (greyed, marked
+#: ``data-stale``) until the new run draws its own at their place, which on the dashboard is
+#: seconds after the run starts (the report is computed first). A download button of the last
+#: run would hand out the last run's report (its α, its labels), or nothing once the new run
+#: has registered its own file: hidden, it cannot be clicked or reached with the keyboard,
+#: and it keeps its room, so nothing below it moves; the new run's button shows where it is
+#: drawn, as soon as it is drawn.
+STALE_DOWNLOADS_CSS = (
+    "<style>[data-stale='true'] [data-testid='stDownloadButton'] {visibility: hidden;}</style>"
+)
+
+
+def hide_stale_downloads() -> None:
+    """Hide every download button of the last run until this run draws its own (a style
+    element only: Streamlit puts it in the page's event container, where it takes no room).
+    Drawn first in every full run (app.py), so it is on the page before any element turns
+    stale; a fragment's rerun leaves it in place."""
+    st.html(STALE_DOWNLOADS_CSS)
+
+
 def download(where, label: str, data, file_name: str, mime: str, key: str) -> None:  # type: ignore[no-untyped-def]
     """A download button (in ``where``: ``st`` or a column) whose click does not rerun the
     page (``on_click="ignore"``).
@@ -274,7 +294,8 @@ def download(where, label: str, data, file_name: str, mime: str, key: str) -> No
     old ones, and prunes a file generated for the previous run: a second download clicked
     while that rerun is under way asks for a dropped id (``MediaFileStorageError: Deferred
     file … not found``) or a pruned file, and gives nothing. Without the rerun the ids stay
-    valid until the page reruns for another reason, and a download costs no page run."""
+    valid until the page reruns for another reason, and a download costs no page run.
+    While the page reruns, the last run's button is hidden (:func:`hide_stale_downloads`)."""
     where.download_button(
         label, data=data, file_name=file_name, mime=mime, key=key, on_click="ignore"
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from annotation.queue import admin as queue_admin
-from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "statistics-panel.png"
@@ -62,8 +62,8 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     expect(box).to_contain_text("Family: ebh")
     expect(box).to_contain_text("Statistics page")
     assert dash.get_by_role("slider", name=re.compile("α")).count() == 0  # no per-viewer α
-    # the redraw done: until then the last run's download button, and its report, is shown
-    dash.wait_for_selector(IDLE)
+    # clicked as soon as there is one: during the redraw the last run's button, with the old
+    # α, is hidden until the new run draws its own (views.common.hide_stale_downloads)
     button = dash.get_by_role("button", name="Pairwise verdicts (CSV)")
     button.wait_for(timeout=90_000)
     with dash.expect_download() as got:
