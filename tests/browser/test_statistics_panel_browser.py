@@ -61,9 +61,9 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     expect(box).to_contain_text("Error rate α: 0.01", timeout=40_000)
     expect(box).to_contain_text("Family: ebh")
     expect(box).to_contain_text("Statistics page")
-    assert dash.get_by_role("slider", name=re.compile("α")).count() == 0  # no per-viewer α
     # the redraw done: until then the last run's download button, and its report, is shown
     dash.wait_for_selector(IDLE)
+    assert dash.get_by_role("slider", name=re.compile("α")).count() == 0  # no per-viewer α
     button = dash.get_by_role("button", name="Pairwise verdicts (CSV)")
     button.wait_for(timeout=90_000)
     with dash.expect_download() as got:
