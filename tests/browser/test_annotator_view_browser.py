@@ -140,6 +140,7 @@ def test_undo_says_what_it_took_back(server: Server, page) -> None:  # type: ign
     assert _press_and_wait(page, "u") == first
     page.get_by_text("Undone: your Adequate label on your item 1 (output 1 of 3").wait_for()
     _press_and_wait(page, "a")
+    page.wait_for_selector(IDLE)  # the last run's "Undone" alert is gone only at the run's end
     assert page.locator("[data-testid='stAlert']").filter(has_text="Undone").count() == 0
 
 

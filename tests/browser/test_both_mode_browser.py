@@ -14,7 +14,13 @@ from sqlalchemy import select
 
 from db.engine import session_scope
 from db.schema.models import Annotation, Output
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path, seed_edit_campaign
+from tests.browser.conftest import (
+    IDLE,
+    PROJECT_ROOT,
+    Server,
+    screenshot_path,
+    seed_edit_campaign,
+)
 
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotate_both.png"
 CHANGED = (
@@ -126,6 +132,7 @@ def test_untouched_box_stores_no_post_edit_unless_confirmed(server: Server, page
     # pressed before it would be typed into the box (the key path is checked above).
     adequate = page.locator(".st-key-adequate button")
     expect(adequate).to_have_count(1, timeout=30_000)
+    page.wait_for_selector(IDLE)  # a click while the run still draws can be dropped
     adequate.click()
     page.wait_for_function(CHANGED, arg=third)
     assert [r[:4] for r in _rows(server)][2] == ("label", 1, None, None)

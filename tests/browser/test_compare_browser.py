@@ -76,6 +76,7 @@ def test_comparative_screens_with_the_keyboard(server: Server, page) -> None:  #
     token = seed_compare(server.engine)
     page.goto(f"{server.url}/?token={token}")
     page.locator(".tandem-output").first.wait_for()
+    page.wait_for_selector(IDLE)  # every card drawn, not only the first
     assert len(card_texts(page)) == 4
     assert not any(name in page.content() for name in SYSTEMS)  # names hidden
 

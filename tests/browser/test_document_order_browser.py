@@ -16,7 +16,7 @@ from annotation.campaign import document_order
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 from tests.browser.test_annotate_browser import _output_text, _press_and_wait
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
@@ -130,6 +130,7 @@ def test_a_document_judged_in_order_with_keys(server: Server, page) -> None:  # 
     admin.get_by_label("Admin password").fill(PASSWORD)
     admin.get_by_role("button", name="Sign in").click()
     admin.get_by_text(SWITCH).wait_for()
+    admin.wait_for_selector(IDLE)  # the caption under the switch is drawn after it
     assert admin.get_by_role("switch", name=SWITCH).is_disabled()
     locked = re.compile(r"Cannot be switched now: the campaign has 8 labels already")
     assert admin.get_by_text(locked).count() == 1

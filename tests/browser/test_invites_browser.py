@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Annotation, Campaign, Item, Output, System
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "annotators_reissue.png"
@@ -75,6 +75,7 @@ def test_duplicate_name_reissue_and_quality_defaults(server: Server, page) -> No
     ana.locator(".tandem-output").first.wait_for()
     page.get_by_role("button", name="Re-issue link").click()
     page.get_by_text("the previous link no longer works").wait_for()
+    page.wait_for_selector(IDLE)  # the code under the message may still be the first link's
     second = _invite_link(page)
     assert second != first
     page.screenshot(path=str(screenshot_path(SCREENSHOT)), full_page=True)

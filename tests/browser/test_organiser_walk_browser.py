@@ -210,6 +210,7 @@ def test_an_organisers_walk(server: Server, page, tmp_path: Path) -> None:  # ty
     slider = tab.locator(".tandem-da-value").first
     slider.wait_for()
     first_segment = tab.get_by_text("Segment 1", exact=True)
+    tab.wait_for_selector(IDLE)  # the segments are drawn after the slider above them
     assert tab.locator(".tandem-output").count() == N_SEGMENTS
     top = slider.bounding_box()
     assert top is not None and top["y"] < 900, top  # in the first screenful

@@ -29,7 +29,7 @@ from annotation.queue import build as queue_build
 from db.engine import session_scope
 from db.schema.models import Campaign, Item, Output, System
 from db.schema.vocabulary import SlotKind
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 SHOTS = PROJECT_ROOT / "docs" / "screenshots"
@@ -173,6 +173,7 @@ def test_papercuts_seen_in_the_page(server: Server, page, tmp_path: Path) -> Non
     # 8. A lone attention check, one output at a time: no "k of m for this source".
     page.goto(f"{server.url}/?token={token}")
     page.locator(".tandem-output").first.wait_for()
+    page.wait_for_selector(IDLE)
     shown = page.locator("[data-testid='stHtml']").filter(has=page.locator(".tandem-output"))
     assert "for this source" not in shown.first.inner_text(), shown.first.inner_text()
     expect(page.get_by_text(SIDE_BY_SIDE)).to_have_count(0)
@@ -186,6 +187,8 @@ def test_papercuts_seen_in_the_page(server: Server, page, tmp_path: Path) -> Non
             " return el && el.innerText !== b; }",
             arg=before,
         )
+        # the run goes on below the output: the next click on the same button could be lost
+        page.wait_for_selector(IDLE)
         if "for this source" in shown.first.inner_text():
             break
     assert re.search(r"Output 1 of 4 for this source", shown.first.inner_text())

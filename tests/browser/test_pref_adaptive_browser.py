@@ -147,9 +147,9 @@ def test_adaptive_preference_campaign_with_its_tutorial(server: Server, page) ->
     dashboard.click()
     expect(page.get_by_text("Pairs drawn adaptively")).to_be_visible(timeout=90_000)
     expect(page.get_by_text(f"at least {floor:.3f} of a source's draw")).to_be_visible()
+    page.wait_for_selector(IDLE)  # the whole page drawn: nothing below can still appear
     assert page.locator("[data-testid='stException']").count() == 0
     assert "drawn with unequal probabilities" not in page.content()
-    page.wait_for_selector(IDLE)
     page.screenshot(path=str(screenshot_path(DASHBOARD)), full_page=True)
 
 

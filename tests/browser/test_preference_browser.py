@@ -164,8 +164,8 @@ def test_preference_judged_with_keys_and_mouse(server: Server, page) -> None:  #
                     "Win rates by pair (anytime-valid, Holm-adjusted)",
                     "Position bias"):  # fmt: skip
         expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    page.wait_for_selector(IDLE)  # the whole page drawn: nothing below can still appear
     assert page.locator("[data-testid='stException']").count() == 0
-    page.wait_for_selector(IDLE)
     page.screenshot(path=str(screenshot_path(DASHBOARD)), full_page=True)
 
 

@@ -13,7 +13,7 @@ from db.admin import jobs as store
 from db.engine import session_scope
 from db.schema.models import Campaign, Item, Output, System
 from metrics.scoring_job import latest_jobs
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "scoring_job.png"
@@ -108,6 +108,7 @@ def test_scoring_is_a_background_job_per_campaign(server: Server, page) -> None:
     estimate = page.get_by_text("Estimated time: about").inner_text()
     assert "ter 12,000 of 12,000" in estimate, estimate
 
+    page.wait_for_selector(IDLE)  # until then "Start scoring" may be small's, still drawn
     page.get_by_role("button", name="Start scoring").click()
     page.get_by_role("button", name="Cancel scoring").wait_for()
     job = _wait_job(server, big, (store.RUNNING,))
@@ -131,6 +132,8 @@ def test_scoring_is_a_background_job_per_campaign(server: Server, page) -> None:
 
     # A small job runs to its end; its result is on the page.
     _choose_campaign(page, "small")
+    page.get_by_text("To score: bleu 10 of 10").wait_for()  # big's button is still on the page
+    page.wait_for_selector(IDLE)
     page.get_by_role("button", name="Start scoring").click()
     done = _wait_job(server, small, (store.DONE, store.FAILED))
     assert done.state == store.DONE, done.message

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from annotation.queue import admin as queue_admin
-from tests.browser.conftest import PROJECT_ROOT, Server, screenshot_path
+from tests.browser.conftest import IDLE, PROJECT_ROOT, Server, screenshot_path
 
 PASSWORD = "browser-test-password"  # what the shared ``server`` fixture configures
 SCREENSHOT = PROJECT_ROOT / "docs" / "screenshots" / "statistics-panel.png"
@@ -61,7 +61,6 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     expect(box).to_contain_text("Error rate α: 0.01", timeout=40_000)
     expect(box).to_contain_text("Family: ebh")
     expect(box).to_contain_text("Statistics page")
-    assert dash.get_by_role("slider", name=re.compile("α")).count() == 0  # no per-viewer α
     # clicked as soon as there is one: during the redraw the last run's button, with the old
     # α, is hidden until the new run draws its own (views.common.hide_stale_downloads)
     button = dash.get_by_role("button", name="Pairwise verdicts (CSV)")
@@ -71,5 +70,7 @@ def test_set_alpha_and_family_then_the_dashboard_reads_them(server: Server, page
     rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text())))
     assert rows and {(r["alpha"], r["error_rate"]) for r in rows} == {("0.01", "ebh")}
     assert {r["racing"] for r in rows} == {"off"}
+    dash.wait_for_selector(IDLE)  # the redraw done: no leftover of the last run counted
+    assert dash.get_by_role("slider", name=re.compile("α")).count() == 0  # no per-viewer α
     box.scroll_into_view_if_needed()
     dash.screenshot(path=str(screenshot_path(BOX_SHOT)))

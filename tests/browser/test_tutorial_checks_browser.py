@@ -106,15 +106,22 @@ def test_esa_tutorial_warns_then_passes_and_records_a_silent_check(
     page.get_by_role("button", name="Next item").click()
     _silent(page, "95")  # the silent check, right: nothing said but the attempt's end
     page.get_by_text("You have one more attempt", exact=False).wait_for()
+    page.wait_for_selector(IDLE)
     assert page.get_by_text("Not quite", exact=False).count() == 0
     page.get_by_role("button", name="Try again").click()
 
     _answer_first(page, "80")
-    page.get_by_text("Right", exact=False).first.wait_for()
-    assert page.get_by_text(WARNING).count() == 0
+    # "Right" alone also matches the item's caption ("… whether it was right …"), and the
+    # feedback's explanation is the warning's text: the feedback's own box, then the run's end.
+    page.locator("[data-testid='stAlertContentSuccess']").filter(has_text="Right").wait_for()
+    page.wait_for_selector(IDLE)
+    assert (
+        page.locator("[data-testid='stAlertContentWarning']").filter(has_text=WARNING).count() == 0
+    )
     page.get_by_role("button", name="Next item").click()
     _silent(page, "50")  # the silent check, wrong: still nothing said
     page.get_by_text("You passed the tutorial", exact=False).wait_for()
+    page.wait_for_selector(IDLE)
     assert page.get_by_text("Not quite", exact=False).count() == 0
     page.get_by_role("button", name="Start the task").click()
     page.get_by_role("button", name="Save and next").first.wait_for()  # the real task

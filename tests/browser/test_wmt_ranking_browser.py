@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import Server, screenshot_path
+from tests.browser.conftest import IDLE, Server, screenshot_path
 from tests.conftest import PROJECT_ROOT, shared_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -44,6 +44,8 @@ def test_wmt_ranking_panel(ted_server: str, page) -> None:  # type: ignore[no-un
     expect(page.get_by_text("1 domain(s)")).to_be_visible(timeout=60_000)
     page.get_by_text("WMT25: neighbour walk").click()
     expect(page.get_by_text("each WMT test at 0.025")).to_be_visible(timeout=60_000)
+    # the last run's panel is on the page beside the new one until the run ends
+    page.wait_for_selector(IDLE, timeout=60_000)
     page.get_by_text("Pairs where the two disagree:").scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     shot = screenshot_path(SCREENSHOT)
