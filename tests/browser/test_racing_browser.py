@@ -89,7 +89,9 @@ def test_dashboard_of_a_racing_campaign(server: Server, page) -> None:  # type: 
     dashboard.click()
     caption = page.get_by_text("Racing is on", exact=False)
     expect(caption).to_be_visible(timeout=90_000)
-    expect(page.get_by_text("sys0 (after 640 labels), sys3 (after 640 labels)", exact=False))
+    expect(
+        page.get_by_text("sys0 (after 640 labels), sys3 (after 640 labels)", exact=False)
+    ).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0
     page.get_by_text("pair(s) shown", exact=False).wait_for(timeout=30_000)
     page.wait_for_timeout(1500)  # the pair table (a canvas) draws
