@@ -22,6 +22,11 @@ if (!w.__tandemKeysInstalled) {
   const GIVE_UP_MS = 20000;  // no draw after a click this long: the page is gone or broken
   const queue = [];
   let busy = false, missing = 0;
+  let draftWait = 0;  // since when the queue's first key has waited for its screen's draft
+  // One retry pending at a time: every key calls pump, and a chain of retries per key would
+  // count a waiting key's tries many times over (and poll as often).
+  let retry = null;
+  const later = () => { if (!retry) retry = setTimeout(() => { retry = null; pump(); }, 20); };
   const app = () => doc.querySelector("[data-testid='stApp']");
   const idle = () => { const a = app(); return !a || a.dataset.testScriptState === "notRunning"; };
   const button = (target) => {
@@ -89,13 +94,20 @@ if (!w.__tandemKeysInstalled) {
     if (busy || !queue.length) return;
     if (w.__tandemDraftIdent && isLocal(queue[0])) {
       const act = local(queue[0]);
-      if (act === null) {  // the screen's draft is not drawn yet: never the server's button
-        if (++missing > 250) { queue.shift(); missing = 0; }
-        setTimeout(pump, 20);
+      if (act === null) {
+        // The screen's draft is not drawn yet (its module may still be on its way from a slow
+        // server): the keys wait in order, never the server's button. Dropping one key would
+        // put every later label on the wrong output; after a long wait the whole queue goes
+        // (the outputs show as not judged yet).
+        const now = Date.now();
+        if (!draftWait) draftWait = now;
+        if (now - draftWait > GIVE_UP_MS) { queue.length = 0; draftWait = 0; return; }
+        later();
         return;
       }
       queue.shift();
       missing = 0;
+      draftWait = 0;
       if (act !== "save") {
         const rev = w.__tandemKeysRev;
         if (act() === true) { busy = true; afterDraw(rev); return; }  // a span item's save
@@ -107,11 +119,11 @@ if (!w.__tandemKeysInstalled) {
       afterDraw(rev);
       return;
     }
-    if (!idle()) { setTimeout(pump, 20); return; }
+    if (!idle()) { later(); return; }
     const el = button(queue[0]);
     if (!el || el.disabled) {  // not drawn (yet): try again for a while, then drop the key
       if (++missing > 100) { queue.shift(); missing = 0; }
-      setTimeout(pump, 20);
+      later();
       return;
     }
     queue.shift();

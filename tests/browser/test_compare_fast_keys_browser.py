@@ -78,6 +78,11 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
     page.locator(".tandem-output").nth(SYSTEMS - 1).wait_for()
     page.wait_for_selector(IDLE)
     page.wait_for_function("window.__tandemKeysInstalled === true")
+    # the screen's draft drawn (its module comes from the server after the page is idle):
+    # keys typed before it wait for it (views/keys.js), which a stopped server delays
+    page.wait_for_function(
+        "window.__tandemDraft && window.__tandemDraft.ident === window.__tandemDraftIdent"
+    )
     before = page.locator(".tandem-source").first.inner_text()
     first_draw = page.evaluate("window.__tandemKeysRev")
     pid = server_pid(server)
@@ -109,3 +114,36 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
     assert drawn_while_stopped == 5
     # one round trip for the screen, not one per key: the draws are numbered in the page
     assert page.evaluate("window.__tandemKeysRev") <= first_draw + 2
+
+
+@pytest.mark.browser
+def test_keys_typed_before_the_draft_is_drawn_wait_for_it(server: Server, page) -> None:  # type: ignore[no-untyped-def]
+    """The screen's draft (its components module) can be drawn seconds after the page is
+    idle on a loaded server. Keys typed before it wait, in order, and each lands on its own
+    output: none is dropped, so no later label moves onto the wrong output. The draft is
+    held back here for 6 s (the page's own object, put back as the module would put it)."""
+    token = seed(server.engine)
+    page.goto(f"{server.url}/?token={token}")
+    page.locator(".tandem-output").nth(SYSTEMS - 1).wait_for()
+    page.wait_for_selector(IDLE)
+    page.wait_for_function(
+        "window.__tandemDraft && window.__tandemDraft.ident === window.__tandemDraftIdent"
+    )
+    before = page.locator(".tandem-source").first.inner_text()
+    page.evaluate(
+        "() => { window.__heldDraft = window.__tandemDraft; window.__tandemDraft = undefined; }"
+    )
+    page.keyboard.type(KEYS, delay=15)
+    page.wait_for_timeout(6000)
+    assert page.evaluate(MARKS) == 0  # nothing drawn without the draft
+    page.evaluate("() => { window.__tandemDraft = window.__heldDraft; }")
+    page.wait_for_function(f"({MARKS})() === {SYSTEMS}")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(b) => { const e = document.querySelector('.tandem-source');"
+        " return (e && e.innerText !== b) || document.body.innerText.includes('no judgment');"
+        " }",
+        arg=before,
+        timeout=60_000,
+    )
+    assert labels(server) == [(k, 1 if key == "a" else 0) for k, key in enumerate(KEYS)]
