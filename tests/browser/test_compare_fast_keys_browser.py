@@ -71,6 +71,18 @@ def pause(pid: int, seconds: float) -> threading.Thread:
     return thread
 
 
+def saved_or_refused(page, before: str, timeout: float) -> None:  # type: ignore[no-untyped-def]
+    """Until the next screen is drawn, or the page says an output has no judgment (a key
+    was lost)."""
+    page.wait_for_function(
+        "(b) => { const e = document.querySelector('.tandem-source');"
+        " return (e && e.innerText !== b) || document.body.innerText.includes('no judgment');"
+        " }",
+        arg=before,
+        timeout=timeout,
+    )
+
+
 @pytest.mark.browser
 def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None:  # type: ignore[no-untyped-def]
     token = seed(server.engine)
@@ -98,14 +110,7 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
     resumed.join()
     page.keyboard.type(KEYS[5:], delay=15)
     page.keyboard.press("Enter")
-    # the next screen, or the page saying an output has no judgment (a key was lost)
-    page.wait_for_function(
-        "(b) => { const e = document.querySelector('.tandem-source');"
-        " return (e && e.innerText !== b) || document.body.innerText.includes('no judgment');"
-        " }",
-        arg=before,
-        timeout=120_000,
-    )
+    saved_or_refused(page, before, timeout=120_000)
     shown = page.evaluate(
         "() => [...document.querySelectorAll('.tandem-cmp-label')].map(e => e.innerText)"
     )
@@ -139,11 +144,5 @@ def test_keys_typed_before_the_draft_is_drawn_wait_for_it(server: Server, page) 
     page.evaluate("() => { window.__tandemDraft = window.__heldDraft; }")
     page.wait_for_function(f"({MARKS})() === {SYSTEMS}")
     page.keyboard.press("Enter")
-    page.wait_for_function(
-        "(b) => { const e = document.querySelector('.tandem-source');"
-        " return (e && e.innerText !== b) || document.body.innerText.includes('no judgment');"
-        " }",
-        arg=before,
-        timeout=60_000,
-    )
+    saved_or_refused(page, before, timeout=60_000)
     assert labels(server) == [(k, 1 if key == "a" else 0) for k, key in enumerate(KEYS)]
