@@ -95,8 +95,8 @@ if (!w.__tandemKeysInstalled) {
     if (w.__tandemDraftIdent && isLocal(queue[0])) {
       const act = local(queue[0]);
       if (act === null) {
-        // The screen's draft is not drawn yet (its module may still be on its way from a slow
-        // server): the keys wait in order, never the server's button. Dropping one key would
+        // The screen's draft is not drawn yet (on a loaded server it can come seconds after
+        // the page is idle): the keys wait in order, never the server's button. Dropping one key would
         // put every later label on the wrong output; after a long wait the whole queue goes
         // (the outputs show as not judged yet).
         const now = Date.now();

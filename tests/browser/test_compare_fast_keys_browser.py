@@ -90,7 +90,7 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
     page.locator(".tandem-output").nth(SYSTEMS - 1).wait_for()
     page.wait_for_selector(IDLE)
     page.wait_for_function("window.__tandemKeysInstalled === true")
-    # the screen's draft drawn (its module comes from the server after the page is idle):
+    # the screen's draft drawn (on a loaded server it can come seconds after the page is idle):
     # keys typed before it wait for it (views/keys.js), which a stopped server delays
     page.wait_for_function(
         "window.__tandemDraft && window.__tandemDraft.ident === window.__tandemDraftIdent"
@@ -123,10 +123,10 @@ def test_thirteen_keys_typed_fast_on_a_slow_server(server: Server, page) -> None
 
 @pytest.mark.browser
 def test_keys_typed_before_the_draft_is_drawn_wait_for_it(server: Server, page) -> None:  # type: ignore[no-untyped-def]
-    """The screen's draft (its components module) can be drawn seconds after the page is
+    """The screen's draft (its components v2 element) can be drawn seconds after the page is
     idle on a loaded server. Keys typed before it wait, in order, and each lands on its own
     output: none is dropped, so no later label moves onto the wrong output. The draft is
-    held back here for 6 s (the page's own object, put back as the module would put it)."""
+    held back here for 6 s (the page's own object, put back as its draw would put it)."""
     token = seed(server.engine)
     page.goto(f"{server.url}/?token={token}")
     page.locator(".tandem-output").nth(SYSTEMS - 1).wait_for()
