@@ -18,10 +18,13 @@ the labels after them, exactly as the process that saved it would have
 Anything else — another plan, α or pool, a label undone or changed, a broken record — is
 discarded, and the stream is analysed from its first label.
 
-The capitals of the means the last end search tested
-(:class:`estimators.sequences.betting_carry.Probe`) are not kept: they are a cache of the
-search (the search tests any mean it lacks), and at 60 systems they made the rows 3.4 times
-larger (25.7 MB against 7.6 MB at 200 items) for a 6 % cheaper first new label.
+The capitals of the means the last end search kept for the next read
+(:class:`estimators.sequences.betting_carry.Probe`: per end and side the nearest tested
+mean at each scale) are kept too. They are a cache of the search, which tests any mean it
+lacks, but without them a resumed pair's first read after a new label searches its ends
+from the grid: half-way through a 60 × 2,000 campaign that read cost 1.9 times a read with
+them (bench/monitor_read_bench.py --saved). A record whose probe does not fit its state is
+resumed without it.
 
 Only the plain betting design's states are kept (with a metric control, ``betting_cv``,
 the state holds the pool's control, which is rebuilt at each read: not kept).
@@ -37,7 +40,7 @@ import numpy as np
 
 from estimators.caches.monitor import digest
 from estimators.caches.packing import pack, unpack
-from estimators.sequences.betting_carry import Capital, CarriedBetting
+from estimators.sequences.betting_carry import Capital, CarriedBetting, Probe
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ def saved(stream: Any, key: bytes, state: CarriedBetting, *, whole_path: bool) -
         "running": state.running, "refine": state.refine, "head": head,
         "path": tuple(a[drop:] for a in (c, lo, hi)),
         "exact": None if state.exact is None or state.exact[0] != t else state.exact[1:],
+        "probe": _probe(state.probe, t),
     }  # fmt: skip
     return SavedState(stream_name(stream), key, t, labels_digest(state.x01), pack(tree))
 
@@ -110,6 +114,9 @@ def resumed(record: SavedState, key: bytes, x01: np.ndarray) -> CarriedBetting |
         )  # fmt: skip
     except (KeyError, TypeError, ValueError, IndexError):
         return None
+    probe = _probe_of(tree.get("probe"), grid)
+    if probe is not None:
+        object.__setattr__(state, "probe", probe)  # a cache, as path01 sets it
     if grid.t != n or len(path) != 3 or any(a.shape != (n - state.head[0],) for a in path):
         return None
     return state
@@ -126,3 +133,32 @@ def _capital_of(tree: dict[str, Any]) -> Capital:
         raise ValueError("a capital's means have shape (G, 1)")
     return Capital(th, tuple(tree["tuning"]), int(tree["t"]), tree["state"],
                    tree["last"], tree["run"])  # fmt: skip
+
+
+def _probe(probe: Probe | None, t: int) -> dict[str, Any] | None:
+    """The record of a probe whose capitals are all after at most ``t`` labels."""
+    if probe is None or any(cap.t > t for cap in probe.caps):
+        return None
+    rows = sorted(probe.rows.items())
+    return {"caps": [_capital(c) for c in probe.caps],
+            "means": [k for k, _ in rows], "rows": [list(v) for _, v in rows]}  # fmt: skip
+
+
+def _probe_of(tree: Any, grid: Capital) -> Probe | None:
+    """The probe of a record (None: none kept, or one that does not fit ``grid``'s state:
+    another tuning, more labels than the state, a row outside its capital)."""
+    if tree is None:
+        return None
+    try:
+        caps = tuple(_capital_of(c) for c in tree["caps"])
+        rows = {
+            float(k): (int(i), int(r))
+            for k, (i, r) in zip(tree["means"], tree["rows"], strict=True)
+        }
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    fits = all(c.tuning == grid.tuning and 0 < c.t <= grid.t for c in caps) and all(
+        0 <= i < len(caps) and 0 <= r < caps[i].th.shape[0] and caps[i].th[r, 0] == k
+        for k, (i, r) in rows.items()
+    )
+    return Probe(caps, rows) if fits else None

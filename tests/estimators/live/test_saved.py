@@ -152,6 +152,49 @@ def test_a_new_label_after_a_resume_extends_the_resumed_states():
     assert records(fresh, whole_path=False) == []
 
 
+def test_a_resumed_process_searches_no_more_means_than_the_process_that_saved(monkeypatch):
+    # the probe (the capitals of the means the last end search kept) is part of the record:
+    # a resumed pair's first read after a new label extends them instead of searching its
+    # ends from the grid again — half-way through a campaign, where the ends move each label
+    from estimators.sequences.betting_carry import CarriedBetting
+
+    k, n = 4, 60
+    y, items, sys_ = _campaign(k, n, seed=11)
+    t = items.size // 2
+    saver = MonitorCache()
+    _monitor(y, items, sys_, range(t), saver, finite_pool=True).report()
+    kept = _through_bytes({r.stream: r for r in records(saver, whole_path=False)})
+    assert any(unpack(r.payload)["probe"] is not None for r in kept)
+    fresh_means = []
+    make_fresh = CarriedBetting._fresh
+
+    def counted(self, points):  # type: ignore[no-untyped-def]
+        fresh_means.append(points.shape[0])
+        return make_fresh(self, points)
+
+    monkeypatch.setattr(CarriedBetting, "_fresh", counted)
+    tested = {}
+    for name, cache in (("saver", saver), ("resumed", MonitorCache())):
+        if name == "resumed":
+            offer(cache, kept)
+        fresh_means.clear()
+        for u in range(t + 1, t + 6):  # five new labels, each read
+            got = _monitor(y, items, sys_, range(u), cache, finite_pool=True).report()
+            _same(got, _monitor(y, items, sys_, range(u), finite_pool=True).report())
+        tested[name] = sum(fresh_means)
+    assert tested["saver"] > 0
+    assert tested["resumed"] == tested["saver"], tested
+    # a probe that does not fit its state (another tuning) is dropped, the read the same
+    tree = unpack(kept[-1].payload)
+    tree["probe"]["caps"][0]["tuning"] = (0.5, 1.0, 2, 1)
+    broken = [*kept[:-1], dataclasses.replace(kept[-1], payload=pack(tree))]
+    cache = MonitorCache()
+    offer(cache, broken)
+    got = _monitor(y, items, sys_, range(t + 1), cache, finite_pool=True).report()
+    _same(got, _monitor(y, items, sys_, range(t + 1), finite_pool=True).report())
+    assert cache.rebuilt == 0
+
+
 def test_a_resumed_process_reads_the_pairs_last_intervals_from_the_kept_ends(monkeypatch):
     # the width rows of a campaign too large for the chart are each pair's last interval:
     # a process resumed from records without whole paths reads them from the kept ends
