@@ -216,7 +216,8 @@ def betting_cs(
     The reported (last) interval is C_t's hull with its ends found exactly
     (:func:`exact_ends`: brackets from the capital on a grid of ``grid`` means over
     ``bounds``, cut ``refine`` + 1 ways a pass down to :data:`END_TOL`), never narrower than
-    C_t, and nested from one read to the next. Earlier entries of the path (the width
+    C_t, and nested from one read to the next; at the census of a finite pool, the pool
+    mean itself when C_t holds it (:func:`last_ends`). Earlier entries of the path (the width
     chart) place each end by linear interpolation of log K between the two grid means
     around the crossing of log(1/α), within the two grid cells around the least capital
     when no grid mean survives, and (running sets) as the running intersection of those
@@ -245,9 +246,9 @@ def betting_cs(
         def evaluate(points: np.ndarray) -> np.ndarray:
             return _running_log_capital(x01, points, *args)[:, -1]
 
-        low01[-1], high01[-1] = exact_ends(
-            run[:, -1], m, thr, evaluate, refine, float(centre[-1]),
-            ruled=ruled_window(x01, pool_size),
+        low01[-1], high01[-1] = last_ends(
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1]), x01=x01,
+            pool_size=pool_size,
         )  # fmt: skip
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(
@@ -259,6 +260,21 @@ def betting_cs(
         t_star=float(t_star) if t_star is not None else float("nan"),
         method="betting",
     )
+
+
+def last_ends(levels, m, thr, evaluate, refine, centre, *, x01, pool_size, **search):  # type: ignore[no-untyped-def]
+    """The last interval's ends on [0, 1]: :func:`exact_ends` (``search``: its further
+    arguments), except at the census — every one of the ``pool_size`` values labelled,
+    ``x01``, whose mean ``centre`` then is the pool mean exactly. There the interval is
+    C_t ∩ {the pool mean}: the point itself when its level is below ``thr`` (one capital of
+    one mean, where the search tests ten or more; the same point the known part of the
+    pool leaves, estimators.live.analysis), else the search's interval (C_t has missed the
+    mean, which happens with probability at most α). Nested: C_t ⊂ C_{t−1} holds the mean."""
+    census = pool_size is not None and x01.size == pool_size
+    if census and float(evaluate(np.array([centre]))[0]) < thr:
+        return centre, centre
+    ruled = ruled_window(x01, pool_size)
+    return exact_ends(levels, m, thr, evaluate, refine, centre, ruled=ruled, **search)
 
 
 def _nested(low01: np.ndarray, high01: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

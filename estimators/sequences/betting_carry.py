@@ -299,10 +299,10 @@ class CarriedBetting:
                 return centre, low, high
             levels = self._levels(self.grid)[: self.size]
             reader, kept = _ProbeReader(self), []
-            low[-1], high[-1] = betting.exact_ends(
+            low[-1], high[-1] = betting.last_ends(
                 levels, self._m, self.thr, reader, self.refine, float(centre[-1]),
-                carried=reader.carried(), kept=kept,
-                ruled=betting.ruled_window(self.x01, self.grid.tuning[2]),
+                x01=self.x01, pool_size=self.grid.tuning[2], carried=reader.carried(),
+                kept=kept,
             )  # fmt: skip
             # caches, not the analysis
             object.__setattr__(self, "probe", reader.probe(kept))

@@ -270,7 +270,7 @@ def controlled_cs(z, g_items, g_pool, alpha, *, bounds, t_star, burn_in, pool_si
     with a control (:func:`log_capital_from`; Waudby-Smith & Ramdas 2024, JRSS-B, §4, by
     Ville's inequality), read exactly as :func:`estimators.sequences.betting.betting_cs` reads
     the label capital's: the last interval's ends found exactly
-    (:func:`estimators.sequences.betting.exact_ends`, nested from read to read), the earlier
+    (:func:`estimators.sequences.betting.last_ends`, nested from read to read), the earlier
     path drawn by linear interpolation on the grid."""
     tune = alpha if alpha_tuning is None else alpha_tuning
     z = np.asarray(z, dtype=float)
@@ -292,9 +292,9 @@ def controlled_cs(z, g_items, g_pool, alpha, *, bounds, t_star, burn_in, pool_si
         def evaluate(points: np.ndarray) -> np.ndarray:
             return _running(x01, g, points, ctrl, args)[:, -1]
 
-        low01[-1], high01[-1] = betting.exact_ends(
-            run[:, -1], m, thr, evaluate, refine, float(centre[-1]),
-            ruled=betting.ruled_window(x01, pool_size),
+        low01[-1], high01[-1] = betting.last_ends(
+            run[:, -1], m, thr, evaluate, refine, float(centre[-1]), x01=x01,
+            pool_size=pool_size,
         )  # fmt: skip
     _, var, _ = csq._running_mean_var(z)
     return csq.ConfidenceSequence(

@@ -136,7 +136,8 @@ def _reference_ends(state):  # type: ignore[no-untyped-def]
     stream (no carried capitals)."""
     levels = state._levels(state.grid)[: state.size]
     centre = float(state.path[0][-1])
-    return betting.exact_ends(levels, state._m, state.thr, state._evaluate, state.refine, centre)
+    return betting.last_ends(levels, state._m, state.thr, state._evaluate, state.refine, centre,
+                             x01=state.x01, pool_size=state.grid.tuning[2])  # fmt: skip
 
 
 @pytest.mark.slow
@@ -171,7 +172,7 @@ def test_carried_reads_reuse_the_tested_means_and_equal_a_fresh_search(control, 
         carried = state.probe
         _, low, high = state.interval01()
         assert (low, high) == _reference_ends(state), t
-        if carried is not None:
+        if carried is not None and state.probe is not None:  # the census tests one mean
             reused += sum(k in carried.rows for k in state.probe.rows)
         if previous is not None and t % 10 == 0:  # the state one label back, read again
             assert previous.interval01()[1:] == _reference_ends(previous), t
@@ -320,11 +321,50 @@ def test_census_ends_from_the_window_ends_alone_equal_the_window_search(seed, mo
         used.append(found is not None)
         return found
 
-    for t in range(n - 12, n + 1):
+    for t in range(n - 12, n):  # the last labels but the census (a point, last_ends)
         monkeypatch.setattr(betting, "_jump_brackets", counted)
         fast = betting.betting_cs(x01[:t], bounds=(0.0, 1.0), t_star=n, pool_size=n)
         monkeypatch.setattr(betting, "_jump_brackets", lambda alive, depth: None)
         whole = betting.betting_cs(x01[:t], bounds=(0.0, 1.0), t_star=n, pool_size=n)
         ends = (fast.lower[-1], fast.upper[-1])
         assert ends == (whole.lower[-1], whole.upper[-1]), t
-    assert sum(used) >= 2, used  # the short path was taken (where no grid mean survives)
+    assert sum(used) >= 1, used  # the short path was taken (where no grid mean survives)
+
+
+@pytest.mark.parametrize("running", [True, False], ids=["running", "current"])
+def test_the_census_interval_is_the_pool_mean_from_one_tested_mean(running):
+    """With every value of the pool labelled the pool mean is known: the last interval is
+    that point (C_t holds it), carried or recomputed, and the read tests that one mean."""
+    from estimators.sequences.betting_carry import CarriedBetting
+
+    rng = np.random.default_rng(3)
+    n = 300
+    x01 = (rng.choice([-1.0, 0.0, 1.0], n, p=(0.25, 0.4, 0.35)) + 1) / 2
+    state = CarriedBetting.start(alpha=0.05, tuning=(0.05, n, n, seq.BURN_IN), theta0_01=0.5,
+                                 running=running)  # fmt: skip
+    for t in range(n - 1):
+        state = state.extended(x01[t : t + 1])
+    before = state.interval01()
+    state = state.extended(x01[n - 1 :])
+    fresh: list[np.ndarray] = []
+    make = CarriedBetting._fresh
+
+    def counted(self, points):  # type: ignore[no-untyped-def]
+        fresh.append(np.unique(points))
+        return make(self, points)
+
+    CarriedBetting._fresh = counted
+    try:
+        centre, low, high = state.interval01()
+    finally:
+        CarriedBetting._fresh = make
+    mean = float(np.cumsum(x01)[-1] / n)
+    assert low == high == centre == mean
+    assert [f.tolist() for f in fresh] == [[mean]]
+    if running:  # nested: the point lies in the interval the read before reported
+        assert before[1] <= mean <= before[2]
+    cs = betting.betting_cs(x01, bounds=(0.0, 1.0), t_star=n, pool_size=n, running=running)
+    assert (cs.lower[-1], cs.upper[-1]) == (mean, mean)
+    # one label short of the census the interval is the search's, wider than a point
+    cs = betting.betting_cs(x01[:-1], bounds=(0.0, 1.0), t_star=n, pool_size=n, running=running)
+    assert cs.upper[-1] - cs.lower[-1] > 0
