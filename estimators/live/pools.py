@@ -149,12 +149,23 @@ class CampaignPool:
         the pair was completed (the later of the two labels), their controls and pool."""
         ia, ya, pa = stream_a
         ib, yb, pb = stream_b
-        common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
-        order = np.argsort(np.maximum(pa[xa], pb[xb]), kind="stable")
-        items = common[order]
+        # each item's place in b's stream (−1: b has no label of it): the items both have,
+        # in a's order, without sorting them (a read rebuilds every touched pair's stream)
+        at = np.full(self.n_items, -1, dtype=np.intp)
+        at[ib] = np.arange(ib.size)
+        jb = at[ia]
+        xa = np.flatnonzero(jb >= 0)
+        xb = jb[xa]
+        done = np.maximum(pa[xa], pb[xb])
+        order = np.argsort(done, kind="stable")
+        ranked = done[order]
+        if ranked.size > 1 and not (ranked[1:] > ranked[:-1]).all():
+            order = np.lexsort((ia[xa], done))  # ties (equal positions): by item
+        xa, xb = xa[order], xb[order]
+        items = ia[xa]
         pool = self.pair_pool(a, b)
         g = None if pool.controls is None else pool.controls.values[items]
-        return PairStream(ya[xa][order] - yb[xb][order], g, pool)
+        return PairStream(ya[xa] - yb[xb], g, pool)
 
     def coverage(self, pool: Pool) -> PoolCoverage:
         """What the pool covers of the campaign: its size, the items without an output, the
