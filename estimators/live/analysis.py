@@ -364,16 +364,45 @@ class MonitorAnalysis:
         }
 
     def read_interval(
-        self, stream: PairStream, known: Known, level: float, lam: np.ndarray | None = None
-    ) -> Known:
+        self, stream: PairStream, known: Known, level: float, lam: np.ndarray | None = None,
+        name: Any = None,
+    ) -> Known:  # fmt: skip
         """A pair's last interval at ``level`` (same tuning as its Bonferroni interval), cut
         by the known part of its pool: the interval its side is read from when it is
         rejected at ``level`` (:func:`estimators.base.verdicts.read_level`); ``lam`` the
-        pair's pooled control slopes, as its row used."""
+        pair's pooled control slopes, as its row used. ``name``: the pair's stream in the
+        campaign's cache, whose carried state (the betting designs) gives the interval
+        without analysing the pair again."""
         d, g, pool = stream
         a_pair = bonferroni_alpha(self.settings.alpha, len(pairs(self.pool.k)))
-        cs = self.analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level, lam=lam).paths.cs
+        if name is not None and self.carry is not None:
+            cs = self._carried_at(d, g, pool, a_pair, level, name)
+        else:
+            cs = self.analyse(d, g, pool, a_pair, pair=True, theta0=None, level=level,
+                              lam=lam).paths.cs  # fmt: skip
         return verdicts.intersect((float(cs.lower[-1]), float(cs.upper[-1])), known)
+
+    def _carried_at(
+        self, d: np.ndarray, g: np.ndarray | None, pool: Pool, a_pair: float, level: float,
+        name: Any,
+    ) -> csq.ConfidenceSequence:  # fmt: skip
+        """The pair's sequence at ``level`` as :meth:`analyse` gives it — clipped, cut by the
+        known part of the pool — with its last interval from the state carried for the
+        pair's row (theta0 0, as the row reads it; the further means read off carried
+        capitals) and its earlier entries left open: only the last is read."""
+        settings = self.settings
+        low, high = self.carry.last_interval_at(
+            d, g, pool, a_pair, level, pair=True, theta0=0.0,
+            t_star=settings.planned_size(pool.size),
+            pool_size=pool.size if settings.finite_increments else None, stream=name,
+        )  # fmt: skip
+        t = np.shape(d)[-1]
+        lower, upper = np.full(t, -np.inf), np.full(t, np.inf)
+        lower[-1], upper[-1] = low, high
+        cs = csq.ConfidenceSequence(center=np.zeros(t), lower=lower, upper=upper,
+                                    sigma=np.zeros(t), alpha=level, t_star=math.nan,
+                                    method="betting")  # fmt: skip
+        return self._known_path(settings.clip(cs, True), d, pool, True)
 
 
 def _clipped_cv_increments(

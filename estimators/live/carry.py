@@ -71,6 +71,36 @@ class MonitorCarry:
         gives them, the p-value at its last entry only. ``betting_cv`` with the stream's
         controls ``g``: the capital with a control
         (:mod:`estimators.sequences.betting_control_carry`, the first control column)."""
+        state, inc, (blo, span) = self._carried(y, g, pool, alpha_cs, pair, theta0, t_star,
+                                                pool_size, stream)  # fmt: skip
+        x01, controlled = state.x01, isinstance(state, CarriedControl)
+        centre, low, high = state.path01()
+        cs = csq.ConfidenceSequence(
+            center=centre * span + blo, lower=low * span + blo, upper=high * span + blo,
+            sigma=np.sqrt(csq._running_mean_var(inc.z)[1]), alpha=alpha_cs,
+            t_star=float(t_star), method="betting_cv" if controlled else "betting",
+        )  # fmt: skip
+        if theta0 is None:
+            return Paths(inc, cs, None)
+        e = state.e_value() if x01.size >= seq.BURN_IN else 1.0
+        return Paths(inc, cs, np.array([state.p_value()]), e)
+
+    def last_interval_at(
+        self, y: np.ndarray, g: np.ndarray | None, pool: Pool, alpha_cs: float, level: float, *,
+        pair: bool, theta0: float | None, t_star: int, pool_size: int | None, stream: Any,
+    ) -> tuple[float, float]:  # fmt: skip
+        """The last interval of the stream's sequence at ``level`` (bets tuned at
+        ``alpha_cs``), from the state :meth:`paths` carries for the same arguments (so the
+        same state, not a second one): the last entry of the betting design's sequence at
+        that level, before clipping and the known part of the pool."""
+        state, _, (blo, span) = self._carried(y, g, pool, alpha_cs, pair, theta0, t_star,
+                                              pool_size, stream)  # fmt: skip
+        low, high = state.last_ends_at(level)
+        return low * span + blo, high * span + blo
+
+    def _carried(self, y, g, pool, alpha_cs, pair, theta0, t_star, pool_size, stream):  # type: ignore[no-untyped-def]
+        """(the stream's state after the labels ``y``, their increments, (the [0, 1]
+        scale's lower bound, its span)): the state :meth:`paths` reads."""
         settings = self.settings
         lo, hi = settings.estimand_range(pair)
         inc = seq.cv_increments(y, None, label_range=(lo, hi))
@@ -86,16 +116,7 @@ class MonitorCarry:
             gs = ctrl.scaled(np.asarray(g, dtype=float).reshape(len(y), -1)[:, 0])
         key = digest(alpha_cs, tuning, th0, not ebh, blo, bhi, str(ctrl))
         state = self._state(stream, key, (x01, gs, ctrl), alpha_cs, tuning, th0, not ebh)
-        centre, low, high = state.path01()
-        cs = csq.ConfidenceSequence(
-            center=centre * span + blo, lower=low * span + blo, upper=high * span + blo,
-            sigma=np.sqrt(csq._running_mean_var(inc.z)[1]), alpha=alpha_cs,
-            t_star=float(t_star), method="betting" if ctrl is None else "betting_cv",
-        )  # fmt: skip
-        if theta0 is None:
-            return Paths(inc, cs, None)
-        e = state.e_value() if x01.size >= seq.BURN_IN else 1.0
-        return Paths(inc, cs, np.array([state.p_value()]), e)
+        return state, inc, (blo, span)
 
     def _state(
         self, stream: Any, key: bytes,

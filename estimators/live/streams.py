@@ -195,7 +195,8 @@ class StreamsPass:
             else:
                 lam = self.analysis.pair_slopes(self.streams[ab[0]], self.streams[ab[1]],
                                                 stream.g)  # fmt: skip
-            ci = self.analysis.read_interval(stream, row.known, level, lam)
+            name = None if self.cache is None or not settings.uniform_draws else ("pair", *ab)
+            ci = self.analysis.read_interval(stream, row.known, level, lam, name)
             if self.cache is not None:
                 self.cache.put(("read", *ab), key, ci)
         return verdicts.side(ci)

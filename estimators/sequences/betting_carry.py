@@ -309,6 +309,21 @@ class CarriedBetting:
             object.__setattr__(self, "exact", (self.grid.t, float(low[-1]), float(high[-1])))
         return centre, low, high
 
+    def last_ends_at(self, alpha: float) -> tuple[float, float]:
+        """The last interval's ends on [0, 1] at the level ``alpha``, bets as tuned: what
+        :func:`estimators.sequences.betting.betting_cs` at ``alpha`` (same tuning) reports
+        last — the same grid levels, the further means read off the carried capitals where
+        the last read tested them (the interval a pair rejected by Holm at a level above its
+        Bonferroni level is read at). (0, 1) before the burn-in."""
+        if self.grid.t < self.grid.tuning[3]:
+            return 0.0, 1.0
+        reader = _ProbeReader(self)
+        levels = self._levels(self.grid)[: self.size]
+        return betting.last_ends(
+            levels, self._m, math.log(1.0 / alpha), reader, self.refine, float(self.path[0][-1]),
+            x01=self.x01, pool_size=self.grid.tuning[2], carried=reader.carried(),
+        )  # fmt: skip
+
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""
         centre, low, high = self.path01()

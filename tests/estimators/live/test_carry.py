@@ -189,3 +189,50 @@ def test_settings_the_verdicts_read_are_part_of_the_key():
                dict(higher_is_better=False), dict(error_rate="ebh")):  # fmt: skip
         got = CampaignMonitor(*args, cache=cache, **base, **kw).report()
         _same(got, CampaignMonitor(*args, **base, **kw).report())
+
+
+@pytest.mark.parametrize("ebh", [False, True], ids=["holm", "ebh"])
+def test_a_pair_read_at_a_holm_level_comes_from_its_carried_state(ebh, monkeypatch):
+    """The interval a rejected pair's side is read from at a level above its Bonferroni
+    level (Holm's later steps) is read off the pair's carried state — the same floats as
+    the full analysis at that level, without analysing the pair again."""
+    from estimators.base.multiple import bonferroni_alpha
+    from estimators.live.pools import known_bounds
+
+    k, n = 5, 240
+    rng = np.random.default_rng(4)
+    y, (items, sys_) = _labels(k, n, rng, False), _queue(k, n, rng, True)
+    t = items.size // 2  # half-way: the intervals are the sequence's, not the known part's
+    cache = MonitorCache()
+    mon = CampaignMonitor(
+        [None] * k, items[:t], sys_[:t], y[sys_[:t], items[:t]], np.arange(t, dtype=float),
+        np.ones(t), present=np.ones((k, n), dtype=bool), design="betting", cache=cache,
+        finite_pool=True, error_rate="ebh" if ebh else "holm",
+    )  # fmt: skip
+    mon.report()
+    analysis = mon._analysis
+    a_pair = bonferroni_alpha(0.05, k * (k - 1) // 2)
+    compared = narrower = 0
+    bonferroni = None
+    for a in range(k):
+        for b in range(a + 1, k):
+            sa, sb = analysis.labels.stream(a)[0], analysis.labels.stream(b)[0]
+            stream = analysis.pool.pair_stream(sa, sb, a, b)
+            known = known_bounds(analysis.settings, (sa[:2], sb[:2]), stream.pool)
+            for level in (a_pair, 4 * a_pair, 0.05):
+                want = analysis.read_interval(stream, known, level)
+                full = betting.betting_cs
+                monkeypatch.setattr(betting, "betting_cs", _refused)
+                got = analysis.read_interval(stream, known, level, name=("pair", a, b))
+                monkeypatch.setattr(betting, "betting_cs", full)
+                assert got == want, (a, b, level)
+                compared += 1
+                narrower += level > a_pair and got != bonferroni
+                bonferroni = got
+            bonferroni = None
+    assert compared == 30 and cache.rebuilt == k + k * (k - 1) // 2  # no state built again
+    assert narrower >= 10  # the levels change the interval
+
+
+def _refused(*args, **kw):  # type: ignore[no-untyped-def]
+    raise AssertionError("the pair analysed again from its first label")
