@@ -79,7 +79,9 @@ class MonitorCache:
     threads: int | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def get(self, stream: Any, key: bytes) -> Any | None:
+    def get(self, stream: Any, key: Any) -> Any | None:
+        """The analysis stored for ``stream`` when it was stored under ``key`` (keys are
+        compared with ==: a digest, or a tuple of digests and plain values)."""
         entry = self._store.get(stream)
         hit = entry is not None and entry[0] == key
         with self._lock:
@@ -89,7 +91,7 @@ class MonitorCache:
                 self.misses += 1
         return entry[1] if hit else None
 
-    def put(self, stream: Any, key: bytes, value: Any) -> None:
+    def put(self, stream: Any, key: Any, value: Any) -> None:
         self._store[stream] = (key, value)
 
     def __len__(self) -> int:

@@ -185,7 +185,7 @@ class CampaignPool:
         """Say so when two systems share no item: a pair is compared on the items both have
         outputs for, so such a pair can never be decided (an unpaired two-sample comparison
         is not built); without the note it would read "not yet" forever."""
-        have = self.present.astype(np.int64)
+        have = self.present.astype(float)  # counts ≤ N, exact in float; BLAS, unlike ints
         shared = have @ have.T
         a, b = np.nonzero(np.triu(shared == 0, k=1))
         if a.size == 0:
@@ -295,6 +295,8 @@ class Labels:
         order, bounds = self._by_system()
         idx = order[bounds[s] : bounds[s + 1]]
         items, y, pos = self.item[idx], self.label[idx], self.position[idx]
+        if items.size == 0 or np.bincount(items).max() == 1:  # no output labelled twice
+            return Stream(items, y, pos), 0
         _, first = np.unique(items, return_index=True)
         keep = np.sort(first)
         return Stream(items[keep], y[keep], pos[keep]), int(idx.size - keep.size)

@@ -45,7 +45,7 @@ class PairRow(NamedTuple):
     known: Known
     pool_size: int
     sequence: csq.ConfidenceSequence | None
-    key: bytes
+    key: tuple  # what the row depends on (the settings' and both streams' digests, …)
 
 
 class StreamsPass:
@@ -91,7 +91,7 @@ class StreamsPass:
             y, g, pool, n_labels = self.analysis.weighted((s,), pool)
             kind = f"{method}+active"
         cache = self.cache
-        key = b"" if cache is None else digest(self._settings_key, self._fps[s], a_sys, kind)
+        key = () if cache is None else (self._settings_key, self._fps[s], a_sys, kind)
         res = None if cache is None else cache.get(("system", s), key)
         if res is None:
             res = self.analysis.result(
@@ -110,11 +110,12 @@ class StreamsPass:
         unchanged."""
         active = not self.settings.uniform_draws
         kind = f"{self.settings.design}+{'active' if active else 'cv'} paired"
-        key, cache = b"", self.cache
+        key, cache = (), self.cache
         if cache is not None:
             # the pooled control slopes (asympcs_mix) also read the other systems' labels
             slopes = self.analysis.pooled_key(self.streams[a], self.streams[b])
-            key = digest(self._settings_key, self._fps[a], self._fps[b], a_pair, kind, slopes)
+            # a tuple, not a digest of it: 1,770 pairs' keys are built at every read
+            key = (self._settings_key, self._fps[a], self._fps[b], a_pair, kind, slopes)
             hit = cache.get(("pair", a, b), key)
             if hit is not None:
                 return hit
@@ -186,7 +187,7 @@ class StreamsPass:
         settings = self.settings
         if sign or p == 0.0 or not level > settings.alpha / settings.pairs_adjusted:
             return sign
-        key = digest(row.key, level)
+        key = (row.key, level)
         ci = None if self.cache is None else self.cache.get(("read", *ab), key)
         if ci is None:
             stream, lam = self._pair_stream(*ab), None
