@@ -262,16 +262,21 @@ def betting_cs(
     )
 
 
-def last_ends(levels, m, thr, evaluate, refine, centre, *, x01, pool_size, **search):  # type: ignore[no-untyped-def]
+def last_ends(levels, m, thr, evaluate, refine, centre, *, x01, pool_size, level_of=None,  # type: ignore[no-untyped-def]
+              **search):  # fmt: skip
     """The last interval's ends on [0, 1]: :func:`exact_ends` (``search``: its further
     arguments), except at the census — every one of the ``pool_size`` values labelled,
     ``x01``, whose mean ``centre`` then is the pool mean exactly. There the interval is
     C_t ∩ {the pool mean}: the point itself when its level is below ``thr`` (one capital of
     one mean, where the search tests ten or more; the same point the known part of the
     pool leaves, estimators.live.analysis), else the search's interval (C_t has missed the
-    mean, which happens with probability at most α). Nested: C_t ⊂ C_{t−1} holds the mean."""
+    mean, which happens with probability at most α). Nested: C_t ⊂ C_{t−1} holds the mean.
+    ``level_of``: the level at one mean over the whole stream (default ``evaluate``; a
+    carried read passes the plain computation, which one mean costs less than a carried
+    search's capital of two)."""
     census = pool_size is not None and x01.size == pool_size
-    if census and float(evaluate(np.array([centre]))[0]) < thr:
+    level = evaluate if level_of is None else level_of
+    if census and float(level(np.array([centre]))[0]) < thr:
         return centre, centre
     ruled = ruled_window(x01, pool_size)
     return exact_ends(levels, m, thr, evaluate, refine, centre, ruled=ruled, **search)

@@ -301,8 +301,8 @@ class CarriedBetting:
             reader, kept = _ProbeReader(self), []
             low[-1], high[-1] = betting.last_ends(
                 levels, self._m, self.thr, reader, self.refine, float(centre[-1]),
-                x01=self.x01, pool_size=self.grid.tuning[2], carried=reader.carried(),
-                kept=kept,
+                x01=self.x01, pool_size=self.grid.tuning[2], level_of=self._evaluate,
+                carried=reader.carried(), kept=kept,
             )  # fmt: skip
             # caches, not the analysis
             object.__setattr__(self, "probe", reader.probe(kept))
@@ -321,7 +321,8 @@ class CarriedBetting:
         levels = self._levels(self.grid)[: self.size]
         return betting.last_ends(
             levels, self._m, math.log(1.0 / alpha), reader, self.refine, float(self.path[0][-1]),
-            x01=self.x01, pool_size=self.grid.tuning[2], carried=reader.carried(),
+            x01=self.x01, pool_size=self.grid.tuning[2], level_of=self._evaluate,
+            carried=reader.carried(),
         )  # fmt: skip
 
     def interval01(self) -> tuple[float, float, float]:

@@ -347,20 +347,26 @@ def test_the_census_interval_is_the_pool_mean_from_one_tested_mean(running):
     before = state.interval01()
     state = state.extended(x01[n - 1 :])
     fresh: list[np.ndarray] = []
-    make = CarriedBetting._fresh
+    evaluated: list[np.ndarray] = []
+    make, evaluate = CarriedBetting._fresh, CarriedBetting._evaluate
 
     def counted(self, points):  # type: ignore[no-untyped-def]
         fresh.append(np.unique(points))
         return make(self, points)
 
-    CarriedBetting._fresh = counted
+    def counted_levels(self, points):  # type: ignore[no-untyped-def]
+        evaluated.append(points)
+        return evaluate(self, points)
+
+    CarriedBetting._fresh, CarriedBetting._evaluate = counted, counted_levels
     try:
         centre, low, high = state.interval01()
     finally:
-        CarriedBetting._fresh = make
+        CarriedBetting._fresh, CarriedBetting._evaluate = make, evaluate
     mean = float(np.cumsum(x01)[-1] / n)
     assert low == high == centre == mean
-    assert [f.tolist() for f in fresh] == [[mean]]
+    # one capital of the one mean over the stream, no carried search
+    assert fresh == [] and [e.tolist() for e in evaluated] == [[mean]]
     if running:  # nested: the point lies in the interval the read before reported
         assert before[1] <= mean <= before[2]
     cs = betting.betting_cs(x01, bounds=(0.0, 1.0), t_star=n, pool_size=n, running=running)
