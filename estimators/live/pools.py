@@ -254,6 +254,7 @@ class Labels:
     def _validate(
         self, pool: CampaignPool, label_range: tuple[float, float] | None, uniform_draws: bool
     ) -> None:
+        n = self.label.size
         if np.any(np.diff(self.position) <= 0):
             i = int(np.argmax(np.diff(self.position) <= 0)) + 1
             raise ValueError(
@@ -274,15 +275,22 @@ class Labels:
             lo, hi = label_range
             if np.any((self.label < lo) | (self.label > hi)):
                 raise ValueError(f"labels outside the declared range {label_range}")
-        order, bounds = self._by_system() if uniform_draws else (None, None)
-        for s in range(pool.k if uniform_draws else 0):  # active sampling: weighted streams
-            pi = self.inclusion_prob[order[bounds[s] : bounds[s + 1]]]
-            if pi.size and not np.allclose(pi, pi[0], rtol=1e-9, atol=0):
-                raise ValueError(
-                    f"system {pool.names[s]!r}: unequal inclusion probabilities "
-                    f"({pi.min():.4g}..{pi.max():.4g}); the sequential monitor needs a "
-                    f"uniformly random draw — use a fixed-n weighted estimator instead"
-                )
+        if not uniform_draws or n == 0:  # active sampling: weighted streams
+            return
+        order, bounds = self._by_system()
+        # every system's inclusion probabilities equal its first one's (to 1e-9, relative):
+        # one pass over all labels, not one per system
+        pis = self.inclusion_prob[order]
+        ref = np.repeat(pis[np.minimum(bounds[:-1], n - 1)], np.diff(bounds))
+        unequal = np.abs(pis - ref) > 1e-9 * np.abs(ref)
+        if unequal.any():
+            s = int(np.searchsorted(bounds, int(np.argmax(unequal)), side="right")) - 1
+            pi = pis[bounds[s] : bounds[s + 1]]
+            raise ValueError(
+                f"system {pool.names[s]!r}: unequal inclusion probabilities "
+                f"({pi.min():.4g}..{pi.max():.4g}); the sequential monitor needs a "
+                f"uniformly random draw — use a fixed-n weighted estimator instead"
+            )
 
     def stream(self, s: int) -> tuple[Stream, int]:
         """System s's labels in arrival order (the first label per output), and how many

@@ -77,7 +77,8 @@ class StreamsPass:
             s.margin, s.higher_is_better, tuple(pool.names),
             pool.present, *[m if m is not None else "none" for m in pool.metrics],
         )  # fmt: skip
-        return settings_key, [digest(*st) for st in self.streams]
+        return settings_key, [self.cache.fingerprint(("system", i), st)
+                              for i, st in enumerate(self.streams)]  # fmt: skip
 
     def system_row(self, s: int, a_sys: float, method: str) -> tuple[EstimateResult, Pool]:
         """System s's result and pool (the result reused while its stream and the settings

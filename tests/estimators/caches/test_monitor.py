@@ -90,3 +90,23 @@ def test_metric_controls_and_a_changed_setting_are_part_of_the_key():
     other = CampaignMonitor(*args, cache=cache, **kw).report()
     _same(other, CampaignMonitor(*args, **kw).report())
     assert cache.hits == 0
+
+
+def test_a_fingerprint_is_the_digest_and_follows_any_change():
+    from estimators.caches.monitor import digest
+
+    cache = MonitorCache()
+    items, y, pos = np.arange(5), np.array([0.0, 1, 1, 0, 1]), np.arange(5.0)
+    fp = cache.fingerprint(("system", 0), (items, y, pos))
+    assert fp == digest(items, y, pos)
+    assert cache.fingerprint(("system", 0), (items.copy(), y.copy(), pos.copy())) == fp
+    y2 = y.copy()
+    y2[2] = 0.0  # a label changed
+    assert cache.fingerprint(("system", 0), (items, y2, pos)) == digest(items, y2, pos) != fp
+    for changed in (
+        (items, y, pos.astype(np.float32)),  # another dtype, equal values
+        (items[:4], y[:4], pos[:4]),  # a label undone
+        (items, y, pos + 1),
+    ):
+        assert cache.fingerprint(("system", 0), changed) == digest(*changed)
+    assert cache.fingerprint(("system", 1), (items, y, pos)) == fp  # per name

@@ -72,7 +72,7 @@ def test_refuses_labels_without_a_recorded_random_order():
         CampaignMonitor(metrics, items, systems, y, pos[::-1], incl)
     bad = incl.copy()
     bad[systems == 1] = np.linspace(0.01, 0.2, int(np.sum(systems == 1)))
-    with pytest.raises(ValueError, match="unequal inclusion probabilities"):
+    with pytest.raises(ValueError, match=r"system 'S1': unequal inclusion probabilities \(0\.01"):
         CampaignMonitor(metrics, items, systems, y, pos, bad)
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
         CampaignMonitor(metrics, items, systems, y, pos, incl * 0)
