@@ -36,9 +36,11 @@ by the without-replacement null, every label at full weight).
 
 Reference: the fixed-n paired t-test at the Bonferroni level α/m, n80 (bench/ranking_route_bench).
 Reported per pool and design: median over pairs of (median over orders of t_shown) / n80, its
-80th percentile over pairs, and the validity at true nulls (``--nulls``: k random
-permutations of one real system's labels, every Δ exactly 0; share of campaigns with any
-side shown).
+80th percentile over pairs ("floor": 30 / n80, what no design can beat with the app's 30-label
+floor; ``--order-sets S`` repeats the pool with S independent sets of orders and prints the
+medians' spread — a 6-pair pool's median moves with the orders), and the validity at true
+nulls (``--nulls``: k random permutations of one real system's labels, every Δ exactly 0;
+share of campaigns with any side shown).
 
     nice -n 15 .venv/bin/python bench/side_shown_bench.py --orders 40 --nulls 200
 
@@ -194,6 +196,9 @@ def route(pool: Pool, designs: list[str], r_orders: int, seed: int) -> dict:
     n80 = np.array([n80_bonferroni(y[:, a] - y[:, b], orders, ALPHA / m) for a, b in plist])
     ok = np.isfinite(n80)
     res = {"pool": pool.name, "k": k, "m": m, "N": n, "t_star": t_star, "pairs": int(ok.sum())}
+    # no design shows a side before the verdict floor: the ratio's physical floor
+    floor = MIN_LABELS_FOR_VERDICT / n80[ok]
+    res["floor"] = (float(np.median(floor)), float(np.percentile(floor, 80)))
     for design in [*designs, "oracle"]:
         times = []
         for c in range(0, r_orders, CHUNK):
@@ -289,6 +294,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--every", type=int, default=10, help="items between reads (--check)")
     ap.add_argument(
+        "--order-sets", type=int, default=1,
+        help="independent sets of --orders orders per pool (the median over pairs of a "
+        "small pool moves with the orders: its spread over the sets)",
+    )  # fmt: skip
+    ap.add_argument(
         "--controls",
         type=int,
         default=0,
@@ -307,13 +317,21 @@ def main(argv: list[str] | None = None) -> int:
           f"labels until a side is shown / fixed-n n80 at α/m, median over {args.orders} "
           "orders; median and p80 over pairs")  # fmt: skip
     head = f"{'pool':20s} {'kind':>14s} {'k':>3s} {'N':>5s} {'t*':>5s} {'pairs':>5s}"
-    print(head + "".join(f" {d[:14]:>14s}" for d in [*designs, "oracle"]))
+    cols = [*designs, "oracle", "floor"]
+    print(head + "".join(f" {d[:14]:>14s}" for d in cols))
     for i, (pool, kind) in enumerate(pools if args.orders else []):
-        r = route(pool, designs, args.orders, seed=100 + i)
-        row = (f"{pool.name:20s} {kind:>14s} {r['k']:>3d} {r['N']:>5d} {r['t_star']:>5d} "
-               f"{r['pairs']:>5d}")  # fmt: skip
-        print(row + "".join(f" {r[d][0]:>6.2f} /{r[d][1]:>5.2f}" for d in [*designs, "oracle"]),
-              flush=True)  # fmt: skip
+        medians = []
+        for j in range(args.order_sets):  # set 0: the seeds of the figures in the docs
+            r = route(pool, designs, args.orders, seed=100 + i + 1000 * j)
+            row = (f"{pool.name:20s} {kind:>14s} {r['k']:>3d} {r['N']:>5d} {r['t_star']:>5d} "
+                   f"{r['pairs']:>5d}")  # fmt: skip
+            print(row + "".join(f" {r[d][0]:>6.2f} /{r[d][1]:>5.2f}" for d in cols), flush=True)
+            medians.append([r[d][0] for d in cols])
+        if args.order_sets > 1:
+            lo, mid, hi = np.percentile(np.array(medians), [0, 50, 100], axis=0)
+            print(f"{'  median over sets':{len(row)}s}" + "".join(
+                f" {b:>6.2f} [{a:.2f}–{c:.2f}]" for a, b, c in zip(lo, mid, hi, strict=True)
+            ), flush=True)  # fmt: skip
     if args.controls:
         import side_shown_controls
 
