@@ -369,7 +369,9 @@ def exact_ends(  # type: ignore[no-untyped-def]
     tested, whose L ``evaluate`` reads cheaply off carried capitals), then by a safeguarded
     secant search on f(θ) = L(θ) − thr (Dekker 1969; each step tests the depth-D points just
     below and above the linear interpolation's root, a margin apart estimated from the
-    previous step's error, so a step closes the bracket from both sides; the quarter points
+    previous step's error, so a step closes the bracket from both sides — the two
+    neighbours around the root once that error is under half a point, so the last step
+    ends the search; the quarter points
     of the bracket when f is not finite at its excluded end) until the two points are
     neighbours at depth D. For a quasi-convex L the surviving points of depth D are
     contiguous, so the bracket found is the same whatever points the search tested: the
@@ -557,10 +559,14 @@ class _End:
             return sorted(u for u in us if a < u < b)
         r = min(max(self._root(), a), b)
         width = b - a
-        margin = 1.0 + (width / 16.0 if self.kappa is None else 2.0 * self.kappa * width**2)
+        error = width / 16.0 if self.kappa is None else 2.0 * self.kappa * width**2
         self.guess, self.width0 = r, width
-        lo_u = min(max(math.floor(r - margin), a + 1), b - 1)
-        hi_u = min(max(math.ceil(r + margin), a + 1), b - 1)
+        if error < 0.5:  # the root is expected between two neighbours: test those two
+            lo_u = min(max(math.floor(r), a + 1), b - 1)
+            hi_u = min(lo_u + 1, b - 1)
+        else:
+            lo_u = min(max(math.floor(r - 1.0 - error), a + 1), b - 1)
+            hi_u = min(max(math.ceil(r + 1.0 + error), a + 1), b - 1)
         return sorted({lo_u, hi_u})
 
     def nearest(self) -> list[float]:
