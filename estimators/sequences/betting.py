@@ -559,7 +559,7 @@ class _End:
             return sorted(u for u in us if a < u < b)
         r = min(max(self._root(), a), b)
         width = b - a
-        error = width / 16.0 if self.kappa is None else 2.0 * self.kappa * width**2
+        error = width / 64.0 if self.kappa is None else 2.0 * self.kappa * width**2
         self.guess, self.width0 = r, width
         if error < 0.5:  # the root is expected between two neighbours: test those two
             lo_u = min(max(math.floor(r), a + 1), b - 1)
