@@ -188,6 +188,23 @@ def _stacked(parts):  # type: ignore[no-untyped-def]
     return replace(caps[0], th=th, last=last, run=run, state=state)
 
 
+def _rows(cap: Capital, rows: slice) -> Capital:
+    """The capital of the means ``rows`` of ``cap`` (:func:`_stacked`'s inverse): per-mean
+    arrays (leading axis the number of means) sliced, the stream's own kept."""
+    g = cap.th.shape[0]
+
+    def pick(leaf):  # type: ignore[no-untyped-def]
+        if isinstance(leaf, (tuple, list)):
+            out = [pick(x) for x in leaf]
+            return tuple(out) if isinstance(leaf, tuple) else out
+        if isinstance(leaf, np.ndarray) and leaf.ndim and leaf.shape[0] == g:
+            return leaf[rows]
+        return leaf
+
+    th, last, run, state = pick([cap.th, cap.last, cap.run, cap.state])
+    return replace(cap, th=th, last=last, run=run, state=state)
+
+
 @dataclass(frozen=True)
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
@@ -243,7 +260,15 @@ class CarriedBetting:
         whatever else it needs for ``x01``), ``changed`` further fields of the new state."""
         if x01.size == 0:
             return self
-        grid, cur, run = grid.extend(x01)
+        joint = self._with_probe(grid)
+        if joint is None:
+            grid, cur, run = grid.extend(x01)
+        else:  # the probe's capital rides along: one extension for both
+            g = grid.th.shape[0]
+            both, cur, run = joint.extend(x01)
+            grid, probe_cap = _rows(both, slice(0, g)), _rows(both, slice(g, None))
+            cur, run = cur[:g], run[:g]
+            changed["probe"] = replace(self.probe, caps=(probe_cap,))
         whole = np.concatenate([self.x01, x01])
         t = np.arange(self.grid.t + 1, grid.t + 1)
         centre = np.cumsum(whole)[self.x01.size :] / t
@@ -257,6 +282,20 @@ class CarriedBetting:
             np.concatenate([old, new]) for old, new in zip(self.path, (c, lo, hi), strict=True)
         )
         return replace(self, x01=whole, grid=grid, path=path, **changed)
+
+    def _with_probe(self, grid: Capital) -> Capital | None:
+        """The grid's capital joined with the probe's (its rows after the grid's), when the
+        probe is one capital after the same labels: extending them together costs one call
+        where two cost twice the per-call overhead (a read extends each touched pair by one
+        label). None otherwise."""
+        probe = self.probe
+        if type(self) is not CarriedBetting or probe is None or len(probe.caps) != 1:
+            return None
+        cap = probe.caps[0]
+        if cap.t != grid.t or cap.tuning != grid.tuning:
+            return None
+        g, k = grid.th.shape[0], cap.th.shape[0]
+        return _stacked([(grid, np.arange(g)), (cap, np.arange(k))])
 
     @property
     def _m(self) -> np.ndarray:

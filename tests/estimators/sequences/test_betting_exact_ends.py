@@ -374,3 +374,40 @@ def test_the_census_interval_is_the_pool_mean_from_one_tested_mean(running):
     # one label short of the census the interval is the search's, wider than a point
     cs = betting.betting_cs(x01[:-1], bounds=(0.0, 1.0), t_star=n, pool_size=n, running=running)
     assert cs.upper[-1] - cs.lower[-1] > 0
+
+
+def test_the_probe_extended_with_the_grid_is_the_probe_extended_alone():
+    """A read's new label extends the grid's capital and the probe's in one call
+    (CarriedBetting._with_probe): the probe's capital is the one its own extension gives,
+    number for number, and so is the grid's."""
+    from dataclasses import replace
+
+    from estimators.sequences.betting_carry import CarriedBetting
+
+    rng = np.random.default_rng(9)
+    n = 300
+    x01 = (rng.choice([-1.0, 0.0, 1.0], n, p=(0.25, 0.4, 0.35)) + 1) / 2
+    state = CarriedBetting.start(alpha=0.01, tuning=(0.01, n, n, seq.BURN_IN), theta0_01=0.5,
+                                 running=True).extended(x01[:150])  # fmt: skip
+    state.interval01()  # a search: its probe
+    assert state.probe is not None and len(state.probe.caps) == 1
+    together = state.extended(x01[150:152])
+    alone = replace(state, probe=None).extended(x01[150:152])
+    cap, want = together.probe.caps[0], state.probe.caps[0].extended(x01[150:152])
+    assert together.probe.rows == state.probe.rows and cap.t == want.t == 152
+    for got, ref in ((cap, want), (together.grid, alone.grid)):
+        np.testing.assert_array_equal(got.th, ref.th)
+        np.testing.assert_array_equal(got.last, ref.last)
+        np.testing.assert_array_equal(got.run, ref.run)
+        flat = [np.asarray(a) for a in _leaves(got.state)]
+        for a, b in zip(flat, [np.asarray(b) for b in _leaves(ref.state)], strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert together.path01()[1][-1] == alone.path01()[1][-1]
+
+
+def _leaves(tree):  # type: ignore[no-untyped-def]
+    if isinstance(tree, (tuple, list)):
+        for x in tree:
+            yield from _leaves(x)
+    elif tree is not None:
+        yield tree
