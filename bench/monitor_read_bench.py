@@ -37,8 +37,8 @@ file), 60 systems × N items all labelled, in CPU-seconds of this process (one t
 "cold" = today's first read in a new process (every stream from its first label);
 "save" = the records of that read written to the database; "from saved" = another
 process's first read (an empty cache) that loads the rows and resumes every stream from
-them; "one label" = that process's read after one more label (median of 5 labels, each
-saved after its read: "save/label"). The resumed reads are checked equal to the cold
+them; "one label" = that process's read after one more label (median of 5 labels, ``--labels N``
+for N, each saved after its read: "save/label"). The resumed reads are checked equal to the cold
 process's reads of the same labels (every pair's p-value and interval, to 1e-12), whose
 carried reads equal the full recomputation (tests/estimators/live/). Ratios: from saved /
 cold, and one label at N / one label at the smallest N given. ``--labelled 0.5``: the same
@@ -226,7 +226,7 @@ def _payload_sizes(engine, cid: int, scope: str):  # type: ignore[no-untyped-def
         return s.execute(select(func.length(t.c.payload)).where(*where)).all()
 
 
-def main_saved(sizes: list[int], share: float = 1.0) -> None:
+def main_saved(sizes: list[int], share: float = 1.0, extra: int = 5) -> None:
     import tempfile
 
     labelled = "all labelled" if share == 1.0 else f"{share:.0%} labelled"
@@ -234,7 +234,7 @@ def main_saved(sizes: list[int], share: float = 1.0) -> None:
         engine, cid = _database(tmp)
         base = None
         for n in sizes:
-            r = run_saved(n, engine, cid, share=share)
+            r = run_saved(n, engine, cid, extra=extra, share=share)
             base = base or r["one"]
             print(f"60 × {n:,} {labelled} ({r['pairs']:,} pairs) | cold {r['cold']:7.2f} "
                   f"CPU-s | save {r['save']:5.2f} s ({r['rows']} rows, {r['mb']:.1f} MB) | "
@@ -260,6 +260,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --scores: imported metric scores (the score + N(0, 0.05²))",
     )
+    ap.add_argument(
+        "--labels",
+        type=int,
+        default=5,
+        help="with --saved: the new labels whose reads' median is 'one label' "
+        "(which pairs a label touches moves a 5-label median by about ±0.02 CPU-s)",
+    )
     ap.add_argument("--saved", default=None,
                     help="items per campaign (comma-separated) for the replica bench with "
                          "the states kept in the database, at 60 systems")  # fmt: skip
@@ -268,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                          "the census reads; 0.5: reads half-way through)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.saved:
-        main_saved([int(x) for x in args.saved.split(",")], args.labelled)
+        main_saved([int(x) for x in args.saved.split(",")], args.labelled, args.labels)
         return 0
     global DESIGN, METRIC
     DESIGN = args.design

@@ -188,23 +188,6 @@ def _stacked(parts):  # type: ignore[no-untyped-def]
     return replace(caps[0], th=th, last=last, run=run, state=state)
 
 
-def _rows(cap: Capital, rows: slice) -> Capital:
-    """The capital of the means ``rows`` of ``cap`` (:func:`_stacked`'s inverse): per-mean
-    arrays (leading axis the number of means) sliced, the stream's own kept."""
-    g = cap.th.shape[0]
-
-    def pick(leaf):  # type: ignore[no-untyped-def]
-        if isinstance(leaf, (tuple, list)):
-            out = [pick(x) for x in leaf]
-            return tuple(out) if isinstance(leaf, tuple) else out
-        if isinstance(leaf, np.ndarray) and leaf.ndim and leaf.shape[0] == g:
-            return leaf[rows]
-        return leaf
-
-    th, last, run, state = pick([cap.th, cap.last, cap.run, cap.state])
-    return replace(cap, th=th, last=last, run=run, state=state)
-
-
 @dataclass(frozen=True)
 class CarriedBetting:
     """One stream's betting analysis carried between reads: the labels so far (on the [0, 1]
@@ -264,9 +247,10 @@ class CarriedBetting:
         if joint is None:
             grid, cur, run = grid.extend(x01)
         else:  # the probe's capital rides along: one extension for both
-            g = grid.th.shape[0]
+            g, total = grid.th.shape[0], joint.th.shape[0]
             both, cur, run = joint.extend(x01)
-            grid, probe_cap = _rows(both, slice(0, g)), _rows(both, slice(g, None))
+            grid = _stacked([(both, np.arange(g))])
+            probe_cap = _stacked([(both, np.arange(g, total))])
             cur, run = cur[:g], run[:g]
             changed["probe"] = replace(self.probe, caps=(probe_cap,))
         whole = np.concatenate([self.x01, x01])
@@ -336,13 +320,8 @@ class CarriedBetting:
             if self.exact is not None and self.exact[0] == self.grid.t:
                 low[-1], high[-1] = self.exact[1:]
                 return centre, low, high
-            levels = self._levels(self.grid)[: self.size]
-            reader, kept = _ProbeReader(self), []
-            low[-1], high[-1] = betting.last_ends(
-                levels, self._m, self.thr, reader, self.refine, float(centre[-1]),
-                x01=self.x01, pool_size=self.grid.tuning[2], level_of=self._evaluate,
-                carried=reader.carried(), kept=kept,
-            )  # fmt: skip
+            kept: list[float] = []
+            reader, (low[-1], high[-1]) = self._search(self.thr, kept)
             # caches, not the analysis
             object.__setattr__(self, "probe", reader.probe(kept))
             object.__setattr__(self, "exact", (self.grid.t, float(low[-1]), float(high[-1])))
@@ -356,13 +335,20 @@ class CarriedBetting:
         Bonferroni level is read at). (0, 1) before the burn-in."""
         if self.grid.t < self.grid.tuning[3]:
             return 0.0, 1.0
+        return self._search(math.log(1.0 / alpha))[1]
+
+    def _search(self, thr: float, kept: list[float] | None = None):  # type: ignore[no-untyped-def]
+        """(the reader of further means, the last interval's ends on [0, 1] at the threshold
+        ``thr``): :func:`estimators.sequences.betting.last_ends` on the carried grid's levels,
+        the previous read's tested means read off their carried capitals; ``kept`` gets the
+        means worth carrying to the next read."""
         reader = _ProbeReader(self)
-        levels = self._levels(self.grid)[: self.size]
-        return betting.last_ends(
-            levels, self._m, math.log(1.0 / alpha), reader, self.refine, float(self.path[0][-1]),
-            x01=self.x01, pool_size=self.grid.tuning[2], level_of=self._evaluate,
-            carried=reader.carried(),
+        ends = betting.last_ends(
+            self._levels(self.grid)[: self.size], self._m, thr, reader, self.refine,
+            float(self.path[0][-1]), x01=self.x01, pool_size=self.grid.tuning[2],
+            level_of=self._evaluate, carried=reader.carried(), kept=kept,
         )  # fmt: skip
+        return reader, ends
 
     def interval01(self) -> tuple[float, float, float]:
         """(centre, lower, upper) of the last interval on [0, 1]."""
